@@ -1,0 +1,94 @@
+"""The night's chart: each player's cumulative balance after each hand, 比下胡 hands marked.
+
+Rendered with matplotlib's Agg backend (no screen) in a CJK font: Noto Sans CJK SC shipped by the
+`mplfonts` package (SIL OFL), so Chinese names and labels never come out as boxes.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Sequence
+from functools import cache
+from importlib import resources
+
+import matplotlib
+
+matplotlib.use("Agg")
+from matplotlib import font_manager  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+
+from bot.ledger import EventRow, NightRow, PaymentRow, Seat  # noqa: E402
+from locales import Translator  # noqa: E402
+
+CJK_FONT_FILES = ("NotoSansCJKsc-Regular.otf",)
+
+
+@cache
+def cjk_font_name() -> str | None:
+    """Register the shipped CJK font once and return its family name (None if not installed)."""
+    try:
+        fonts = resources.files("mplfonts").joinpath("fonts")
+    except ModuleNotFoundError:
+        return None
+    for filename in CJK_FONT_FILES:
+        path = fonts.joinpath(filename)
+        if path.is_file():
+            font_manager.fontManager.addfont(str(path))
+            return str(font_manager.FontProperties(fname=str(path)).get_name())
+    return None
+
+
+def cumulative_by_hand(events: Sequence[EventRow], payments: Sequence[PaymentRow]) -> list[tuple[int, list[int]]]:
+    """(hand number, balances after it) for hand 0 (start) and every hand that saw a payment."""
+    hand_of = {e.id: e.hand_no for e in events}
+    per_hand: dict[int, list[int]] = {}
+    for payment in payments:
+        deltas = per_hand.setdefault(hand_of.get(payment.event_id, 0), [0, 0, 0, 0])
+        deltas[payment.payer] -= payment.amount
+        deltas[payment.payee] += payment.amount
+    points = [(0, [0, 0, 0, 0])]
+    running = [0, 0, 0, 0]
+    for hand in sorted(per_hand):
+        running = [a + b for a, b in zip(running, per_hand[hand], strict=True)]
+        points.append((hand, list(running)))
+    return points
+
+
+def doubled_hands(events: Sequence[EventRow]) -> set[int]:
+    """Hands recorded as 比下胡 (the win payload says so)."""
+    hands: set[int] = set()
+    for event in events:
+        if event.kind == "win" and json.loads(event.payload).get("doubled"):
+            hands.add(event.hand_no)
+    return hands
+
+
+def balance_chart(
+    night: NightRow, seats: Sequence[Seat], events: Sequence[EventRow], payments: Sequence[PaymentRow], language: str
+) -> bytes:
+    translator = Translator(language)
+    family = cjk_font_name()
+    points = cumulative_by_hand(events, payments)
+    figure = Figure(figsize=(8, 4.5), dpi=100)
+    axes = figure.subplots()
+    font = {"family": family} if family else {}
+    hands = [hand for hand, _ in points]
+    doubled = doubled_hands(events)
+    for seat in range(4):
+        values = [balances[seat] for _, balances in points]
+        axes.plot(hands, values, marker="o", label=seats[seat].name or "?")
+        marked = [(h, v) for h, v in zip(hands, values, strict=True) if h in doubled]
+        if marked:
+            axes.scatter([h for h, _ in marked], [v for _, v in marked], marker="*", s=120, zorder=3)
+    axes.axhline(0, color="grey", linewidth=0.8)
+    axes.set_title(translator.t("chart.title", night=night.id), **font)
+    axes.set_xlabel(translator.t("chart.hand_axis"), **font)
+    axes.set_ylabel(translator.t("chart.balance_axis"), **font)
+    if doubled:
+        axes.plot([], [], "k*", label=translator.t("chart.doubled_mark"))
+    axes.legend(prop={"family": family} if family else None)
+    axes.grid(True, alpha=0.3)
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", bbox_inches="tight")
+    return buffer.getvalue()

@@ -1,0 +1,135 @@
+"""The local console: the same commands as the group chat, typed at a prompt or read from a file.
+
+Each line is `Speaker: text`, as if typed in the group by that person; a line without `Speaker:` is
+spoken by the night's first player. `yes` after `/summary` closes the night, as the button does in
+Telegram. With `--json`, one object with the night's balances is printed after the script.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import re
+import sys
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import TextIO
+
+from bot.ledger import Ledger
+from bot.replies import Response, render, render_response
+from bot.seating import Speaker
+from bot.service import Incoming, Referee
+from locales import DEFAULT_LANGUAGE, Translator, normalize_language
+
+CONSOLE_CHAT = "console"
+_SPEAKER = re.compile(r"^\s*([^:：/\s][^:：]{0,31})[:：]\s*(.*)$")
+
+
+def split_speaker(line: str) -> tuple[str | None, str]:
+    """`Alice: /pong Bob` -> ("Alice", "/pong Bob"); a line without a speaker -> (None, line)."""
+    match = _SPEAKER.match(line)
+    if match and not match.group(1).strip().startswith(("[", "{", "(")):
+        return match.group(1).strip(), match.group(2)
+    return None, line.strip()
+
+
+class Console:
+    def __init__(self, referee: Referee, chat_id: str, language: str | None, out: TextIO, chart_dir: Path) -> None:
+        self.referee = referee
+        self.chat_id = chat_id
+        self.language = language
+        self.out = out
+        self.chart_dir = chart_dir
+        self.line_number = 0
+
+    async def _first_player(self) -> str:
+        night = await self.referee.ledger.latest_night(self.chat_id)
+        if night and night.seats and night.seats[0].name:
+            return night.seats[0].name
+        return "console"
+
+    async def run_line(self, line: str) -> Response | None:
+        self.line_number += 1
+        if not line.strip() or line.lstrip().startswith("#"):
+            return None
+        name, text = split_speaker(line)
+        speaker = Speaker(id=name or await self._first_player(), name=name or await self._first_player(), by_name=True, language=self.language)
+        if speaker.name == "console":
+            speaker = Speaker(id="console", name="console", by_name=True, is_admin=True, language=self.language)
+        response = await self.referee.handle(Incoming(self.chat_id, speaker, text))
+        if response is None:
+            return None
+        self._print(response)
+        return response
+
+    def _print(self, response: Response) -> None:
+        translator = Translator(response.language)
+        text = render_response(response, translator)
+        if text:
+            print(text, file=self.out)
+        if response.scoreboard is not None:
+            print(render(response.scoreboard, translator), file=self.out)
+        for choice in response.choices:
+            print(f"  [{render(choice.label, translator)}] {choice.command}", file=self.out)
+        for attachment in response.attachments:
+            path = self.chart_dir / attachment.filename
+            path.write_bytes(attachment.data)
+            print(translator.t("console.wrote_file", path=str(path)), file=self.out)
+        print("", file=self.out)
+
+    async def run_lines(self, lines: Iterable[str]) -> None:
+        for line in lines:
+            await self.run_line(line.rstrip("\n"))
+
+
+def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m bot console", description="Nanjing Mahjong referee, local console")
+    parser.add_argument("--db", default="referee-demo.sqlite3", help="SQLite file (default: a demo database here)")
+    parser.add_argument("--script", help="a file of lines `Speaker: text`; without it, an interactive prompt")
+    parser.add_argument("--lang", help="zh (default), zh-Hant or en")
+    parser.add_argument("--json", action="store_true", help="after the script, print the night's balances as JSON")
+    parser.add_argument("--chat", default=CONSOLE_CHAT, help="the chat id to play in (each has its own nights)")
+    parser.add_argument("--out-dir", default=".", help="where charts and exports are written")
+    return parser.parse_args(argv)
+
+
+async def run_console(argv: Sequence[str] | None = None) -> int:
+    args = _arguments(argv)
+    language = normalize_language(args.lang) if args.lang else None
+    if args.lang and language is None:
+        print(f"unknown language {args.lang!r}", file=sys.stderr)
+        return 2
+    ledger = await Ledger.open(args.db)
+    try:
+        referee = Referee(ledger, rules_dir=Path.cwd())
+        if language and await ledger.setting(args.chat, "language") != language:
+            await ledger.set_setting(args.chat, "language", language)
+        out_dir = Path(args.out_dir)
+        out_dir.mkdir(parents=True, exist_ok=True)
+        console = Console(referee, args.chat, language, sys.stdout if not args.json else sys.stderr, out_dir)
+        if args.script:
+            lines = Path(args.script).read_text(encoding="utf-8").splitlines()
+            await console.run_lines(lines)
+        else:
+            await _interactive(console, language or DEFAULT_LANGUAGE)
+        if args.json:
+            print(json.dumps(await referee.night_json(args.chat), ensure_ascii=False))
+    finally:
+        await ledger.close()
+    return 0
+
+
+async def _interactive(console: Console, language: str) -> None:
+    translator = Translator(language)
+    print(translator.t("console.welcome"), file=console.out)
+    loop = asyncio.get_running_loop()
+    while True:
+        try:
+            line = await loop.run_in_executor(None, lambda: input("> "))
+        except (EOFError, KeyboardInterrupt):
+            print("", file=console.out)
+            return
+        if line.strip() in ("/quit", "/exit", "退出"):
+            return
+        await console.run_line(line)

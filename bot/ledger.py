@@ -1,0 +1,382 @@
+"""The SQLite ledger: an append-only log of events and their payments, one per group chat.
+
+Nothing is updated or deleted. A night is opened by a row in `nights` and an `open` event; closing,
+reopening, undo and language changes are further events or rows. Balances are sums over `payments`.
+Every command's writes happen in one transaction, and a reply is sent only after it commits. A
+Telegram update (or console line) carries an `update_key`, unique in `events`, so a repeated
+update is recorded once.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import aiosqlite
+
+from engine.settlement import Payment
+
+SCHEMA_VERSION = 1
+_MIGRATIONS: dict[int, str] = {
+    1: """
+    CREATE TABLE chat_settings (
+        id INTEGER PRIMARY KEY,
+        chat_id TEXT NOT NULL,
+        key TEXT NOT NULL,
+        value TEXT NOT NULL,
+        created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+    );
+    CREATE INDEX chat_settings_by_chat ON chat_settings (chat_id, key, id);
+    CREATE TABLE nights (
+        id INTEGER PRIMARY KEY,
+        chat_id TEXT NOT NULL,
+        preset_name TEXT NOT NULL,
+        preset_json TEXT NOT NULL,
+        stake_cents INTEGER NOT NULL CHECK (stake_cents > 0),
+        players TEXT NOT NULL,
+        dealer INTEGER NOT NULL,
+        opened_by TEXT NOT NULL,
+        created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+    );
+    CREATE INDEX nights_by_chat ON nights (chat_id, id);
+    CREATE TABLE events (
+        id INTEGER PRIMARY KEY,
+        chat_id TEXT NOT NULL,
+        night_id INTEGER NOT NULL REFERENCES nights (id),
+        hand_no INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        actor INTEGER,
+        payload TEXT NOT NULL,
+        raw_text TEXT NOT NULL,
+        speaker TEXT NOT NULL,
+        update_key TEXT UNIQUE,
+        reverses INTEGER REFERENCES events (id),
+        created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+    );
+    CREATE INDEX events_by_night ON events (night_id, id);
+    CREATE UNIQUE INDEX one_reversal_each ON events (reverses) WHERE reverses IS NOT NULL;
+    CREATE TABLE payments (
+        id INTEGER PRIMARY KEY,
+        event_id INTEGER NOT NULL REFERENCES events (id),
+        night_id INTEGER NOT NULL REFERENCES nights (id),
+        payer INTEGER NOT NULL CHECK (payer BETWEEN 0 AND 3),
+        payee INTEGER NOT NULL CHECK (payee BETWEEN 0 AND 3),
+        amount INTEGER NOT NULL,
+        money_cents INTEGER NOT NULL,
+        reason TEXT NOT NULL,
+        CHECK (payer <> payee)
+    );
+    CREATE INDEX payments_by_night ON payments (night_id);
+    CREATE INDEX payments_by_event ON payments (event_id);
+    """,
+}
+
+
+@dataclass(frozen=True)
+class Seat:
+    name: str
+    user_id: str | None = None  # Telegram user id, or None for a guest seated by name
+    username: str | None = None
+
+
+@dataclass(frozen=True)
+class NightRow:
+    id: int
+    chat_id: str
+    preset_name: str
+    preset_json: str
+    stake_cents: int
+    seats: tuple[Seat, ...]
+    dealer: int
+    opened_by: str
+    created_at: str
+
+
+@dataclass(frozen=True)
+class EventRow:
+    id: int
+    night_id: int
+    hand_no: int
+    kind: str
+    actor: int | None
+    payload: str
+    raw_text: str
+    speaker: str
+    reverses: int | None
+    created_at: str
+
+
+@dataclass(frozen=True)
+class PaymentRow:
+    event_id: int
+    payer: int
+    payee: int
+    amount: int
+    money_cents: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class NewEvent:
+    """An event to append: what happened, in which hand, and the payments it makes."""
+
+    hand_no: int
+    kind: str
+    actor: int | None
+    payload: str
+    payments: tuple[Payment, ...] = ()
+    reverses: int | None = None
+
+
+class DuplicateUpdate(Exception):
+    """The update_key was recorded before: the command must not be applied again."""
+
+
+def _seats_json(seats: Sequence[Seat]) -> str:
+    return json.dumps([s.__dict__ for s in seats], ensure_ascii=False)
+
+
+def _night(row: aiosqlite.Row) -> NightRow:
+    seats = tuple(Seat(**s) for s in json.loads(row["players"]))
+    return NightRow(
+        row["id"], row["chat_id"], row["preset_name"], row["preset_json"], row["stake_cents"], seats,
+        row["dealer"], row["opened_by"], row["created_at"],
+    )
+
+
+def _event(row: aiosqlite.Row) -> EventRow:
+    return EventRow(
+        row["id"], row["night_id"], row["hand_no"], row["kind"], row["actor"], row["payload"],
+        row["raw_text"], row["speaker"], row["reverses"], row["created_at"],
+    )
+
+
+class Ledger:
+    def __init__(self, connection: aiosqlite.Connection) -> None:
+        self._db = connection
+
+    @classmethod
+    async def open(cls, path: str | Path) -> Ledger:
+        connection = await aiosqlite.connect(str(path), isolation_level=None)
+        connection.row_factory = aiosqlite.Row
+        for pragma in ("journal_mode=WAL", "synchronous=FULL", "foreign_keys=ON", "busy_timeout=10000"):
+            await connection.execute(f"PRAGMA {pragma}")
+        ledger = cls(connection)
+        await ledger._migrate()
+        return ledger
+
+    async def close(self) -> None:
+        await self._db.close()
+
+    async def _migrate(self) -> None:
+        async with self._db.execute("PRAGMA user_version") as cursor:
+            row = await cursor.fetchone()
+        version = row[0] if row else 0
+        for target in sorted(v for v in _MIGRATIONS if v > version):
+            await self._db.execute("BEGIN IMMEDIATE")
+            try:
+                for statement in _MIGRATIONS[target].split(";"):
+                    if statement.strip():
+                        await self._db.execute(statement)
+                await self._db.execute(f"PRAGMA user_version = {target}")
+                await self._db.commit()
+            except BaseException:
+                await self._db.rollback()
+                raise
+
+    async def schema_version(self) -> int:
+        async with self._db.execute("PRAGMA user_version") as cursor:
+            row = await cursor.fetchone()
+        return int(row[0]) if row else 0
+
+    # ---- writes (each one transaction) ---------------------------------------------------------
+
+    async def _begin(self) -> None:
+        await self._db.execute("BEGIN IMMEDIATE")
+
+    async def _is_recorded(self, update_key: str | None) -> bool:
+        if update_key is None:
+            return False
+        async with self._db.execute("SELECT 1 FROM events WHERE update_key = ?", (update_key,)) as cursor:
+            return await cursor.fetchone() is not None
+
+    async def _insert_event(
+        self, chat_id: str, night_id: int, hand_no: int, kind: str, actor: int | None, payload: str,
+        raw_text: str, speaker: str, update_key: str | None, reverses: int | None,
+    ) -> int:
+        cursor = await self._db.execute(
+            "INSERT INTO events (chat_id, night_id, hand_no, kind, actor, payload, raw_text, speaker,"
+            " update_key, reverses) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (chat_id, night_id, hand_no, kind, actor, payload, raw_text, speaker, update_key, reverses),
+        )
+        assert cursor.lastrowid is not None
+        return cursor.lastrowid
+
+    async def open_night(
+        self, chat_id: str, seats: Sequence[Seat], preset_name: str, preset_json: str, stake_cents: int,
+        dealer: int, opened_by: str, raw_text: str, update_key: str | None,
+    ) -> int:
+        """Create a night and its `open` event; raises DuplicateUpdate for a repeated update."""
+        await self._begin()
+        try:
+            if await self._is_recorded(update_key):
+                raise DuplicateUpdate(update_key)
+            cursor = await self._db.execute(
+                "INSERT INTO nights (chat_id, preset_name, preset_json, stake_cents, players, dealer, opened_by)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (chat_id, preset_name, preset_json, stake_cents, _seats_json(seats), dealer, opened_by),
+            )
+            assert cursor.lastrowid is not None
+            night_id = cursor.lastrowid
+            await self._insert_event(chat_id, night_id, 1, "open", None, "{}", raw_text, opened_by, update_key, None)
+            await self._db.commit()
+        except BaseException:
+            await self._db.rollback()
+            raise
+        return night_id
+
+    async def append(
+        self, chat_id: str, night_id: int, speaker: str, raw_text: str, update_key: str | None,
+        stake_cents: int, events: Sequence[NewEvent],
+    ) -> list[int]:
+        """Record a command's events and their payments atomically (the update key goes on the first);
+        raises DuplicateUpdate if that update was recorded before."""
+        await self._begin()
+        try:
+            if await self._is_recorded(update_key):
+                raise DuplicateUpdate(update_key)
+            ids: list[int] = []
+            for index, new in enumerate(events):
+                event_id = await self._insert_event(
+                    chat_id, night_id, new.hand_no, new.kind, new.actor, new.payload, raw_text, speaker,
+                    update_key if index == 0 else None, new.reverses,
+                )
+                await self._db.executemany(
+                    "INSERT INTO payments (event_id, night_id, payer, payee, amount, money_cents, reason)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    [
+                        (event_id, night_id, p.payer, p.payee, p.amount, p.amount * stake_cents, p.reason)
+                        for p in new.payments
+                    ],
+                )
+                ids.append(event_id)
+            await self._db.commit()
+        except BaseException:
+            await self._db.rollback()
+            raise
+        return ids
+
+    async def set_setting(self, chat_id: str, key: str, value: str) -> None:
+        await self._begin()
+        try:
+            await self._db.execute(
+                "INSERT INTO chat_settings (chat_id, key, value) VALUES (?, ?, ?)", (chat_id, key, value)
+            )
+            await self._db.commit()
+        except BaseException:
+            await self._db.rollback()
+            raise
+
+    # ---- reads ---------------------------------------------------------------------------------
+
+    async def setting(self, chat_id: str, key: str) -> str | None:
+        async with self._db.execute(
+            "SELECT value FROM chat_settings WHERE chat_id = ? AND key = ? ORDER BY id DESC LIMIT 1",
+            (chat_id, key),
+        ) as cursor:
+            row = await cursor.fetchone()
+        return str(row["value"]) if row else None
+
+    async def latest_night(self, chat_id: str) -> NightRow | None:
+        async with self._db.execute(
+            "SELECT * FROM nights WHERE chat_id = ? ORDER BY id DESC LIMIT 1", (chat_id,)
+        ) as cursor:
+            row = await cursor.fetchone()
+        return _night(row) if row else None
+
+    async def night(self, night_id: int) -> NightRow | None:
+        async with self._db.execute("SELECT * FROM nights WHERE id = ?", (night_id,)) as cursor:
+            row = await cursor.fetchone()
+        return _night(row) if row else None
+
+    async def nights(self, chat_id: str) -> list[NightRow]:
+        async with self._db.execute("SELECT * FROM nights WHERE chat_id = ? ORDER BY id", (chat_id,)) as cursor:
+            return [_night(row) for row in await cursor.fetchall()]
+
+    async def nights_of_user(self, user_id: str) -> list[NightRow]:
+        """Every night, in any chat, where this Telegram user had a seat."""
+        async with self._db.execute(
+            "SELECT * FROM nights WHERE players LIKE ? ORDER BY id", (f'%"user_id": "{user_id}"%',)
+        ) as cursor:
+            rows = [_night(row) for row in await cursor.fetchall()]
+        return [n for n in rows if any(s.user_id == user_id for s in n.seats)]
+
+    async def events(self, night_id: int, after_id: int = 0) -> list[EventRow]:
+        async with self._db.execute(
+            "SELECT * FROM events WHERE night_id = ? AND id > ? ORDER BY id", (night_id, after_id)
+        ) as cursor:
+            return [_event(row) for row in await cursor.fetchall()]
+
+    async def last_event_id(self, night_id: int) -> int:
+        async with self._db.execute("SELECT MAX(id) FROM events WHERE night_id = ?", (night_id,)) as cursor:
+            row = await cursor.fetchone()
+        return int(row[0] or 0) if row else 0
+
+    async def recent_events(self, night_id: int, limit: int) -> list[EventRow]:
+        async with self._db.execute(
+            "SELECT * FROM events WHERE night_id = ? ORDER BY id DESC LIMIT ?", (night_id, limit)
+        ) as cursor:
+            rows = [_event(row) for row in await cursor.fetchall()]
+        return rows[::-1]
+
+    async def event(self, night_id: int, event_id: int) -> EventRow | None:
+        async with self._db.execute(
+            "SELECT * FROM events WHERE night_id = ? AND id = ?", (night_id, event_id)
+        ) as cursor:
+            row = await cursor.fetchone()
+        return _event(row) if row else None
+
+    async def is_closed(self, night_id: int) -> bool:
+        """A night is closed when its latest close/reopen event is a close."""
+        async with self._db.execute(
+            "SELECT kind FROM events WHERE night_id = ? AND kind IN ('close', 'reopen') ORDER BY id DESC LIMIT 1",
+            (night_id,),
+        ) as cursor:
+            row = await cursor.fetchone()
+        return bool(row and row["kind"] == "close")
+
+    async def reversed_ids(self, night_id: int) -> set[int]:
+        async with self._db.execute(
+            "SELECT reverses FROM events WHERE night_id = ? AND reverses IS NOT NULL", (night_id,)
+        ) as cursor:
+            return {int(row[0]) for row in await cursor.fetchall()}
+
+    async def payments_of(self, event_id: int) -> list[PaymentRow]:
+        async with self._db.execute(
+            "SELECT event_id, payer, payee, amount, money_cents, reason FROM payments WHERE event_id = ? ORDER BY id",
+            (event_id,),
+        ) as cursor:
+            return [PaymentRow(*row) for row in await cursor.fetchall()]
+
+    async def payments(self, night_id: int) -> list[PaymentRow]:
+        async with self._db.execute(
+            "SELECT event_id, payer, payee, amount, money_cents, reason FROM payments WHERE night_id = ? ORDER BY id",
+            (night_id,),
+        ) as cursor:
+            return [PaymentRow(*row) for row in await cursor.fetchall()]
+
+    async def balances(self, night_id: int) -> tuple[list[int], list[int]]:
+        """Net amount and money (cents) per seat, derived from the payments."""
+        amounts, money = [0] * 4, [0] * 4
+        async with self._db.execute(
+            "SELECT payee AS seat, SUM(amount), SUM(money_cents) FROM payments WHERE night_id = ? GROUP BY payee"
+            " UNION ALL "
+            "SELECT payer AS seat, -SUM(amount), -SUM(money_cents) FROM payments WHERE night_id = ? GROUP BY payer",
+            (night_id, night_id),
+        ) as cursor:
+            for seat, amount, cents in await cursor.fetchall():
+                amounts[seat] += amount
+                money[seat] += cents
+        return amounts, money

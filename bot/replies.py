@@ -1,0 +1,72 @@
+"""What the command layer answers: message keys with parameters, rendered per chat language."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from locales import Translator
+
+
+@dataclass(frozen=True)
+class Reply:
+    key: str
+    params: dict[str, Any] = field(default_factory=dict)
+    count: int | None = None  # for messages with plural forms
+
+
+@dataclass(frozen=True)
+class Joined:
+    """Several values rendered and joined with a separator, as one parameter."""
+
+    items: tuple[Any, ...]
+    separator: str = "\n"
+
+
+@dataclass(frozen=True)
+class Attachment:
+    kind: str  # "photo" or "document"
+    filename: str
+    data: bytes
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A button: its label (a Reply) and the command line it stands for."""
+
+    label: Reply
+    command: str
+
+
+@dataclass(frozen=True)
+class Response:
+    replies: tuple[Reply, ...] = ()
+    language: str = "zh-Hans"
+    attachments: tuple[Attachment, ...] = ()
+    choices: tuple[Choice, ...] = ()
+    recorded: bool = False  # something was written to the ledger
+    night_id: int | None = None
+    hand_no: int | None = None
+    scoreboard: Reply | None = None  # the live scoreboard after a recorded event
+
+
+def render_value(value: Any, translator: Translator) -> Any:
+    if isinstance(value, Reply):
+        return render(value, translator)
+    if isinstance(value, Joined):
+        return value.separator.join(str(render_value(v, translator)) for v in value.items)
+    if isinstance(value, list | tuple):
+        return "\n".join(str(render_value(v, translator)) for v in value)
+    return value
+
+
+def render(reply: Reply, translator: Translator) -> str:
+    params = {key: render_value(value, translator) for key, value in reply.params.items()}
+    if reply.count is not None:
+        return translator.n(reply.key, reply.count, **params)
+    return translator.t(reply.key, **params)
+
+
+def render_response(response: Response, translator: Translator | None = None) -> str:
+    translator = translator or Translator(response.language)
+    return "\n".join(render(reply, translator) for reply in response.replies)

@@ -1,0 +1,79 @@
+"""Who is who at a night: seats, the speaker's seat, names typed in commands, permissions."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from bot.ledger import EventRow, NightRow, Seat
+from engine.errors import EngineError
+
+
+@dataclass(frozen=True)
+class Speaker:
+    """Whoever typed the line."""
+
+    id: str
+    name: str
+    username: str | None = None
+    is_admin: bool = False
+    language: str | None = None
+    by_name: bool = False  # console: the typed name is the identity
+
+
+def seats_now(night: NightRow, events: Sequence[EventRow]) -> tuple[Seat, ...]:
+    """The night's seats with every later `join` applied (seats start empty when /new named fewer
+    than four players)."""
+    seats = list(night.seats)
+    for event in events:
+        if event.kind == "join":
+            raw = json.loads(event.payload)
+            seats[raw["seat"]] = Seat(raw["name"], raw.get("user_id"), raw.get("username"))
+    return tuple(seats)
+
+
+def seated_names(seats: Sequence[Seat]) -> list[str]:
+    names = [s.name for s in seats if s.name]
+    names += [s.username for s in seats if s.username]
+    return names
+
+
+def seat_of(seats: Sequence[Seat], speaker: Speaker) -> int | None:
+    for index, seat in enumerate(seats):
+        if seat.user_id is not None and seat.user_id == speaker.id:
+            return index
+        if seat.username and speaker.username and seat.username.casefold() == speaker.username.casefold():
+            return index
+        if speaker.by_name and seat.name and seat.name.casefold() == speaker.name.casefold():
+            return index
+    return None
+
+
+def player_list(seats: Sequence[Seat]) -> str:
+    return ", ".join(s.name for s in seats if s.name)
+
+
+def resolve(seats: Sequence[Seat], token: str) -> int:
+    """A typed name (`Bob`, `@bob`) to a seat; unknown or ambiguous names list the seated players."""
+    folded = token.lstrip("@").casefold()
+    hits = [
+        index
+        for index, seat in enumerate(seats)
+        if (seat.name and seat.name.casefold() == folded) or (seat.username and seat.username.casefold() == folded)
+    ]
+    if len(hits) == 1:
+        return hits[0]
+    key = "player.ambiguous" if hits else "player.unknown"
+    raise EngineError(key, name=token, players=player_list(seats))
+
+
+def may_record(night: NightRow, seats: Sequence[Seat], speaker: Speaker) -> bool:
+    """Seated players, whoever opened the night, and chat admins may record or undo."""
+    return seat_of(seats, speaker) is not None or speaker.id == night.opened_by or speaker.is_admin
+
+
+def with_seat(seats: Sequence[Seat], index: int, seat: Seat) -> tuple[Seat, ...]:
+    updated = list(seats)
+    updated[index] = replace(seat)
+    return tuple(updated)

@@ -1,0 +1,206 @@
+"""Read-only answers built from the ledger and the table state: score, history, rules, summary."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from bot.ledger import EventRow, NightRow, PaymentRow, Seat
+from bot.replies import Joined, Reply
+from engine.preset import Preset
+from engine.table import TableState
+from engine.transfers import minimal_transfers
+
+SEAT_KEYS = ("seat.east", "seat.south", "seat.west", "seat.north")
+
+
+def format_money(cents: int) -> str:
+    """Minor units to a plain decimal string: 1250 -> "12.50", 1200 -> "12", -50 -> "-0.50"."""
+    value = Decimal(cents) / 100
+    return f"{value:.0f}" if cents % 100 == 0 else f"{value:.2f}"
+
+
+def stake_text(stake_cents: int) -> str:
+    return format_money(stake_cents)
+
+
+def unit_key(preset: Preset) -> str:
+    return "unit_name.chips" if preset.chips.enabled else "unit_name.flowers"
+
+
+def payment_lines(payments: Sequence[PaymentRow], seats: Sequence[Seat], preset: Preset) -> list[Reply]:
+    return [
+        Reply(
+            "pay.line",
+            {
+                "payer": seats[p.payer].name,
+                "payee": seats[p.payee].name,
+                "amount": p.amount,
+                "unit": Reply(unit_key(preset)),
+                "money": format_money(p.money_cents),
+            },
+        )
+        for p in payments
+    ]
+
+
+def scoreboard(seats: Sequence[Seat], state: TableState, amounts: Sequence[int], money: Sequence[int]) -> Reply:
+    """The compact status line: hand, round, dealer, ×2, and each player's balance."""
+    parts = [
+        Reply("board.player", {"seat": Reply(SEAT_KEYS[i]), "name": seats[i].name, "amount": amounts[i], "money": format_money(money[i])})
+        for i in range(4)
+    ]
+    flags: list[Reply] = []
+    if state.doubled:
+        flags.append(Reply("board.doubled"))
+    if state.dealer_streak:
+        flags.append(Reply("board.streak", {"streak": state.dealer_streak}))
+    if state.chips is not None:
+        flags.append(Reply("board.chips", {"chips": " / ".join(str(c) for c in state.chips)}))
+    return Reply(
+        "board.header",
+        {
+            "hand": state.hand_no,
+            "round": state.round_no,
+            "dealer": seats[state.dealer].name,
+            "flags": Joined(tuple(flags), " "),
+            "players": Joined(tuple(parts), "\n"),
+        },
+    )
+
+
+def history(events: Sequence[EventRow], reversed_ids: set[int]) -> list[Reply]:
+    lines: list[Reply] = []
+    for event in events:
+        key = "history.line_undone" if event.id in reversed_ids else "history.line"
+        lines.append(
+            Reply(key, {"id": event.id, "hand": event.hand_no, "kind": Reply(f"kind.{event.kind}"), "text": event.raw_text, "speaker": event.speaker})
+        )
+    return lines or [Reply("history.empty")]
+
+
+def rules(preset: Preset, stake_cents: int) -> list[Reply]:
+    lines = [Reply("rules.header", {"name": preset.name, "description": preset.description, "stake": stake_text(stake_cents)})]
+    lines.append(Reply("rules.formula", {"zha": preset.zha, "mode": Reply(f"rules.mode_{preset.patterns_mode}"), "min_hard": preset.small_hu_min_hard}))
+    instant = preset.instant
+    lines.append(
+        Reply(
+            "rules.instant",
+            {
+                "exposed": instant.exposed_gang,
+                "added": instant.added_gang,
+                "concealed": instant.concealed_gang,
+                "flower": instant.flower_gang,
+                "follow": instant.penalty_follow,
+                "four": instant.penalty_four,
+            },
+        )
+    )
+    lines.append(Reply("rules.soft_header"))
+    lines.extend(Reply("rules.unit", {"name": Reply(f"unit.{k}"), "value": r.value}) for k, r in preset.soft.items())
+    lines.append(Reply("rules.pattern_header"))
+    lines.extend(
+        Reply("rules.unit_big" if r.big else "rules.unit", {"name": Reply(f"unit.{k}"), "value": r.value})
+        for k, r in preset.patterns.items()
+    )
+    if preset.triggers:
+        triggers = Joined(tuple(Reply(f"trigger.{t}") for t in sorted(preset.triggers)), "、")
+        lines.append(Reply("rules.triggers", {"triggers": triggers}))
+    if preset.chips.enabled:
+        lines.append(Reply("rules.chips", {"start": preset.chips.start, "divisor": preset.chips.divisor, "fixed": preset.liability.fixed}))
+    lines.append(Reply("rules.not_enforced"))
+    return lines
+
+
+@dataclass
+class PlayerStats:
+    wins: int = 0
+    self_draws: int = 0
+    deal_ins: int = 0
+    biggest: int = 0
+    biggest_keys: list[str] = field(default_factory=list)
+    gang_net: int = 0
+    penalty_net: int = 0
+
+
+GANG_REASONS = frozenset({"exposed_gang", "added_gang", "concealed_gang", "flower_gang"})
+PENALTY_REASONS = frozenset({"penalty_follow", "penalty_four", "penalty_custom", "false_win"})
+
+
+def night_stats(events: Sequence[EventRow], reversed_ids: set[int], payments: Sequence[PaymentRow]) -> list[PlayerStats]:
+    """Per seat: wins, self-draws, deal-ins, biggest hand, gang and penalty money net."""
+    stats = [PlayerStats() for _ in range(4)]
+    undone = reversed_ids | {e.id for e in events if e.reverses is not None}
+    for event in events:
+        if event.kind != "win" or event.id in undone:
+            continue
+        raw = json.loads(event.payload)
+        discarder = raw.get("discarder")
+        for result in raw.get("results", []):
+            player = stats[result["winner"]]
+            player.wins += 1
+            if result.get("self_draw"):
+                player.self_draws += 1
+            if result["total"] > player.biggest:
+                player.biggest, player.biggest_keys = result["total"], list(result["keys"])
+        if discarder is not None and not any(r.get("self_draw") for r in raw.get("results", [])):
+            stats[discarder].deal_ins += 1
+    for payment in payments:
+        if payment.event_id in undone:
+            continue
+        if payment.reason in GANG_REASONS:
+            stats[payment.payee].gang_net += payment.amount
+            stats[payment.payer].gang_net -= payment.amount
+        if payment.reason in PENALTY_REASONS:
+            stats[payment.payee].penalty_net += payment.amount
+            stats[payment.payer].penalty_net -= payment.amount
+    return stats
+
+
+def summary(
+    night: NightRow, seats: Sequence[Seat], preset: Preset, amounts: Sequence[int], money: Sequence[int],
+    stats: Sequence[PlayerStats], hands: int,
+) -> list[Reply]:
+    header = {"night": night.id, "preset": preset.name, "stake": stake_text(night.stake_cents)}
+    lines = [Reply("summary.header", header, count=hands)]
+    ranked = sorted(range(4), key=lambda s: (-amounts[s], s))
+    for place, seat in enumerate(ranked, start=1):
+        lines.append(
+            Reply("summary.rank", {"place": place, "name": seats[seat].name, "amount": amounts[seat], "unit": Reply(unit_key(preset)), "money": format_money(money[seat])})
+        )
+    transfers = minimal_transfers(list(money))
+    if transfers:
+        lines.append(Reply("summary.transfers_header", count=len(transfers)))
+        lines.extend(
+            Reply("summary.transfer", {"payer": seats[t.payer].name, "payee": seats[t.payee].name, "money": format_money(t.amount)})
+            for t in transfers
+        )
+    else:
+        lines.append(Reply("summary.all_square"))
+    for seat in range(4):
+        player = stats[seat]
+        lines.append(
+            Reply(
+                "summary.player_stats",
+                {
+                    "name": seats[seat].name,
+                    "wins": player.wins,
+                    "self_draws": player.self_draws,
+                    "deal_ins": player.deal_ins,
+                    "biggest": player.biggest,
+                    "patterns": Joined(tuple(Reply(f"unit.{k}") for k in player.biggest_keys if k not in ("pao", "hard")), " "),
+                    "gang": player.gang_net,
+                    "penalty": player.penalty_net,
+                },
+            )
+        )
+    return lines
+
+
+def transfers_json(money: Sequence[int], seats: Sequence[Seat]) -> list[dict[str, str]]:
+    return [
+        {"from": seats[t.payer].name, "to": seats[t.payee].name, "amount": format_money(t.amount)}
+        for t in minimal_transfers(list(money))
+    ]

@@ -1,0 +1,1 @@
+"""Pure, synchronous Nanjing Mahjong engine: tiles, hands, presets, scoring, settlement, table."""

@@ -1,0 +1,97 @@
+"""`python -m engine score "<hand>" [options]`: score one win from the command line.
+
+Exit status: 0 valid win, 1 refused win, 2 bad input. `--json` prints exactly one object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from engine.errors import EngineError
+from engine.notation import parse_hand
+from engine.preset import PRESET_NAMES, Preset, load_preset, load_preset_file
+from engine.scoring import WinScore, score_hand
+from engine.units import WinFlags
+from locales import Translator, normalize_language
+
+EXIT_VALID, EXIT_REFUSED, EXIT_BAD_INPUT = 0, 1, 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m engine", description="Nanjing Mahjong scoring")
+    commands = parser.add_subparsers(dest="command", required=True)
+    score = commands.add_parser("score", help="score one winning hand")
+    score.add_argument("hand", help='e.g. "11p 567s 79s [EEE] [444p] +8s"')
+    score.add_argument("--preset", default="nanjing", help=f"one of {', '.join(PRESET_NAMES)}")
+    score.add_argument("--rules-file", help="a house-rules TOML file (overrides --preset)")
+    score.add_argument("--self-draw", action="store_true")
+    score.add_argument("--hard-flowers", type=int, default=0)
+    score.add_argument("--dealer", action="store_true")
+    score.add_argument("--after-gang", action="store_true")
+    score.add_argument("--after-flower", action="store_true")
+    score.add_argument("--last-stacks", action="store_true")
+    score.add_argument("--heavenly", action="store_true")
+    score.add_argument("--earthly", action="store_true")
+    score.add_argument("--robbing-gang", action="store_true")
+    score.add_argument("--lang", default="zh", help="zh, zh-Hant or en")
+    score.add_argument("--json", action="store_true")
+    return parser
+
+
+def _flags(args: argparse.Namespace) -> WinFlags:
+    if args.hard_flowers < 0:
+        raise EngineError("win.bad_flower_count", count=args.hard_flowers)
+    return WinFlags(
+        hard_flowers=args.hard_flowers,
+        self_draw=args.self_draw or args.robbing_gang,
+        dealer=args.dealer,
+        after_gang=args.after_gang,
+        after_flower=args.after_flower,
+        last_stacks=args.last_stacks,
+        heavenly=args.heavenly,
+        earthly=args.earthly,
+        robbing_gang=args.robbing_gang,
+    )
+
+
+def format_score(score: WinScore, translator: Translator) -> str:
+    """The itemized breakdown and the total, in the player's language."""
+    lines = []
+    for item in score.items:
+        name = translator.t(f"unit.{item.key}")
+        count = f" ×{item.count}" if item.count > 1 else ""
+        lines.append(f"  {name}{count}: {item.flowers}")
+    lines.append(translator.t("score.total", total=score.total))
+    if not score.valid and score.reason:
+        lines.append(translator.t(score.reason, total=score.total, winner=translator.t("cli.this_hand")))
+    return "\n".join(lines)
+
+
+def _preset(args: argparse.Namespace) -> Preset:
+    if args.rules_file:
+        return load_preset_file(args.rules_file)
+    return load_preset(args.preset)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    translator = Translator(normalize_language(args.lang) or "zh-Hans")
+    try:
+        preset = _preset(args)
+        score = score_hand(parse_hand(args.hand), _flags(args), preset)
+    except EngineError as error:
+        if args.json:
+            print(json.dumps({"valid": False, "total": 0, "items": [], "error": error.key}, ensure_ascii=False))
+        else:
+            print(translator.t(error.key, **error.params), file=sys.stderr)
+        return EXIT_BAD_INPUT
+    if args.json:
+        items = [{"key": item.key, "flowers": item.flowers} for item in score.items]
+        body = {"valid": score.valid, "total": score.total, "items": items, "error": score.reason}
+        print(json.dumps(body, ensure_ascii=False))
+    else:
+        print(format_score(score, translator))
+    return EXIT_VALID if score.valid else EXIT_REFUSED

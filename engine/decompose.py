@@ -1,0 +1,165 @@
+"""All ways to split closed tiles into sets and a pair, seven pairs, and the waits of a ready hand.
+
+Works on count vectors (31 tile kinds) so that checking a hand is a short recursion, not a search
+over permutations. Compare `HandDivider` in MahjongRepository/mahjong, which does the same for riichi.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from enum import StrEnum
+
+from engine.tiles import ALL_TILES, COPIES, NUM_KINDS, SUIT_SIZE, Tile, is_wind, rank_of
+
+SEVEN_PAIRS_SIZE = 14
+
+
+class SetKind(StrEnum):
+    TRIPLET = "triplet"
+    SEQUENCE = "sequence"
+
+
+@dataclass(frozen=True, order=True)
+class TileSet:
+    kind: SetKind
+    tile: Tile  # the triplet's tile, or the lowest tile of the sequence
+
+    def contains(self, tile: Tile) -> bool:
+        if self.kind is SetKind.TRIPLET:
+            return tile == self.tile
+        return self.tile <= tile <= self.tile + 2
+
+
+@dataclass(frozen=True)
+class Decomposition:
+    """Closed tiles as a pair plus sets; melds are not part of it."""
+
+    pair: Tile
+    sets: tuple[TileSet, ...]
+
+
+def counts_of(tiles: Iterable[Tile]) -> list[int]:
+    counts = [0] * NUM_KINDS
+    for tile in tiles:
+        counts[tile] += 1
+    return counts
+
+
+def _can_start_sequence(counts: list[int], tile: Tile) -> bool:
+    return (
+        not is_wind(tile)
+        and tile % SUIT_SIZE <= SUIT_SIZE - 3
+        and counts[tile + 1] > 0
+        and counts[tile + 2] > 0
+    )
+
+
+def _split_sets(counts: list[int], start: int) -> Iterator[tuple[TileSet, ...]]:
+    """Every way to split `counts` entirely into triplets and sequences (mutates, then restores)."""
+    tile = start
+    while tile < NUM_KINDS and counts[tile] == 0:
+        tile += 1
+    if tile == NUM_KINDS:
+        yield ()
+        return
+    if counts[tile] >= 3:
+        counts[tile] -= 3
+        for rest in _split_sets(counts, tile):
+            yield (TileSet(SetKind.TRIPLET, tile), *rest)
+        counts[tile] += 3
+    if _can_start_sequence(counts, tile):
+        for offset in range(3):
+            counts[tile + offset] -= 1
+        for rest in _split_sets(counts, tile):
+            yield (TileSet(SetKind.SEQUENCE, tile), *rest)
+        for offset in range(3):
+            counts[tile + offset] += 1
+
+
+def standard_decompositions(closed: Iterable[Tile]) -> list[Decomposition]:
+    """All distinct pair + sets splits of the closed tiles (empty if none)."""
+    counts = counts_of(closed)
+    if sum(counts) % 3 != 2:
+        return []
+    found: set[Decomposition] = set()
+    for pair in ALL_TILES:
+        if counts[pair] < 2:
+            continue
+        counts[pair] -= 2
+        for sets in _split_sets(counts, 0):
+            found.add(Decomposition(pair, tuple(sorted(sets))))
+        counts[pair] += 2
+    return sorted(found, key=lambda d: (d.pair, d.sets))
+
+
+def is_seven_pairs(closed: Iterable[Tile]) -> bool:
+    """14 concealed tiles in pairs; four of a kind not declared as a gang counts as two pairs."""
+    counts = counts_of(closed)
+    return sum(counts) == SEVEN_PAIRS_SIZE and all(c % 2 == 0 for c in counts)
+
+
+def _completes_sets(counts: list[int]) -> bool:
+    return next(_split_sets(counts, 0), None) is not None
+
+
+def is_complete(closed: Iterable[Tile], meld_count: int) -> bool:
+    """True if the closed tiles finish the hand: pair + sets, or seven pairs with no melds."""
+    tiles = list(closed)
+    if meld_count == 0 and is_seven_pairs(tiles):
+        return True
+    counts = counts_of(tiles)
+    if sum(counts) % 3 != 2:
+        return False
+    for pair in ALL_TILES:
+        if counts[pair] >= 2:
+            counts[pair] -= 2
+            done = _completes_sets(counts)
+            counts[pair] += 2
+            if done:
+                return True
+    return False
+
+
+def waiting_tiles(concealed: Iterable[Tile], meld_tiles: Iterable[Tile], meld_count: int) -> set[Tile]:
+    """The tile kinds that would complete the hand. A kind whose four copies the player already
+    holds (melds included) cannot be waited on."""
+    hand = list(concealed)
+    held = counts_of([*hand, *meld_tiles])
+    return {
+        tile
+        for tile in ALL_TILES
+        if held[tile] < COPIES and is_complete([*hand, tile], meld_count)
+    }
+
+
+class WaitShape(StrEnum):
+    """Where the winning tile sits in one decomposition."""
+
+    PAIR = "pair"  # 独占/单吊
+    MIDDLE = "middle"  # 压档/卡张: 79 wins 8
+    EDGE = "edge"  # 边枝: 12 wins 3, 89 wins 7
+    OPEN = "open"  # two-sided sequence
+    TRIPLET = "triplet"  # completes a triplet
+    SEVEN_PAIRS = "seven_pairs"
+
+
+def wait_shapes(decomposition: Decomposition, winning: Tile) -> set[WaitShape]:
+    """Every position the winning tile can take in this decomposition."""
+    shapes: set[WaitShape] = set()
+    if decomposition.pair == winning:
+        shapes.add(WaitShape.PAIR)
+    for tile_set in decomposition.sets:
+        if not tile_set.contains(winning):
+            continue
+        if tile_set.kind is SetKind.TRIPLET:
+            shapes.add(WaitShape.TRIPLET)
+        elif winning == tile_set.tile + 1:
+            shapes.add(WaitShape.MIDDLE)
+        elif (rank_of(tile_set.tile) == 1 and winning == tile_set.tile + 2) or (
+            rank_of(tile_set.tile) == 7 and winning == tile_set.tile
+        ):
+            shapes.add(WaitShape.EDGE)
+        else:
+            shapes.add(WaitShape.OPEN)
+    return shapes

@@ -1,0 +1,90 @@
+"""A hand as typed at a win: concealed tiles, declared melds (with who fed them), the winning tile."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from enum import StrEnum
+
+from engine.errors import EngineError
+from engine.tiles import COPIES, Tile, tile_name
+
+WINNING_HAND_SIZE = 14
+MAX_MELDS = 4
+
+
+class MeldKind(StrEnum):
+    PONG = "pong"  # 碰 [777p]
+    EXPOSED_GANG = "exposed_gang"  # 直杠 on a discard [7777p]
+    ADDED_GANG = "added_gang"  # 补杠 a pong upgraded {7777p}
+    CONCEALED_GANG = "concealed_gang"  # 暗杠 (7777p)
+
+    @property
+    def is_gang(self) -> bool:
+        return self is not MeldKind.PONG
+
+    @property
+    def breaks_menqing(self) -> bool:
+        """门清 is lost by a pong and by an added gang, which began as a pong (RULES §5)."""
+        return self in (MeldKind.PONG, MeldKind.ADDED_GANG)
+
+    @property
+    def is_mouth(self) -> bool:
+        """A mouth 嘴 is a meld someone else fed (pong, exposed gang, added gang)."""
+        return self is not MeldKind.CONCEALED_GANG
+
+
+@dataclass(frozen=True)
+class Meld:
+    kind: MeldKind
+    tile: Tile
+    fed_by: int | None = None  # the seat that fed it, when the table knows
+
+    @property
+    def size(self) -> int:
+        return 4 if self.kind.is_gang else 3
+
+    def notation(self) -> str:
+        body = tile_name(self.tile)
+        digits = body[:-1] * self.size + body[-1] if len(body) == 2 else body * self.size
+        opener, closer = {
+            MeldKind.PONG: "[]",
+            MeldKind.EXPOSED_GANG: "[]",
+            MeldKind.ADDED_GANG: "{}",
+            MeldKind.CONCEALED_GANG: "()",
+        }[self.kind]
+        return f"{opener}{digits}{closer}"
+
+
+@dataclass(frozen=True)
+class Hand:
+    concealed: tuple[Tile, ...]  # sorted, without the winning tile
+    melds: tuple[Meld, ...]
+    winning: Tile
+
+    @property
+    def closed_tiles(self) -> tuple[Tile, ...]:
+        """The concealed tiles with the winning tile: what must form the remaining sets and pair."""
+        return tuple(sorted((*self.concealed, self.winning)))
+
+    def tile_counts(self) -> Counter[Tile]:
+        """Every physical tile of the hand, melds included (a gang counts four)."""
+        counts: Counter[Tile] = Counter(self.closed_tiles)
+        for meld in self.melds:
+            counts[meld.tile] += meld.size
+        return counts
+
+    @property
+    def is_menqing(self) -> bool:
+        return not any(m.kind.breaks_menqing for m in self.melds)
+
+    def validate(self) -> None:
+        """Raise EngineError unless the hand has 14 tiles (a meld counts 3) and no tile 5 times."""
+        if len(self.melds) > MAX_MELDS:
+            raise EngineError("hand.too_many_melds", count=len(self.melds))
+        for tile, count in sorted(self.tile_counts().items()):
+            if count > COPIES:
+                raise EngineError("hand.too_many_copies", tile=tile_name(tile), count=count)
+        size = len(self.concealed) + 1 + 3 * len(self.melds)
+        if size != WINNING_HAND_SIZE:
+            raise EngineError("hand.tile_count", count=size)

@@ -1,0 +1,323 @@
+"""Rule presets as data: one TOML file per preset under engine/presets/, or a group's house file.
+
+A file may start from another with `base = "nanjing"` and change only what differs. Every key is
+checked: an unknown key, a missing one or a value of the wrong type raises EngineError naming the
+key, so a group editing its house rules sees exactly what to fix.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from engine.errors import EngineError
+from engine.units import PATTERN_KEYS, SOFT_KEYS
+
+PRESET_NAMES = ("nanjing", "nanjing-6", "nanjing-20", "chengbei", "jinyuanzi", "jinyuanzi-ben", "app")
+TRIGGERS = frozenset(
+    {
+        "flower_gang",
+        "dealer_stays",
+        "penalty_follow",
+        "penalty_four",
+        "penalty_custom",
+        "false_win",
+        "dagangkai",
+        "liability",
+        "multiple_winners",
+        "draw",
+        "big_hu",
+    }
+)
+DEALER_STAYS_ON = frozenset({"dealer_big_win", "dealer_win", "draw", "false_win"})
+LIABILITY_KINDS = frozenset({"robbing_gang", "dagangkai", "kuaizhao", "qingyise_three"})
+
+
+@dataclass(frozen=True)
+class UnitRule:
+    """The numbers of one pattern or soft flower in a preset."""
+
+    key: str
+    value: int
+    big: bool = False  # a 大胡: lifts the 小胡 limit
+    excludes: frozenset[str] = frozenset()
+    needs_menqing: bool = False  # app 无花果 = 门清 + no hard flower
+    doubles_total: bool = False  # chengbei 大杠开花 兜底翻
+    takes_all: bool = False  # jinyuanzi 天胡 整铲
+    suit_counts: frozenset[int] = frozenset({2})  # 缺一: how many suits may be present
+
+
+@dataclass(frozen=True)
+class InstantRules:
+    exposed_gang: int
+    added_gang: int
+    added_gang_payers: str  # "feeder" (B pays) or "others" (each other player pays)
+    concealed_gang: int
+    flower_gang: int
+    penalty_follow: int
+    penalty_four: int
+    false_win: int  # fixed amount to each other player; 0 = must be typed
+    refund_gangs_on_draw: bool
+
+
+@dataclass(frozen=True)
+class LiabilityRules:
+    kinds: frozenset[str]
+    kuaizhao_concealed_counts: bool  # 002: a concealed gang of B counts as a mouth toward 快照
+    mode: str  # "shares": the liable player pays the shares; "fixed": pays `fixed` (外包)
+    fixed: int
+
+
+@dataclass(frozen=True)
+class Multipliers:
+    """App multipliers (001): they multiply each other, capped."""
+
+    self_draw: int
+    after_gang: int
+    robbing_gang: int
+    cap: int
+
+
+@dataclass(frozen=True)
+class ChipRules:
+    enabled: bool
+    start: int
+    divisor: int  # payment in chips = flowers / divisor, rounded half up
+
+
+@dataclass(frozen=True)
+class Preset:
+    name: str
+    description: str
+    zha: int  # 砸: multiplies hard + soft flowers
+    small_hu_min_hard: int
+    patterns_mode: str  # "additive" or "highest"
+    exclusive_groups: tuple[tuple[str, ...], ...]
+    soft: Mapping[str, UnitRule]
+    patterns: Mapping[str, UnitRule]
+    instant: InstantRules
+    liability: LiabilityRules
+    multipliers: Multipliers
+    triggers: frozenset[str]
+    doubling_factor: int
+    leibaota_step: int  # 垒宝塔: 0 turns it off
+    dealer_stays_on: frozenset[str]
+    chips: ChipRules
+
+    def unit(self, key: str) -> UnitRule | None:
+        return self.soft.get(key) or self.patterns.get(key)
+
+    @property
+    def soft_unit(self) -> int:
+        """What one plain soft flower is worth before 砸 (for declared wins)."""
+        rule = self.soft.get("que_yi")
+        return rule.value if rule else 1
+
+
+class _Reader:
+    """Takes values out of a TOML table, remembering the path for error messages."""
+
+    def __init__(self, table: Mapping[str, Any], path: str) -> None:
+        self.table = dict(table)
+        self.path = path
+
+    def _name(self, key: str) -> str:
+        return f"{self.path}.{key}" if self.path else key
+
+    def take(self, key: str, kind: type, default: Any = ...) -> Any:
+        if key not in self.table:
+            if default is ...:
+                raise EngineError("preset.missing_key", key=self._name(key))
+            return default
+        value = self.table.pop(key)
+        if kind is int and (isinstance(value, bool) or not isinstance(value, int)):
+            raise EngineError("preset.bad_value", key=self._name(key), value=repr(value))
+        if not isinstance(value, kind):
+            raise EngineError("preset.bad_value", key=self._name(key), value=repr(value))
+        return value
+
+    def sub(self, key: str) -> _Reader:
+        return _Reader(self.take(key, dict, {}), self._name(key))
+
+    def strings(self, key: str, allowed: frozenset[str], default: Any = ...) -> frozenset[str]:
+        values = self.take(key, list, default)
+        for value in values:
+            if not isinstance(value, str) or value not in allowed:
+                raise EngineError("preset.bad_value", key=self._name(key), value=repr(value))
+        return frozenset(values)
+
+    def finish(self) -> None:
+        for key in self.table:
+            raise EngineError("preset.unknown_key", key=self._name(key))
+
+
+def _unit_rule(key: str, raw: Any, path: str, known: frozenset[str]) -> UnitRule:
+    if isinstance(raw, int) and not isinstance(raw, bool):
+        return UnitRule(key, raw)
+    if not isinstance(raw, dict):
+        raise EngineError("preset.bad_value", key=path, value=repr(raw))
+    reader = _Reader(raw, path)
+    rule = UnitRule(
+        key=key,
+        value=reader.take("value", int),
+        big=reader.take("big", bool, False),
+        excludes=reader.strings("excludes", known, []),
+        needs_menqing=reader.take("needs_menqing", bool, False),
+        doubles_total=reader.take("doubles_total", bool, False),
+        takes_all=reader.take("takes_all", bool, False),
+        suit_counts=frozenset(reader.take("suit_counts", list, [2])),
+    )
+    reader.finish()
+    return rule
+
+
+def _unit_table(reader: _Reader, known: frozenset[str], all_keys: frozenset[str]) -> dict[str, UnitRule]:
+    rules: dict[str, UnitRule] = {}
+    for key in list(reader.table):
+        if key not in known:
+            raise EngineError("preset.unknown_key", key=reader._name(key))
+        rules[key] = _unit_rule(key, reader.table.pop(key), reader._name(key), all_keys)
+    return rules
+
+
+def _merge(base: dict[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in override.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = _merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def _raw_builtin(name: str) -> dict[str, Any]:
+    if name not in PRESET_NAMES:
+        raise EngineError("preset.unknown", name=name, known=", ".join(PRESET_NAMES))
+    text = resources.files("engine.presets").joinpath(f"{name}.toml").read_text(encoding="utf-8")
+    return _resolve_base(tomllib.loads(text), depth=0)
+
+
+def _resolve_base(raw: dict[str, Any], depth: int) -> dict[str, Any]:
+    base_name = raw.pop("base", None)
+    if base_name is None:
+        return raw
+    if not isinstance(base_name, str) or depth > len(PRESET_NAMES):
+        raise EngineError("preset.bad_value", key="base", value=repr(base_name))
+    return _merge(_raw_builtin(base_name), raw)
+
+
+def preset_from_dict(raw: Mapping[str, Any]) -> Preset:
+    """Build and check a preset from parsed TOML (after `base` is resolved)."""
+    reader = _Reader(raw, "")
+    all_units = SOFT_KEYS | PATTERN_KEYS
+    name = reader.take("name", str)
+    description = reader.take("description", str, "")
+    win = reader.sub("win")
+    soft = _unit_table(reader.sub("soft"), SOFT_KEYS, all_units)
+    patterns = _unit_table(reader.sub("patterns"), PATTERN_KEYS, all_units)
+    groups = tuple(tuple(group) for group in win.take("exclusive_groups", list, []))
+    for group in groups:
+        for key in group:
+            if key not in PATTERN_KEYS:
+                raise EngineError("preset.bad_value", key="win.exclusive_groups", value=repr(key))
+    mode = win.take("patterns_mode", str, "additive")
+    if mode not in ("additive", "highest"):
+        raise EngineError("preset.bad_value", key="win.patterns_mode", value=repr(mode))
+    instant_reader = reader.sub("instant")
+    payers = instant_reader.take("added_gang_payers", str, "feeder")
+    if payers not in ("feeder", "others"):
+        raise EngineError("preset.bad_value", key="instant.added_gang_payers", value=repr(payers))
+    instant = InstantRules(
+        exposed_gang=instant_reader.take("exposed_gang", int),
+        added_gang=instant_reader.take("added_gang", int),
+        added_gang_payers=payers,
+        concealed_gang=instant_reader.take("concealed_gang", int),
+        flower_gang=instant_reader.take("flower_gang", int),
+        penalty_follow=instant_reader.take("penalty_follow", int),
+        penalty_four=instant_reader.take("penalty_four", int),
+        false_win=instant_reader.take("false_win", int, 0),
+        refund_gangs_on_draw=instant_reader.take("refund_gangs_on_draw", bool, False),
+    )
+    liability_reader = reader.sub("liability")
+    liability_mode = liability_reader.take("mode", str, "shares")
+    if liability_mode not in ("shares", "fixed"):
+        raise EngineError("preset.bad_value", key="liability.mode", value=repr(liability_mode))
+    liability = LiabilityRules(
+        kinds=liability_reader.strings("kinds", LIABILITY_KINDS, []),
+        kuaizhao_concealed_counts=liability_reader.take("kuaizhao_concealed_counts", bool, False),
+        mode=liability_mode,
+        fixed=liability_reader.take("fixed", int, 0),
+    )
+    multiplier_reader = reader.sub("multipliers")
+    multipliers = Multipliers(
+        self_draw=multiplier_reader.take("self_draw", int, 1),
+        after_gang=multiplier_reader.take("after_gang", int, 1),
+        robbing_gang=multiplier_reader.take("robbing_gang", int, 1),
+        cap=multiplier_reader.take("cap", int, 1),
+    )
+    bixiahu = reader.sub("bixiahu")
+    dealer = reader.sub("dealer")
+    chips_reader = reader.sub("chips")
+    chips = ChipRules(
+        enabled=chips_reader.take("enabled", bool, False),
+        start=chips_reader.take("start", int, 0),
+        divisor=chips_reader.take("divisor", int, 1),
+    )
+    if chips.divisor < 1:
+        raise EngineError("preset.bad_value", key="chips.divisor", value=repr(chips.divisor))
+    preset = Preset(
+        name=name,
+        description=description,
+        zha=win.take("zha", int),
+        small_hu_min_hard=win.take("small_hu_min_hard", int),
+        patterns_mode=mode,
+        exclusive_groups=groups,
+        soft=MappingProxyType(soft),
+        patterns=MappingProxyType(patterns),
+        instant=instant,
+        liability=liability,
+        multipliers=multipliers,
+        triggers=bixiahu.strings("triggers", TRIGGERS, []),
+        doubling_factor=bixiahu.take("factor", int, 2),
+        leibaota_step=bixiahu.take("leibaota_step", int, 0),
+        dealer_stays_on=dealer.strings("stays_on", DEALER_STAYS_ON),
+        chips=chips,
+    )
+    for part in (win, instant_reader, liability_reader, multiplier_reader, bixiahu, dealer, chips_reader, reader):
+        part.finish()
+    return preset
+
+
+def resolved_builtin(name: str) -> dict[str, Any]:
+    """A built-in preset as plain data, `base` resolved (what the ledger stores with a night)."""
+    return _raw_builtin(name)
+
+
+def resolved_text(text: str) -> dict[str, Any]:
+    """A house-rules file as plain data, `base` resolved; checked by building the preset."""
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise EngineError("preset.bad_toml", detail=str(error)) from error
+    resolved = _resolve_base(raw, depth=0)
+    preset_from_dict(resolved)
+    return resolved
+
+
+def load_preset(name: str) -> Preset:
+    """A built-in preset by name."""
+    return preset_from_dict(_raw_builtin(name))
+
+
+def load_preset_text(text: str) -> Preset:
+    """A house-rules file's text (TOML); it may name a built-in preset as `base`."""
+    return preset_from_dict(resolved_text(text))
+
+
+def load_preset_file(path: Path) -> Preset:
+    return load_preset_text(path.read_text(encoding="utf-8"))

@@ -1,0 +1,155 @@
+"""Count a win: itemized flowers, the total, and whether the win stands (RULES.md §5-§7).
+
+Every reading of the hand (each decomposition, each place the winning tile can sit, seven pairs) is
+scored with the preset's units; the reading that scores highest is the one used. A declared win
+(patterns named by the players, no tiles) goes through the same exclusions and totals.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from engine.decompose import (
+    WaitShape,
+    is_seven_pairs,
+    standard_decompositions,
+    wait_shapes,
+    waiting_tiles,
+)
+from engine.errors import EngineError
+from engine.hand import Hand
+from engine.preset import Preset, UnitRule
+from engine.units import PATTERN_UNITS, SOFT_UNITS, UNITS_BY_KEY, WinFlags, WinView, flag_pattern_counts
+
+DISPLAY_ORDER = ("pao", *(u.key for u in SOFT_UNITS), *(u.key for u in PATTERN_UNITS if u.key != "pao"))
+REFUSED_SHAPE = "win.not_a_winning_shape"
+REFUSED_LIMIT = "win.below_limit"
+
+
+@dataclass(frozen=True)
+class Item:
+    """One line of the breakdown: `flowers` is what it adds to the total (砸 applied)."""
+
+    key: str
+    count: int
+    flowers: int
+
+
+@dataclass(frozen=True)
+class WinScore:
+    valid: bool
+    total: int
+    items: tuple[Item, ...]
+    reason: str | None = None  # message key of the refusal
+    big: bool = False  # has a 大胡
+    takes_all: bool = False  # jinyuanzi 天胡 整铲
+
+    @property
+    def keys(self) -> frozenset[str]:
+        return frozenset(item.key for item in self.items)
+
+
+def _surviving(counts: Mapping[str, int], preset: Preset) -> dict[str, UnitRule]:
+    """Units present in this preset after exclusions, exclusive groups and highest-only mode."""
+    present = {key: rule for key in counts if counts[key] > 0 and (rule := preset.unit(key)) is not None}
+    excluded: set[str] = set()
+    for rule in present.values():
+        excluded |= rule.excludes
+    present = {key: rule for key, rule in present.items() if key not in excluded}
+    for group in preset.exclusive_groups:
+        members = [key for key in group if key in present]
+        if len(members) > 1:
+            keep = max(members, key=lambda k: present[k].value)
+            present = {k: r for k, r in present.items() if k == keep or k not in members}
+    if preset.patterns_mode == "highest":
+        patterns = [key for key in present if key in preset.patterns]
+        if len(patterns) > 1:
+            keep = max(patterns, key=lambda k: present[k].value)
+            present = {k: r for k, r in present.items() if k == keep or k not in patterns}
+    return present
+
+
+def evaluate(counts: Mapping[str, int], preset: Preset, hard_flowers: int, menqing: bool) -> WinScore:
+    """Turn raw unit counts into the itemized score and the validity of the win."""
+    rules = _surviving(counts, preset)
+    items: list[Item] = []
+    for key, rule in rules.items():
+        multiplier = preset.zha if key in preset.soft else 1
+        flowers = counts[key] * rule.value * multiplier
+        if flowers or rule.takes_all or rule.doubles_total:
+            items.append(Item(key, counts[key], flowers))
+    order = {key: index for index, key in enumerate(DISPLAY_ORDER)}
+    items.sort(key=lambda item: order[item.key])
+    total = sum(item.flowers for item in items)
+    doubling = [item for item in items if rules[item.key].doubles_total]
+    if doubling:
+        items = [Item(i.key, i.count, total) if i in doubling else i for i in items]
+        total *= 2
+    big = any(rule.big for key, rule in rules.items() if key in preset.patterns)
+    valid = menqing or big or hard_flowers >= preset.small_hu_min_hard
+    return WinScore(
+        valid=valid,
+        total=total,
+        items=tuple(items),
+        reason=None if valid else REFUSED_LIMIT,
+        big=big,
+        takes_all=any(rule.takes_all for rule in rules.values()),
+    )
+
+
+def _views(hand: Hand, flags: WinFlags) -> Iterable[WinView]:
+    meld_tiles = [m.tile for m in hand.melds for _ in range(m.size)]
+    unique = waiting_tiles(hand.concealed, meld_tiles, len(hand.melds)) == {hand.winning}
+    closed = hand.closed_tiles
+    if not hand.melds and is_seven_pairs(closed):
+        yield WinView(hand, flags, None, WaitShape.SEVEN_PAIRS, unique)
+    for decomposition in standard_decompositions(closed):
+        for shape in wait_shapes(decomposition, hand.winning):
+            yield WinView(hand, flags, decomposition, shape, unique)
+
+
+def score_view(view: WinView, preset: Preset) -> WinScore:
+    counts = {unit.key: unit.count(view, rule) for unit in (*SOFT_UNITS, *PATTERN_UNITS) if (rule := preset.unit(unit.key))}
+    return evaluate(counts, preset, view.flags.hard_flowers, view.hand.is_menqing)
+
+
+def score_hand(hand: Hand, flags: WinFlags, preset: Preset) -> WinScore:
+    """The best reading of a typed hand; refused if it makes no winning shape or is below the limit."""
+    best: WinScore | None = None
+    for view in _views(hand, flags):
+        result = score_view(view, preset)
+        if best is None or (result.valid, result.total) > (best.valid, best.total):
+            best = result
+    if best is None:
+        return WinScore(valid=False, total=0, items=(), reason=REFUSED_SHAPE)
+    return best
+
+
+def score_declared(
+    keys: Iterable[str], flags: WinFlags, preset: Preset, soft: int = 0, menqing: bool = False
+) -> WinScore:
+    """A win the players describe by pattern names, e.g. 清一色 对对胡 with 3 hard flowers.
+
+    `soft` is a count of plain soft flowers (each worth the preset's soft unit before 砸).
+    """
+    counts: dict[str, int] = {"pao": 1, "hard": flags.hard_flowers}
+    for key in keys:
+        if key not in UNITS_BY_KEY:
+            raise EngineError("win.unknown_pattern", pattern=key)
+        counts[key] = counts.get(key, 0) + 1
+    if menqing:
+        counts["menqing"] = 1
+    counts.update(flag_pattern_counts(flags))
+    score = evaluate(counts, preset, flags.hard_flowers, "menqing" in counts)
+    if soft:
+        extra = soft * preset.soft_unit * preset.zha
+        score = WinScore(
+            valid=score.valid,
+            total=score.total + extra,
+            items=(*score.items, Item("soft", soft, extra)),
+            reason=score.reason,
+            big=score.big,
+            takes_all=score.takes_all,
+        )
+    return score

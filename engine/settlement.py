@@ -1,0 +1,181 @@
+"""Who pays whom: instant payments 现场汇 and the settlement of a win (RULES.md §4, §8, §9).
+
+Every function returns transfers (payer -> payee, amount), so the payments of any event sum to zero
+by construction. Amounts are in the preset's unit: flowers, or chips for the 进园子 presets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from engine.errors import EngineError
+from engine.preset import Preset
+from engine.scoring import WinScore
+
+SEATS = 4
+
+
+@dataclass(frozen=True)
+class Payment:
+    payer: int
+    payee: int
+    amount: int
+    reason: str  # "win", "exposed_gang", "penalty_follow", "refund", ...
+
+
+@dataclass(frozen=True)
+class HandContext:
+    """What the hand as a whole changes about amounts."""
+
+    doubled: bool = False  # 比下胡
+    dealer_streak: int = 0  # times the dealer has stayed in a row (垒宝塔)
+    chips: tuple[int, ...] | None = None  # chips left per seat (进园子); None: no cap
+
+
+@dataclass(frozen=True)
+class WinClaim:
+    winner: int
+    score: WinScore
+    self_draw: bool
+    robbing_gang: bool = False
+    after_gang: bool = False
+    liable: int | None = None  # the seat that pays for everyone (包牌)
+
+
+def others(seat: int) -> list[int]:
+    """The other three seats, in turn order after `seat`."""
+    return [(seat + step) % SEATS for step in range(1, SEATS)]
+
+
+def doubling(preset: Preset, context: HandContext) -> int:
+    return preset.doubling_factor if context.doubled else 1
+
+
+def cap_to_chips(payments: Sequence[Payment], chips: tuple[int, ...] | None) -> list[Payment]:
+    """进园子: a player pays only what he has left; payments are taken in order."""
+    if chips is None:
+        return [p for p in payments if p.amount > 0]
+    left = list(chips)
+    capped: list[Payment] = []
+    for payment in payments:
+        amount = min(payment.amount, max(left[payment.payer], 0))
+        if amount > 0:
+            left[payment.payer] -= amount
+            left[payment.payee] += amount
+            capped.append(Payment(payment.payer, payment.payee, amount, payment.reason))
+    return capped
+
+
+def from_each_other(payee: int, amount: int, reason: str) -> list[Payment]:
+    return [Payment(payer, payee, amount, reason) for payer in others(payee)]
+
+
+def to_each_other(payer: int, amount: int, reason: str) -> list[Payment]:
+    return [Payment(payer, payee, amount, reason) for payee in others(payer)]
+
+
+# ---- instant payments ---------------------------------------------------------------------------
+
+
+def gang_payments(
+    kind: str, actor: int, feeder: int | None, preset: Preset, context: HandContext
+) -> list[Payment]:
+    """Gang money: exposed (feeder pays), added (pong's feeder or each other), concealed (each)."""
+    rules = preset.instant
+    factor = doubling(preset, context)
+    if kind == "exposed_gang":
+        if feeder is None:
+            raise EngineError("gang.needs_feeder")
+        payments = [Payment(feeder, actor, rules.exposed_gang * factor, kind)]
+    elif kind == "added_gang":
+        if rules.added_gang_payers == "others" or feeder is None:
+            payments = from_each_other(actor, rules.added_gang * factor, kind)
+        else:
+            payments = [Payment(feeder, actor, rules.added_gang * factor, kind)]
+    elif kind == "concealed_gang":
+        payments = from_each_other(actor, rules.concealed_gang * factor, kind)
+    elif kind == "flower_gang":
+        payments = from_each_other(actor, rules.flower_gang * factor, kind)
+    else:
+        raise EngineError("gang.unknown_kind", kind=kind)
+    return cap_to_chips(payments, context.chips)
+
+
+def penalty_payments(
+    kind: str, offender: int, amount: int | None, preset: Preset, context: HandContext
+) -> list[Payment]:
+    """跟牌, 四张, 诈胡 or a custom penalty: the offender pays each other player."""
+    fixed = {
+        "penalty_follow": preset.instant.penalty_follow,
+        "penalty_four": preset.instant.penalty_four,
+        "false_win": preset.instant.false_win,
+    }.get(kind, 0)
+    each = amount if amount is not None else fixed
+    if each is None or each < 0:
+        raise EngineError("penalty.bad_amount", amount=each)
+    if kind == "penalty_custom" and amount is None:
+        raise EngineError("penalty.needs_amount")
+    payments = to_each_other(offender, each * doubling(preset, context), kind)
+    return cap_to_chips(payments, context.chips)
+
+
+# ---- the win ------------------------------------------------------------------------------------
+
+
+def _round_half_up(numerator: int, denominator: int) -> int:
+    return (2 * numerator + denominator) // (2 * denominator)
+
+
+def share(claim: WinClaim, preset: Preset, context: HandContext) -> int:
+    """What one payer owes the winner: total (+ 垒宝塔) in the preset's unit, x2 in 比下胡, x app
+    multipliers."""
+    flowers = claim.score.total
+    if context.doubled and preset.leibaota_step:
+        flowers += preset.leibaota_step * context.dealer_streak
+    amount = _round_half_up(flowers, preset.chips.divisor) if preset.chips.enabled else flowers
+    rules = preset.multipliers
+    multiplier = 1
+    if claim.self_draw and not claim.robbing_gang:
+        multiplier *= rules.self_draw
+    if claim.after_gang:
+        multiplier *= rules.after_gang
+    if claim.robbing_gang:
+        multiplier *= rules.robbing_gang
+    multiplier = min(multiplier, max(rules.cap, 1))
+    return amount * doubling(preset, context) * multiplier
+
+
+def _claim_payments(claim: WinClaim, discarder: int | None, preset: Preset, context: HandContext) -> list[Payment]:
+    winner = claim.winner
+    if claim.score.takes_all:
+        if context.chips is None:
+            raise EngineError("win.takes_all_needs_chips")
+        return [Payment(payer, winner, context.chips[payer], "win") for payer in others(winner)]
+    everyone_pays = claim.self_draw or claim.robbing_gang
+    if claim.liable is not None:
+        if preset.liability.mode == "fixed":
+            return [Payment(claim.liable, winner, preset.liability.fixed * doubling(preset, context), "liability")]
+        shares = SEATS - 1 if everyone_pays else 1
+        return [Payment(claim.liable, winner, share(claim, preset, context) * shares, "liability")]
+    amount = share(claim, preset, context)
+    if everyone_pays:
+        return from_each_other(winner, amount, "win")
+    if discarder is None:
+        raise EngineError("win.needs_discarder")
+    return [Payment(discarder, winner, amount, "win")]
+
+
+def win_payments(
+    claims: Sequence[WinClaim], discarder: int | None, preset: Preset, context: HandContext
+) -> list[Payment]:
+    """Payments of one win event; several claims are several winners on one discard, in turn order."""
+    payments: list[Payment] = []
+    for claim in claims:
+        payments.extend(_claim_payments(claim, discarder, preset, context))
+    return cap_to_chips(payments, context.chips)
+
+
+def refund(payments: Sequence[Payment], reason: str = "refund") -> list[Payment]:
+    """The exact reversal of some payments (undo, app draw refund, robbed gang)."""
+    return [Payment(p.payee, p.payer, p.amount, reason) for p in payments]

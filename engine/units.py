@@ -1,0 +1,382 @@
+"""One small unit per pattern (番型) and per soft flower (软花).
+
+Each unit answers one question about a win — "how many times does this apply?" — from a `WinView`:
+the hand, one decomposition of it, where the winning tile sits, and the flags the tiles cannot show.
+What a unit is worth, whether it is a 大胡 and what it excludes are the preset's business
+(engine/presets/*.toml), so the same unit serves every preset. Compare the one-class-per-yaku layout
+of MahjongRepository/mahjong.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import TYPE_CHECKING, ClassVar
+
+from engine.decompose import Decomposition, SetKind, WaitShape
+from engine.hand import Hand, MeldKind
+from engine.tiles import COPIES, Tile, is_wind, suit_of
+
+if TYPE_CHECKING:
+    from engine.preset import UnitRule
+
+
+@dataclass(frozen=True)
+class WinFlags:
+    """What the table knows about a win that the tiles cannot show."""
+
+    hard_flowers: int = 0
+    self_draw: bool = False
+    dealer: bool = False
+    after_gang: bool = False  # 大杠开花: won on the replacement after a gang
+    after_flower: bool = False  # 小杠开花: won on the replacement after a hard flower
+    last_stacks: bool = False  # 海底捞月: within the last 8 stacks
+    heavenly: bool = False  # 天胡
+    earthly: bool = False  # 地胡
+    robbing_gang: bool = False  # 抢杠
+
+
+@dataclass(frozen=True)
+class WinView:
+    """One reading of a win: the hand with one decomposition and one place for the winning tile."""
+
+    hand: Hand
+    flags: WinFlags
+    decomposition: Decomposition | None  # None: read as seven pairs
+    shape: WaitShape
+    unique_wait: bool  # the 13 tiles before the win waited on exactly one tile kind
+
+    @property
+    def seven_pairs(self) -> bool:
+        return self.decomposition is None
+
+    def all_counts(self) -> Counter[Tile]:
+        return self.hand.tile_counts()
+
+    def suits_present(self) -> set[int]:
+        return {s for t in self.all_counts() if (s := suit_of(t)) is not None}
+
+    def has_winds(self) -> bool:
+        return any(is_wind(t) for t in self.all_counts())
+
+    def triplet_tiles(self) -> list[Tile]:
+        """Tiles of every triplet or gang: closed triplets of the decomposition and all melds."""
+        closed = [s.tile for s in self.decomposition.sets if s.kind is SetKind.TRIPLET] if self.decomposition else []
+        return closed + [m.tile for m in self.hand.melds]
+
+    def quads_in_seven_pairs(self) -> int:
+        return sum(1 for count in Counter(self.hand.closed_tiles).values() if count == COPIES)
+
+
+class Unit:
+    key: ClassVar[str]
+
+    def count(self, view: WinView, rule: UnitRule) -> int:
+        raise NotImplementedError
+
+
+# ---- soft flowers 软花 -------------------------------------------------------------------------
+
+
+class HardFlowers(Unit):
+    """硬花: the count the players give (中发白, 春夏秋冬梅兰竹菊)."""
+
+    key = "hard"
+
+    def count(self, view: WinView, rule: UnitRule) -> int:
+        return view.flags.hard_flowers
+
+
+class WindPong(Unit):
+    """风碰/风刻: each wind triplet or gang, ponged or concealed."""
+
+    key = "wind_pong"
+
+    def count(self, view: WinView, rule: UnitRule) -> int:
+        return sum(1 for tile in view.triplet_tiles() if is_wind(tile))
+
+
+class _GangSoft(Unit):
+    kind: ClassVar[MeldKind]
+
+    def count(self, view: WinView, rule: UnitRule) -> int:
+        return sum(1 for meld in view.hand.melds if meld.kind is self.kind)
+
+
+class ExposedGangSoft(_GangSoft):
+    """明杠 (直杠) made by the winner."""
+
+    key = "gang_exposed"
+    kind = MeldKind.EXPOSED_GANG
+
+
+class AddedGangSoft(_GangSoft):
+    """补杠 made by the winner."""
+
+    key = "gang_added"
+    kind = MeldKind.ADDED_GANG
+
+
+class ConcealedGangSoft(_GangSoft):
+    """暗杠 made by the winner."""
+
+    key = "gang_concealed"
+    kind = MeldKind.CONCEALED_GANG
+
+
+class QueYi(Unit):
+    """缺一(门): as many suits present as the preset allows (nanjing: exactly two)."""
+
+    key = "que_yi"
+
+    def count(self, view: WinView, rule: UnitRule) -> int:
+        return 1 if len(view.suits_present()) in rule.suit_counts else 0
+
+
+class _WaitFlower(Unit):
+    """A wait flower counts only on a sole wait ("单听一张"), by where the winning tile sits."""
+
+    shape: ClassVar[WaitShape]
+
+    def count(self, view: WinView, rule: UnitRule) -> int:
+        return 1 if view.unique_wait and view.shape is self.shape else 0
+
+
+class KanZhang(_WaitFlower):
+    """压档/卡张: 79 wins 8."""
+
+    key = "kanzhang"
+    shape = WaitShape.MIDDLE
+
+
+class BianZhi(_WaitFlower):
+    """边枝/边张: 12 wins 3, 89 wins 7."""
+
+    key = "bianzhi"
+    shape = WaitShape.EDGE
+
+
+class DuDiao(_WaitFlower):
+    """独占/单吊: the winning tile makes the pair."""
+
+    key = "dudiao"
+    shape = WaitShape.PAIR
+
+
+# ---- patterns 番型 -----------------------------------------------------------------------------
+
+
+class Pao(Unit):
+    """跑 (app: 小胡): every win."""
+
+    key = "pao"
+
+    def count(self, view: WinView, rule: UnitRule) -> int:
+        return 1
+
+
+class MenQing(Unit):
+    """门清: no pong and no added gang (direct and concealed gangs keep it)."""
+
+    key = "menqing"
+
+    def count(self, view: WinView, rule: UnitRule) -> int:
+        return 1 if view.hand.is_menqing else 0
+
+
+class HunYiSe(Unit):
+    """混一色: one suit and winds."""
+
+    key = "hunyise"
+
+    def count(self, view: WinView, rule: UnitRule) -> int:
+        return 1 if len(view.suits_present()) == 1 and view.has_winds() else 0
+
+
+class QingYiSe(Unit):
+    """清一色: one suit only."""
+
+    key = "qingyise"
+
+    def count(self, view: WinView, rule: UnitRule) -> int:
+        return 1 if len(view.suits_present()) == 1 and not view.has_winds() else 0
+
+
+class DuiDuiHu(Unit):
+    """对对胡/碰碰胡: four triplets or gangs and a pair."""
+
+    key = "duiduihu"
+
+    def count(self, view: WinView, rule: UnitRule) -> int:
+        if view.decomposition is None:
+            return 0
+        return 1 if all(s.kind is SetKind.TRIPLET for s in view.decomposition.sets) else 0
+
+
+class QuanQiuDuDiao(Unit):
+    """全球独钓/金钩钓: all four sets melded, won on the single tile left in hand."""
+
+    key = "quanqiu"
+
+    def count(self, view: WinView, rule: UnitRule) -> int:
+        return 1 if len(view.hand.melds) == 4 else 0
+
+
+class _SevenPairsWithQuads(Unit):
+    quads: ClassVar[int]
+
+    def count(self, view: WinView, rule: UnitRule) -> int:
+        return 1 if view.seven_pairs and view.quads_in_seven_pairs() == self.quads else 0
+
+
+class QiDui(Unit):
+    """七对: seven pairs from 14 concealed tiles."""
+
+    key = "qidui"
+
+    def count(self, view: WinView, rule: UnitRule) -> int:
+        return 1 if view.seven_pairs else 0
+
+
+class HaoHuaQiDui(_SevenPairsWithQuads):
+    """豪华七对: seven pairs with one undeclared four of a kind."""
+
+    key = "haohua_qidui"
+    quads = 1
+
+
+class ChaoHaoHuaQiDui(_SevenPairsWithQuads):
+    """超豪华七对 (app: 双豪华): two fours of a kind."""
+
+    key = "chaohaohua_qidui"
+    quads = 2
+
+
+class ChaoChaoHaoHuaQiDui(_SevenPairsWithQuads):
+    """超超豪华七对 (app: 三豪华): three fours of a kind."""
+
+    key = "chaochaohaohua_qidui"
+    quads = 3
+
+
+class ShuangQiDui(Unit):
+    """双七对: seven pairs where the winning tile completes a four of a kind."""
+
+    key = "shuang_qidui"
+
+    def count(self, view: WinView, rule: UnitRule) -> int:
+        winning = view.hand.winning
+        return 1 if view.seven_pairs and view.hand.closed_tiles.count(winning) == COPIES else 0
+
+
+class YaJue(Unit):
+    """压绝/卡绝: a sole 压档 or 边枝 wait on a tile whose other three copies are the winner's pong."""
+
+    key = "yajue"
+
+    def count(self, view: WinView, rule: UnitRule) -> int:
+        if not view.unique_wait or view.shape not in (WaitShape.MIDDLE, WaitShape.EDGE):
+            return 0
+        ponged = any(m.kind is MeldKind.PONG and m.tile == view.hand.winning for m in view.hand.melds)
+        return 1 if ponged else 0
+
+
+class WuHuaGuo(Unit):
+    """无花果: no hard flower (app: and 门清)."""
+
+    key = "wuhuaguo"
+
+    def count(self, view: WinView, rule: UnitRule) -> int:
+        if view.flags.hard_flowers:
+            return 0
+        return 0 if rule.needs_menqing and not view.hand.is_menqing else 1
+
+
+class _FlagPattern(Unit):
+    flag: ClassVar[str]
+
+    def count(self, view: WinView, rule: UnitRule) -> int:
+        return 1 if getattr(view.flags, self.flag) else 0
+
+
+class XiaoGangKai(_FlagPattern):
+    """小杠开花/补花胡: won on the tile drawn to replace a hard flower."""
+
+    key = "xiaogangkai"
+    flag = "after_flower"
+
+
+class DaGangKai(_FlagPattern):
+    """大杠开花: won on the tile drawn after a gang."""
+
+    key = "dagangkai"
+    flag = "after_gang"
+
+
+class TianHu(_FlagPattern):
+    """天胡: the dealer wins on the deal."""
+
+    key = "tianhu"
+    flag = "heavenly"
+
+
+class DiHu(_FlagPattern):
+    """地胡: ready at the deal, no pong or gang, then wins."""
+
+    key = "dihu"
+    flag = "earthly"
+
+
+class HaiDi(Unit):
+    """海底捞月: self-draw within the last 8 stacks."""
+
+    key = "haidi"
+
+    def count(self, view: WinView, rule: UnitRule) -> int:
+        return 1 if view.flags.last_stacks and view.flags.self_draw else 0
+
+
+def flag_pattern_counts(flags: WinFlags) -> dict[str, int]:
+    """The patterns that come from flags alone, for a declared win with no tiles."""
+    counts = {unit.key: 1 for unit in (XiaoGangKai(), DaGangKai(), TianHu(), DiHu()) if getattr(flags, unit.flag)}
+    if flags.last_stacks and flags.self_draw:
+        counts[HaiDi.key] = 1
+    return counts
+
+
+SOFT_UNITS: tuple[Unit, ...] = (
+    HardFlowers(),
+    WindPong(),
+    ExposedGangSoft(),
+    AddedGangSoft(),
+    ConcealedGangSoft(),
+    QueYi(),
+    KanZhang(),
+    BianZhi(),
+    DuDiao(),
+)
+PATTERN_UNITS: tuple[Unit, ...] = (
+    Pao(),
+    MenQing(),
+    HunYiSe(),
+    QingYiSe(),
+    DuiDuiHu(),
+    QuanQiuDuDiao(),
+    QiDui(),
+    HaoHuaQiDui(),
+    ChaoHaoHuaQiDui(),
+    ChaoChaoHaoHuaQiDui(),
+    ShuangQiDui(),
+    YaJue(),
+    WuHuaGuo(),
+    XiaoGangKai(),
+    DaGangKai(),
+    TianHu(),
+    DiHu(),
+    HaiDi(),
+)
+SOFT_KEYS = frozenset(u.key for u in SOFT_UNITS)
+PATTERN_KEYS = frozenset(u.key for u in PATTERN_UNITS)
+UNITS_BY_KEY = MappingProxyType({u.key: u for u in (*SOFT_UNITS, *PATTERN_UNITS)})
+WAIT_FLOWER_KEYS = frozenset({"kanzhang", "bianzhi", "dudiao"})

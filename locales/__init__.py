@@ -1,0 +1,111 @@
+"""Every user-facing string, per language, from gettext `.po` files read directly with Babel.
+
+`locales/<lang>/LC_MESSAGES/referee.po` holds one catalog per language; msgids are message keys
+(`tile.unknown`), msgstrs are Python format strings (`{tile}`). Reading the `.po` sources at start-up
+means no compiled `.mo` file can drift from them. A key missing in a language falls back to
+Simplified Chinese, then to the key itself, so a gap shows up as a key, never as a crash.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from babel.messages.pofile import read_po
+
+LANGUAGES = ("zh-Hans", "zh-Hant", "en")
+DEFAULT_LANGUAGE = "zh-Hans"
+_ALIASES = {
+    "zh": "zh-Hans",
+    "zh-cn": "zh-Hans",
+    "zh-hans": "zh-Hans",
+    "zh-sg": "zh-Hans",
+    "简体": "zh-Hans",
+    "簡體": "zh-Hans",
+    "中文": "zh-Hans",
+    "zh-tw": "zh-Hant",
+    "zh-hk": "zh-Hant",
+    "zh-mo": "zh-Hant",
+    "zh-hant": "zh-Hant",
+    "繁体": "zh-Hant",
+    "繁體": "zh-Hant",
+    "en": "en",
+    "english": "en",
+    "英文": "en",
+    "英语": "en",
+}
+
+
+def normalize_language(code: str | None) -> str | None:
+    """Map a Telegram language_code or a typed name to one of LANGUAGES (None if unknown)."""
+    if not code:
+        return None
+    lowered = code.strip().lower().replace("_", "-")
+    if lowered in _ALIASES:
+        return _ALIASES[lowered]
+    if lowered.startswith("en"):
+        return "en"
+    return None
+
+
+@dataclass(frozen=True)
+class Catalog:
+    singular: dict[str, str]
+    plural: dict[str, tuple[str, ...]]
+
+
+@cache
+def load_catalog(language: str) -> Catalog:
+    """Read one language's `.po` file (cached: catalogs are read-only once loaded)."""
+    folder = language.replace("-", "_")
+    path = resources.files("locales").joinpath(folder, "LC_MESSAGES", "referee.po")
+    with path.open("rb") as handle:
+        catalog = read_po(handle)
+    singular: dict[str, str] = {}
+    plural: dict[str, tuple[str, ...]] = {}
+    for message in catalog:
+        if not message.id or not message.string:
+            continue
+        if isinstance(message.id, tuple):
+            forms = tuple(message.string) if isinstance(message.string, tuple | list) else (message.string,)
+            if all(forms):
+                plural[message.id[0]] = forms
+        elif isinstance(message.string, str):
+            singular[message.id] = message.string
+    return Catalog(singular, plural)
+
+
+@dataclass(frozen=True)
+class Translator:
+    language: str = DEFAULT_LANGUAGE
+
+    def _lookup(self, key: str) -> str | None:
+        for language in (self.language, DEFAULT_LANGUAGE):
+            text = load_catalog(language).singular.get(key)
+            if text is not None:
+                return text
+        return None
+
+    def has(self, key: str) -> bool:
+        return self._lookup(key) is not None
+
+    def t(self, key: str, **params: Any) -> str:
+        """The message for `key` in this language, filled with `params`."""
+        text = self._lookup(key)
+        if text is None:
+            return key
+        try:
+            return text.format(**params)
+        except (KeyError, IndexError):
+            return text
+
+    def n(self, key: str, count: int, **params: Any) -> str:
+        """A message with plural forms; `count` picks the form (English: 1 vs many)."""
+        for language in (self.language, DEFAULT_LANGUAGE):
+            forms = load_catalog(language).plural.get(key)
+            if forms:
+                form = forms[0] if count == 1 or len(forms) == 1 else forms[1]
+                return form.format(count=count, **params)
+        return self.t(key, count=count, **params)
