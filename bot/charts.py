@@ -17,6 +17,7 @@ import matplotlib
 matplotlib.use("Agg")
 from matplotlib import font_manager  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 from bot.ledger import EventRow, NightRow, PaymentRow, Seat  # noqa: E402
 from locales import Translator  # noqa: E402
@@ -88,6 +89,7 @@ def balance_chart(
     if doubled:
         axes.plot([], [], "k*", label=translator.t("chart.doubled_mark"))
     axes.legend(prop={"family": family} if family else None)
+    axes.xaxis.set_major_locator(MaxNLocator(integer=True))
     axes.grid(True, alpha=0.3)
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", bbox_inches="tight")

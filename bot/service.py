@@ -171,7 +171,7 @@ class Referee:
     def _readable(params: dict[str, object], seats: Sequence[Seat]) -> dict[str, object]:
         """Seat numbers in engine errors become names."""
         readable = dict(params)
-        for key in ("seat", "winner", "feeder", "taker"):
+        for key in ("seat", "winner", "feeder", "taker", "dealer"):
             value = readable.get(key)
             if isinstance(value, int) and 0 <= value < len(seats):
                 readable[key] = seats[value].name
@@ -536,7 +536,7 @@ class Referee:
             event = Win(previous.claims + claims, discarder)
         outcome = apply(state, event)
         results = [
-            {"winner": w, "total": s.total, "keys": sorted(s.keys), "self_draw": event.discarder is None or any(c.flags.robbing_gang for c in event.claims)}
+            {"winner": w, "total": s.total, "keys": [item.key for item in s.items], "self_draw": event.discarder is None or any(c.flags.robbing_gang for c in event.claims)}
             for w, s in outcome.scores
         ]
         extra = {"results": results, "doubled": state.doubled}

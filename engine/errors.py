@@ -12,7 +12,7 @@ from typing import Any
 class EngineError(ValueError):
     """Bad input: a wrong tile string, an impossible hand, a bad preset file, an illegal event."""
 
-    def __init__(self, key: str, **params: Any) -> None:
+    def __init__(self, key: str, /, **params: Any) -> None:
         super().__init__(f"{key} {params}" if params else key)
         self.key = key
         self.params: dict[str, Any] = params

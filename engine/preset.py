@@ -218,6 +218,8 @@ def preset_from_dict(raw: Mapping[str, Any]) -> Preset:
     name = reader.take("name", str)
     description = reader.take("description", str, "")
     win = reader.sub("win")
+    zha = win.take("zha", int)
+    small_hu_min_hard = win.take("small_hu_min_hard", int)
     soft = _unit_table(reader.sub("soft"), SOFT_KEYS, all_units)
     patterns = _unit_table(reader.sub("patterns"), PATTERN_KEYS, all_units)
     groups = tuple(tuple(group) for group in win.take("exclusive_groups", list, []))
@@ -273,8 +275,8 @@ def preset_from_dict(raw: Mapping[str, Any]) -> Preset:
     preset = Preset(
         name=name,
         description=description,
-        zha=win.take("zha", int),
-        small_hu_min_hard=win.take("small_hu_min_hard", int),
+        zha=zha,
+        small_hu_min_hard=small_hu_min_hard,
         patterns_mode=mode,
         exclusive_groups=groups,
         soft=MappingProxyType(soft),
