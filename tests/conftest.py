@@ -1,0 +1,27 @@
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from bot.ledger import Ledger
+from bot.service import Referee
+from tests.harness import Table
+
+
+@pytest.fixture
+async def ledger(tmp_path: Path) -> AsyncIterator[Ledger]:
+    opened = await Ledger.open(tmp_path / "ledger.sqlite3")
+    yield opened
+    await opened.close()
+
+
+@pytest.fixture
+def referee(ledger: Ledger, tmp_path: Path) -> Referee:
+    return Referee(ledger, rules_dir=tmp_path, charts_enabled=False)
+
+
+@pytest.fixture
+def table(referee: Referee) -> Table:
+    return Table(referee, "group-1")
