@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from engine.errors import EngineError
+from engine.tiles import HARD_FLOWER_CHARS
 
 
 @dataclass(frozen=True)
@@ -162,6 +163,14 @@ def _looks_like_tiles(token: str) -> bool:
     return True
 
 
+_HAND_CHARS = frozenset("+[]{}()万萬筒饼餅条條") | frozenset(HARD_FLOWER_CHARS)
+
+
+def _hand_like(token: str) -> bool:
+    """Tiles, even malformed ones, so that `0m` is reported as a bad tile, not an unknown player."""
+    return any(c.isdigit() or c in _HAND_CHARS for c in token) or _looks_like_tiles(token)
+
+
 def _int(token: str) -> int | None:
     return int(token) if token.isdigit() else None
 
@@ -265,7 +274,7 @@ def _hu(name: str, raw: str, tokens: list[str], known: Sequence[str], plain: boo
             flowers = int(match.group(1) or match.group(2))
         elif (match := _SOFT.match(token)) is not None:
             soft = int(match.group(1))
-        elif _looks_like_tiles(token) or token[0] in "+[{(":
+        elif _hand_like(token):
             hand.append(token)
         else:
             names.append(token)

@@ -9,8 +9,10 @@ update is recorded once.
 
 from __future__ import annotations
 
+import asyncio
 import json
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -156,6 +158,8 @@ def _event(row: aiosqlite.Row) -> EventRow:
 class Ledger:
     def __init__(self, connection: aiosqlite.Connection) -> None:
         self._db = connection
+        # One connection serves every chat; write transactions take turns so they never nest.
+        self._write_lock = asyncio.Lock()
 
     @classmethod
     async def open(cls, path: str | Path) -> Ledger:
@@ -175,16 +179,11 @@ class Ledger:
             row = await cursor.fetchone()
         version = row[0] if row else 0
         for target in sorted(v for v in _MIGRATIONS if v > version):
-            await self._db.execute("BEGIN IMMEDIATE")
-            try:
+            async with self._transaction():
                 for statement in _MIGRATIONS[target].split(";"):
                     if statement.strip():
                         await self._db.execute(statement)
                 await self._db.execute(f"PRAGMA user_version = {target}")
-                await self._db.commit()
-            except BaseException:
-                await self._db.rollback()
-                raise
 
     async def schema_version(self) -> int:
         async with self._db.execute("PRAGMA user_version") as cursor:
@@ -193,8 +192,17 @@ class Ledger:
 
     # ---- writes (each one transaction) ---------------------------------------------------------
 
-    async def _begin(self) -> None:
-        await self._db.execute("BEGIN IMMEDIATE")
+    @asynccontextmanager
+    async def _transaction(self) -> AsyncIterator[None]:
+        """BEGIN IMMEDIATE ... COMMIT, rolled back on any error, one at a time."""
+        async with self._write_lock:
+            await self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield
+            except BaseException:
+                await self._db.rollback()
+                raise
+            await self._db.commit()
 
     async def _is_recorded(self, update_key: str | None) -> bool:
         if update_key is None:
@@ -219,8 +227,7 @@ class Ledger:
         dealer: int, opened_by: str, raw_text: str, update_key: str | None,
     ) -> int:
         """Create a night and its `open` event; raises DuplicateUpdate for a repeated update."""
-        await self._begin()
-        try:
+        async with self._transaction():
             if await self._is_recorded(update_key):
                 raise DuplicateUpdate(update_key)
             cursor = await self._db.execute(
@@ -231,10 +238,6 @@ class Ledger:
             assert cursor.lastrowid is not None
             night_id = cursor.lastrowid
             await self._insert_event(chat_id, night_id, 1, "open", None, "{}", raw_text, opened_by, update_key, None)
-            await self._db.commit()
-        except BaseException:
-            await self._db.rollback()
-            raise
         return night_id
 
     async def append(
@@ -243,8 +246,7 @@ class Ledger:
     ) -> list[int]:
         """Record a command's events and their payments atomically (the update key goes on the first);
         raises DuplicateUpdate if that update was recorded before."""
-        await self._begin()
-        try:
+        async with self._transaction():
             if await self._is_recorded(update_key):
                 raise DuplicateUpdate(update_key)
             ids: list[int] = []
@@ -262,22 +264,13 @@ class Ledger:
                     ],
                 )
                 ids.append(event_id)
-            await self._db.commit()
-        except BaseException:
-            await self._db.rollback()
-            raise
         return ids
 
     async def set_setting(self, chat_id: str, key: str, value: str) -> None:
-        await self._begin()
-        try:
+        async with self._transaction():
             await self._db.execute(
                 "INSERT INTO chat_settings (chat_id, key, value) VALUES (?, ?, ?)", (chat_id, key, value)
             )
-            await self._db.commit()
-        except BaseException:
-            await self._db.rollback()
-            raise
 
     # ---- reads ---------------------------------------------------------------------------------
 

@@ -123,16 +123,17 @@ class Referee:
             return None
         try:
             response = await handler(context)
-        except Refusal as refusal:
-            response = Response(refusal.replies, language)
-        except WinRefused as refused:
-            response = Response(self._refused_win(context, refused), language)
-        except EngineError as error:
-            if command.plain and incoming.text.strip()[:1].isascii():
-                return None  # an English word that merely starts a chat message: stay quiet
-            response = Response((Reply(error.key, self._readable(error.params, seats)),), language)
         except DuplicateUpdate:
             return Response((), language)
+        except (Refusal, EngineError) as error:
+            if command.plain and incoming.text.strip()[:1].isascii():
+                return None  # an English word that merely starts a chat message: stay quiet
+            if isinstance(error, Refusal):
+                response = Response(error.replies, language)
+            elif isinstance(error, WinRefused):
+                response = Response(self._refused_win(context, error), language)
+            else:
+                response = Response((Reply(error.key, self._readable(error.params, seats)),), language)
         if command.name != "summary":
             self._pending_close.discard(incoming.chat_id)
         return response
