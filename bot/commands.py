@@ -148,7 +148,12 @@ def _tokens(text: str) -> list[str]:
     return [t for t in re.split(r"[\s,，、]+", text.strip()) if t]
 
 
+SEAT_TOKEN = re.compile(r"^#[0-3]$")  # a seat by number: what buttons send, to keep callback data short
+
+
 def _is_name(token: str, known: Sequence[str]) -> bool:
+    if SEAT_TOKEN.match(token):
+        return True
     folded = token.lstrip("@").casefold()
     return any(folded == name.casefold() for name in known)
 

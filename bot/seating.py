@@ -56,6 +56,8 @@ def player_list(seats: Sequence[Seat]) -> str:
 
 def resolve(seats: Sequence[Seat], token: str) -> int:
     """A typed name (`Bob`, `@bob`) to a seat; unknown or ambiguous names list the seated players."""
+    if len(token) == 2 and token[0] == "#" and token[1] in "0123" and seats[int(token[1])].name:
+        return int(token[1])
     folded = token.lstrip("@").casefold()
     hits = [
         index

@@ -366,7 +366,7 @@ class Referee:
         for token in command.names:
             user = mentioned.get(token.lstrip("@").casefold()) or by_name.get(token.casefold())
             if user is not None and not user.by_name:
-                seats.append(Seat(user.name, user.id, user.username))
+                seats.append(Seat(user.name, user.id or None, user.username))
             else:
                 seats.append(Seat(token.lstrip("@")))
         if len(seats) > SEATS:
@@ -433,9 +433,15 @@ class Referee:
         outcome = apply(state, event)
         return await self._record(context, event, outcome)
 
+    def _ask(self, context: Context, question: Reply, choices: tuple[Choice, ...]) -> Response:
+        """A question answered by buttons; they carry this night and hand so stale ones are refused."""
+        night = context.night
+        hand = self._state(context).hand_no if night is not None else None
+        return Response((question,), context.language, choices=choices, night_id=night.id if night else None, hand_no=hand)
+
     def _choices_for(self, context: Context, verb: str, exclude: int | None) -> tuple[Choice, ...]:
         return tuple(
-            Choice(Reply("button.player", {"name": seat.name}), f"/{verb} {seat.name}")
+            Choice(Reply("button.player", {"name": seat.name}), f"/{verb} #{index}")
             for index, seat in enumerate(context.seats)
             if index != exclude and seat.name
         )
@@ -445,7 +451,7 @@ class Referee:
         names = context.command.names
         if not names:
             me = seat_of(context.seats, context.incoming.speaker)
-            return Response((Reply("pong.who_fed"),), context.language, choices=self._choices_for(context, "pong", me))
+            return self._ask(context, Reply("pong.who_fed"), self._choices_for(context, "pong", me))
         if len(names) > 2:
             raise Refusal(Reply("command.too_many_names", {"names": " ".join(names)}))
         actor = self._actor(context, names[:-1])
@@ -464,7 +470,7 @@ class Referee:
                     Choice(Reply("button.added_gang"), "/gang add"),
                     Choice(Reply("button.concealed_gang"), "/gang self"),
                 )
-                return Response((Reply("gang.which"),), context.language, choices=choices)
+                return self._ask(context, Reply("gang.which"), choices)
             if len(names) > 2:
                 raise Refusal(Reply("command.too_many_names", {"names": " ".join(names)}))
             actor = self._actor(context, names[:-1])
@@ -486,11 +492,11 @@ class Referee:
         command = context.command
         if not command.names:
             choices = tuple(
-                Choice(Reply(f"button.{kind}", {"name": seat.name}), f"/penalty {word} {seat.name}")
+                Choice(Reply(f"button.{kind}", {"name": seat.name}), f"/penalty {word} #{index}")
                 for kind, word in (("penalty_follow", "follow"), ("penalty_four", "four"))
-                for seat in context.seats
+                for index, seat in enumerate(context.seats)
             )
-            return Response((Reply("penalty.who"),), context.language, choices=choices)
+            return self._ask(context, Reply("penalty.who"), choices)
         if len(command.names) > 1:
             raise Refusal(Reply("command.too_many_names", {"names": " ".join(command.names)}))
         offender = resolve(context.seats, command.names[0])
@@ -510,7 +516,7 @@ class Referee:
         if not command.names and not command.self_draw and not command.hand_text and not command.declared:
             me = seat_of(context.seats, context.incoming.speaker)
             choices = (Choice(Reply("button.self_draw"), "/hu self"),) + self._choices_for(context, "hu", me)
-            return Response((Reply("hu.how"),), context.language, choices=choices)
+            return self._ask(context, Reply("hu.how"), choices)
         robbing = "robbing_gang" in command.flags
         names = list(command.names)
         if command.self_draw and not robbing:

@@ -1,0 +1,183 @@
+"""A small fake Telegram Bot API server for offline end-to-end tests (aiohttp on 127.0.0.1).
+
+It serves the methods the bot uses, records every call with its decoded parameters, and hands out
+queued updates to getUpdates. PTB posts url-encoded or multipart forms whose nested fields are JSON.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import web
+
+BOT_USER = {"id": 999, "is_bot": True, "first_name": "Referee", "username": "referee_bot"}
+LONG_POLL_CAP = 0.2  # seconds: keeps shutdown quick
+
+
+@dataclass
+class Call:
+    method: str
+    params: dict[str, Any]
+
+
+def user(user_id: int, name: str) -> dict[str, Any]:
+    return {"id": user_id, "is_bot": False, "first_name": name, "username": name.lower(), "language_code": "zh-hans"}
+
+
+@dataclass
+class FakeTelegram:
+    calls: list[Call] = field(default_factory=list)
+    updates: list[dict[str, Any]] = field(default_factory=list)
+    admins: dict[int, list[int]] = field(default_factory=dict)
+    next_update_id: int = 1
+    next_message_id: int = 1000
+    base_url: str = ""
+    _runner: web.AppRunner | None = None
+    _new_update: asyncio.Event = field(default_factory=asyncio.Event)
+
+    async def start(self) -> None:
+        app = web.Application()
+        app.router.add_route("POST", "/bot{token}/{method}", self._handle)
+        self._runner = web.AppRunner(app)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        self.base_url = f"http://127.0.0.1:{port}"
+
+    async def stop(self) -> None:
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+    # ---- what tests do -------------------------------------------------------------------------
+
+    def message(self, chat_id: int, sender: dict[str, Any], text: str, **extra: Any) -> int:
+        """Queue a text message; returns its update id."""
+        self.next_message_id += 1
+        entities = []
+        if text.startswith("/"):
+            entities.append({"type": "bot_command", "offset": 0, "length": len(text.split()[0])})
+        position = 0
+        for word in text.split(" "):
+            if word.startswith("@"):
+                entities.append({"type": "mention", "offset": len(text[:position].encode("utf-16-le")) // 2, "length": len(word)})
+            position += len(word) + 1
+        chat = {"id": chat_id, "type": "private" if chat_id > 0 else "supergroup", "title": "Table"}
+        message = {"message_id": self.next_message_id, "date": int(time.time()), "chat": chat, "from": sender, "text": text}
+        if entities:
+            message["entities"] = entities
+        message.update(extra)
+        return self._queue({"message": message})
+
+    def press(self, sender: dict[str, Any], sent: Call, data: str) -> int:
+        """Queue a button press on a message the bot sent."""
+        result = sent.params["_result"]
+        return self._queue({"callback_query": {"id": f"cb{self.next_update_id}", "from": sender, "chat_instance": "ci", "data": data, "message": result}})
+
+    def raw(self, update: dict[str, Any]) -> int:
+        """Queue an update exactly as given (a repeated update keeps its id)."""
+        self.updates.append(update)
+        self._new_update.set()
+        return int(update["update_id"])
+
+    def _queue(self, body: dict[str, Any]) -> int:
+        update = {"update_id": self.next_update_id, **body}
+        self.next_update_id += 1
+        return self.raw(update)
+
+    def sent(self, method: str = "sendMessage", chat_id: int | None = None) -> list[Call]:
+        return [
+            c for c in self.calls
+            if c.method == method and (chat_id is None or int(c.params.get("chat_id", 0)) == chat_id)
+        ]
+
+    def texts(self, chat_id: int | None = None) -> list[str]:
+        return [str(c.params.get("text", c.params.get("caption", ""))) for c in self.calls
+                if c.method in ("sendMessage", "sendPhoto") and (chat_id is None or int(c.params["chat_id"]) == chat_id)]
+
+    async def wait_for(self, condition: Callable[[], bool], timeout: float = 15.0) -> None:
+        deadline = time.monotonic() + timeout
+        while not condition():
+            if time.monotonic() > deadline:
+                raise TimeoutError("the bot did not answer in time")
+            await asyncio.sleep(0.02)
+
+    async def settle(self, update_id: int, timeout: float = 15.0) -> None:
+        """Wait until the bot has fetched past `update_id` and gone quiet."""
+        await self.wait_for(lambda: self._confirmed > update_id, timeout)
+        count = -1
+        while count != len(self.calls):
+            count = len(self.calls)
+            await asyncio.sleep(0.15)
+
+    _confirmed: int = 0
+
+    # ---- the API -------------------------------------------------------------------------------
+
+    async def _params(self, request: web.Request) -> dict[str, Any]:
+        params: dict[str, Any] = {}
+        if request.content_type == "application/json":
+            params = await request.json()
+        else:
+            form = await request.post()
+            for key, value in form.items():
+                if isinstance(value, web.FileField) or hasattr(value, "file"):
+                    params[key] = {"filename": value.filename, "size": len(value.file.read())}  # type: ignore[union-attr]
+                    continue
+                try:
+                    params[key] = json.loads(value) if isinstance(value, str) and value[:1] in "[{" else value
+                except json.JSONDecodeError:
+                    params[key] = value
+        return params
+
+    def _message_result(self, params: dict[str, Any], **fields: Any) -> dict[str, Any]:
+        self.next_message_id += 1
+        chat_id = int(params["chat_id"])
+        chat = {"id": chat_id, "type": "private" if chat_id > 0 else "supergroup", "title": "Table"}
+        result = {"message_id": self.next_message_id, "date": int(time.time()), "chat": chat, "from": BOT_USER, **fields}
+        if "reply_markup" in params:
+            result["reply_markup"] = params["reply_markup"]
+        return result
+
+    async def _handle(self, request: web.Request) -> web.Response:
+        method = request.match_info["method"]
+        params = await self._params(request)
+        result: Any = True
+        if method == "getMe":
+            result = {**BOT_USER, "can_join_groups": True, "can_read_all_group_messages": True, "supports_inline_queries": False}
+        elif method == "getUpdates":
+            offset = int(params.get("offset", 0) or 0)
+            self._confirmed = max(self._confirmed, offset)
+            pending = [u for u in self.updates if u["update_id"] >= offset]
+            if not pending:
+                self._new_update.clear()
+                try:
+                    await asyncio.wait_for(self._new_update.wait(), LONG_POLL_CAP)
+                except TimeoutError:
+                    pass
+                pending = [u for u in self.updates if u["update_id"] >= offset]
+            result = pending
+        elif method == "sendMessage":
+            result = self._message_result(params, text=params.get("text", ""))
+        elif method == "editMessageText":
+            result = self._message_result(params, text=params.get("text", ""))
+        elif method == "sendPhoto":
+            result = self._message_result(params, photo=[{"file_id": "p", "file_unique_id": "p", "width": 1, "height": 1}], caption=params.get("caption", ""))
+        elif method == "sendDocument":
+            result = self._message_result(params, document={"file_id": "d", "file_unique_id": "d"})
+        elif method == "getChatAdministrators":
+            chat_id = int(params["chat_id"])
+            result = [{"status": "administrator", "user": user(uid, f"admin{uid}"), "can_be_edited": False, "is_anonymous": False,
+                       "can_manage_chat": True, "can_delete_messages": True, "can_manage_video_chats": True, "can_restrict_members": True,
+                       "can_promote_members": False, "can_change_info": True, "can_invite_users": True, "can_post_stories": False,
+                       "can_edit_stories": False, "can_delete_stories": False} for uid in self.admins.get(chat_id, [])]
+        elif method not in ("deleteWebhook", "setMyCommands", "answerCallbackQuery", "close", "logOut"):
+            return web.json_response({"ok": False, "error_code": 400, "description": f"fake: {method} not served"})
+        if method != "getUpdates":
+            self.calls.append(Call(method, {**params, "_result": result}))
+        return web.json_response({"ok": True, "result": result})

@@ -1,0 +1,202 @@
+"""The referee in a (fake) Telegram group, end to end through PTB's real HTTP stack, no network."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.ledger import Ledger
+from bot.telegram_app import build_application
+from tests.fake_telegram import FakeTelegram, user
+
+GROUP, OTHER_GROUP = -100111, -100222
+ALICE, BOB, CAROL, DAVE, EVE = (user(i, n) for i, n in enumerate(("Alice", "Bob", "Carol", "Dave", "Eve"), start=1))
+
+
+@pytest.fixture
+async def fake() -> AsyncIterator[FakeTelegram]:
+    server = FakeTelegram()
+    await server.start()
+    yield server
+    await server.stop()
+
+
+class Running:
+    def __init__(self, fake: FakeTelegram, db: Path) -> None:
+        self.fake = fake
+        self.application = build_application("123:TEST", str(db), fake.base_url)
+
+    async def __aenter__(self) -> Running:
+        await self.application.initialize()
+        await self.application.post_init(self.application)  # type: ignore[misc]
+        assert self.application.updater is not None
+        await self.application.updater.start_polling(poll_interval=0.0, timeout=1, drop_pending_updates=False)
+        await self.application.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        assert self.application.updater is not None
+        await self.application.updater.stop()
+        await self.application.stop()
+        await self.application.post_shutdown(self.application)  # type: ignore[misc]
+        await self.application.shutdown()
+
+    async def say(self, sender: dict[str, Any], text: str, chat: int = GROUP, **extra: Any) -> str:
+        before = len(self.fake.calls)
+        await self.fake.settle(self.fake.message(chat, sender, text, **extra))
+        return "\n".join(
+            str(c.params.get("text", c.params.get("caption", "")))
+            for c in self.fake.calls[before:]
+            if c.method in ("sendMessage", "sendPhoto")
+        )
+
+    async def press(self, sender: dict[str, Any], data: str) -> str:
+        keyboard = [c for c in self.fake.calls if "reply_markup" in c.params][-1]
+        before = len(self.fake.calls)
+        await self.fake.settle(self.fake.press(sender, keyboard, data))
+        return "\n".join(str(c.params.get("text", "")) for c in self.fake.calls[before:] if c.method in ("sendMessage", "answerCallbackQuery"))
+
+
+def buttons(fake: FakeTelegram) -> dict[str, str]:
+    markup = [c for c in fake.calls if "reply_markup" in c.params][-1].params["reply_markup"]
+    return {b["text"]: b["callback_data"] for row in markup["inline_keyboard"] for b in row}
+
+
+async def balances(db: Path, chat: str = f"tg:{GROUP}") -> list[int]:
+    ledger = await Ledger.open(db)
+    try:
+        night = await ledger.latest_night(chat)
+        assert night is not None
+        return (await ledger.balances(night.id))[0]
+    finally:
+        await ledger.close()
+
+
+async def test_a_whole_night_in_a_group(fake: FakeTelegram, tmp_path: Path) -> None:
+    db = tmp_path / "tg.sqlite3"
+    async with Running(fake, db) as bot:
+        assert fake.sent("setMyCommands")
+        out = await bot.say(ALICE, "/new@referee_bot @alice @bob @carol @dave preset=nanjing")
+        assert "第 1 局开始" in out
+        # a pong by buttons: /pong, then tap the feeder
+        assert "碰了谁的牌" in await bot.say(BOB, "/pong")
+        assert "✅" in await bot.press(BOB, buttons(fake)["carol"])
+        await bot.say(BOB, "碰 dave")
+        await bot.say(CAROL, "暗杠 3m")
+        await bot.say(ALICE, "罚 跟牌 dave")
+        out = await bot.say(BOB, "胡 carol 11p 567s 79s [EEE] [444p] +8s 花4")
+        assert "合计 34 花" in out
+        board = await bot.say(EVE, "/score")
+        assert "bob：41" in board and "比下胡 ×2" in board
+        undo = await bot.say(ALICE, "/undo")
+        assert "撤销了" in undo
+        summary = await bot.say(DAVE, "/summary")
+        assert "结算" in summary and fake.sent("sendPhoto")
+        assert fake.sent("editMessageText"), "the live scoreboard is edited, not re-sent"
+    # after undoing the win: 暗杠 3 each to Carol, 跟牌 Dave pays 10 to each
+    assert await balances(db) == [10 - 3, 10 - 3, 10 + 9, -30 - 3]
+
+
+async def test_an_outsider_cannot_record_and_nothing_changes(fake: FakeTelegram, tmp_path: Path) -> None:
+    db = tmp_path / "tg.sqlite3"
+    async with Running(fake, db) as bot:
+        await bot.say(ALICE, "/new @alice @bob @carol @dave")
+        out = await bot.say(EVE, "/hu self 123m456m789m234p5p+5p flowers=2")
+        assert "只有在座的玩家" in out
+        assert "📋" in await bot.say(EVE, "/score")  # anyone may ask
+    assert await balances(db) == [0, 0, 0, 0]
+
+
+async def test_a_chat_admin_may_record_for_the_table(fake: FakeTelegram, tmp_path: Path) -> None:
+    db = tmp_path / "tg.sqlite3"
+    fake.admins[GROUP] = [5]
+    async with Running(fake, db) as bot:
+        await bot.say(ALICE, "/new @alice @bob @carol @dave")
+        assert "✅" in await bot.say(EVE, "/gang carol bob 5s")
+    assert await balances(db) == [0, -6, 6, 0]
+
+
+async def test_two_groups_in_parallel_and_a_repeated_update(fake: FakeTelegram, tmp_path: Path) -> None:
+    db = tmp_path / "tg.sqlite3"
+    async with Running(fake, db) as bot:
+        await bot.say(ALICE, "/new @alice @bob @carol @dave")
+        await bot.say(ALICE, "/new @alice @bob @carol @dave", chat=OTHER_GROUP)
+        first = fake.message(GROUP, CAROL, "/gang self")
+        fake.message(OTHER_GROUP, BOB, "/flowergang")
+        repeated = next(u for u in fake.updates if u["update_id"] == first)
+        fake.raw({**repeated, "update_id": fake.next_update_id})  # the same message delivered again
+        fake.next_update_id += 1
+        await fake.settle(fake.next_update_id - 1)
+    assert await balances(db) == [-3, -3, 9, -3]
+    assert await balances(db, f"tg:{OTHER_GROUP}") == [-6, 18, -6, -6]
+
+
+async def test_a_stale_button_is_refused(fake: FakeTelegram, tmp_path: Path) -> None:
+    db = tmp_path / "tg.sqlite3"
+    async with Running(fake, db) as bot:
+        await bot.say(ALICE, "/new @alice @bob @carol @dave")
+        await bot.say(BOB, "/pong")
+        stale = buttons(fake)["carol"]
+        await bot.say(ALICE, "/draw")  # the hand moves on
+        keyboard = [c for c in fake.calls if "reply_markup" in c.params][-1]
+        await fake.settle(fake.press(BOB, keyboard, stale))
+        answers = fake.sent("answerCallbackQuery")
+        assert answers and "过期" in str(answers[-1].params.get("text"))
+    assert await balances(db) == [0, 0, 0, 0]
+
+
+async def test_a_restarted_bot_continues_the_night(fake: FakeTelegram, tmp_path: Path) -> None:
+    db = tmp_path / "tg.sqlite3"
+    async with Running(fake, db) as bot:
+        await bot.say(ALICE, "/new @alice @bob @carol @dave")
+        await bot.say(BOB, "/pong carol 7p")
+    async with Running(fake, db) as bot:
+        await bot.say(BOB, "补杠 7p")
+    assert await balances(db) == [0, 6, -6, 0]
+
+
+async def test_private_chat_never_touches_a_group(fake: FakeTelegram, tmp_path: Path) -> None:
+    db = tmp_path / "tg.sqlite3"
+    async with Running(fake, db) as bot:
+        await bot.say(ALICE, "/new @alice @bob @carol @dave")
+        await bot.say(CAROL, "/gang self 3m")
+        assert "私聊里不能记分" in await bot.say(ALICE, "/new @alice @bob @carol @dave", chat=1)
+        mine = await bot.say(CAROL, "/me", chat=3)
+        assert mine and not any(name in mine for name in ("alice", "bob", "dave"))
+    assert await balances(db) == [-3, -3, 9, -3]
+
+
+def test_python_m_bot_runs_against_the_fake_server_and_stops_on_sigint(tmp_path: Path) -> None:
+    import asyncio
+
+    async def scenario() -> list[str]:
+        fake = FakeTelegram()
+        await fake.start()
+        root = Path(__file__).resolve().parent.parent
+        env = {**os.environ, "TELEGRAM_BOT_TOKEN": "123:TEST", "TELEGRAM_BASE_URL": fake.base_url,
+               "REFEREE_DB": str(tmp_path / "sub.sqlite3"), "PYTHONPATH": str(root)}
+        process = subprocess.Popen([sys.executable, "-m", "bot"], cwd=root, env=env, stderr=subprocess.PIPE, text=True)
+        try:
+            fake.message(GROUP, ALICE, "/new @alice @bob @carol @dave")
+            await fake.wait_for(lambda: bool(fake.sent("sendMessage")), timeout=30)
+        finally:
+            process.send_signal(signal.SIGINT)
+            started = time.monotonic()
+            while process.poll() is None and time.monotonic() - started < 20:
+                await asyncio.sleep(0.1)
+            if process.poll() is None:
+                process.kill()
+            await fake.stop()
+        assert process.returncode == 0, process.stderr.read() if process.stderr else ""
+        return fake.texts()
+
+    texts = asyncio.run(scenario())
+    assert any("第 1 局开始" in t for t in texts)
