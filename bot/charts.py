@@ -15,12 +15,12 @@ from importlib import resources
 import matplotlib
 
 matplotlib.use("Agg")
-from matplotlib import font_manager  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-from matplotlib.ticker import MaxNLocator  # noqa: E402
+from matplotlib import font_manager
+from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
-from bot.ledger import EventRow, NightRow, PaymentRow, Seat  # noqa: E402
-from locales import Translator  # noqa: E402
+from bot.ledger import EventRow, NightRow, PaymentRow, Seat
+from locales import Translator
 
 CJK_FONT_FILES = ("NotoSansCJKsc-Regular.otf",)
 
@@ -73,7 +73,6 @@ def balance_chart(
     points = cumulative_by_hand(events, payments)
     figure = Figure(figsize=(8, 4.5), dpi=100)
     axes = figure.subplots()
-    font = {"family": family} if family else {}
     hands = [hand for hand, _ in points]
     doubled = doubled_hands(events)
     for seat in range(4):
@@ -83,9 +82,10 @@ def balance_chart(
         if marked:
             axes.scatter([h for h, _ in marked], [v for _, v in marked], marker="*", s=120, zorder=3)
     axes.axhline(0, color="grey", linewidth=0.8)
-    axes.set_title(translator.t("chart.title", night=night.id), **font)
-    axes.set_xlabel(translator.t("chart.hand_axis"), **font)
-    axes.set_ylabel(translator.t("chart.balance_axis"), **font)
+    fontdict = {"family": family} if family else None
+    axes.set_title(translator.t("chart.title", night=night.id), fontdict=fontdict)
+    axes.set_xlabel(translator.t("chart.hand_axis"), fontdict=fontdict)
+    axes.set_ylabel(translator.t("chart.balance_axis"), fontdict=fontdict)
     if doubled:
         axes.plot([], [], "k*", label=translator.t("chart.doubled_mark"))
     axes.legend(prop={"family": family} if family else None)

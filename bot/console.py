@@ -54,7 +54,12 @@ class Console:
         if not line.strip() or line.lstrip().startswith("#"):
             return None
         name, text = split_speaker(line)
-        speaker = Speaker(id=name or await self._first_player(), name=name or await self._first_player(), by_name=True, language=self.language)
+        speaker = Speaker(
+            id=name or await self._first_player(),
+            name=name or await self._first_player(),
+            by_name=True,
+            language=self.language,
+        )
         if speaker.name == "console":
             speaker = Speaker(id="console", name="console", by_name=True, is_admin=True, language=self.language)
         response = await self.referee.handle(Incoming(self.chat_id, speaker, text))

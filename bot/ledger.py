@@ -143,15 +143,30 @@ def _seats_json(seats: Sequence[Seat]) -> str:
 def _night(row: aiosqlite.Row) -> NightRow:
     seats = tuple(Seat(**s) for s in json.loads(row["players"]))
     return NightRow(
-        row["id"], row["chat_id"], row["preset_name"], row["preset_json"], row["stake_cents"], seats,
-        row["dealer"], row["opened_by"], row["created_at"],
+        row["id"],
+        row["chat_id"],
+        row["preset_name"],
+        row["preset_json"],
+        row["stake_cents"],
+        seats,
+        row["dealer"],
+        row["opened_by"],
+        row["created_at"],
     )
 
 
 def _event(row: aiosqlite.Row) -> EventRow:
     return EventRow(
-        row["id"], row["night_id"], row["hand_no"], row["kind"], row["actor"], row["payload"],
-        row["raw_text"], row["speaker"], row["reverses"], row["created_at"],
+        row["id"],
+        row["night_id"],
+        row["hand_no"],
+        row["kind"],
+        row["actor"],
+        row["payload"],
+        row["raw_text"],
+        row["speaker"],
+        row["reverses"],
+        row["created_at"],
     )
 
 
@@ -211,8 +226,17 @@ class Ledger:
             return await cursor.fetchone() is not None
 
     async def _insert_event(
-        self, chat_id: str, night_id: int, hand_no: int, kind: str, actor: int | None, payload: str,
-        raw_text: str, speaker: str, update_key: str | None, reverses: int | None,
+        self,
+        chat_id: str,
+        night_id: int,
+        hand_no: int,
+        kind: str,
+        actor: int | None,
+        payload: str,
+        raw_text: str,
+        speaker: str,
+        update_key: str | None,
+        reverses: int | None,
     ) -> int:
         cursor = await self._db.execute(
             "INSERT INTO events (chat_id, night_id, hand_no, kind, actor, payload, raw_text, speaker,"
@@ -223,8 +247,16 @@ class Ledger:
         return cursor.lastrowid
 
     async def open_night(
-        self, chat_id: str, seats: Sequence[Seat], preset_name: str, preset_json: str, stake_cents: int,
-        dealer: int, opened_by: str, raw_text: str, update_key: str | None,
+        self,
+        chat_id: str,
+        seats: Sequence[Seat],
+        preset_name: str,
+        preset_json: str,
+        stake_cents: int,
+        dealer: int,
+        opened_by: str,
+        raw_text: str,
+        update_key: str | None,
     ) -> int:
         """Create a night and its `open` event; raises DuplicateUpdate for a repeated update."""
         async with self._transaction():
@@ -241,8 +273,14 @@ class Ledger:
         return night_id
 
     async def append(
-        self, chat_id: str, night_id: int, speaker: str, raw_text: str, update_key: str | None,
-        stake_cents: int, events: Sequence[NewEvent],
+        self,
+        chat_id: str,
+        night_id: int,
+        speaker: str,
+        raw_text: str,
+        update_key: str | None,
+        stake_cents: int,
+        events: Sequence[NewEvent],
     ) -> list[int]:
         """Record a command's events and their payments atomically (the update key goes on the first);
         raises DuplicateUpdate if that update was recorded before."""
@@ -252,8 +290,16 @@ class Ledger:
             ids: list[int] = []
             for index, new in enumerate(events):
                 event_id = await self._insert_event(
-                    chat_id, night_id, new.hand_no, new.kind, new.actor, new.payload, raw_text, speaker,
-                    update_key if index == 0 else None, new.reverses,
+                    chat_id,
+                    night_id,
+                    new.hand_no,
+                    new.kind,
+                    new.actor,
+                    new.payload,
+                    raw_text,
+                    speaker,
+                    update_key if index == 0 else None,
+                    new.reverses,
                 )
                 await self._db.executemany(
                     "INSERT INTO payments (event_id, night_id, payer, payee, amount, money_cents, reason)"

@@ -8,6 +8,7 @@ front end both call this and only this.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
@@ -17,7 +18,7 @@ from pathlib import Path
 from bot import charts, export
 from bot.codec import EVENT_KINDS, decode_event, encode_event, event_kind
 from bot.commands import SPEC_BY_NAME, Command, parse
-from bot.ledger import DuplicateUpdate, EventRow, Ledger, NewEvent, NightRow, Seat
+from bot.ledger import DuplicateUpdate, EventRow, Ledger, NewEvent, NightRow, PaymentRow, Seat
 from bot.replies import Attachment, Choice, Reply, Response
 from bot.seating import Speaker, may_record, player_list, resolve, seat_of, seated_names, seats_now
 from bot.views import (
@@ -36,6 +37,7 @@ from engine.errors import EngineError
 from engine.hand import MeldKind
 from engine.notation import parse_hand_parts, parse_tile
 from engine.preset import PRESET_NAMES, Preset, preset_from_dict, resolved_builtin, resolved_text
+from engine.scoring import Item
 from engine.settlement import Payment, refund
 from engine.table import (
     Draw,
@@ -206,14 +208,16 @@ class Referee:
         cached = self._tables.get(night.id)
         if cached and cached[0] == last:
             return cached[1]
-        if cached and all(e.kind in EVENT_KINDS or e.kind in ("join", "close", "reopen", "open") for e in context.events if e.id > cached[0]):
+        if cached and all(
+            e.kind in EVENT_KINDS or e.kind in ("join", "close", "reopen", "open")
+            for e in context.events
+            if e.id > cached[0]
+        ):
             state = cached[1]
             for event in (e for e in context.events if e.id > cached[0]):
                 if event.kind in EVENT_KINDS:
-                    try:
+                    with contextlib.suppress(EngineError):
                         state = apply(state, decode_event(event.kind, event.payload)).state
-                    except EngineError:
-                        pass
         else:
             state = self._replay(night, context.events)
         self._tables[night.id] = (last, state)
@@ -246,7 +250,11 @@ class Referee:
     # ---- recording -----------------------------------------------------------------------------
 
     async def _record(
-        self, context: Context, event: Event, outcome: Outcome, extra_payload: dict[str, object] | None = None,
+        self,
+        context: Context,
+        event: Event,
+        outcome: Outcome,
+        extra_payload: dict[str, object] | None = None,
         undo_first: EventRow | None = None,
     ) -> Response:
         night = context.night
@@ -258,13 +266,37 @@ class Referee:
         actor = getattr(event, "actor", getattr(event, "offender", None))
         new_events: list[NewEvent] = []
         if undo_first is not None:
-            undo_payments = tuple(refund([self._as_payment(p) for p in await self.ledger.payments_of(undo_first.id)], "undo"))
-            new_events.append(NewEvent(undo_first.hand_no, "undo", None, json.dumps({"target": undo_first.id}), undo_payments, undo_first.id))
-        new_events.append(NewEvent(state.hand_no if undo_first is None else undo_first.hand_no, event_kind(event), actor, payload, outcome.payments))
+            undo_payments = tuple(
+                refund([self._as_payment(p) for p in await self.ledger.payments_of(undo_first.id)], "undo")
+            )
+            new_events.append(
+                NewEvent(
+                    undo_first.hand_no,
+                    "undo",
+                    None,
+                    json.dumps({"target": undo_first.id}),
+                    undo_payments,
+                    undo_first.id,
+                )
+            )
+        new_events.append(
+            NewEvent(
+                state.hand_no if undo_first is None else undo_first.hand_no,
+                event_kind(event),
+                actor,
+                payload,
+                outcome.payments,
+            )
+        )
         incoming = context.incoming
         ids = await self.ledger.append(
-            incoming.chat_id, night.id, incoming.speaker.name, incoming.text.strip(), incoming.update_key,
-            night.stake_cents, new_events,
+            incoming.chat_id,
+            night.id,
+            incoming.speaker.name,
+            incoming.text.strip(),
+            incoming.update_key,
+            night.stake_cents,
+            new_events,
         )
         self._tables[night.id] = (ids[-1], outcome.state)
         rows = [p for p in await self.ledger.payments_of(ids[-1])]
@@ -277,20 +309,30 @@ class Referee:
         replies.extend(payment_lines(rows, context.seats, preset))
         replies.extend(Reply(n.key, self._readable(n.params, context.seats)) for n in outcome.notices)
         board = await self._board(night, context.seats, outcome.state)
-        return Response(tuple(replies), context.language, recorded=True, night_id=night.id, hand_no=outcome.state.hand_no, scoreboard=board)
+        return Response(
+            tuple(replies),
+            context.language,
+            recorded=True,
+            night_id=night.id,
+            hand_no=outcome.state.hand_no,
+            scoreboard=board,
+        )
 
     @staticmethod
-    def _as_payment(row: object) -> Payment:
-        return Payment(row.payer, row.payee, row.amount, row.reason)  # type: ignore[attr-defined]
+    def _as_payment(row: PaymentRow) -> Payment:
+        return Payment(row.payer, row.payee, row.amount, row.reason)
 
     async def _board(self, night: NightRow, seats: Sequence[Seat], state: TableState) -> Reply:
         amounts, money = await self.ledger.balances(night.id)
         return scoreboard(seats, state, amounts, money)
 
     @staticmethod
-    def _breakdown(winner: str, items: Sequence[object], total: int) -> Reply:
+    def _breakdown(winner: str, items: Sequence[Item], total: int) -> Reply:
         lines = [
-            Reply("score.item", {"name": Reply(f"unit.{i.key}"), "count": f" ×{i.count}" if i.count > 1 else "", "flowers": i.flowers})  # type: ignore[attr-defined]
+            Reply(
+                "score.item",
+                {"name": Reply(f"unit.{i.key}"), "count": f" ×{i.count}" if i.count > 1 else "", "flowers": i.flowers},
+            )
             for i in items
         ]
         return Reply("score.breakdown", {"winner": winner, "items": lines, "total": total})
@@ -312,9 +354,14 @@ class Referee:
             return tile_name(value) if value is not None else ""
 
         if isinstance(event, Pong):
-            return Reply("what.pong", {"actor": who(event.actor), "feeder": who(event.feeder), "tile": tile(event.tile)})
+            return Reply(
+                "what.pong", {"actor": who(event.actor), "feeder": who(event.feeder), "tile": tile(event.tile)}
+            )
         if isinstance(event, Gang):
-            return Reply(f"what.{event.kind.value}", {"actor": who(event.actor), "feeder": who(event.feeder), "tile": tile(event.tile)})
+            return Reply(
+                f"what.{event.kind.value}",
+                {"actor": who(event.actor), "feeder": who(event.feeder), "tile": tile(event.tile)},
+            )
         if isinstance(event, FlowerGang):
             return Reply("what.flower_gang", {"actor": who(event.actor)})
         if isinstance(event, Penalty):
@@ -324,7 +371,10 @@ class Referee:
             if event.discarder is None:
                 return Reply("what.self_draw", {"winners": winners})
             robbing = any(c.flags.robbing_gang for c in event.claims)
-            return Reply("what.robbing" if robbing else "what.discard_win", {"winners": winners, "discarder": who(event.discarder)})
+            return Reply(
+                "what.robbing" if robbing else "what.discard_win",
+                {"winners": winners, "discarder": who(event.discarder)},
+            )
         return Reply("what.draw")
 
     # ---- handlers: starting a night ------------------------------------------------------------
@@ -342,13 +392,32 @@ class Referee:
         if "dealer" in command.options:
             dealer = resolve(seats, command.options["dealer"])
         night_id = await self.ledger.open_night(
-            incoming.chat_id, seats, preset_name, json.dumps(preset_json, ensure_ascii=False), stake_cents, dealer,
-            incoming.speaker.id, incoming.text.strip(), incoming.update_key,
+            incoming.chat_id,
+            seats,
+            preset_name,
+            json.dumps(preset_json, ensure_ascii=False),
+            stake_cents,
+            dealer,
+            incoming.speaker.id,
+            incoming.text.strip(),
+            incoming.update_key,
         )
         language = context.language
-        if await self.ledger.setting(incoming.chat_id, "language") is None and normalize_language(incoming.speaker.language):
+        if await self.ledger.setting(incoming.chat_id, "language") is None and normalize_language(
+            incoming.speaker.language
+        ):
             await self.ledger.set_setting(incoming.chat_id, "language", language)
-        replies = [Reply("night.opened", {"night": night_id, "preset": preset_name, "stake": stake_text(stake_cents), "dealer": seats[dealer].name or "?"})]
+        replies = [
+            Reply(
+                "night.opened",
+                {
+                    "night": night_id,
+                    "preset": preset_name,
+                    "stake": stake_text(stake_cents),
+                    "dealer": seats[dealer].name or "?",
+                },
+            )
+        ]
         replies.extend(
             Reply("night.seat", {"seat": Reply(f"seat.{w}"), "name": s.name or Reply("night.free_seat")})
             for w, s in zip(("east", "south", "west", "north"), seats, strict=True)
@@ -415,13 +484,36 @@ class Referee:
         if any(s.name.casefold() == name.casefold() for s in context.seats if s.name):
             raise Refusal(Reply("new.duplicate_name"))
         seat = free[0]
-        payload = json.dumps({"seat": seat, "name": name, "user_id": None if speaker.by_name else speaker.id, "username": speaker.username}, ensure_ascii=False)
+        payload = json.dumps(
+            {
+                "seat": seat,
+                "name": name,
+                "user_id": None if speaker.by_name else speaker.id,
+                "username": speaker.username,
+            },
+            ensure_ascii=False,
+        )
         state_hand = 1
         await self.ledger.append(
-            context.incoming.chat_id, night.id, speaker.name, context.incoming.text.strip(), context.incoming.update_key,
-            night.stake_cents, [NewEvent(state_hand, "join", seat, payload)],
+            context.incoming.chat_id,
+            night.id,
+            speaker.name,
+            context.incoming.text.strip(),
+            context.incoming.update_key,
+            night.stake_cents,
+            [NewEvent(state_hand, "join", seat, payload)],
         )
-        return Response((Reply("join.done", {"name": name, "seat": Reply(("seat.east", "seat.south", "seat.west", "seat.north")[seat])}),), context.language, recorded=True, night_id=night.id)
+        return Response(
+            (
+                Reply(
+                    "join.done",
+                    {"name": name, "seat": Reply(("seat.east", "seat.south", "seat.west", "seat.north")[seat])},
+                ),
+            ),
+            context.language,
+            recorded=True,
+            night_id=night.id,
+        )
 
     # ---- handlers: events ----------------------------------------------------------------------
 
@@ -437,7 +529,9 @@ class Referee:
         """A question answered by buttons; they carry this night and hand so stale ones are refused."""
         night = context.night
         hand = self._state(context).hand_no if night is not None else None
-        return Response((question,), context.language, choices=choices, night_id=night.id if night else None, hand_no=hand)
+        return Response(
+            (question,), context.language, choices=choices, night_id=night.id if night else None, hand_no=hand
+        )
 
     def _choices_for(self, context: Context, verb: str, exclude: int | None) -> tuple[Choice, ...]:
         return tuple(
@@ -466,7 +560,8 @@ class Referee:
         if kind is MeldKind.EXPOSED_GANG:
             if not names:
                 me = seat_of(context.seats, context.incoming.speaker)
-                choices = self._choices_for(context, "gang", me) + (
+                choices = (
+                    *self._choices_for(context, "gang", me),
                     Choice(Reply("button.added_gang"), "/gang add"),
                     Choice(Reply("button.concealed_gang"), "/gang self"),
                 )
@@ -515,7 +610,7 @@ class Referee:
         state = self._state(context)
         if not command.names and not command.self_draw and not command.hand_text and not command.declared:
             me = seat_of(context.seats, context.incoming.speaker)
-            choices = (Choice(Reply("button.self_draw"), "/hu self"),) + self._choices_for(context, "hu", me)
+            choices = (Choice(Reply("button.self_draw"), "/hu self"), *self._choices_for(context, "hu", me))
             return self._ask(context, Reply("hu.how"), choices)
         robbing = "robbing_gang" in command.flags
         names = list(command.names)
@@ -543,7 +638,12 @@ class Referee:
             event = Win(previous.claims + claims, discarder)
         outcome = apply(state, event)
         results = [
-            {"winner": w, "total": s.total, "keys": [item.key for item in s.items], "self_draw": event.discarder is None or any(c.flags.robbing_gang for c in event.claims)}
+            {
+                "winner": w,
+                "total": s.total,
+                "keys": [item.key for item in s.items],
+                "self_draw": event.discarder is None or any(c.flags.robbing_gang for c in event.claims),
+            }
             for w, s in outcome.scores
         ]
         extra = {"results": results, "doubled": state.doubled}
@@ -572,7 +672,9 @@ class Referee:
         """A second 胡 on the same discard, typed as its own line right after the first (一炮多响)."""
         if discarder is None:
             return None
-        active = [e for e in context.events if e.kind not in ("undo",) and e.id not in {x.reverses for x in context.events}]
+        active = [
+            e for e in context.events if e.kind not in ("undo",) and e.id not in {x.reverses for x in context.events}
+        ]
         if not active or active[-1].kind != "win":
             return None
         last = active[-1]
@@ -604,8 +706,13 @@ class Referee:
         payments = tuple(refund([self._as_payment(p) for p in await self.ledger.payments_of(target.id)], "undo"))
         incoming = context.incoming
         ids = await self.ledger.append(
-            incoming.chat_id, night.id, incoming.speaker.name, incoming.text.strip(), incoming.update_key,
-            night.stake_cents, [NewEvent(target.hand_no, "undo", None, json.dumps({"target": target.id}), payments, target.id)],
+            incoming.chat_id,
+            night.id,
+            incoming.speaker.name,
+            incoming.text.strip(),
+            incoming.update_key,
+            night.stake_cents,
+            [NewEvent(target.hand_no, "undo", None, json.dumps({"target": target.id}), payments, target.id)],
         )
         self._tables.pop(night.id, None)
         events = tuple(await self.ledger.events(night.id))
@@ -616,7 +723,9 @@ class Referee:
         replies = [Reply("undo.done", {"id": ids[0], "target": target.id, "text": target.raw_text})]
         replies.extend(payment_lines(rows, seats, self._preset(night)))
         board = await self._board(night, seats, state)
-        return Response(tuple(replies), context.language, recorded=True, night_id=night.id, hand_no=state.hand_no, scoreboard=board)
+        return Response(
+            tuple(replies), context.language, recorded=True, night_id=night.id, hand_no=state.hand_no, scoreboard=board
+        )
 
     # ---- questions -----------------------------------------------------------------------------
 
@@ -669,7 +778,9 @@ class Referee:
             lines.append(Reply("summary.confirm"))
             self._pending_close.add(context.incoming.chat_id)
             choices = (Choice(Reply("button.close_night"), "/close"),)
-        return Response(tuple(lines), context.language, attachments=tuple(attachments), choices=choices, night_id=night.id)
+        return Response(
+            tuple(lines), context.language, attachments=tuple(attachments), choices=choices, night_id=night.id
+        )
 
     async def _chart(self, night: NightRow, context: Context) -> Attachment:
         events = await self.ledger.events(night.id)
@@ -684,8 +795,13 @@ class Referee:
         self._pending_close.discard(context.incoming.chat_id)
         incoming = context.incoming
         await self.ledger.append(
-            incoming.chat_id, night.id, incoming.speaker.name, incoming.text.strip(), incoming.update_key,
-            night.stake_cents, [NewEvent(self._state(context).hand_no, "close", None, "{}")],
+            incoming.chat_id,
+            night.id,
+            incoming.speaker.name,
+            incoming.text.strip(),
+            incoming.update_key,
+            night.stake_cents,
+            [NewEvent(self._state(context).hand_no, "close", None, "{}")],
         )
         return Response((Reply("close.done", {"night": night.id}),), context.language, recorded=True, night_id=night.id)
 
@@ -697,10 +813,17 @@ class Referee:
             raise Refusal(Reply("permission.not_at_table", {"players": player_list(context.seats)}))
         incoming = context.incoming
         await self.ledger.append(
-            incoming.chat_id, night.id, incoming.speaker.name, incoming.text.strip(), incoming.update_key,
-            night.stake_cents, [NewEvent(self._state(context).hand_no, "reopen", None, "{}")],
+            incoming.chat_id,
+            night.id,
+            incoming.speaker.name,
+            incoming.text.strip(),
+            incoming.update_key,
+            night.stake_cents,
+            [NewEvent(self._state(context).hand_no, "reopen", None, "{}")],
         )
-        return Response((Reply("reopen.done", {"night": night.id}),), context.language, recorded=True, night_id=night.id)
+        return Response(
+            (Reply("reopen.done", {"night": night.id}),), context.language, recorded=True, night_id=night.id
+        )
 
     async def _lang(self, context: Context) -> Response:
         choice = normalize_language(context.command.word)
@@ -738,7 +861,11 @@ class Referee:
             raise Refusal(Reply("night.none"))
         events = await self.ledger.events(night.id)
         data = export.night_csv(night, seats_now(night, events), events, await self.ledger.payments(night.id))
-        return Response((Reply("export.done", {"night": night.id}),), context.language, attachments=(Attachment("document", f"night-{night.id}.csv", data),))
+        return Response(
+            (Reply("export.done", {"night": night.id}),),
+            context.language,
+            attachments=(Attachment("document", f"night-{night.id}.csv", data),),
+        )
 
     # ---- for the console's --json ---------------------------------------------------------------
 

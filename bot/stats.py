@@ -69,7 +69,9 @@ def _career_reply(name: str, career: Career) -> Reply:
     )
 
 
-async def chat_stats(ledger: Ledger, chat_id: str, only: str | None, preset_for: Callable[[NightRow], Preset]) -> list[Reply]:
+async def chat_stats(
+    ledger: Ledger, chat_id: str, only: str | None, preset_for: Callable[[NightRow], Preset]
+) -> list[Reply]:
     """Per player name across all nights of this chat."""
     nights = await ledger.nights(chat_id)
     if not nights:

@@ -253,7 +253,11 @@ class TelegramFrontEnd:
             await self.update_scoreboard(context, message, response, translator, thread)
 
     async def update_scoreboard(
-        self, context: ContextTypes.DEFAULT_TYPE, message: Message, response: Response, translator: Translator,
+        self,
+        context: ContextTypes.DEFAULT_TYPE,
+        message: Message,
+        response: Response,
+        translator: Translator,
         thread: int | None,
     ) -> None:
         """One live scoreboard message per night, edited after each event instead of a new message."""
@@ -287,7 +291,9 @@ async def register_commands(application: Application[Any, Any, Any, Any, Any, An
             await application.bot.set_my_commands(commands, scope=scope, language_code=code or None)
 
 
-def build_application(token: str, db_path: str, base_url: str | None = None) -> Application[Any, Any, Any, Any, Any, Any]:
+def build_application(
+    token: str, db_path: str, base_url: str | None = None
+) -> Application[Any, Any, Any, Any, Any, Any]:
     base = (base_url or DEFAULT_BASE_URL).rstrip("/")
     front = TelegramFrontEnd(db_path)
     application = (

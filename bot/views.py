@@ -49,7 +49,10 @@ def payment_lines(payments: Sequence[PaymentRow], seats: Sequence[Seat], preset:
 def scoreboard(seats: Sequence[Seat], state: TableState, amounts: Sequence[int], money: Sequence[int]) -> Reply:
     """The compact status line: hand, round, dealer, ×2, and each player's balance."""
     parts = [
-        Reply("board.player", {"seat": Reply(SEAT_KEYS[i]), "name": seats[i].name, "amount": amounts[i], "money": format_money(money[i])})
+        Reply(
+            "board.player",
+            {"seat": Reply(SEAT_KEYS[i]), "name": seats[i].name, "amount": amounts[i], "money": format_money(money[i])},
+        )
         for i in range(4)
     ]
     flags: list[Reply] = []
@@ -76,14 +79,36 @@ def history(events: Sequence[EventRow], reversed_ids: set[int]) -> list[Reply]:
     for event in events:
         key = "history.line_undone" if event.id in reversed_ids else "history.line"
         lines.append(
-            Reply(key, {"id": event.id, "hand": event.hand_no, "kind": Reply(f"kind.{event.kind}"), "text": event.raw_text, "speaker": event.speaker})
+            Reply(
+                key,
+                {
+                    "id": event.id,
+                    "hand": event.hand_no,
+                    "kind": Reply(f"kind.{event.kind}"),
+                    "text": event.raw_text,
+                    "speaker": event.speaker,
+                },
+            )
         )
     return lines or [Reply("history.empty")]
 
 
 def rules(preset: Preset, stake_cents: int) -> list[Reply]:
-    lines = [Reply("rules.header", {"name": preset.name, "description": preset.description, "stake": stake_text(stake_cents)})]
-    lines.append(Reply("rules.formula", {"zha": preset.zha, "mode": Reply(f"rules.mode_{preset.patterns_mode}"), "min_hard": preset.small_hu_min_hard}))
+    lines = [
+        Reply(
+            "rules.header", {"name": preset.name, "description": preset.description, "stake": stake_text(stake_cents)}
+        )
+    ]
+    lines.append(
+        Reply(
+            "rules.formula",
+            {
+                "zha": preset.zha,
+                "mode": Reply(f"rules.mode_{preset.patterns_mode}"),
+                "min_hard": preset.small_hu_min_hard,
+            },
+        )
+    )
     instant = preset.instant
     lines.append(
         Reply(
@@ -109,7 +134,12 @@ def rules(preset: Preset, stake_cents: int) -> list[Reply]:
         triggers = Joined(tuple(Reply(f"trigger.{t}") for t in sorted(preset.triggers)), "、")
         lines.append(Reply("rules.triggers", {"triggers": triggers}))
     if preset.chips.enabled:
-        lines.append(Reply("rules.chips", {"start": preset.chips.start, "divisor": preset.chips.divisor, "fixed": preset.liability.fixed}))
+        lines.append(
+            Reply(
+                "rules.chips",
+                {"start": preset.chips.start, "divisor": preset.chips.divisor, "fixed": preset.liability.fixed},
+            )
+        )
     lines.append(Reply("rules.not_enforced"))
     return lines
 
@@ -129,7 +159,9 @@ GANG_REASONS = frozenset({"exposed_gang", "added_gang", "concealed_gang", "flowe
 PENALTY_REASONS = frozenset({"penalty_follow", "penalty_four", "penalty_custom", "false_win"})
 
 
-def night_stats(events: Sequence[EventRow], reversed_ids: set[int], payments: Sequence[PaymentRow]) -> list[PlayerStats]:
+def night_stats(
+    events: Sequence[EventRow], reversed_ids: set[int], payments: Sequence[PaymentRow]
+) -> list[PlayerStats]:
     """Per seat: wins, self-draws, deal-ins, biggest hand, gang and penalty money net."""
     stats = [PlayerStats() for _ in range(4)]
     undone = reversed_ids | {e.id for e in events if e.reverses is not None}
@@ -160,21 +192,38 @@ def night_stats(events: Sequence[EventRow], reversed_ids: set[int], payments: Se
 
 
 def summary(
-    night: NightRow, seats: Sequence[Seat], preset: Preset, amounts: Sequence[int], money: Sequence[int],
-    stats: Sequence[PlayerStats], hands: int,
+    night: NightRow,
+    seats: Sequence[Seat],
+    preset: Preset,
+    amounts: Sequence[int],
+    money: Sequence[int],
+    stats: Sequence[PlayerStats],
+    hands: int,
 ) -> list[Reply]:
     header = {"night": night.id, "preset": preset.name, "stake": stake_text(night.stake_cents)}
     lines = [Reply("summary.header", header, count=hands)]
     ranked = sorted(range(4), key=lambda s: (-amounts[s], s))
     for place, seat in enumerate(ranked, start=1):
         lines.append(
-            Reply("summary.rank", {"place": place, "name": seats[seat].name, "amount": amounts[seat], "unit": Reply(unit_key(preset)), "money": format_money(money[seat])})
+            Reply(
+                "summary.rank",
+                {
+                    "place": place,
+                    "name": seats[seat].name,
+                    "amount": amounts[seat],
+                    "unit": Reply(unit_key(preset)),
+                    "money": format_money(money[seat]),
+                },
+            )
         )
     transfers = minimal_transfers(list(money))
     if transfers:
         lines.append(Reply("summary.transfers_header", count=len(transfers)))
         lines.extend(
-            Reply("summary.transfer", {"payer": seats[t.payer].name, "payee": seats[t.payee].name, "money": format_money(t.amount)})
+            Reply(
+                "summary.transfer",
+                {"payer": seats[t.payer].name, "payee": seats[t.payee].name, "money": format_money(t.amount)},
+            )
             for t in transfers
         )
     else:
@@ -190,7 +239,9 @@ def summary(
                     "self_draws": player.self_draws,
                     "deal_ins": player.deal_ins,
                     "biggest": player.biggest,
-                    "patterns": Joined(tuple(Reply(f"unit.{k}") for k in player.biggest_keys if k not in ("pao", "hard")), " "),
+                    "patterns": Joined(
+                        tuple(Reply(f"unit.{k}") for k in player.biggest_keys if k not in ("pao", "hard")), " "
+                    ),
                     "gang": player.gang_net,
                     "penalty": player.penalty_net,
                 },

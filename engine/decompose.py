@@ -47,12 +47,7 @@ def counts_of(tiles: Iterable[Tile]) -> list[int]:
 
 
 def _can_start_sequence(counts: list[int], tile: Tile) -> bool:
-    return (
-        not is_wind(tile)
-        and tile % SUIT_SIZE <= SUIT_SIZE - 3
-        and counts[tile + 1] > 0
-        and counts[tile + 2] > 0
-    )
+    return not is_wind(tile) and tile % SUIT_SIZE <= SUIT_SIZE - 3 and counts[tile + 1] > 0 and counts[tile + 2] > 0
 
 
 def _split_sets(counts: list[int], start: int) -> Iterator[tuple[TileSet, ...]]:
@@ -126,11 +121,7 @@ def waiting_tiles(concealed: Iterable[Tile], meld_tiles: Iterable[Tile], meld_co
     holds (melds included) cannot be waited on."""
     hand = list(concealed)
     held = counts_of([*hand, *meld_tiles])
-    return {
-        tile
-        for tile in ALL_TILES
-        if held[tile] < COPIES and is_complete([*hand, tile], meld_count)
-    }
+    return {tile for tile in ALL_TILES if held[tile] < COPIES and is_complete([*hand, tile], meld_count)}
 
 
 class WaitShape(StrEnum):

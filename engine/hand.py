@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from engine.errors import EngineError
-from engine.tiles import COPIES, Tile, tile_name
+from engine.tiles import COPIES, Tile, is_wind, tile_name
 
 WINNING_HAND_SIZE = 14
 MAX_MELDS = 4
@@ -34,6 +34,14 @@ class MeldKind(StrEnum):
         return self is not MeldKind.CONCEALED_GANG
 
 
+_BRACKETS = {
+    MeldKind.PONG: ("[", "]"),
+    MeldKind.EXPOSED_GANG: ("[", "]"),
+    MeldKind.ADDED_GANG: ("{", "}"),
+    MeldKind.CONCEALED_GANG: ("(", ")"),
+}
+
+
 @dataclass(frozen=True)
 class Meld:
     kind: MeldKind
@@ -45,15 +53,10 @@ class Meld:
         return 4 if self.kind.is_gang else 3
 
     def notation(self) -> str:
-        body = tile_name(self.tile)
-        digits = body[:-1] * self.size + body[-1] if len(body) == 2 else body * self.size
-        opener, closer = {
-            MeldKind.PONG: "[]",
-            MeldKind.EXPOSED_GANG: "[]",
-            MeldKind.ADDED_GANG: "{}",
-            MeldKind.CONCEALED_GANG: "()",
-        }[self.kind]
-        return f"{opener}{digits}{closer}"
+        name = tile_name(self.tile)  # `7p` or `E`
+        digits = name * self.size if is_wind(self.tile) else name[0] * self.size + name[1]
+        brackets = _BRACKETS[self.kind]
+        return f"{brackets[0]}{digits}{brackets[1]}"
 
 
 @dataclass(frozen=True)

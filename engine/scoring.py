@@ -110,7 +110,9 @@ def _views(hand: Hand, flags: WinFlags) -> Iterable[WinView]:
 
 
 def score_view(view: WinView, preset: Preset) -> WinScore:
-    counts = {unit.key: unit.count(view, rule) for unit in (*SOFT_UNITS, *PATTERN_UNITS) if (rule := preset.unit(unit.key))}
+    counts = {
+        unit.key: unit.count(view, rule) for unit in (*SOFT_UNITS, *PATTERN_UNITS) if (rule := preset.unit(unit.key))
+    }
     return evaluate(counts, preset, view.flags.hard_flowers, view.hand.is_menqing)
 
 

@@ -78,9 +78,7 @@ def to_each_other(payer: int, amount: int, reason: str) -> list[Payment]:
 # ---- instant payments ---------------------------------------------------------------------------
 
 
-def gang_payments(
-    kind: str, actor: int, feeder: int | None, preset: Preset, context: HandContext
-) -> list[Payment]:
+def gang_payments(kind: str, actor: int, feeder: int | None, preset: Preset, context: HandContext) -> list[Payment]:
     """Gang money: exposed (feeder pays), added (pong's feeder or each other), concealed (each)."""
     rules = preset.instant
     factor = doubling(preset, context)

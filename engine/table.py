@@ -226,7 +226,11 @@ def _apply_pong(state: TableState, event: Pong) -> Outcome:
 
 
 def _find_pong(state: TableState, actor: int, tile: Tile | None) -> int:
-    pongs = [i for i, m in enumerate(state.melds[actor]) if m.kind is MeldKind.PONG and (tile is None or m.tile in (None, tile))]
+    pongs = [
+        i
+        for i, m in enumerate(state.melds[actor])
+        if m.kind is MeldKind.PONG and (tile is None or m.tile in (None, tile))
+    ]
     if not pongs:
         raise EngineError("gang.no_pong", tile=tile_name(tile) if tile is not None else "")
     if len(pongs) > 1 and tile is None:
@@ -349,7 +353,9 @@ def _score_claim(state: TableState, claim: WinInput) -> tuple[WinScore, tuple[Me
     return score_hand(hand, claim.flags, state.preset), melds
 
 
-def _liable_seat(state: TableState, claim: WinInput, score: WinScore, discarder: int | None) -> tuple[int | None, str | None]:
+def _liable_seat(
+    state: TableState, claim: WinInput, score: WinScore, discarder: int | None
+) -> tuple[int | None, str | None]:
     """Who pays for everyone (包牌), and why, for one winner."""
     kinds = state.preset.liability.kinds
     winner = claim.winner

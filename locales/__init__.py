@@ -72,7 +72,7 @@ def load_catalog(language: str) -> Catalog:
             forms = tuple(message.string) if isinstance(message.string, tuple | list) else (message.string,)
             if all(forms):
                 plural[message.id[0]] = forms
-        elif isinstance(message.string, str):
+        elif isinstance(message.id, str) and isinstance(message.string, str):
             singular[message.id] = message.string
     return Catalog(singular, plural)
 

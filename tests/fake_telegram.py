@@ -7,6 +7,7 @@ queued updates to getUpdates. PTB posts url-encoded or multipart forms whose nes
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import time
 from collections.abc import Callable
@@ -65,10 +66,18 @@ class FakeTelegram:
         position = 0
         for word in text.split(" "):
             if word.startswith("@"):
-                entities.append({"type": "mention", "offset": len(text[:position].encode("utf-16-le")) // 2, "length": len(word)})
+                entities.append(
+                    {"type": "mention", "offset": len(text[:position].encode("utf-16-le")) // 2, "length": len(word)}
+                )
             position += len(word) + 1
         chat = {"id": chat_id, "type": "private" if chat_id > 0 else "supergroup", "title": "Table"}
-        message = {"message_id": self.next_message_id, "date": int(time.time()), "chat": chat, "from": sender, "text": text}
+        message = {
+            "message_id": self.next_message_id,
+            "date": int(time.time()),
+            "chat": chat,
+            "from": sender,
+            "text": text,
+        }
         if entities:
             message["entities"] = entities
         message.update(extra)
@@ -77,7 +86,17 @@ class FakeTelegram:
     def press(self, sender: dict[str, Any], sent: Call, data: str) -> int:
         """Queue a button press on a message the bot sent."""
         result = sent.params["_result"]
-        return self._queue({"callback_query": {"id": f"cb{self.next_update_id}", "from": sender, "chat_instance": "ci", "data": data, "message": result}})
+        return self._queue(
+            {
+                "callback_query": {
+                    "id": f"cb{self.next_update_id}",
+                    "from": sender,
+                    "chat_instance": "ci",
+                    "data": data,
+                    "message": result,
+                }
+            }
+        )
 
     def raw(self, update: dict[str, Any]) -> int:
         """Queue an update exactly as given (a repeated update keeps its id)."""
@@ -92,13 +111,17 @@ class FakeTelegram:
 
     def sent(self, method: str = "sendMessage", chat_id: int | None = None) -> list[Call]:
         return [
-            c for c in self.calls
+            c
+            for c in self.calls
             if c.method == method and (chat_id is None or int(c.params.get("chat_id", 0)) == chat_id)
         ]
 
     def texts(self, chat_id: int | None = None) -> list[str]:
-        return [str(c.params.get("text", c.params.get("caption", ""))) for c in self.calls
-                if c.method in ("sendMessage", "sendPhoto") and (chat_id is None or int(c.params["chat_id"]) == chat_id)]
+        return [
+            str(c.params.get("text", c.params.get("caption", "")))
+            for c in self.calls
+            if c.method in ("sendMessage", "sendPhoto") and (chat_id is None or int(c.params["chat_id"]) == chat_id)
+        ]
 
     async def wait_for(self, condition: Callable[[], bool], timeout: float = 15.0) -> None:
         deadline = time.monotonic() + timeout
@@ -139,7 +162,13 @@ class FakeTelegram:
         self.next_message_id += 1
         chat_id = int(params["chat_id"])
         chat = {"id": chat_id, "type": "private" if chat_id > 0 else "supergroup", "title": "Table"}
-        result = {"message_id": self.next_message_id, "date": int(time.time()), "chat": chat, "from": BOT_USER, **fields}
+        result = {
+            "message_id": self.next_message_id,
+            "date": int(time.time()),
+            "chat": chat,
+            "from": BOT_USER,
+            **fields,
+        }
         if "reply_markup" in params:
             result["reply_markup"] = params["reply_markup"]
         return result
@@ -149,33 +178,53 @@ class FakeTelegram:
         params = await self._params(request)
         result: Any = True
         if method == "getMe":
-            result = {**BOT_USER, "can_join_groups": True, "can_read_all_group_messages": True, "supports_inline_queries": False}
+            result = {
+                **BOT_USER,
+                "can_join_groups": True,
+                "can_read_all_group_messages": True,
+                "supports_inline_queries": False,
+            }
         elif method == "getUpdates":
             offset = int(params.get("offset", 0) or 0)
             self._confirmed = max(self._confirmed, offset)
             pending = [u for u in self.updates if u["update_id"] >= offset]
             if not pending:
                 self._new_update.clear()
-                try:
+                with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._new_update.wait(), LONG_POLL_CAP)
-                except TimeoutError:
-                    pass
                 pending = [u for u in self.updates if u["update_id"] >= offset]
             result = pending
-        elif method == "sendMessage":
-            result = self._message_result(params, text=params.get("text", ""))
-        elif method == "editMessageText":
+        elif method == "sendMessage" or method == "editMessageText":
             result = self._message_result(params, text=params.get("text", ""))
         elif method == "sendPhoto":
-            result = self._message_result(params, photo=[{"file_id": "p", "file_unique_id": "p", "width": 1, "height": 1}], caption=params.get("caption", ""))
+            result = self._message_result(
+                params,
+                photo=[{"file_id": "p", "file_unique_id": "p", "width": 1, "height": 1}],
+                caption=params.get("caption", ""),
+            )
         elif method == "sendDocument":
             result = self._message_result(params, document={"file_id": "d", "file_unique_id": "d"})
         elif method == "getChatAdministrators":
             chat_id = int(params["chat_id"])
-            result = [{"status": "administrator", "user": user(uid, f"admin{uid}"), "can_be_edited": False, "is_anonymous": False,
-                       "can_manage_chat": True, "can_delete_messages": True, "can_manage_video_chats": True, "can_restrict_members": True,
-                       "can_promote_members": False, "can_change_info": True, "can_invite_users": True, "can_post_stories": False,
-                       "can_edit_stories": False, "can_delete_stories": False} for uid in self.admins.get(chat_id, [])]
+            result = [
+                {
+                    "status": "administrator",
+                    "user": user(uid, f"admin{uid}"),
+                    "can_be_edited": False,
+                    "is_anonymous": False,
+                    "can_manage_chat": True,
+                    "can_delete_messages": True,
+                    "can_manage_video_chats": True,
+                    "can_restrict_members": True,
+                    "can_promote_members": False,
+                    "can_change_info": True,
+                    "can_invite_users": True,
+                    "can_post_stories": False,
+                    "can_edit_stories": False,
+                    "can_delete_stories": False,
+                }
+                for uid in self.admins.get(chat_id, [])
+            ]
         elif method not in ("deleteWebhook", "setMyCommands", "answerCallbackQuery", "close", "logOut"):
             return web.json_response({"ok": False, "error_code": 400, "description": f"fake: {method} not served"})
         if method != "getUpdates":

@@ -23,7 +23,9 @@ class Table:
 
     async def respond(self, line: str, update_key: str | None = None) -> Response | None:
         name, text = split_speaker(line)
-        speaker = Speaker(id=name or self.default_speaker, name=name or self.default_speaker, by_name=True, language=self.language)
+        speaker = Speaker(
+            id=name or self.default_speaker, name=name or self.default_speaker, by_name=True, language=self.language
+        )
         key = update_key if update_key is not None else f"{self.chat_id}:{next(_update_ids)}"
         return await self.referee.handle(Incoming(self.chat_id, speaker, text, key))
 

@@ -21,7 +21,9 @@ def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
         ("1111m 22p 33p 44s 55s 6s +6s", [], 220),
     ],
 )
-def test_worked_examples_through_the_cli(capsys: pytest.CaptureFixture[str], hand: str, options: list[str], total: int) -> None:
+def test_worked_examples_through_the_cli(
+    capsys: pytest.CaptureFixture[str], hand: str, options: list[str], total: int
+) -> None:
     code, out = run(capsys, hand, *options, "--json")
     body = json.loads(out)
     assert code == 0 and body["valid"] and body["total"] == total and body["error"] is None

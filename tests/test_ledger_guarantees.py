@@ -26,7 +26,9 @@ player = st.sampled_from(PLAYERS)
 @st.composite
 def event_line(draw: st.DrawFn) -> str:
     actor, other = draw(player), draw(player)
-    kind = draw(st.sampled_from(["pong", "gang", "self", "flower", "follow", "four", "custom", "win", "self_win", "draw"]))
+    kind = draw(
+        st.sampled_from(["pong", "gang", "self", "flower", "follow", "four", "custom", "win", "self_win", "draw"])
+    )
     if kind in ("pong", "gang") and actor == other:
         other = PLAYERS[(PLAYERS.index(actor) + 1) % 4]
     return {
@@ -98,7 +100,10 @@ def test_sigkill_mid_stream_loses_no_acknowledged_event_and_leaves_no_half_event
     database = tmp_path / "crash.sqlite3"
     root = Path(__file__).resolve().parent.parent
     process = subprocess.Popen(
-        [sys.executable, "-c", WRITER, str(database)], stdout=subprocess.PIPE, text=True, cwd=root,
+        [sys.executable, "-c", WRITER, str(database)],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=root,
         env={**os.environ, "PYTHONPATH": str(root)},
     )
     assert process.stdout is not None
@@ -114,8 +119,8 @@ def test_sigkill_mid_stream_loses_no_acknowledged_event_and_leaves_no_half_event
         keys = {row[0] for row in connection.execute("SELECT update_key FROM events WHERE kind = 'flower_gang'")}
         assert {f"u{n}" for n in range(1, acknowledged + 1)} <= keys
         per_event = connection.execute(
-            "SELECT e.id, COUNT(p.id), COALESCE(SUM(p.amount), 0) FROM events e LEFT JOIN payments p ON p.event_id = e.id"
-            " WHERE e.kind = 'flower_gang' GROUP BY e.id"
+            "SELECT e.id, COUNT(p.id), COALESCE(SUM(p.amount), 0)"
+            " FROM events e LEFT JOIN payments p ON p.event_id = e.id WHERE e.kind = 'flower_gang' GROUP BY e.id"
         ).fetchall()
         assert per_event and all(count == 3 and total == 18 for _, count, total in per_event)  # whole events only
 

@@ -16,7 +16,13 @@ def test_suited_tiles_and_winds() -> None:
 
 def test_chinese_tile_names_both_scripts() -> None:
     assert parse_tiles("一万 九萬 五筒 五饼 五餅 三条 三條") == (
-        suited(1, 0), suited(9, 0), suited(5, 1), suited(5, 1), suited(5, 1), suited(3, 2), suited(3, 2)
+        suited(1, 0),
+        suited(9, 0),
+        suited(5, 1),
+        suited(5, 1),
+        suited(5, 1),
+        suited(3, 2),
+        suited(3, 2),
     )
     assert parse_tiles("东南西北東") == (wind(0), wind(1), wind(2), wind(3), wind(0))
     assert parse_tile("34万"[1:]) == suited(4, 0)
@@ -25,7 +31,10 @@ def test_chinese_tile_names_both_scripts() -> None:
 def test_melds_of_each_kind() -> None:
     hand = parse_hand("5p [777p] [EEEE] {1111s} (3333m) +5p")
     assert [m.kind for m in hand.melds] == [
-        MeldKind.PONG, MeldKind.EXPOSED_GANG, MeldKind.ADDED_GANG, MeldKind.CONCEALED_GANG,
+        MeldKind.PONG,
+        MeldKind.EXPOSED_GANG,
+        MeldKind.ADDED_GANG,
+        MeldKind.CONCEALED_GANG,
     ]
     assert hand.winning == suited(5, 1)
 

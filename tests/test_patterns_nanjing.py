@@ -5,7 +5,6 @@ total = 跑 20 + 砸 2 × (hard + soft) + Σ patterns.
 
 from tests.helpers import items, score
 
-
 # ---- soft flowers 软花 -------------------------------------------------------------------------
 
 
@@ -18,7 +17,12 @@ def test_wind_gang_counts_wind_pong_and_gang_soft() -> None:
     # (EEEE) concealed: 风碰 1 + gang 2; one suit + winds: 混一色 40; concealed gang keeps 门清.
     result = score("123m 456m 78m 99m (EEEE) +9m", hard_flowers=1, self_draw=True)
     assert items(result) == {
-        "pao": 20, "hard": 2, "wind_pong": 2, "gang_concealed": 4, "menqing": 20, "hunyise": 40,
+        "pao": 20,
+        "hard": 2,
+        "wind_pong": 2,
+        "gang_concealed": 4,
+        "menqing": 20,
+        "hunyise": 40,
     }
     assert result.total == 88
 
@@ -164,7 +168,13 @@ def test_xiaogangkai_adds_20_and_lifts_the_limit() -> None:
 def test_dagangkai_adds_40() -> None:
     result = score("123m 456m 789m 5p [2222p] +5p", hard_flowers=1, after_gang=True, self_draw=True)
     assert items(result) == {
-        "pao": 20, "hard": 2, "gang_exposed": 4, "que_yi": 2, "dudiao": 2, "menqing": 20, "dagangkai": 40,
+        "pao": 20,
+        "hard": 2,
+        "gang_exposed": 4,
+        "que_yi": 2,
+        "dudiao": 2,
+        "menqing": 20,
+        "dagangkai": 40,
     }
     assert result.total == 90
 

@@ -15,7 +15,9 @@ def test_every_builtin_preset_loads(name: str) -> None:
     assert load_preset(name).name == name
 
 
-@pytest.mark.parametrize(("preset", "total"), [("nanjing", 46), ("nanjing-6", 46), ("nanjing-20", 46), ("chengbei", 26)])
+@pytest.mark.parametrize(
+    ("preset", "total"), [("nanjing", 46), ("nanjing-6", 46), ("nanjing-20", 46), ("chengbei", 26)]
+)
 def test_example_1_per_nanjing_family_preset(preset: str, total: int) -> None:
     assert score(EXAMPLE_1, preset, hard_flowers=2, self_draw=True).total == total
 
@@ -62,7 +64,12 @@ def test_jinyuanzi_seven_pairs_80_and_shuang_qidui_180() -> None:
 
 
 def test_jinyuanzi_ben_lower_values() -> None:
-    assert items(score(EXAMPLE_1, "jinyuanzi-ben", hard_flowers=2)) == {"pao": 10, "hard": 4, "que_yi": 2, "menqing": 10}
+    assert items(score(EXAMPLE_1, "jinyuanzi-ben", hard_flowers=2)) == {
+        "pao": 10,
+        "hard": 4,
+        "que_yi": 2,
+        "menqing": 10,
+    }
     assert items(score("11m 22m 33p 44p 555s 66s +5s", "jinyuanzi-ben", hard_flowers=1))["shuang_qidui"] == 100
 
 
@@ -98,7 +105,9 @@ def test_app_wuhuaguo_needs_menqing() -> None:
 
 
 def test_house_rules_file_starting_from_a_builtin() -> None:
-    preset = load_preset_text('base = "nanjing"\nname = "our-table"\n[patterns]\npao = 30\n[instant]\nexposed_gang = 8\n')
+    preset = load_preset_text(
+        'base = "nanjing"\nname = "our-table"\n[patterns]\npao = 30\n[instant]\nexposed_gang = 8\n'
+    )
     assert preset.name == "our-table" and preset.patterns["pao"].value == 30 and preset.instant.exposed_gang == 8
     assert preset.patterns["qingyise"].value == 60
 

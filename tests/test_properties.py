@@ -39,7 +39,9 @@ def shuffled_notation(hand: Hand, rng: random.Random) -> str:
 
 @settings(max_examples=150, deadline=None)
 @given(winning_hands, flags, st.sampled_from(PRESET_NAMES), st.randoms(use_true_random=False))
-def test_tile_order_and_spacing_do_not_change_the_result(hand: Hand, win_flags: WinFlags, preset: str, rng: random.Random) -> None:
+def test_tile_order_and_spacing_do_not_change_the_result(
+    hand: Hand, win_flags: WinFlags, preset: str, rng: random.Random
+) -> None:
     again = parse_hand(shuffled_notation(hand, rng))
     assert score_hand(again, win_flags, PRESETS[preset]) == score_hand(hand, win_flags, PRESETS[preset])
 

@@ -157,14 +157,18 @@ def test_robbing_an_added_gang_the_robbed_pays_three_shares_and_gets_no_gang_mon
 
 def test_dagangkai_after_an_exposed_gang_the_feeder_pays_three_shares() -> None:
     outcome = run(
-        table(), Gang(D, MeldKind.EXPOSED_GANG, B, suited(2, 1)), hu(D, "123m 456m 789m 5p +5p", None, hard_flowers=1, after_gang=True)
+        table(),
+        Gang(D, MeldKind.EXPOSED_GANG, B, suited(2, 1)),
+        hu(D, "123m 456m 789m 5p +5p", None, hard_flowers=1, after_gang=True),
     )
     assert net(outcome.payments) == {A: 0, B: -3 * 90, C: 0, D: 3 * 90}
 
 
 def test_dagangkai_after_a_concealed_gang_is_an_ordinary_self_draw() -> None:
     outcome = run(
-        table(), Gang(D, MeldKind.CONCEALED_GANG, None, suited(2, 1)), hu(D, "123m 456m 789m 5p +5p", None, hard_flowers=1, after_gang=True)
+        table(),
+        Gang(D, MeldKind.CONCEALED_GANG, None, suited(2, 1)),
+        hu(D, "123m 456m 789m 5p +5p", None, hard_flowers=1, after_gang=True),
     )
     assert net(outcome.payments) == {A: -90, B: -90, C: -90, D: 270}
 

@@ -62,7 +62,11 @@ class Running:
         keyboard = [c for c in self.fake.calls if "reply_markup" in c.params][-1]
         before = len(self.fake.calls)
         await self.fake.settle(self.fake.press(sender, keyboard, data))
-        return "\n".join(str(c.params.get("text", "")) for c in self.fake.calls[before:] if c.method in ("sendMessage", "answerCallbackQuery"))
+        return "\n".join(
+            str(c.params.get("text", ""))
+            for c in self.fake.calls[before:]
+            if c.method in ("sendMessage", "answerCallbackQuery")
+        )
 
 
 def buttons(fake: FakeTelegram) -> dict[str, str]:
@@ -181,8 +185,13 @@ def test_python_m_bot_runs_against_the_fake_server_and_stops_on_sigint(tmp_path:
         fake = FakeTelegram()
         await fake.start()
         root = Path(__file__).resolve().parent.parent
-        env = {**os.environ, "TELEGRAM_BOT_TOKEN": "123:TEST", "TELEGRAM_BASE_URL": fake.base_url,
-               "REFEREE_DB": str(tmp_path / "sub.sqlite3"), "PYTHONPATH": str(root)}
+        env = {
+            **os.environ,
+            "TELEGRAM_BOT_TOKEN": "123:TEST",
+            "TELEGRAM_BASE_URL": fake.base_url,
+            "REFEREE_DB": str(tmp_path / "sub.sqlite3"),
+            "PYTHONPATH": str(root),
+        }
         process = subprocess.Popen([sys.executable, "-m", "bot"], cwd=root, env=env, stderr=subprocess.PIPE, text=True)
         try:
             fake.message(GROUP, ALICE, "/new @alice @bob @carol @dave")

@@ -47,7 +47,12 @@ async def test_chinese_night_every_event_word(table: Table) -> None:
         """
     )
     # 补杠 6 (王五 fed the pong), 明杠 6 (张三 fed), 暗杠 3×3, 花杠 6×3, 跟牌 10×3; 荒庄 doubles the next hand
-    assert await table.balances() == {"张三": -6 - 3 + 18 + 10, "李四": 6 - 3 - 6 - 30, "王五": -6 + 9 - 6 + 10, "赵六": 6 - 3 - 6 + 10}
+    assert await table.balances() == {
+        "张三": -6 - 3 + 18 + 10,
+        "李四": 6 - 3 - 6 - 30,
+        "王五": -6 + 9 - 6 + 10,
+        "赵六": 6 - 3 - 6 + 10,
+    }
     out = await table.say("张三: 胡 自摸 123m 456m 789m 234p 5p +5p 花2")
     assert "92" in out  # 46 × 2 in the 比下胡 hand
     night = await table.night()
@@ -83,7 +88,7 @@ async def test_declared_win_with_named_patterns(table: Table) -> None:
 async def test_bixiahu_and_leibaota(table: Table) -> None:
     await table.play(NEW)
     await table.play(
-        f"""
+        """
         Alice: /hu Alice Bob 123m 456m 78m 99m [111m] +9m flowers=1
         Alice: /hu Alice Carol 123m 456m 78m 99m [111m] +9m flowers=1
         """
