@@ -9,8 +9,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import cache
 
-from engine.tiles import ALL_TILES, COPIES, NUM_KINDS, SUIT_SIZE, Tile, is_wind, rank_of
+from engine.tiles import ALL_TILES, COPIES, FIRST_WIND, NUM_KINDS, SUIT_SIZE, Tile, is_wind, rank_of
 
 SEVEN_PAIRS_SIZE = 14
 
@@ -94,26 +95,72 @@ def is_seven_pairs(closed: Iterable[Tile]) -> bool:
     return sum(counts) == SEVEN_PAIRS_SIZE and all(c % 2 == 0 for c in counts)
 
 
-def _completes_sets(counts: list[int]) -> bool:
-    return next(_split_sets(counts, 0), None) is not None
+@cache
+def _suit_complete(counts: tuple[int, ...], pair_left: bool) -> bool:
+    """Can one suit's counts (9 ranks) be split into sets, plus the pair if `pair_left`? Cached:
+    there are few distinct suit shapes, so after warm-up this is a dictionary look-up."""
+    index = next((i for i, c in enumerate(counts) if c), -1)
+    if index < 0:
+        return not pair_left
+    rest = list(counts)
+    if rest[index] >= 3:
+        rest[index] -= 3
+        if _suit_complete(tuple(rest), pair_left):
+            return True
+        rest[index] += 3
+    if index <= SUIT_SIZE - 3 and rest[index + 1] and rest[index + 2]:
+        rest[index] -= 1
+        rest[index + 1] -= 1
+        rest[index + 2] -= 1
+        if _suit_complete(tuple(rest), pair_left):
+            return True
+        rest[index] += 1
+        rest[index + 1] += 1
+        rest[index + 2] += 1
+    if pair_left and rest[index] >= 2:
+        rest[index] -= 2
+        return _suit_complete(tuple(rest), False)
+    return False
+
+
+def _standard_complete(counts: list[int]) -> bool:
+    """Pair + sets, checked suit by suit: the pair lives in the one group whose size is 2 mod 3."""
+    if sum(counts) % 3 != 2:
+        return False
+    groups = [tuple(counts[s * SUIT_SIZE : (s + 1) * SUIT_SIZE]) for s in range(3)]
+    winds = counts[FIRST_WIND:]
+    wind_pairs = sum(1 for c in winds if c == 2)
+    if any(c not in (0, 2, 3) for c in winds) or wind_pairs > 1:
+        return False
+    pair_in_winds = wind_pairs == 1
+    for group in groups:
+        remainder = sum(group) % 3
+        if remainder == 1 or (remainder == 2 and pair_in_winds):
+            return False
+        if not _suit_complete(group, remainder == 2):
+            return False
+        pair_in_winds = pair_in_winds or remainder == 2
+    return pair_in_winds
 
 
 def is_complete(closed: Iterable[Tile], meld_count: int) -> bool:
     """True if the closed tiles finish the hand: pair + sets, or seven pairs with no melds."""
-    tiles = list(closed)
-    if meld_count == 0 and is_seven_pairs(tiles):
+    counts = counts_of(closed)
+    if meld_count == 0 and sum(counts) == SEVEN_PAIRS_SIZE and all(c % 2 == 0 for c in counts):
         return True
-    counts = counts_of(tiles)
-    if sum(counts) % 3 != 2:
-        return False
-    for pair in ALL_TILES:
-        if counts[pair] >= 2:
-            counts[pair] -= 2
-            done = _completes_sets(counts)
-            counts[pair] += 2
-            if done:
-                return True
-    return False
+    return _standard_complete(counts)
+
+
+def _candidates(hand: list[Tile]) -> set[Tile]:
+    """Only a tile equal to or within two ranks of a held tile (same suit) can complete a hand."""
+    near: set[Tile] = set()
+    for tile in hand:
+        if is_wind(tile):
+            near.add(tile)
+            continue
+        base = tile - tile % SUIT_SIZE
+        near.update(t for t in range(tile - 2, tile + 3) if base <= t < base + SUIT_SIZE)
+    return near
 
 
 def waiting_tiles(concealed: Iterable[Tile], meld_tiles: Iterable[Tile], meld_count: int) -> set[Tile]:
@@ -121,7 +168,35 @@ def waiting_tiles(concealed: Iterable[Tile], meld_tiles: Iterable[Tile], meld_co
     holds (melds included) cannot be waited on."""
     hand = list(concealed)
     held = counts_of([*hand, *meld_tiles])
-    return {tile for tile in ALL_TILES if held[tile] < COPIES and is_complete([*hand, tile], meld_count)}
+    counts = counts_of(hand)
+    waits: set[Tile] = set()
+    for tile in _candidates(hand):
+        if held[tile] >= COPIES:
+            continue
+        counts[tile] += 1
+        seven = meld_count == 0 and sum(counts) == SEVEN_PAIRS_SIZE and all(c % 2 == 0 for c in counts)
+        if seven or _standard_complete(counts):
+            waits.add(tile)
+        counts[tile] -= 1
+    return waits
+
+
+def waits_only_on(concealed: Iterable[Tile], meld_tiles: Iterable[Tile], meld_count: int, tile: Tile) -> bool:
+    """True if `tile` is the one tile kind that completes the hand ("单听一张"); stops at the first
+    other wait, which is all a wait flower needs to know."""
+    hand = list(concealed)
+    held = counts_of([*hand, *meld_tiles])
+    counts = counts_of(hand)
+    for candidate in _candidates(hand) - {tile}:
+        if held[candidate] >= COPIES:
+            continue
+        counts[candidate] += 1
+        seven = meld_count == 0 and sum(counts) == SEVEN_PAIRS_SIZE and all(c % 2 == 0 for c in counts)
+        complete = seven or _standard_complete(counts)
+        counts[candidate] -= 1
+        if complete:
+            return False
+    return held[tile] < COPIES
 
 
 class WaitShape(StrEnum):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import cached_property
 
 from engine.errors import EngineError
 from engine.tiles import COPIES, Tile, is_wind, tile_name
@@ -65,17 +66,22 @@ class Hand:
     melds: tuple[Meld, ...]
     winning: Tile
 
-    @property
+    @cached_property
     def closed_tiles(self) -> tuple[Tile, ...]:
         """The concealed tiles with the winning tile: what must form the remaining sets and pair."""
         return tuple(sorted((*self.concealed, self.winning)))
 
-    def tile_counts(self) -> Counter[Tile]:
-        """Every physical tile of the hand, melds included (a gang counts four)."""
+    @cached_property
+    def _counts(self) -> Counter[Tile]:
         counts: Counter[Tile] = Counter(self.closed_tiles)
         for meld in self.melds:
             counts[meld.tile] += meld.size
         return counts
+
+    def tile_counts(self) -> Counter[Tile]:
+        """Every physical tile of the hand, melds included (a gang counts four). A copy: callers may
+        change it."""
+        return Counter(self._counts)
 
     @property
     def is_menqing(self) -> bool:

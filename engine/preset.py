@@ -10,13 +10,14 @@ from __future__ import annotations
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from importlib import resources
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
 from engine.errors import EngineError
-from engine.units import PATTERN_KEYS, SOFT_KEYS
+from engine.units import PATTERN_KEYS, PATTERN_UNITS, SOFT_KEYS, SOFT_UNITS, Unit
 
 PRESET_NAMES = ("nanjing", "nanjing-6", "nanjing-20", "chengbei", "jinyuanzi", "jinyuanzi-ben", "app")
 TRIGGERS = frozenset(
@@ -110,7 +111,17 @@ class Preset:
     chips: ChipRules
 
     def unit(self, key: str) -> UnitRule | None:
-        return self.soft.get(key) or self.patterns.get(key)
+        return self.rules.get(key)
+
+    @cached_property
+    def scored_units(self) -> tuple[tuple[Unit, UnitRule], ...]:
+        """The units this preset scores, with their rules, in display order (built once)."""
+        return tuple((unit, rule) for unit in (*SOFT_UNITS, *PATTERN_UNITS) if (rule := self.unit(unit.key)))
+
+    @cached_property
+    def rules(self) -> Mapping[str, UnitRule]:
+        """Soft flowers and patterns in one table (built once: a preset never changes)."""
+        return MappingProxyType({**self.soft, **self.patterns})
 
     @property
     def soft_unit(self) -> int:

@@ -11,11 +11,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from engine.decompose import (
+    Decomposition,
     WaitShape,
     is_seven_pairs,
     standard_decompositions,
     wait_shapes,
-    waiting_tiles,
+    waits_only_on,
 )
 from engine.errors import EngineError
 from engine.hand import Hand
@@ -52,7 +53,8 @@ class WinScore:
 
 def _surviving(counts: Mapping[str, int], preset: Preset) -> dict[str, UnitRule]:
     """Units present in this preset after exclusions, exclusive groups and highest-only mode."""
-    present = {key: rule for key in counts if counts[key] > 0 and (rule := preset.unit(key)) is not None}
+    rules = preset.rules
+    present = {key: rules[key] for key, count in counts.items() if count > 0 and key in rules}
     excluded: set[str] = set()
     for rule in present.values():
         excluded |= rule.excludes
@@ -98,21 +100,27 @@ def evaluate(counts: Mapping[str, int], preset: Preset, hard_flowers: int, menqi
     )
 
 
+_SOLE_WAIT_SHAPES = frozenset({WaitShape.MIDDLE, WaitShape.EDGE, WaitShape.PAIR})
+
+
 def _views(hand: Hand, flags: WinFlags) -> Iterable[WinView]:
-    meld_tiles = [m.tile for m in hand.melds for _ in range(m.size)]
-    unique = waiting_tiles(hand.concealed, meld_tiles, len(hand.melds)) == {hand.winning}
     closed = hand.closed_tiles
+    readings: list[tuple[Decomposition | None, WaitShape]] = []
     if not hand.melds and is_seven_pairs(closed):
-        yield WinView(hand, flags, None, WaitShape.SEVEN_PAIRS, unique)
-    for decomposition in standard_decompositions(closed):
-        for shape in wait_shapes(decomposition, hand.winning):
-            yield WinView(hand, flags, decomposition, shape, unique)
+        readings.append((None, WaitShape.SEVEN_PAIRS))
+    for split in standard_decompositions(closed):
+        readings.extend((split, shape) for shape in wait_shapes(split, hand.winning))
+    # Whether the wait was sole matters only where the winning tile could earn a wait flower.
+    unique = False
+    if any(shape in _SOLE_WAIT_SHAPES for _, shape in readings):
+        meld_tiles = [m.tile for m in hand.melds for _ in range(m.size)]
+        unique = waits_only_on(hand.concealed, meld_tiles, len(hand.melds), hand.winning)
+    for reading, shape in readings:
+        yield WinView(hand, flags, reading, shape, unique)
 
 
 def score_view(view: WinView, preset: Preset) -> WinScore:
-    counts = {
-        unit.key: unit.count(view, rule) for unit in (*SOFT_UNITS, *PATTERN_UNITS) if (rule := preset.unit(unit.key))
-    }
+    counts = {unit.key: count for unit, rule in preset.scored_units if (count := unit.count(view, rule))}
     return evaluate(counts, preset, view.flags.hard_flowers, view.hand.is_menqing)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from functools import cached_property
 from types import MappingProxyType
 from typing import TYPE_CHECKING, ClassVar
 
@@ -52,13 +53,22 @@ class WinView:
         return self.decomposition is None
 
     def all_counts(self) -> Counter[Tile]:
-        return self.hand.tile_counts()
+        return self.hand._counts  # read-only here: no copy
 
-    def suits_present(self) -> set[int]:
-        return {s for t in self.all_counts() if (s := suit_of(t)) is not None}
+    # Cached: every unit asks, and a view never changes (cached_property writes past frozen).
+    @cached_property
+    def _suits(self) -> frozenset[int]:
+        return frozenset(s for t in self.all_counts() if (s := suit_of(t)) is not None)
+
+    @cached_property
+    def _winds(self) -> bool:
+        return any(is_wind(t) for t in self.all_counts())
+
+    def suits_present(self) -> frozenset[int]:
+        return self._suits
 
     def has_winds(self) -> bool:
-        return any(is_wind(t) for t in self.all_counts())
+        return self._winds
 
     def triplet_tiles(self) -> list[Tile]:
         """Tiles of every triplet or gang: closed triplets of the decomposition and all melds."""
