@@ -19,7 +19,7 @@ from matplotlib import font_manager
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from bot.ledger import EventRow, NightRow, PaymentRow, Seat
+from bot.ledger import EventRow, NightRow, Seat
 from locales import Translator
 
 CJK_FONT_FILES = ("NotoSansCJKsc-Regular.otf",)
@@ -40,14 +40,11 @@ def cjk_font_name() -> str | None:
     return None
 
 
-def cumulative_by_hand(events: Sequence[EventRow], payments: Sequence[PaymentRow]) -> list[tuple[int, list[int]]]:
+def cumulative_by_hand(deltas: Sequence[tuple[int, int, int]]) -> list[tuple[int, list[int]]]:
     """(hand number, balances after it) for hand 0 (start) and every hand that saw a payment."""
-    hand_of = {e.id: e.hand_no for e in events}
     per_hand: dict[int, list[int]] = {}
-    for payment in payments:
-        deltas = per_hand.setdefault(hand_of.get(payment.event_id, 0), [0, 0, 0, 0])
-        deltas[payment.payer] -= payment.amount
-        deltas[payment.payee] += payment.amount
+    for hand, seat, amount in deltas:
+        per_hand.setdefault(hand, [0, 0, 0, 0])[seat] += amount
     points = [(0, [0, 0, 0, 0])]
     running = [0, 0, 0, 0]
     for hand in sorted(per_hand):
@@ -66,15 +63,14 @@ def doubled_hands(events: Sequence[EventRow]) -> set[int]:
 
 
 def balance_chart(
-    night: NightRow, seats: Sequence[Seat], events: Sequence[EventRow], payments: Sequence[PaymentRow], language: str
+    night: NightRow, seats: Sequence[Seat], deltas: Sequence[tuple[int, int, int]], doubled: set[int], language: str
 ) -> bytes:
     translator = Translator(language)
     family = cjk_font_name()
-    points = cumulative_by_hand(events, payments)
+    points = cumulative_by_hand(deltas)
     figure = Figure(figsize=(8, 4.5), dpi=100)
     axes = figure.subplots()
     hands = [hand for hand, _ in points]
-    doubled = doubled_hands(events)
     for seat in range(4):
         values = [balances[seat] for _, balances in points]
         axes.plot(hands, values, marker="o", label=seats[seat].name or "?")

@@ -377,6 +377,67 @@ class Ledger:
             row = await cursor.fetchone()
         return _event(row) if row else None
 
+    async def events_of_kinds(self, night_id: int, kinds: Sequence[str]) -> list[EventRow]:
+        marks = ", ".join("?" for _ in kinds)
+        async with self._db.execute(
+            f"SELECT * FROM events WHERE night_id = ? AND kind IN ({marks}) ORDER BY id", (night_id, *kinds)
+        ) as cursor:
+            return [_event(row) for row in await cursor.fetchall()]
+
+    async def last_active_event(self, night_id: int, kinds: Sequence[str]) -> EventRow | None:
+        """The latest event of these kinds that has not been undone."""
+        marks = ", ".join("?" for _ in kinds)
+        async with self._db.execute(
+            f"SELECT * FROM events e WHERE night_id = ? AND kind IN ({marks})"
+            " AND NOT EXISTS (SELECT 1 FROM events u WHERE u.reverses = e.id) ORDER BY id DESC LIMIT 1",
+            (night_id, *kinds),
+        ) as cursor:
+            row = await cursor.fetchone()
+        return _event(row) if row else None
+
+    async def is_reversed(self, event_id: int) -> bool:
+        async with self._db.execute("SELECT 1 FROM events WHERE reverses = ?", (event_id,)) as cursor:
+            return await cursor.fetchone() is not None
+
+    async def reversed_among(self, event_ids: Sequence[int]) -> set[int]:
+        if not event_ids:
+            return set()
+        marks = ", ".join("?" for _ in event_ids)
+        async with self._db.execute(
+            f"SELECT reverses FROM events WHERE reverses IN ({marks})", tuple(event_ids)
+        ) as cursor:
+            return {int(row[0]) for row in await cursor.fetchall()}
+
+    async def net_by_reason(self, night_id: int) -> dict[tuple[int, str], int]:
+        """Net amount per (seat, payment reason), undone events and their reversals both excluded."""
+        query = (
+            "SELECT seat, reason, SUM(amount) FROM ("
+            " SELECT p.payee AS seat, p.reason, p.amount FROM payments p JOIN events e ON e.id = p.event_id"
+            "  WHERE p.night_id = ? AND e.reverses IS NULL"
+            "  AND NOT EXISTS (SELECT 1 FROM events u WHERE u.reverses = e.id)"
+            " UNION ALL"
+            " SELECT p.payer, p.reason, -p.amount FROM payments p JOIN events e ON e.id = p.event_id"
+            "  WHERE p.night_id = ? AND e.reverses IS NULL"
+            "  AND NOT EXISTS (SELECT 1 FROM events u WHERE u.reverses = e.id)"
+            ") GROUP BY seat, reason"
+        )
+        async with self._db.execute(query, (night_id, night_id)) as cursor:
+            return {(int(seat), str(reason)): int(total) for seat, reason, total in await cursor.fetchall()}
+
+    async def hand_deltas(self, night_id: int) -> list[tuple[int, int, int]]:
+        """(hand, seat, net amount) for each hand that saw payments."""
+        query = (
+            "SELECT hand, seat, SUM(amount) FROM ("
+            " SELECT e.hand_no AS hand, p.payee AS seat, p.amount FROM payments p JOIN events e ON e.id = p.event_id"
+            "  WHERE p.night_id = ?"
+            " UNION ALL"
+            " SELECT e.hand_no, p.payer, -p.amount FROM payments p JOIN events e ON e.id = p.event_id"
+            "  WHERE p.night_id = ?"
+            ") GROUP BY hand, seat ORDER BY hand"
+        )
+        async with self._db.execute(query, (night_id, night_id)) as cursor:
+            return [(int(h), int(s), int(a)) for h, s, a in await cursor.fetchall()]
+
     async def is_closed(self, night_id: int) -> bool:
         """A night is closed when its latest close/reopen event is a close."""
         async with self._db.execute(

@@ -84,7 +84,7 @@ class Context:
     night: NightRow | None
     closed: bool
     seats: tuple[Seat, ...]
-    events: tuple[EventRow, ...]
+    last_event_id: int
 
 
 class Refusal(Exception):
@@ -110,8 +110,8 @@ class Referee:
         """Answer one chat line; None when the line is not for the referee."""
         language = await self._language(incoming)
         night = await self.ledger.latest_night(incoming.chat_id)
-        events = tuple(await self.ledger.events(night.id)) if night else ()
-        seats = seats_now(night, events) if night else ()
+        seats = seats_now(night, await self.ledger.events_of_kinds(night.id, ("join",))) if night else ()
+        last_event_id = await self.ledger.last_event_id(night.id) if night else 0
         try:
             command = parse(incoming.text, seated_names(seats))
         except EngineError as error:
@@ -119,7 +119,7 @@ class Referee:
         if command is None:
             return None
         closed = await self.ledger.is_closed(night.id) if night else False
-        context = Context(incoming, command, language, night, closed, seats, events)
+        context = Context(incoming, command, language, night, closed, seats, last_event_id)
         handler = self._handlers().get(command.name)
         if handler is None:
             return None
@@ -201,25 +201,26 @@ class Referee:
                 continue
         return state
 
-    def _state(self, context: Context) -> TableState:
-        night = context.night
-        assert night is not None
-        last = context.events[-1].id if context.events else 0
+    async def _state(self, context: Context) -> TableState:
+        assert context.night is not None
+        return await self.table_state(context.night, context.last_event_id)
+
+    async def table_state(self, night: NightRow, last_event_id: int | None = None) -> TableState:
+        """The table now, from a per-night cache: only events newer than the cache are applied, and
+        the log is replayed from the start only after an undo (which can change the past)."""
+        last = await self.ledger.last_event_id(night.id) if last_event_id is None else last_event_id
         cached = self._tables.get(night.id)
         if cached and cached[0] == last:
             return cached[1]
-        if cached and all(
-            e.kind in EVENT_KINDS or e.kind in ("join", "close", "reopen", "open")
-            for e in context.events
-            if e.id > cached[0]
-        ):
+        newer = await self.ledger.events(night.id, after_id=cached[0]) if cached else []
+        if cached and not any(e.reverses is not None for e in newer):
             state = cached[1]
-            for event in (e for e in context.events if e.id > cached[0]):
+            for event in newer:
                 if event.kind in EVENT_KINDS:
                     with contextlib.suppress(EngineError):
                         state = apply(state, decode_event(event.kind, event.payload)).state
         else:
-            state = self._replay(night, context.events)
+            state = self._replay(night, await self.ledger.events(night.id))
         self._tables[night.id] = (last, state)
         return state
 
@@ -259,7 +260,7 @@ class Referee:
     ) -> Response:
         night = context.night
         assert night is not None
-        state = self._state(context)
+        state = await self._state(context)
         payload = encode_event(event)
         if extra_payload:
             payload = json.dumps({**json.loads(payload), **extra_payload}, ensure_ascii=False, sort_keys=True)
@@ -521,14 +522,14 @@ class Referee:
         return parse_tile(text) if text else None
 
     async def _apply_and_record(self, context: Context, event: Event) -> Response:
-        state = self._state(context)
+        state = await self._state(context)
         outcome = apply(state, event)
         return await self._record(context, event, outcome)
 
-    def _ask(self, context: Context, question: Reply, choices: tuple[Choice, ...]) -> Response:
+    async def _ask(self, context: Context, question: Reply, choices: tuple[Choice, ...]) -> Response:
         """A question answered by buttons; they carry this night and hand so stale ones are refused."""
         night = context.night
-        hand = self._state(context).hand_no if night is not None else None
+        hand = (await self._state(context)).hand_no if night is not None else None
         return Response(
             (question,), context.language, choices=choices, night_id=night.id if night else None, hand_no=hand
         )
@@ -545,7 +546,7 @@ class Referee:
         names = context.command.names
         if not names:
             me = seat_of(context.seats, context.incoming.speaker)
-            return self._ask(context, Reply("pong.who_fed"), self._choices_for(context, "pong", me))
+            return await self._ask(context, Reply("pong.who_fed"), self._choices_for(context, "pong", me))
         if len(names) > 2:
             raise Refusal(Reply("command.too_many_names", {"names": " ".join(names)}))
         actor = self._actor(context, names[:-1])
@@ -565,7 +566,7 @@ class Referee:
                     Choice(Reply("button.added_gang"), "/gang add"),
                     Choice(Reply("button.concealed_gang"), "/gang self"),
                 )
-                return self._ask(context, Reply("gang.which"), choices)
+                return await self._ask(context, Reply("gang.which"), choices)
             if len(names) > 2:
                 raise Refusal(Reply("command.too_many_names", {"names": " ".join(names)}))
             actor = self._actor(context, names[:-1])
@@ -591,7 +592,7 @@ class Referee:
                 for kind, word in (("penalty_follow", "follow"), ("penalty_four", "four"))
                 for index, seat in enumerate(context.seats)
             )
-            return self._ask(context, Reply("penalty.who"), choices)
+            return await self._ask(context, Reply("penalty.who"), choices)
         if len(command.names) > 1:
             raise Refusal(Reply("command.too_many_names", {"names": " ".join(command.names)}))
         offender = resolve(context.seats, command.names[0])
@@ -607,11 +608,11 @@ class Referee:
     async def _hu(self, context: Context) -> Response:
         self._recording_night(context)
         command = context.command
-        state = self._state(context)
+        state = await self._state(context)
         if not command.names and not command.self_draw and not command.hand_text and not command.declared:
             me = seat_of(context.seats, context.incoming.speaker)
             choices = (Choice(Reply("button.self_draw"), "/hu self"), *self._choices_for(context, "hu", me))
-            return self._ask(context, Reply("hu.how"), choices)
+            return await self._ask(context, Reply("hu.how"), choices)
         robbing = "robbing_gang" in command.flags
         names = list(command.names)
         if command.self_draw and not robbing:
@@ -629,12 +630,13 @@ class Referee:
             raise Refusal(Reply("hu.one_hand_per_line"))
         claims = tuple(self._claim(command, winner, state, flowers, discarder is None or robbing) for winner in winners)
         event = Win(claims, discarder)
-        merge_with = self._mergeable_win(context, discarder, winners)
+        merge_with = await self._mergeable_win(context, discarder, winners)
         if merge_with is not None:
             previous = decode_event("win", merge_with.payload)
             assert isinstance(previous, Win)
             assert context.night is not None
-            state = self._replay(context.night, context.events, frozenset({merge_with.id}))
+            all_events = await self.ledger.events(context.night.id)
+            state = self._replay(context.night, all_events, frozenset({merge_with.id}))
             event = Win(previous.claims + claims, discarder)
         outcome = apply(state, event)
         results = [
@@ -668,16 +670,13 @@ class Referee:
             return WinInput(winner, flags, concealed, melds, winning)
         return WinInput(winner, flags, declared=command.declared, soft=command.soft)
 
-    def _mergeable_win(self, context: Context, discarder: int | None, winners: Sequence[int]) -> EventRow | None:
+    async def _mergeable_win(self, context: Context, discarder: int | None, winners: Sequence[int]) -> EventRow | None:
         """A second 胡 on the same discard, typed as its own line right after the first (一炮多响)."""
-        if discarder is None:
+        if discarder is None or context.night is None:
             return None
-        active = [
-            e for e in context.events if e.kind not in ("undo",) and e.id not in {x.reverses for x in context.events}
-        ]
-        if not active or active[-1].kind != "win":
+        last = await self.ledger.last_active_event(context.night.id, sorted(REVERSIBLE))
+        if last is None or last.kind != "win":
             return None
-        last = active[-1]
         previous = decode_event("win", last.payload)
         assert isinstance(previous, Win)
         earlier = {c.winner for c in previous.claims}
@@ -689,20 +688,19 @@ class Referee:
 
     async def _undo(self, context: Context) -> Response:
         night = self._recording_night(context)
-        reversed_ids = {e.reverses for e in context.events if e.reverses is not None}
-        candidates = [e for e in context.events if e.kind in REVERSIBLE and e.id not in reversed_ids]
         if context.command.number is not None:
-            target = next((e for e in context.events if e.id == context.command.number), None)
+            target = await self.ledger.event(night.id, context.command.number)
             if target is None:
                 raise Refusal(Reply("undo.no_such_event", {"id": context.command.number}))
-            if target.id in reversed_ids:
+            if await self.ledger.is_reversed(target.id):
                 raise Refusal(Reply("undo.already_undone", {"id": target.id}))
             if target.kind not in REVERSIBLE:
-                raise Refusal(Reply("undo.not_undoable", {"id": target.id, "kind": Reply(f"kind.{target.kind}")}))
-        elif candidates:
-            target = candidates[-1]
+                kind = Reply(f"kind.{target.kind}")
+                raise Refusal(Reply("undo.not_undoable", {"id": target.id, "kind": kind}))
         else:
-            raise Refusal(Reply("undo.nothing"))
+            target = await self.ledger.last_active_event(night.id, sorted(REVERSIBLE))
+            if target is None:
+                raise Refusal(Reply("undo.nothing"))
         payments = tuple(refund([self._as_payment(p) for p in await self.ledger.payments_of(target.id)], "undo"))
         incoming = context.incoming
         ids = await self.ledger.append(
@@ -714,11 +712,8 @@ class Referee:
             night.stake_cents,
             [NewEvent(target.hand_no, "undo", None, json.dumps({"target": target.id}), payments, target.id)],
         )
-        self._tables.pop(night.id, None)
-        events = tuple(await self.ledger.events(night.id))
-        state = self._replay(night, events)
-        self._tables[night.id] = (events[-1].id, state)
-        seats = seats_now(night, events)
+        state = await self.table_state(night)  # an undo can change the past: this replays the log
+        seats = context.seats
         rows = await self.ledger.payments_of(ids[0])
         replies = [Reply("undo.done", {"id": ids[0], "target": target.id, "text": target.raw_text})]
         replies.extend(payment_lines(rows, seats, self._preset(night)))
@@ -733,7 +728,7 @@ class Referee:
         night = context.night
         if night is None:
             raise Refusal(Reply("night.none"))
-        state = self._state(context)
+        state = await self._state(context)
         board = await self._board(night, context.seats, state)
         replies = [board] if not context.closed else [Reply("night.closed_note", {"night": night.id}), board]
         return Response(tuple(replies), context.language, night_id=night.id)
@@ -742,8 +737,8 @@ class Referee:
         night = context.night
         if night is None:
             raise Refusal(Reply("night.none"))
-        events = list(context.events)[-HISTORY_LINES:]
-        reversed_ids = {e.reverses for e in context.events if e.reverses is not None}
+        events = await self.ledger.recent_events(night.id, HISTORY_LINES)
+        reversed_ids = await self.ledger.reversed_among([e.id for e in events])
         return Response(tuple(history(events, reversed_ids)), context.language, night_id=night.id)
 
     async def _rules(self, context: Context) -> Response:
@@ -756,13 +751,12 @@ class Referee:
         return Response(tuple(rules(preset_from_dict(resolved_builtin(name)), 100)), context.language)
 
     async def _summary_replies(self, context: Context, night: NightRow) -> tuple[list[Reply], list[int], list[int]]:
-        events = await self.ledger.events(night.id)
-        seats = seats_now(night, events)
-        reversed_ids = {e.reverses for e in events if e.reverses is not None}
+        wins = await self.ledger.events_of_kinds(night.id, ("win",))
+        undone = await self.ledger.reversed_among([e.id for e in wins])
         amounts, money = await self.ledger.balances(night.id)
-        stats = night_stats(events, {r for r in reversed_ids if r is not None}, await self.ledger.payments(night.id))
-        state = self._state(context)
-        lines = summary(night, seats, self._preset(night), amounts, money, stats, state.hand_no - 1)
+        stats = night_stats(wins, undone, await self.ledger.net_by_reason(night.id))
+        state = await self._state(context)
+        lines = summary(night, context.seats, self._preset(night), amounts, money, stats, state.hand_no - 1)
         return lines, amounts, money
 
     async def _summary(self, context: Context) -> Response:
@@ -783,9 +777,9 @@ class Referee:
         )
 
     async def _chart(self, night: NightRow, context: Context) -> Attachment:
-        events = await self.ledger.events(night.id)
-        payments = await self.ledger.payments(night.id)
-        png = charts.balance_chart(night, seats_now(night, events), events, payments, context.language)
+        deltas = await self.ledger.hand_deltas(night.id)
+        wins = await self.ledger.events_of_kinds(night.id, ("win",))
+        png = charts.balance_chart(night, context.seats, deltas, charts.doubled_hands(wins), context.language)
         return Attachment("photo", f"night-{night.id}.png", png)
 
     async def _close(self, context: Context) -> Response:
@@ -801,7 +795,7 @@ class Referee:
             incoming.text.strip(),
             incoming.update_key,
             night.stake_cents,
-            [NewEvent(self._state(context).hand_no, "close", None, "{}")],
+            [NewEvent((await self._state(context)).hand_no, "close", None, "{}")],
         )
         return Response((Reply("close.done", {"night": night.id}),), context.language, recorded=True, night_id=night.id)
 
@@ -819,7 +813,7 @@ class Referee:
             incoming.text.strip(),
             incoming.update_key,
             night.stake_cents,
-            [NewEvent(self._state(context).hand_no, "reopen", None, "{}")],
+            [NewEvent((await self._state(context)).hand_no, "reopen", None, "{}")],
         )
         return Response(
             (Reply("reopen.done", {"night": night.id}),), context.language, recorded=True, night_id=night.id
@@ -873,10 +867,9 @@ class Referee:
         night = await self.ledger.latest_night(chat_id)
         if night is None:
             return None
-        events = await self.ledger.events(night.id)
-        seats = seats_now(night, events)
+        seats = seats_now(night, await self.ledger.events_of_kinds(night.id, ("join",)))
         amounts, money = await self.ledger.balances(night.id)
-        state = self._replay(night, events)
+        state = await self.table_state(night)
         return {
             "night": night.id,
             "preset": night.preset_name,

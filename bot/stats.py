@@ -26,8 +26,8 @@ class Career:
 
 
 async def _add_night(ledger: Ledger, night: NightRow, seat: int, career: Career) -> None:
-    events = await ledger.events(night.id)
-    undone = {e.reverses for e in events if e.reverses is not None} | {e.id for e in events if e.reverses is not None}
+    events = await ledger.events_of_kinds(night.id, ("win", "draw"))
+    undone = await ledger.reversed_among([e.id for e in events])
     amounts, _ = await ledger.balances(night.id)
     career.nights += 1
     career.net += amounts[seat]
@@ -80,7 +80,7 @@ async def chat_stats(
     for night in nights:
         from bot.seating import seats_now
 
-        seats = seats_now(night, await ledger.events(night.id))
+        seats = seats_now(night, await ledger.events_of_kinds(night.id, ("join",)))
         for seat, player in enumerate(seats):
             if not player.name or (only and player.name.casefold() != only.lstrip("@").casefold()):
                 continue
@@ -100,7 +100,7 @@ async def my_stats(ledger: Ledger, user_id: str, preset_for: Callable[[NightRow]
     career = Career()
     name = ""
     for night in await ledger.nights_of_user(user_id):
-        seats = seats_now(night, await ledger.events(night.id))
+        seats = seats_now(night, await ledger.events_of_kinds(night.id, ("join",)))
         for seat, player in enumerate(seats):
             if player.user_id == user_id:
                 name = player.name

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 
@@ -160,34 +160,29 @@ PENALTY_REASONS = frozenset({"penalty_follow", "penalty_four", "penalty_custom",
 
 
 def night_stats(
-    events: Sequence[EventRow], reversed_ids: set[int], payments: Sequence[PaymentRow]
+    wins: Sequence[EventRow], undone: set[int], net_by_reason: Mapping[tuple[int, str], int]
 ) -> list[PlayerStats]:
     """Per seat: wins, self-draws, deal-ins, biggest hand, gang and penalty money net."""
     stats = [PlayerStats() for _ in range(4)]
-    undone = reversed_ids | {e.id for e in events if e.reverses is not None}
-    for event in events:
-        if event.kind != "win" or event.id in undone:
+    for event in wins:
+        if event.id in undone:
             continue
         raw = json.loads(event.payload)
-        discarder = raw.get("discarder")
-        for result in raw.get("results", []):
+        results = raw.get("results", [])
+        for result in results:
             player = stats[result["winner"]]
             player.wins += 1
-            if result.get("self_draw"):
-                player.self_draws += 1
+            player.self_draws += 1 if result.get("self_draw") else 0
             if result["total"] > player.biggest:
                 player.biggest, player.biggest_keys = result["total"], list(result["keys"])
-        if discarder is not None and not any(r.get("self_draw") for r in raw.get("results", [])):
+        discarder = raw.get("discarder")
+        if discarder is not None and not any(r.get("self_draw") for r in results):
             stats[discarder].deal_ins += 1
-    for payment in payments:
-        if payment.event_id in undone:
-            continue
-        if payment.reason in GANG_REASONS:
-            stats[payment.payee].gang_net += payment.amount
-            stats[payment.payer].gang_net -= payment.amount
-        if payment.reason in PENALTY_REASONS:
-            stats[payment.payee].penalty_net += payment.amount
-            stats[payment.payer].penalty_net -= payment.amount
+    for (seat, reason), amount in net_by_reason.items():
+        if reason in GANG_REASONS:
+            stats[seat].gang_net += amount
+        elif reason in PENALTY_REASONS:
+            stats[seat].penalty_net += amount
     return stats
 
 
