@@ -20,7 +20,7 @@ import aiosqlite
 
 from engine.settlement import Payment
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 _MIGRATIONS: dict[int, str] = {
     1: """
     CREATE TABLE chat_settings (
@@ -72,6 +72,10 @@ _MIGRATIONS: dict[int, str] = {
     );
     CREATE INDEX payments_by_night ON payments (night_id);
     CREATE INDEX payments_by_event ON payments (event_id);
+    """,
+    # 2: find a night's events of one kind (join, win, close/reopen) without scanning the night
+    2: """
+    CREATE INDEX events_by_night_kind ON events (night_id, kind, id);
     """,
 }
 
@@ -359,9 +363,11 @@ class Ledger:
             return [_event(row) for row in await cursor.fetchall()]
 
     async def last_event_id(self, night_id: int) -> int:
-        async with self._db.execute("SELECT MAX(id) FROM events WHERE night_id = ?", (night_id,)) as cursor:
+        async with self._db.execute(
+            "SELECT id FROM events WHERE night_id = ? ORDER BY id DESC LIMIT 1", (night_id,)
+        ) as cursor:
             row = await cursor.fetchone()
-        return int(row[0] or 0) if row else 0
+        return int(row[0]) if row else 0
 
     async def recent_events(self, night_id: int, limit: int) -> list[EventRow]:
         async with self._db.execute(
@@ -408,21 +414,14 @@ class Ledger:
         ) as cursor:
             return {int(row[0]) for row in await cursor.fetchall()}
 
-    async def net_by_reason(self, night_id: int) -> dict[tuple[int, str], int]:
-        """Net amount per (seat, payment reason), undone events and their reversals both excluded."""
-        query = (
-            "SELECT seat, reason, SUM(amount) FROM ("
-            " SELECT p.payee AS seat, p.reason, p.amount FROM payments p JOIN events e ON e.id = p.event_id"
-            "  WHERE p.night_id = ? AND e.reverses IS NULL"
-            "  AND NOT EXISTS (SELECT 1 FROM events u WHERE u.reverses = e.id)"
-            " UNION ALL"
-            " SELECT p.payer, p.reason, -p.amount FROM payments p JOIN events e ON e.id = p.event_id"
-            "  WHERE p.night_id = ? AND e.reverses IS NULL"
-            "  AND NOT EXISTS (SELECT 1 FROM events u WHERE u.reverses = e.id)"
-            ") GROUP BY seat, reason"
-        )
-        async with self._db.execute(query, (night_id, night_id)) as cursor:
-            return {(int(seat), str(reason)): int(total) for seat, reason, total in await cursor.fetchall()}
+    async def payments_after(self, night_id: int, after_event_id: int) -> list[PaymentRow]:
+        """Payments of the night's events newer than `after_event_id` (for running totals)."""
+        async with self._db.execute(
+            "SELECT event_id, payer, payee, amount, money_cents, reason FROM payments"
+            " WHERE night_id = ? AND event_id > ? ORDER BY id",
+            (night_id, after_event_id),
+        ) as cursor:
+            return [PaymentRow(*row) for row in await cursor.fetchall()]
 
     async def hand_deltas(self, night_id: int) -> list[tuple[int, int, int]]:
         """(hand, seat, net amount) for each hand that saw payments."""
@@ -439,13 +438,15 @@ class Ledger:
             return [(int(h), int(s), int(a)) for h, s, a in await cursor.fetchall()]
 
     async def is_closed(self, night_id: int) -> bool:
-        """A night is closed when its latest close/reopen event is a close."""
+        """A night is closed when its latest close/reopen event is a close (two index seeks)."""
         async with self._db.execute(
-            "SELECT kind FROM events WHERE night_id = ? AND kind IN ('close', 'reopen') ORDER BY id DESC LIMIT 1",
-            (night_id,),
+            "SELECT (SELECT MAX(id) FROM events WHERE night_id = ? AND kind = 'close'),"
+            " (SELECT MAX(id) FROM events WHERE night_id = ? AND kind = 'reopen')",
+            (night_id, night_id),
         ) as cursor:
             row = await cursor.fetchone()
-        return bool(row and row["kind"] == "close")
+        closed, reopened = (row[0], row[1]) if row else (None, None)
+        return closed is not None and (reopened is None or closed > reopened)
 
     async def reversed_ids(self, night_id: int) -> set[int]:
         async with self._db.execute(

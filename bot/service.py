@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
@@ -74,6 +74,26 @@ class Incoming:
     mentions: tuple[Speaker, ...] = ()  # users the line @mentions or replies to (Telegram)
 
 
+@dataclass
+class Totals:
+    """Running sums of a night's payments up to `last_event_id`: derived from the ledger, kept in
+    memory, and extended by newer payments only (the log is append-only, so they never change)."""
+
+    last_event_id: int = 0
+    amounts: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
+    money: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
+    by_reason: dict[tuple[int, str], int] = field(default_factory=dict)
+
+    def add(self, payments: Sequence[PaymentRow]) -> None:
+        for p in payments:
+            self.amounts[p.payer] -= p.amount
+            self.amounts[p.payee] += p.amount
+            self.money[p.payer] -= p.money_cents
+            self.money[p.payee] += p.money_cents
+            self.by_reason[(p.payer, p.reason)] = self.by_reason.get((p.payer, p.reason), 0) - p.amount
+            self.by_reason[(p.payee, p.reason)] = self.by_reason.get((p.payee, p.reason), 0) + p.amount
+
+
 @dataclass(frozen=True)
 class Context:
     """Everything a handler needs about the chat's current night."""
@@ -101,6 +121,7 @@ class Referee:
         self.rules_dir = rules_dir  # where /new rules=FILE may read house rules (console only)
         self.charts_enabled = charts_enabled
         self._tables: dict[int, tuple[int, TableState]] = {}
+        self._totals: dict[int, Totals] = {}
         self._presets: dict[int, Preset] = {}
         self._pending_close: set[str] = set()
 
@@ -224,6 +245,15 @@ class Referee:
         self._tables[night.id] = (last, state)
         return state
 
+    async def totals(self, night: NightRow) -> Totals:
+        """Balances and per-reason nets, brought up to date with any newer payments."""
+        totals = self._totals.setdefault(night.id, Totals())
+        last = await self.ledger.last_event_id(night.id)
+        if last != totals.last_event_id:
+            totals.add(await self.ledger.payments_after(night.id, totals.last_event_id))
+            totals.last_event_id = last
+        return totals
+
     def _open_night(self, context: Context) -> NightRow:
         if context.night is None or context.closed:
             raise Refusal(Reply("night.none_open"))
@@ -267,9 +297,7 @@ class Referee:
         actor = getattr(event, "actor", getattr(event, "offender", None))
         new_events: list[NewEvent] = []
         if undo_first is not None:
-            undo_payments = tuple(
-                refund([self._as_payment(p) for p in await self.ledger.payments_of(undo_first.id)], "undo")
-            )
+            undo_payments = tuple(refund([self._as_payment(p) for p in await self.ledger.payments_of(undo_first.id)]))
             new_events.append(
                 NewEvent(
                     undo_first.hand_no,
@@ -324,8 +352,8 @@ class Referee:
         return Payment(row.payer, row.payee, row.amount, row.reason)
 
     async def _board(self, night: NightRow, seats: Sequence[Seat], state: TableState) -> Reply:
-        amounts, money = await self.ledger.balances(night.id)
-        return scoreboard(seats, state, amounts, money)
+        totals = await self.totals(night)
+        return scoreboard(seats, state, totals.amounts, totals.money)
 
     @staticmethod
     def _breakdown(winner: str, items: Sequence[Item], total: int) -> Reply:
@@ -701,7 +729,7 @@ class Referee:
             target = await self.ledger.last_active_event(night.id, sorted(REVERSIBLE))
             if target is None:
                 raise Refusal(Reply("undo.nothing"))
-        payments = tuple(refund([self._as_payment(p) for p in await self.ledger.payments_of(target.id)], "undo"))
+        payments = tuple(refund([self._as_payment(p) for p in await self.ledger.payments_of(target.id)]))
         incoming = context.incoming
         ids = await self.ledger.append(
             incoming.chat_id,
@@ -753,8 +781,9 @@ class Referee:
     async def _summary_replies(self, context: Context, night: NightRow) -> tuple[list[Reply], list[int], list[int]]:
         wins = await self.ledger.events_of_kinds(night.id, ("win",))
         undone = await self.ledger.reversed_among([e.id for e in wins])
-        amounts, money = await self.ledger.balances(night.id)
-        stats = night_stats(wins, undone, await self.ledger.net_by_reason(night.id))
+        totals = await self.totals(night)
+        amounts, money = totals.amounts, totals.money
+        stats = night_stats(wins, undone, totals.by_reason)
         state = await self._state(context)
         lines = summary(night, context.seats, self._preset(night), amounts, money, stats, state.hand_no - 1)
         return lines, amounts, money
@@ -868,7 +897,8 @@ class Referee:
         if night is None:
             return None
         seats = seats_now(night, await self.ledger.events_of_kinds(night.id, ("join",)))
-        amounts, money = await self.ledger.balances(night.id)
+        totals = await self.totals(night)
+        amounts, money = totals.amounts, totals.money
         state = await self.table_state(night)
         return {
             "night": night.id,

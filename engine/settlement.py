@@ -174,6 +174,7 @@ def win_payments(
     return cap_to_chips(payments, context.chips)
 
 
-def refund(payments: Sequence[Payment], reason: str = "refund") -> list[Payment]:
-    """The exact reversal of some payments (undo, app draw refund, robbed gang)."""
-    return [Payment(p.payee, p.payer, p.amount, reason) for p in payments]
+def refund(payments: Sequence[Payment]) -> list[Payment]:
+    """The exact reversal of some payments (undo, app draw refund, robbed gang). A reversal keeps
+    the original reason, so gang or penalty money nets to zero once given back."""
+    return [Payment(p.payee, p.payer, p.amount, p.reason) for p in payments]

@@ -419,7 +419,7 @@ def _apply_win(state: TableState, event: Win) -> Outcome:
     payments = list(win_payments(claims, event.discarder, state.preset, state.context()))
     robbed = state.last_added_gang
     if any(c.robbing_gang for c in claims) and robbed is not None and robbed[0] == event.discarder:
-        payments = refund(robbed[1], "robbed_gang_refund") + payments  # 抢杠: no gang money
+        payments = refund(robbed[1]) + payments  # 抢杠: no gang money
     after = _with_chips(replace(state, triggers=frozenset(triggers)), tuple(payments))
     dealer_won = any(c.winner == state.dealer for c in claims)
     dealer_big = any(c.winner == state.dealer and c.score.big for c in claims)
@@ -435,7 +435,7 @@ def _apply_win(state: TableState, event: Win) -> Outcome:
 def _apply_draw(state: TableState) -> Outcome:
     payments: tuple[Payment, ...] = ()
     if state.preset.instant.refund_gangs_on_draw:
-        payments = tuple(refund(state.hand_gang_payments, "draw_refund"))
+        payments = tuple(refund(state.hand_gang_payments))
     after = _with_chips(replace(state, triggers=state.triggers | {"draw"}), payments)
     ended = _end_hand(after, dealer_won=False, dealer_big=False, draw=True, false_win=False)
     return Outcome(ended.state, payments, ended.notices)

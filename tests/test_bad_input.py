@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import sqlite3
+from pathlib import Path
+
 import pytest
 
-from bot.ledger import Ledger
+from bot.ledger import _MIGRATIONS, SCHEMA_VERSION, Ledger
 from bot.service import Referee
 from tests.harness import Table
 
@@ -94,4 +97,20 @@ async def test_plain_chat_is_ignored(table: Table) -> None:
 
 
 async def test_schema_version_is_set(ledger: Ledger) -> None:
-    assert await ledger.schema_version() == 1
+    assert await ledger.schema_version() == SCHEMA_VERSION
+
+
+async def test_an_old_database_is_migrated_and_keeps_its_data(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite3"
+    with sqlite3.connect(path) as connection:  # a version-1 database, as an older release left it
+        connection.executescript(_MIGRATIONS[1] + "; PRAGMA user_version = 1;")
+        connection.execute(
+            "INSERT INTO nights (chat_id, preset_name, preset_json, stake_cents, players, dealer, opened_by)"
+            " VALUES ('c', 'nanjing', '{}', 100, '[]', 0, 'x')"
+        )
+    ledger = await Ledger.open(path)
+    try:
+        assert await ledger.schema_version() == SCHEMA_VERSION
+        assert (await ledger.nights("c"))[0].preset_name == "nanjing"
+    finally:
+        await ledger.close()

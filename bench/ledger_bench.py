@@ -1,0 +1,115 @@
+"""Ledger throughput and latency through the command layer, on a file database, synchronous=FULL.
+
+1. Commands per second and p50/p99 latency for a mixed night (pongs, gangs, penalties, wins, draws).
+2. A night with 100,000 events: database size, and /score and /summary latency (cold = the first
+   call after start, which replays the log once; warm = later calls).
+
+Run: python -m bench.ledger_bench
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from bot.ledger import Ledger, NewEvent
+from bot.seating import Speaker
+from bot.service import Incoming, Referee
+from engine.settlement import Payment
+
+PLAYERS = ("Alice", "Bob", "Carol", "Dave")
+COMMANDS = 2_000
+BIG_NIGHT = 100_000
+BATCH = 1_000
+ALICE = Speaker("Alice", "Alice", by_name=True)
+
+
+def mixed_line(i: int) -> tuple[str, str]:
+    actor, other, across = PLAYERS[i % 4], PLAYERS[(i + 1) % 4], PLAYERS[(i + 2) % 4]
+    lines = [
+        f"/pong {other}",
+        f"/gang {other}",
+        f"/penalty {other} {1 + i % 9}",
+        f"/penalty {across} {1 + i % 7}",
+        "/flowergang",
+        "/score",
+        f"/hu {across} flowers={4 + i % 5}",
+        "/draw",
+    ]
+    return actor, lines[i % len(lines)]
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
+async def command_rate(folder: Path) -> None:
+    ledger = await Ledger.open(folder / "rate.sqlite3")
+    referee = Referee(ledger, charts_enabled=False)
+    await referee.handle(Incoming("chat", ALICE, "/new " + " ".join(PLAYERS), "open"))
+    latencies: list[float] = []
+    started = time.perf_counter()
+    for i in range(COMMANDS):
+        name, text = mixed_line(i)
+        begin = time.perf_counter()
+        await referee.handle(Incoming("chat", Speaker(name, name, by_name=True), text, f"u{i}"))
+        latencies.append((time.perf_counter() - begin) * 1000)
+    elapsed = time.perf_counter() - started
+    await ledger.close()
+    print(f"command layer: {COMMANDS / elapsed:,.0f} commands/s over {COMMANDS:,} mixed commands")
+    print("  (file database, WAL, synchronous=FULL, one transaction per recording command)")
+    print(f"  latency p50 {statistics.median(latencies):.2f} ms, p99 {percentile(latencies, 0.99):.2f} ms")
+
+
+def flower_gang(index: int) -> NewEvent:
+    actor = index % 4
+    payments = tuple(Payment(payer, actor, 6, "flower_gang") for payer in range(4) if payer != actor)
+    return NewEvent(1 + index // 50, "flower_gang", actor, json.dumps({"actor": actor}), payments)
+
+
+async def timed(referee: Referee, command: str, runs: int) -> list[float]:
+    timings = []
+    for _ in range(runs):
+        begin = time.perf_counter()
+        await referee.handle(Incoming("chat", ALICE, command, None))
+        timings.append((time.perf_counter() - begin) * 1000)
+    return timings
+
+
+async def big_night(folder: Path) -> None:
+    path = folder / "big.sqlite3"
+    ledger = await Ledger.open(path)
+    await Referee(ledger).handle(Incoming("chat", ALICE, "/new " + " ".join(PLAYERS), "open"))
+    night = await ledger.latest_night("chat")
+    assert night is not None
+    for start in range(0, BIG_NIGHT, BATCH):  # real rows, written in batches to keep the bench short
+        events = [flower_gang(start + k) for k in range(BATCH)]
+        await ledger.append("chat", night.id, "bench", "/flowergang", None, night.stake_cents, events)
+    await ledger.close()
+    size = sum(f.stat().st_size for f in folder.glob("big.sqlite3*"))
+    print(f"database after {BIG_NIGHT:,} events ({3 * BIG_NIGHT:,} payments): {size / 1e6:.1f} MB")
+    ledger = await Ledger.open(path)
+    referee = Referee(ledger, charts_enabled=False)
+    for command in ("/score", "/summary"):
+        cold, *warm = await timed(referee, command, 21)
+        p50, worst = statistics.median(warm), max(warm)
+        print(f"  {command}: cold {cold:.0f} ms (replays the log), warm p50 {p50:.1f} ms, max {worst:.1f} ms")
+    charted = Referee(ledger, charts_enabled=True)
+    await timed(charted, "/score", 1)
+    print(f"  /summary with the chart rendered: {(await timed(charted, '/summary', 1))[0]:.0f} ms")
+    await ledger.close()
+
+
+async def main() -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        await command_rate(Path(folder))
+        await big_night(Path(folder))
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
