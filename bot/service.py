@@ -770,10 +770,12 @@ class Referee:
         return Response(tuple(history(events, reversed_ids)), context.language, night_id=night.id)
 
     async def _rules(self, context: Context) -> Response:
+        """The open night's numbers, or any built-in preset's when named (`/rules chengbei`)."""
         night = context.night
-        if night is not None and not context.closed:
+        name = (context.command.word or "").lower()
+        if not name and night is not None and not context.closed:
             return Response(tuple(rules(self._preset(night), night.stake_cents)), context.language)
-        name = (context.command.word or "nanjing").lower()
+        name = name or "nanjing"
         if name not in PRESET_NAMES:
             raise Refusal(Reply("preset.unknown", {"name": name, "known": ", ".join(PRESET_NAMES)}))
         return Response(tuple(rules(preset_from_dict(resolved_builtin(name)), 100)), context.language)
@@ -795,7 +797,9 @@ class Referee:
         lines, _, _ = await self._summary_replies(context, night)
         attachments: list[Attachment] = []
         if self.charts_enabled:
-            attachments.append(await self._chart(night, context))
+            chart = await self._chart(night, context)
+            wanted = Path(context.command.options.get("chart", chart.filename)).name  # a file name, no path
+            attachments.append(replace(chart, filename=wanted))
         choices: tuple[Choice, ...] = ()
         if not context.closed:
             lines.append(Reply("summary.confirm"))
