@@ -37,6 +37,7 @@ from telegram.ext import (
     MessageHandler,
     filters,
 )
+from telegram.request import BaseRequest
 
 from bot.commands import COMMANDS
 from bot.ledger import Ledger
@@ -292,21 +293,29 @@ async def register_commands(application: Application[Any, Any, Any, Any, Any, An
 
 
 def build_application(
-    token: str, db_path: str, base_url: str | None = None
+    token: str,
+    db_path: str,
+    base_url: str | None = None,
+    request: BaseRequest | None = None,
+    rate_limit: bool = True,
 ) -> Application[Any, Any, Any, Any, Any, Any]:
+    """The bot; `request` and `rate_limit=False` are for benchmarks that record instead of send."""
     base = (base_url or DEFAULT_BASE_URL).rstrip("/")
     front = TelegramFrontEnd(db_path)
-    application = (
+    builder = (
         ApplicationBuilder()
         .token(token)
         .base_url(f"{base}/bot")
         .base_file_url(f"{base}/file/bot")
-        .rate_limiter(AIORateLimiter(max_retries=3))
         .concurrent_updates(ChatOrderedProcessor())
         .post_init(front.open)
         .post_shutdown(front.close)
-        .build()
     )
+    if rate_limit:
+        builder = builder.rate_limiter(AIORateLimiter(max_retries=3))
+    if request is not None:
+        builder = builder.request(request).get_updates_request(request)
+    application = builder.build()
     application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, front.on_migrate))
     application.add_handler(MessageHandler(filters.TEXT & ~filters.UpdateType.EDITED, front.on_text))
     application.add_handler(CallbackQueryHandler(front.on_button))

@@ -1,0 +1,90 @@
+"""End of the night: fewest transfers, the chart, statistics, /me, CSV export."""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bot.charts import balance_chart, cjk_font_name
+from bot.ledger import NightRow, Seat
+from bot.service import Referee
+from engine.transfers import minimal_transfers
+from tests.harness import Table
+
+
+def brute_force_minimum(balances: list[int]) -> int:
+    """The fewest transfers by trying every split of the non-zero players into zero-sum groups."""
+    players = [b for b in balances if b]
+    best = len(players)
+    for size in range(1, len(players) + 1):
+        for labels in itertools.product(range(size), repeat=len(players)):
+            groups = [[p for p, g in zip(players, labels, strict=True) if g == k] for k in range(size)]
+            if all(groups) and all(sum(g) == 0 for g in groups):
+                best = min(best, len(players) - size)
+    return best
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(-500, 500), min_size=3, max_size=3))
+def test_transfers_settle_exactly_with_the_brute_force_minimum(three: list[int]) -> None:
+    balances = [*three, -sum(three)]
+    transfers = minimal_transfers(balances)
+    left = list(balances)
+    for transfer in transfers:
+        assert transfer.amount > 0
+        left[transfer.payer] += transfer.amount
+        left[transfer.payee] -= transfer.amount
+    assert left == [0, 0, 0, 0]
+    assert len(transfers) == brute_force_minimum(balances)
+
+
+def test_two_pairs_settle_in_two_transfers_not_three() -> None:
+    assert len(minimal_transfers([10, -10, 5, -5])) == 2
+
+
+def test_the_chart_is_a_png_and_chinese_renders_without_missing_glyphs() -> None:
+    assert cjk_font_name() is not None, "the CJK font shipped by mplfonts is installed"
+    night = NightRow(1, "c", "nanjing", "{}", 100, (), 0, "x", "")
+    seats = (Seat("张三"), Seat("李四"), Seat("王五"), Seat("趙六"))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        png = balance_chart(night, seats, [(1, 0, 34), (1, 1, -34), (2, 2, 46), (2, 3, -46)], {2}, "zh-Hans")
+    assert png.startswith(b"\x89PNG") and 10_000 < len(png) < 500_000
+    assert not [w for w in caught if "missing from" in str(w.message) or "Glyph" in str(w.message)]
+
+
+async def test_summary_in_the_console_writes_the_named_chart(ledger: object, tmp_path: object) -> None:
+    referee = Referee(ledger, charts_enabled=True)  # type: ignore[arg-type]
+    table = Table(referee, "chat")
+    await table.play("/new 张三 李四 王五 赵六\n李四: 暗杠 3m")
+    response = await table.respond("/summary --chart night.png")
+    assert response is not None and response.attachments[0].filename == "night.png"
+    assert response.attachments[0].data.startswith(b"\x89PNG")
+
+
+async def test_stats_across_nights_of_one_chat_only(referee: Referee) -> None:
+    first, other = Table(referee, "chat-a"), Table(referee, "chat-b")
+    await first.play("/new Alice Bob Carol Dave\nBob: /hu Carol flowers=5\n/summary\nyes")
+    await first.play("/new Alice Bob Carol Dave\nBob: /hu self flowers=4\n/summary\nyes")
+    await other.play("/new Alice Bob Carol Dave\nCarol: /hu Bob flowers=9")
+    stats = await first.say("/stats Bob")
+    assert "2 局" in stats and "净 114" in stats  # 30 from Carol, then 28 from each of three
+    assert "Carol" not in stats
+    assert "本群共 1 局" in await other.say("/stats")
+
+
+async def test_export_is_utf8_csv_with_a_bom(table: Table) -> None:
+    await table.play("/new 张三 李四 王五 赵六\n李四: 暗杠 3m")
+    response = await table.respond("/export")
+    assert response is not None
+    data = response.attachments[0].data
+    assert data.startswith("\ufeff".encode()) and "李四" in data.decode("utf-8-sig")
+    assert data.decode("utf-8-sig").splitlines()[0].startswith("event_id,time,hand")
+
+
+async def test_me_only_in_private(table: Table) -> None:
+    await table.play("/new Alice Bob Carol Dave")
+    assert "私聊" in await table.say("Bob: /me")
