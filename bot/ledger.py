@@ -349,12 +349,15 @@ class Ledger:
             return [_night(row) for row in await cursor.fetchall()]
 
     async def nights_of_user(self, user_id: str) -> list[NightRow]:
-        """Every night, in any chat, where this Telegram user had a seat."""
+        """Nights, in any chat, that may have seated this Telegram user (at /new, or by a later
+        join/bind event); callers confirm with the seats themselves."""
+        pattern = f'%"user_id": "{user_id}"%'
         async with self._db.execute(
-            "SELECT * FROM nights WHERE players LIKE ? ORDER BY id", (f'%"user_id": "{user_id}"%',)
+            "SELECT * FROM nights WHERE players LIKE ? OR id IN"
+            " (SELECT night_id FROM events WHERE kind IN ('join', 'bind') AND payload LIKE ?) ORDER BY id",
+            (pattern, pattern),
         ) as cursor:
-            rows = [_night(row) for row in await cursor.fetchall()]
-        return [n for n in rows if any(s.user_id == user_id for s in n.seats)]
+            return [_night(row) for row in await cursor.fetchall()]
 
     async def events(self, night_id: int, after_id: int = 0) -> list[EventRow]:
         async with self._db.execute(

@@ -27,7 +27,7 @@ def seats_now(night: NightRow, events: Sequence[EventRow]) -> tuple[Seat, ...]:
     than four players)."""
     seats = list(night.seats)
     for event in events:
-        if event.kind == "join":
+        if event.kind in ("join", "bind"):
             raw = json.loads(event.payload)
             seats[raw["seat"]] = Seat(raw["name"], raw.get("user_id"), raw.get("username"))
     return tuple(seats)

@@ -61,6 +61,7 @@ from locales import DEFAULT_LANGUAGE, LANGUAGES, normalize_language
 SEATS = 4
 HISTORY_LINES = 15
 REVERSIBLE = frozenset(EVENT_KINDS) | {"join"}
+SEAT_EVENTS = ("join", "bind")
 GANG_KINDS = {"exposed": MeldKind.EXPOSED_GANG, "added": MeldKind.ADDED_GANG, "concealed": MeldKind.CONCEALED_GANG}
 
 
@@ -131,7 +132,7 @@ class Referee:
         """Answer one chat line; None when the line is not for the referee."""
         language = await self._language(incoming)
         night = await self.ledger.latest_night(incoming.chat_id)
-        seats = seats_now(night, await self.ledger.events_of_kinds(night.id, ("join",))) if night else ()
+        seats = seats_now(night, await self.ledger.events_of_kinds(night.id, SEAT_EVENTS)) if night else ()
         last_event_id = await self.ledger.last_event_id(night.id) if night else 0
         try:
             command = parse(incoming.text, seated_names(seats))
@@ -140,6 +141,8 @@ class Referee:
         if command is None:
             return None
         closed = await self.ledger.is_closed(night.id) if night else False
+        if night is not None and not closed:
+            seats = await self._bind_user(incoming, night, seats)
         context = Context(incoming, command, language, night, closed, seats, last_event_id)
         handler = self._handlers().get(command.name)
         if handler is None:
@@ -160,6 +163,26 @@ class Referee:
         if command.name != "summary":
             self._pending_close.discard(incoming.chat_id)
         return response
+
+    async def _bind_user(self, incoming: Incoming, night: NightRow, seats: tuple[Seat, ...]) -> tuple[Seat, ...]:
+        """A player seated by @username gets their Telegram id the first time they speak, so that
+        /me finds their nights later (recorded as a `join` event: the ledger stays append-only)."""
+        speaker = incoming.speaker
+        seat = seat_of(seats, speaker)
+        if seat is None or speaker.by_name or not speaker.id or seats[seat].user_id is not None:
+            return seats
+        bound = Seat(seats[seat].name, speaker.id, speaker.username)
+        payload = json.dumps({"seat": seat, "name": bound.name, "user_id": bound.user_id, "username": bound.username})
+        await self.ledger.append(
+            incoming.chat_id,
+            night.id,
+            speaker.name,
+            "(bind)",
+            None,
+            night.stake_cents,
+            [NewEvent((await self.table_state(night)).hand_no, "bind", seat, payload)],
+        )
+        return tuple(bound if i == seat else s for i, s in enumerate(seats))
 
     def _handlers(self) -> dict[str, Callable[[Context], Awaitable[Response]]]:
         return {
@@ -900,7 +923,7 @@ class Referee:
         night = await self.ledger.latest_night(chat_id)
         if night is None:
             return None
-        seats = seats_now(night, await self.ledger.events_of_kinds(night.id, ("join",)))
+        seats = seats_now(night, await self.ledger.events_of_kinds(night.id, SEAT_EVENTS))
         totals = await self.totals(night)
         amounts, money = totals.amounts, totals.money
         state = await self.table_state(night)

@@ -80,7 +80,7 @@ async def chat_stats(
     for night in nights:
         from bot.seating import seats_now
 
-        seats = seats_now(night, await ledger.events_of_kinds(night.id, ("join",)))
+        seats = seats_now(night, await ledger.events_of_kinds(night.id, ("join", "bind")))
         for seat, player in enumerate(seats):
             if not player.name or (only and player.name.casefold() != only.lstrip("@").casefold()):
                 continue
@@ -100,7 +100,7 @@ async def my_stats(ledger: Ledger, user_id: str, preset_for: Callable[[NightRow]
     career = Career()
     name = ""
     for night in await ledger.nights_of_user(user_id):
-        seats = seats_now(night, await ledger.events_of_kinds(night.id, ("join",)))
+        seats = seats_now(night, await ledger.events_of_kinds(night.id, ("join", "bind")))
         for seat, player in enumerate(seats):
             if player.user_id == user_id:
                 name = player.name

@@ -174,7 +174,9 @@ async def test_private_chat_never_touches_a_group(fake: FakeTelegram, tmp_path: 
         await bot.say(CAROL, "/gang self 3m")
         assert "私聊里不能记分" in await bot.say(ALICE, "/new @alice @bob @carol @dave", chat=1)
         mine = await bot.say(CAROL, "/me", chat=3)
-        assert mine and not any(name in mine for name in ("alice", "bob", "dave"))
+        assert "carol：1 局，净 9" in mine  # Carol spoke in the group, so her seat knows her id
+        assert not any(name in mine for name in ("alice", "bob", "dave"))
+        assert "还没有你的记录" in await bot.say(EVE, "/me", chat=5)
     assert await balances(db) == [-3, -3, 9, -3]
 
 
