@@ -340,16 +340,7 @@ class Referee:
                 outcome.payments,
             )
         )
-        incoming = context.incoming
-        ids = await self.ledger.append(
-            incoming.chat_id,
-            night.id,
-            incoming.speaker.name,
-            incoming.text.strip(),
-            incoming.update_key,
-            night.stake_cents,
-            new_events,
-        )
+        ids = await self._append(context, night, new_events)
         self._tables[night.id] = (ids[-1], outcome.state)
         rows = [p for p in await self.ledger.payments_of(ids[-1])]
         preset = self._preset(night)
@@ -368,6 +359,19 @@ class Referee:
             night_id=night.id,
             hand_no=outcome.state.hand_no,
             scoreboard=board,
+        )
+
+    async def _append(self, context: Context, night: NightRow, events: Sequence[NewEvent]) -> list[int]:
+        """Record this line's events in one transaction, with the line's text, speaker and update key."""
+        incoming = context.incoming
+        return await self.ledger.append(
+            incoming.chat_id,
+            night.id,
+            incoming.speaker.name,
+            incoming.text.strip(),
+            incoming.update_key,
+            night.stake_cents,
+            events,
         )
 
     @staticmethod
@@ -545,16 +549,7 @@ class Referee:
             },
             ensure_ascii=False,
         )
-        state_hand = 1
-        await self.ledger.append(
-            context.incoming.chat_id,
-            night.id,
-            speaker.name,
-            context.incoming.text.strip(),
-            context.incoming.update_key,
-            night.stake_cents,
-            [NewEvent(state_hand, "join", seat, payload)],
-        )
+        await self._append(context, night, [NewEvent((await self._state(context)).hand_no, "join", seat, payload)])
         return Response(
             (
                 Reply(
@@ -753,14 +748,9 @@ class Referee:
             if target is None:
                 raise Refusal(Reply("undo.nothing"))
         payments = tuple(refund([self._as_payment(p) for p in await self.ledger.payments_of(target.id)]))
-        incoming = context.incoming
-        ids = await self.ledger.append(
-            incoming.chat_id,
-            night.id,
-            incoming.speaker.name,
-            incoming.text.strip(),
-            incoming.update_key,
-            night.stake_cents,
+        ids = await self._append(
+            context,
+            night,
             [NewEvent(target.hand_no, "undo", None, json.dumps({"target": target.id}), payments, target.id)],
         )
         state = await self.table_state(night)  # an undo can change the past: this replays the log
@@ -843,16 +833,7 @@ class Referee:
         if context.incoming.chat_id not in self._pending_close and context.command.plain:
             return Response((Reply("close.summary_first"),), context.language)
         self._pending_close.discard(context.incoming.chat_id)
-        incoming = context.incoming
-        await self.ledger.append(
-            incoming.chat_id,
-            night.id,
-            incoming.speaker.name,
-            incoming.text.strip(),
-            incoming.update_key,
-            night.stake_cents,
-            [NewEvent((await self._state(context)).hand_no, "close", None, "{}")],
-        )
+        await self._append(context, night, [NewEvent((await self._state(context)).hand_no, "close", None, "{}")])
         return Response((Reply("close.done", {"night": night.id}),), context.language, recorded=True, night_id=night.id)
 
     async def _reopen(self, context: Context) -> Response:
@@ -861,16 +842,7 @@ class Referee:
             raise Refusal(Reply("reopen.not_closed"))
         if not may_record(night, context.seats, context.incoming.speaker):
             raise Refusal(Reply("permission.not_at_table", {"players": player_list(context.seats)}))
-        incoming = context.incoming
-        await self.ledger.append(
-            incoming.chat_id,
-            night.id,
-            incoming.speaker.name,
-            incoming.text.strip(),
-            incoming.update_key,
-            night.stake_cents,
-            [NewEvent((await self._state(context)).hand_no, "reopen", None, "{}")],
-        )
+        await self._append(context, night, [NewEvent((await self._state(context)).hand_no, "reopen", None, "{}")])
         return Response(
             (Reply("reopen.done", {"night": night.id}),), context.language, recorded=True, night_id=night.id
         )
