@@ -312,7 +312,8 @@ def build_application(
         .post_shutdown(front.close)
     )
     if rate_limit:
-        builder = builder.rate_limiter(AIORateLimiter(max_retries=3))
+        # PTB's builder is generic in the rate limiter type, which a conditional chain loses
+        builder = builder.rate_limiter(AIORateLimiter(max_retries=3))  # type: ignore[arg-type]
     if request is not None:
         builder = builder.request(request).get_updates_request(request)
     application = builder.build()
