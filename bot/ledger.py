@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sqlite3
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -229,7 +230,7 @@ class Ledger:
         async with self._db.execute("SELECT 1 FROM events WHERE update_key = ?", (update_key,)) as cursor:
             return await cursor.fetchone() is not None
 
-    async def _insert_event(
+    async def _insert_event(  # a repeated update key fails the UNIQUE index: DuplicateUpdate
         self,
         chat_id: str,
         night_id: int,
@@ -242,11 +243,16 @@ class Ledger:
         update_key: str | None,
         reverses: int | None,
     ) -> int:
-        cursor = await self._db.execute(
-            "INSERT INTO events (chat_id, night_id, hand_no, kind, actor, payload, raw_text, speaker,"
-            " update_key, reverses) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (chat_id, night_id, hand_no, kind, actor, payload, raw_text, speaker, update_key, reverses),
-        )
+        try:
+            cursor = await self._db.execute(
+                "INSERT INTO events (chat_id, night_id, hand_no, kind, actor, payload, raw_text, speaker,"
+                " update_key, reverses) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (chat_id, night_id, hand_no, kind, actor, payload, raw_text, speaker, update_key, reverses),
+            )
+        except sqlite3.IntegrityError as error:
+            if update_key is not None and "update_key" in str(error):
+                raise DuplicateUpdate(update_key) from error
+            raise
         assert cursor.lastrowid is not None
         return cursor.lastrowid
 
@@ -289,8 +295,6 @@ class Ledger:
         """Record a command's events and their payments atomically (the update key goes on the first);
         raises DuplicateUpdate if that update was recorded before."""
         async with self._transaction():
-            if await self._is_recorded(update_key):
-                raise DuplicateUpdate(update_key)
             ids: list[int] = []
             for index, new in enumerate(events):
                 event_id = await self._insert_event(

@@ -62,6 +62,7 @@ SEATS = 4
 HISTORY_LINES = 15
 REVERSIBLE = frozenset(EVENT_KINDS) | {"join"}
 SEAT_EVENTS = ("join", "bind")
+META_EVENTS = frozenset({"join", "bind", "close", "reopen"})  # change what _chat_meta caches
 GANG_KINDS = {"exposed": MeldKind.EXPOSED_GANG, "added": MeldKind.ADDED_GANG, "concealed": MeldKind.CONCEALED_GANG}
 
 
@@ -125,14 +126,17 @@ class Referee:
         self._totals: dict[int, Totals] = {}
         self._presets: dict[int, Preset] = {}
         self._pending_close: set[str] = set()
+        self._languages: dict[str, str | None] = {}
+        self._meta: dict[
+            str, tuple[NightRow | None, tuple[Seat, ...], bool]
+        ] = {}  # chat -> stored language; this referee writes it
 
     # ---- entry point ---------------------------------------------------------------------------
 
     async def handle(self, incoming: Incoming) -> Response | None:
         """Answer one chat line; None when the line is not for the referee."""
         language = await self._language(incoming)
-        night = await self.ledger.latest_night(incoming.chat_id)
-        seats = seats_now(night, await self.ledger.events_of_kinds(night.id, SEAT_EVENTS)) if night else ()
+        night, seats, closed = await self._chat_meta(incoming.chat_id)
         last_event_id = await self.ledger.last_event_id(night.id) if night else 0
         try:
             command = parse(incoming.text, seated_names(seats))
@@ -140,7 +144,6 @@ class Referee:
             return Response((Reply(error.key, error.params),), language)
         if command is None:
             return None
-        closed = await self.ledger.is_closed(night.id) if night else False
         if night is not None and not closed:
             seats = await self._bind_user(incoming, night, seats)
         context = Context(incoming, command, language, night, closed, seats, last_event_id)
@@ -164,6 +167,17 @@ class Referee:
             self._pending_close.discard(incoming.chat_id)
         return response
 
+    async def _chat_meta(self, chat_id: str) -> tuple[NightRow | None, tuple[Seat, ...], bool]:
+        """The chat's latest night, its seats and whether it is closed. Cached: they change only by
+        this referee's own writes (/new, join, bind, close, reopen), which drop the entry. One
+        process owns a database."""
+        if chat_id not in self._meta:
+            night = await self.ledger.latest_night(chat_id)
+            seats = seats_now(night, await self.ledger.events_of_kinds(night.id, SEAT_EVENTS)) if night else ()
+            closed = await self.ledger.is_closed(night.id) if night else False
+            self._meta[chat_id] = (night, seats, closed)
+        return self._meta[chat_id]
+
     async def _bind_user(self, incoming: Incoming, night: NightRow, seats: tuple[Seat, ...]) -> tuple[Seat, ...]:
         """A player seated by @username gets their Telegram id the first time they speak, so that
         /me finds their nights later (recorded as a `join` event: the ledger stays append-only)."""
@@ -182,6 +196,7 @@ class Referee:
             night.stake_cents,
             [NewEvent((await self.table_state(night)).hand_no, "bind", seat, payload)],
         )
+        self._meta.pop(incoming.chat_id, None)
         return tuple(bound if i == seat else s for i, s in enumerate(seats))
 
     def _handlers(self) -> dict[str, Callable[[Context], Awaitable[Response]]]:
@@ -210,8 +225,14 @@ class Referee:
             "export": self._export,
         }
 
+    async def _set_language(self, chat_id: str, language: str) -> None:
+        await self.ledger.set_setting(chat_id, "language", language)
+        self._languages[chat_id] = language
+
     async def _language(self, incoming: Incoming) -> str:
-        stored = await self.ledger.setting(incoming.chat_id, "language")
+        if incoming.chat_id not in self._languages:
+            self._languages[incoming.chat_id] = await self.ledger.setting(incoming.chat_id, "language")
+        stored = self._languages[incoming.chat_id]
         return stored or normalize_language(incoming.speaker.language) or DEFAULT_LANGUAGE
 
     @staticmethod
@@ -268,10 +289,10 @@ class Referee:
         self._tables[night.id] = (last, state)
         return state
 
-    async def totals(self, night: NightRow) -> Totals:
+    async def totals(self, night: NightRow, last_event_id: int | None = None) -> Totals:
         """Balances and per-reason nets, brought up to date with any newer payments."""
         totals = self._totals.setdefault(night.id, Totals())
-        last = await self.ledger.last_event_id(night.id)
+        last = await self.ledger.last_event_id(night.id) if last_event_id is None else last_event_id
         if last != totals.last_event_id:
             totals.add(await self.ledger.payments_after(night.id, totals.last_event_id))
             totals.last_event_id = last
@@ -342,7 +363,21 @@ class Referee:
         )
         ids = await self._append(context, night, new_events)
         self._tables[night.id] = (ids[-1], outcome.state)
-        rows = [p for p in await self.ledger.payments_of(ids[-1])]
+        rows = [
+            PaymentRow(ids[-1], p.payer, p.payee, p.amount, p.amount * night.stake_cents, p.reason)
+            for p in outcome.payments
+        ]
+        totals = self._totals.get(night.id)
+        if totals is not None and totals.last_event_id == context.last_event_id:
+            # what was just written is all that is new: extend the running totals without a query
+            for event_id, new in zip(ids, new_events, strict=True):
+                totals.add(
+                    [
+                        PaymentRow(event_id, p.payer, p.payee, p.amount, p.amount * night.stake_cents, p.reason)
+                        for p in new.payments
+                    ]
+                )
+            totals.last_event_id = ids[-1]
         preset = self._preset(night)
         replies: list[Reply] = [Reply("event.recorded", {"id": ids[-1], "what": self._describe(event, context.seats)})]
         if undo_first is not None:
@@ -351,7 +386,7 @@ class Referee:
             replies.append(self._breakdown(context.seats[winner].name, score.items, score.total))
         replies.extend(payment_lines(rows, context.seats, preset))
         replies.extend(Reply(n.key, self._readable(n.params, context.seats)) for n in outcome.notices)
-        board = await self._board(night, context.seats, outcome.state)
+        board = await self._board(night, context.seats, outcome.state, ids[-1])
         return Response(
             tuple(replies),
             context.language,
@@ -364,6 +399,8 @@ class Referee:
     async def _append(self, context: Context, night: NightRow, events: Sequence[NewEvent]) -> list[int]:
         """Record this line's events in one transaction, with the line's text, speaker and update key."""
         incoming = context.incoming
+        if any(e.kind in META_EVENTS for e in events):
+            self._meta.pop(incoming.chat_id, None)
         return await self.ledger.append(
             incoming.chat_id,
             night.id,
@@ -378,8 +415,10 @@ class Referee:
     def _as_payment(row: PaymentRow) -> Payment:
         return Payment(row.payer, row.payee, row.amount, row.reason)
 
-    async def _board(self, night: NightRow, seats: Sequence[Seat], state: TableState) -> Reply:
-        totals = await self.totals(night)
+    async def _board(
+        self, night: NightRow, seats: Sequence[Seat], state: TableState, last_event_id: int | None = None
+    ) -> Reply:
+        totals = await self.totals(night, last_event_id)
         return scoreboard(seats, state, totals.amounts, totals.money)
 
     @staticmethod
@@ -458,11 +497,10 @@ class Referee:
             incoming.text.strip(),
             incoming.update_key,
         )
+        self._meta.pop(incoming.chat_id, None)
         language = context.language
-        if await self.ledger.setting(incoming.chat_id, "language") is None and normalize_language(
-            incoming.speaker.language
-        ):
-            await self.ledger.set_setting(incoming.chat_id, "language", language)
+        if self._languages.get(incoming.chat_id) is None and normalize_language(incoming.speaker.language):
+            await self._set_language(incoming.chat_id, language)
         replies = [
             Reply(
                 "night.opened",
@@ -851,7 +889,7 @@ class Referee:
         choice = normalize_language(context.command.word)
         if choice is None:
             raise Refusal(Reply("lang.unknown", {"given": context.command.word or "", "known": ", ".join(LANGUAGES)}))
-        await self.ledger.set_setting(context.incoming.chat_id, "language", choice)
+        await self._set_language(context.incoming.chat_id, choice)
         return Response((Reply("lang.done"),), choice)
 
     async def _help(self, context: Context) -> Response:
