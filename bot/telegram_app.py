@@ -81,6 +81,9 @@ class ChatOrderedProcessor(BaseUpdateProcessor):
 class TelegramFrontEnd:
     db_path: str
     admins: dict[int, tuple[float, frozenset[int]]] = field(default_factory=dict)
+    # Looked up on every update, written only here: kept in memory, the ledger keeps them for restarts.
+    chat_keys: dict[int, str] = field(default_factory=dict)
+    boards: dict[tuple[str, int], int] = field(default_factory=dict)
     _referee: Referee | None = None
 
     @property
@@ -103,8 +106,10 @@ class TelegramFrontEnd:
     async def chat_key(self, message: Message) -> str:
         """The ledger's chat id: a group, or one topic of a forum group; follows supergroup migration."""
         chat_id = message.chat.id
-        alias = await self.referee.ledger.setting(f"tg:{chat_id}", "migrated_from")
-        base = alias or f"tg:{chat_id}"
+        if chat_id not in self.chat_keys:
+            alias = await self.referee.ledger.setting(f"tg:{chat_id}", "migrated_from")
+            self.chat_keys[chat_id] = alias or f"tg:{chat_id}"
+        base = self.chat_keys[chat_id]
         if message.chat.is_forum and message.message_thread_id:
             return f"{base}:topic:{message.message_thread_id}"
         return base
@@ -202,6 +207,7 @@ class TelegramFrontEnd:
             return
         old = await self.referee.ledger.setting(f"tg:{message.chat.id}", "migrated_from") or f"tg:{message.chat.id}"
         await self.referee.ledger.set_setting(f"tg:{message.migrate_to_chat_id}", "migrated_from", old)
+        self.chat_keys.pop(message.migrate_to_chat_id, None)
 
     async def on_error(self, update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
         log.error("update %r failed", update, exc_info=context.error)
@@ -262,14 +268,19 @@ class TelegramFrontEnd:
         thread: int | None,
     ) -> None:
         """One live scoreboard message per night, edited after each event instead of a new message."""
-        assert response.scoreboard is not None
+        assert response.scoreboard is not None and response.night_id is not None
         text = render(response.scoreboard, translator)
         chat_key = await self.chat_key(message)
-        setting = f"board:{response.night_id}"
-        board_id = await self.referee.ledger.setting(chat_key, setting)
+        night_id = response.night_id
+        setting = f"board:{night_id}"
+        board_id = self.boards.get((chat_key, night_id))
+        if board_id is None:
+            stored = await self.referee.ledger.setting(chat_key, setting)
+            board_id = int(stored) if stored is not None else None
         if board_id is not None:
             try:
-                await context.bot.edit_message_text(text, chat_id=message.chat.id, message_id=int(board_id))
+                await context.bot.edit_message_text(text, chat_id=message.chat.id, message_id=board_id)
+                self.boards[(chat_key, night_id)] = board_id
                 return
             except BadRequest as error:
                 if "not modified" in str(error).lower():
@@ -277,6 +288,7 @@ class TelegramFrontEnd:
                 log.info("scoreboard %s could not be edited (%s): sending a new one", board_id, error)
         sent = await context.bot.send_message(message.chat.id, text, message_thread_id=thread)
         await self.referee.ledger.set_setting(chat_key, setting, str(sent.message_id))
+        self.boards[(chat_key, night_id)] = sent.message_id
 
 
 async def register_commands(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
