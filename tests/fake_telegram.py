@@ -71,6 +71,7 @@ class FakeTelegram:
                 )
             position += len(word) + 1
         chat = {"id": chat_id, "type": "private" if chat_id > 0 else "supergroup", "title": "Table"}
+        chat.update(extra.pop("chat_extra", {}))  # e.g. is_forum
         message = {
             "message_id": self.next_message_id,
             "date": int(time.time()),

@@ -211,3 +211,48 @@ def test_python_m_bot_runs_against_the_fake_server_and_stops_on_sigint(tmp_path:
 
     texts = asyncio.run(scenario())
     assert any("第 1 局开始" in t for t in texts)
+
+
+async def test_a_group_upgraded_to_a_supergroup_keeps_its_ledger(fake: FakeTelegram, tmp_path: Path) -> None:
+    db = tmp_path / "tg.sqlite3"
+    old, new = -555, -100555
+    async with Running(fake, db) as bot:
+        await bot.say(ALICE, "/new @alice @bob @carol @dave", chat=old)
+        await bot.say(CAROL, "/gang self 3m", chat=old)
+        chat = {"id": old, "type": "group", "title": "Table"}
+        migrated = {"message_id": 1, "date": 0, "chat": chat, "from": ALICE, "migrate_to_chat_id": new}
+        await fake.settle(fake.raw({"update_id": fake.next_update_id, "message": migrated}))
+        fake.next_update_id += 1
+        assert "carol：9" in await bot.say(ALICE, "/score", chat=new)
+        await bot.say(CAROL, "/gang self 4m", chat=new)
+    assert await balances(db, f"tg:{old}") == [-6, -6, 18, -6]
+
+
+async def test_an_internal_error_is_reported_and_the_bot_keeps_running(
+    fake: FakeTelegram, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = tmp_path / "tg.sqlite3"
+    async with Running(fake, db) as bot:
+        await bot.say(ALICE, "/new @alice @bob @carol @dave")
+        referee = bot.application.bot_data["front"].referee
+        original = referee.handle
+
+        async def broken(incoming: Any) -> Any:
+            if "boom" in incoming.text:
+                raise RuntimeError("simulated failure")
+            return await original(incoming)
+
+        monkeypatch.setattr(referee, "handle", broken)
+        assert "出错了，什么都没有记录" in await bot.say(BOB, "/pong boom")
+        assert "✅" in await bot.say(BOB, "/pong carol")
+
+
+async def test_each_forum_topic_holds_its_own_table(fake: FakeTelegram, tmp_path: Path) -> None:
+    db = tmp_path / "tg.sqlite3"
+    forum: dict[str, Any] = {"chat_extra": {"is_forum": True}, "is_topic_message": True}
+    async with Running(fake, db) as bot:
+        out = await bot.say(ALICE, "/new @alice @bob @carol @dave", message_thread_id=7, **forum)
+        assert "第 1 局开始" in out
+        assert fake.sent("sendMessage")[-1].params.get("message_thread_id") in (7, "7")
+        assert "还没有开局" in await bot.say(ALICE, "/score", message_thread_id=9, **forum)
+        assert "📋" in await bot.say(ALICE, "/score", message_thread_id=7, **forum)
