@@ -20,33 +20,32 @@ class CommandSpec:
     name: str
     slash: tuple[str, ...]
     words: tuple[str, ...]  # plain words that start the command (no slash needed)
-    records: bool = False  # writes to the ledger: only people at the table may use it
     example: str = ""
 
 
 COMMANDS: tuple[CommandSpec, ...] = (
-    CommandSpec("new", ("new",), ("开局", "開局"), False, "/new Alice Bob Carol Dave preset=nanjing stake=2"),
-    CommandSpec("join", ("join",), ("加入",), False, "/join"),
-    CommandSpec("pong", ("pong",), ("碰", "pong"), True, "/pong Bob 7p"),
-    CommandSpec("gang", ("gang",), ("杠", "槓", "明杠", "明槓", "直杠", "直槓", "gang"), True, "/gang Bob 5s"),
-    CommandSpec("added_gang", ("addgang",), ("补杠", "補槓"), True, "/gang add 7p"),
-    CommandSpec("concealed_gang", ("selfgang",), ("暗杠", "暗槓"), True, "/gang self 3m"),
-    CommandSpec("flower_gang", ("flowergang",), ("花杠", "花槓"), True, "/flowergang"),
-    CommandSpec("penalty", ("penalty",), ("罚", "罰"), True, "/penalty follow Bob"),
-    CommandSpec("hu", ("hu", "win"), ("胡", "hu"), True, "/hu self 123m456m789m234p5p+5p flowers=2"),
-    CommandSpec("draw", ("draw",), ("荒庄", "荒莊", "流局"), True, "/draw"),
-    CommandSpec("undo", ("undo",), ("撤销", "撤銷"), True, "/undo 17"),
-    CommandSpec("score", ("score",), ("查分", "分数", "分數"), False, "/score"),
-    CommandSpec("history", ("history",), ("记录", "記錄", "历史", "歷史"), False, "/history"),
-    CommandSpec("rules", ("rules",), ("规则", "規則"), False, "/rules"),
-    CommandSpec("summary", ("summary",), ("结算", "結算"), True, "/summary"),
-    CommandSpec("close", ("close", "yes"), ("确认", "確認", "yes"), True, "yes"),
-    CommandSpec("reopen", ("reopen",), ("重开", "重開"), True, "/reopen"),
-    CommandSpec("stats", ("stats",), ("统计", "統計", "战绩", "戰績"), False, "/stats"),
-    CommandSpec("me", ("me",), ("我的",), False, "/me"),
-    CommandSpec("export", ("export",), ("导出", "導出"), False, "/export"),
-    CommandSpec("lang", ("lang", "language"), ("语言", "語言"), False, "/lang en"),
-    CommandSpec("help", ("help", "start"), ("帮助", "幫助"), False, "/help"),
+    CommandSpec("new", ("new",), ("开局", "開局"), "/new Alice Bob Carol Dave preset=nanjing stake=2"),
+    CommandSpec("join", ("join",), ("加入",), "/join"),
+    CommandSpec("pong", ("pong",), ("碰", "pong"), "/pong Bob 7p"),
+    CommandSpec("gang", ("gang",), ("杠", "槓", "明杠", "明槓", "直杠", "直槓", "gang"), "/gang Bob 5s"),
+    CommandSpec("added_gang", ("addgang",), ("补杠", "補槓"), "/gang add 7p"),
+    CommandSpec("concealed_gang", ("selfgang",), ("暗杠", "暗槓"), "/gang self 3m"),
+    CommandSpec("flower_gang", ("flowergang",), ("花杠", "花槓"), "/flowergang"),
+    CommandSpec("penalty", ("penalty",), ("罚", "罰"), "/penalty follow Bob"),
+    CommandSpec("hu", ("hu", "win"), ("胡", "hu"), "/hu self 123m456m789m234p5p+5p flowers=2"),
+    CommandSpec("draw", ("draw",), ("荒庄", "荒莊", "流局"), "/draw"),
+    CommandSpec("undo", ("undo",), ("撤销", "撤銷"), "/undo 17"),
+    CommandSpec("score", ("score",), ("查分", "分数", "分數"), "/score"),
+    CommandSpec("history", ("history",), ("记录", "記錄", "历史", "歷史"), "/history"),
+    CommandSpec("rules", ("rules",), ("规则", "規則"), "/rules"),
+    CommandSpec("summary", ("summary",), ("结算", "結算"), "/summary"),
+    CommandSpec("close", ("close", "yes"), ("确认", "確認", "yes"), "yes"),
+    CommandSpec("reopen", ("reopen",), ("重开", "重開"), "/reopen"),
+    CommandSpec("stats", ("stats",), ("统计", "統計", "战绩", "戰績"), "/stats"),
+    CommandSpec("me", ("me",), ("我的",), "/me"),
+    CommandSpec("export", ("export",), ("导出", "導出"), "/export"),
+    CommandSpec("lang", ("lang", "language"), ("语言", "語言"), "/lang en"),
+    CommandSpec("help", ("help", "start"), ("帮助", "幫助"), "/help"),
 )
 SPEC_BY_NAME = {spec.name: spec for spec in COMMANDS}
 _SLASH = {alias: spec for spec in COMMANDS for alias in spec.slash}

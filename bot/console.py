@@ -41,7 +41,6 @@ class Console:
         self.language = language
         self.out = out
         self.chart_dir = chart_dir
-        self.line_number = 0
 
     async def _first_player(self) -> str:
         night = await self.referee.ledger.latest_night(self.chat_id)
@@ -50,7 +49,6 @@ class Console:
         return "console"
 
     async def run_line(self, line: str) -> Response | None:
-        self.line_number += 1
         if not line.strip() or line.lstrip().startswith("#"):
             return None
         name, text = split_speaker(line)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from bot.ledger import EventRow, NightRow, Seat
 from engine.errors import EngineError
@@ -73,9 +73,3 @@ def resolve(seats: Sequence[Seat], token: str) -> int:
 def may_record(night: NightRow, seats: Sequence[Seat], speaker: Speaker) -> bool:
     """Seated players, whoever opened the night, and chat admins may record or undo."""
     return seat_of(seats, speaker) is not None or speaker.id == night.opened_by or speaker.is_admin
-
-
-def with_seat(seats: Sequence[Seat], index: int, seat: Seat) -> tuple[Seat, ...]:
-    updated = list(seats)
-    updated[index] = replace(seat)
-    return tuple(updated)

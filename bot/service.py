@@ -901,7 +901,7 @@ class Referee:
     async def _stats(self, context: Context) -> Response:
         from bot.stats import chat_stats
 
-        replies = await chat_stats(self.ledger, context.incoming.chat_id, context.command.word, self._preset_for)
+        replies = await chat_stats(self.ledger, context.incoming.chat_id, context.command.word)
         return Response(tuple(replies), context.language)
 
     async def _me(self, context: Context) -> Response:
@@ -909,11 +909,8 @@ class Referee:
 
         if not context.incoming.private:
             return Response((Reply("me.private_only"),), context.language)
-        replies = await my_stats(self.ledger, context.incoming.speaker.id, self._preset_for)
+        replies = await my_stats(self.ledger, context.incoming.speaker.id)
         return Response(tuple(replies), context.language)
-
-    def _preset_for(self, night: NightRow) -> Preset:
-        return self._preset(night)
 
     async def _export(self, context: Context) -> Response:
         night = context.night
@@ -947,7 +944,3 @@ class Referee:
             "hands": state.hand_no - 1,
             "unit": unit_key(self._preset(night)).rsplit(".", 1)[-1],
         }
-
-
-def replace_speaker(incoming: Incoming, speaker: Speaker) -> Incoming:
-    return replace(incoming, speaker=speaker)

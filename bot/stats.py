@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from bot.ledger import Ledger, NightRow
 from bot.replies import Joined, Reply
-from engine.preset import Preset
 
 
 @dataclass
@@ -69,9 +67,7 @@ def _career_reply(name: str, career: Career) -> Reply:
     )
 
 
-async def chat_stats(
-    ledger: Ledger, chat_id: str, only: str | None, preset_for: Callable[[NightRow], Preset]
-) -> list[Reply]:
+async def chat_stats(ledger: Ledger, chat_id: str, only: str | None) -> list[Reply]:
     """Per player name across all nights of this chat."""
     nights = await ledger.nights(chat_id)
     if not nights:
@@ -93,7 +89,7 @@ async def chat_stats(
     return replies
 
 
-async def my_stats(ledger: Ledger, user_id: str, preset_for: Callable[[NightRow], Preset]) -> list[Reply]:
+async def my_stats(ledger: Ledger, user_id: str) -> list[Reply]:
     """One Telegram user's own figures across every group; nothing of anyone else."""
     from bot.seating import seats_now
 

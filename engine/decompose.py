@@ -143,14 +143,6 @@ def _standard_complete(counts: list[int]) -> bool:
     return pair_in_winds
 
 
-def is_complete(closed: Iterable[Tile], meld_count: int) -> bool:
-    """True if the closed tiles finish the hand: pair + sets, or seven pairs with no melds."""
-    counts = counts_of(closed)
-    if meld_count == 0 and sum(counts) == SEVEN_PAIRS_SIZE and all(c % 2 == 0 for c in counts):
-        return True
-    return _standard_complete(counts)
-
-
 def _candidates(hand: list[Tile]) -> set[Tile]:
     """Only a tile equal to or within two ranks of a held tile (same suit) can complete a hand."""
     near: set[Tile] = set()

@@ -389,4 +389,3 @@ PATTERN_UNITS: tuple[Unit, ...] = (
 SOFT_KEYS = frozenset(u.key for u in SOFT_UNITS)
 PATTERN_KEYS = frozenset(u.key for u in PATTERN_UNITS)
 UNITS_BY_KEY = MappingProxyType({u.key: u for u in (*SOFT_UNITS, *PATTERN_UNITS)})
-WAIT_FLOWER_KEYS = frozenset({"kanzhang", "bianzhi", "dudiao"})

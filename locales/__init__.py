@@ -88,9 +88,6 @@ class Translator:
                 return text
         return None
 
-    def has(self, key: str) -> bool:
-        return self._lookup(key) is not None
-
     def t(self, key: str, **params: Any) -> str:
         """The message for `key` in this language, filled with `params`."""
         text = self._lookup(key)

@@ -50,8 +50,13 @@ class Running:
         await self.application.shutdown()
 
     async def say(self, sender: dict[str, Any], text: str, chat: int = GROUP, **extra: Any) -> str:
+        """Send a line and wait for the bot's reply to it (a chart may take a second to render)."""
         before = len(self.fake.calls)
-        await self.fake.settle(self.fake.message(chat, sender, text, **extra))
+        update_id = self.fake.message(chat, sender, text, **extra)
+        await self.fake.wait_for(
+            lambda: any(c.method in ("sendMessage", "sendPhoto") for c in self.fake.calls[before:]), timeout=30
+        )
+        await self.fake.settle(update_id)
         return "\n".join(
             str(c.params.get("text", c.params.get("caption", "")))
             for c in self.fake.calls[before:]
