@@ -239,6 +239,8 @@ class Referee:
     def _readable(params: dict[str, object], seats: Sequence[Seat]) -> dict[str, object]:
         """Seat numbers in engine errors become names."""
         readable = dict(params)
+        if isinstance(readable.get("why"), str):
+            readable["why"] = Reply(f"liability.{readable['why']}")
         for key in ("seat", "winner", "feeder", "taker", "dealer"):
             value = readable.get(key)
             if isinstance(value, int) and 0 <= value < len(seats):

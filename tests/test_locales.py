@@ -50,6 +50,7 @@ def keys_used_in_code() -> set[str]:
             "discard_win",
         )
     )
+    keys.update(f"liability.{kind}" for kind in ("robbing_gang", "dagangkai", "kuaizhao", "qingyise_three"))
     keys.update({"win.below_limit", "win.not_a_winning_shape", "rules.mode_additive", "rules.mode_highest"})
     return keys
 
