@@ -261,3 +261,16 @@ async def test_each_forum_topic_holds_its_own_table(fake: FakeTelegram, tmp_path
         assert fake.sent("sendMessage")[-1].params.get("message_thread_id") in (7, "7")
         assert "还没有开局" in await bot.say(ALICE, "/score", message_thread_id=9, **forum)
         assert "📋" in await bot.say(ALICE, "/score", message_thread_id=7, **forum)
+
+
+async def test_free_seats_are_taken_with_join_and_the_join_button(fake: FakeTelegram, tmp_path: Path) -> None:
+    db = tmp_path / "tg.sqlite3"
+    async with Running(fake, db) as bot:
+        out = await bot.say(ALICE, "/new @alice @bob")
+        assert "（空位）" in out and "加入" in buttons(fake)
+        assert "还有空位" in await bot.say(ALICE, "/flowergang")  # four players are needed to record
+        assert "carol 入座：西" in await bot.say(CAROL, "/join")
+        join_button = buttons(fake)["加入"]
+        assert "dave 入座：北" in await bot.press(DAVE, join_button)
+        assert "✅" in await bot.say(DAVE, "/flowergang")
+    assert await balances(db) == [-6, -6, -6, 18]
