@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from engine.errors import EngineError
+from engine.notation import parse_hand_parts
 from engine.tiles import HARD_FLOWER_CHARS
 
 
@@ -252,8 +253,6 @@ def _is_name(token: str, known: Sequence[str]) -> bool:
 
 
 def _looks_like_tiles(token: str) -> bool:
-    from engine.notation import parse_hand_parts
-
     try:
         parse_hand_parts(token)
     except EngineError:

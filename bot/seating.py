@@ -22,12 +22,15 @@ class Speaker:
     by_name: bool = False  # console: the typed name is the identity
 
 
+SEAT_EVENTS = ("join", "bind")  # the events that change who sits where
+
+
 def seats_now(night: NightRow, events: Sequence[EventRow]) -> tuple[Seat, ...]:
     """The night's seats with every later `join` applied (seats start empty when /new named fewer
     than four players)."""
     seats = list(night.seats)
     for event in events:
-        if event.kind in ("join", "bind"):
+        if event.kind in SEAT_EVENTS:
             raw = json.loads(event.payload)
             seats[raw["seat"]] = Seat(raw["name"], raw.get("user_id"), raw.get("username"))
     return tuple(seats)

@@ -20,7 +20,8 @@ from bot.codec import EVENT_KINDS, decode_event, encode_event, event_kind
 from bot.commands import SPEC_BY_NAME, Command, parse
 from bot.ledger import DuplicateUpdate, EventRow, Ledger, NewEvent, NightRow, PaymentRow, Seat
 from bot.replies import Attachment, Choice, Reply, Response
-from bot.seating import Speaker, may_record, player_list, resolve, seat_of, seated_names, seats_now
+from bot.seating import SEAT_EVENTS, Speaker, may_record, player_list, resolve, seat_of, seated_names, seats_now
+from bot.stats import chat_stats, my_stats
 from bot.views import (
     format_money,
     history,
@@ -61,7 +62,6 @@ from locales import DEFAULT_LANGUAGE, LANGUAGES, normalize_language
 SEATS = 4
 HISTORY_LINES = 15
 REVERSIBLE = frozenset(EVENT_KINDS) | {"join"}
-SEAT_EVENTS = ("join", "bind")
 META_EVENTS = frozenset({"join", "bind", "close", "reopen"})  # change what _chat_meta caches
 GANG_KINDS = {"exposed": MeldKind.EXPOSED_GANG, "added": MeldKind.ADDED_GANG, "concealed": MeldKind.CONCEALED_GANG}
 
@@ -901,14 +901,10 @@ class Referee:
         return Response(tuple(lines), context.language)
 
     async def _stats(self, context: Context) -> Response:
-        from bot.stats import chat_stats
-
         replies = await chat_stats(self.ledger, context.incoming.chat_id, context.command.word)
         return Response(tuple(replies), context.language)
 
     async def _me(self, context: Context) -> Response:
-        from bot.stats import my_stats
-
         if not context.incoming.private:
             return Response((Reply("me.private_only"),), context.language)
         replies = await my_stats(self.ledger, context.incoming.speaker.id)

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from bot.ledger import Ledger, NightRow
 from bot.replies import Joined, Reply
+from bot.seating import SEAT_EVENTS, seats_now
 
 
 @dataclass
@@ -74,9 +75,7 @@ async def chat_stats(ledger: Ledger, chat_id: str, only: str | None) -> list[Rep
         return [Reply("night.none")]
     careers: dict[str, Career] = {}
     for night in nights:
-        from bot.seating import seats_now
-
-        seats = seats_now(night, await ledger.events_of_kinds(night.id, ("join", "bind")))
+        seats = seats_now(night, await ledger.events_of_kinds(night.id, SEAT_EVENTS))
         for seat, player in enumerate(seats):
             if not player.name or (only and player.name.casefold() != only.lstrip("@").casefold()):
                 continue
@@ -91,12 +90,10 @@ async def chat_stats(ledger: Ledger, chat_id: str, only: str | None) -> list[Rep
 
 async def my_stats(ledger: Ledger, user_id: str) -> list[Reply]:
     """One Telegram user's own figures across every group; nothing of anyone else."""
-    from bot.seating import seats_now
-
     career = Career()
     name = ""
     for night in await ledger.nights_of_user(user_id):
-        seats = seats_now(night, await ledger.events_of_kinds(night.id, ("join", "bind")))
+        seats = seats_now(night, await ledger.events_of_kinds(night.id, SEAT_EVENTS))
         for seat, player in enumerate(seats):
             if player.user_id == user_id:
                 name = player.name
