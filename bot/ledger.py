@@ -343,11 +343,6 @@ class Ledger:
             row = await cursor.fetchone()
         return _night(row) if row else None
 
-    async def night(self, night_id: int) -> NightRow | None:
-        async with self._db.execute("SELECT * FROM nights WHERE id = ?", (night_id,)) as cursor:
-            row = await cursor.fetchone()
-        return _night(row) if row else None
-
     async def nights(self, chat_id: str) -> list[NightRow]:
         async with self._db.execute("SELECT * FROM nights WHERE chat_id = ? ORDER BY id", (chat_id,)) as cursor:
             return [_night(row) for row in await cursor.fetchall()]
@@ -454,12 +449,6 @@ class Ledger:
             row = await cursor.fetchone()
         closed, reopened = (row[0], row[1]) if row else (None, None)
         return closed is not None and (reopened is None or closed > reopened)
-
-    async def reversed_ids(self, night_id: int) -> set[int]:
-        async with self._db.execute(
-            "SELECT reverses FROM events WHERE night_id = ? AND reverses IS NOT NULL", (night_id,)
-        ) as cursor:
-            return {int(row[0]) for row in await cursor.fetchall()}
 
     async def payments_of(self, event_id: int) -> list[PaymentRow]:
         async with self._db.execute(

@@ -29,7 +29,6 @@ from bot.views import (
     payment_lines,
     rules,
     scoreboard,
-    stake_text,
     summary,
     transfers_json,
     unit_key,
@@ -365,20 +364,16 @@ class Referee:
         )
         ids = await self._append(context, night, new_events)
         self._tables[night.id] = (ids[-1], outcome.state)
-        rows = [
-            PaymentRow(ids[-1], p.payer, p.payee, p.amount, p.amount * night.stake_cents, p.reason)
-            for p in outcome.payments
+        written = [
+            PaymentRow(event_id, p.payer, p.payee, p.amount, p.amount * night.stake_cents, p.reason)
+            for event_id, new in zip(ids, new_events, strict=True)
+            for p in new.payments
         ]
+        rows = [row for row in written if row.event_id == ids[-1]]
         totals = self._totals.get(night.id)
         if totals is not None and totals.last_event_id == context.last_event_id:
             # what was just written is all that is new: extend the running totals without a query
-            for event_id, new in zip(ids, new_events, strict=True):
-                totals.add(
-                    [
-                        PaymentRow(event_id, p.payer, p.payee, p.amount, p.amount * night.stake_cents, p.reason)
-                        for p in new.payments
-                    ]
-                )
+            totals.add(written)
             totals.last_event_id = ids[-1]
         preset = self._preset(night)
         replies: list[Reply] = [Reply("event.recorded", {"id": ids[-1], "what": self._describe(event, context.seats)})]
@@ -509,7 +504,7 @@ class Referee:
                 {
                     "night": night_id,
                     "preset": preset_name,
-                    "stake": stake_text(stake_cents),
+                    "stake": format_money(stake_cents),
                     "dealer": seats[dealer].name or "?",
                 },
             )
@@ -935,7 +930,7 @@ class Referee:
         return {
             "night": night.id,
             "preset": night.preset_name,
-            "stake": stake_text(night.stake_cents),
+            "stake": format_money(night.stake_cents),
             "balances": {seats[i].name: amounts[i] for i in range(SEATS)},
             "money": {seats[i].name: format_money(money[i]) for i in range(SEATS)},
             "transfers": transfers_json(money, seats),

@@ -22,10 +22,6 @@ def format_money(cents: int) -> str:
     return f"{value:.0f}" if cents % 100 == 0 else f"{value:.2f}"
 
 
-def stake_text(stake_cents: int) -> str:
-    return format_money(stake_cents)
-
-
 def unit_key(preset: Preset) -> str:
     return "unit_name.chips" if preset.chips.enabled else "unit_name.flowers"
 
@@ -96,7 +92,7 @@ def history(events: Sequence[EventRow], reversed_ids: set[int]) -> list[Reply]:
 def rules(preset: Preset, stake_cents: int) -> list[Reply]:
     lines = [
         Reply(
-            "rules.header", {"name": preset.name, "description": preset.description, "stake": stake_text(stake_cents)}
+            "rules.header", {"name": preset.name, "description": preset.description, "stake": format_money(stake_cents)}
         )
     ]
     lines.append(
@@ -195,7 +191,7 @@ def summary(
     stats: Sequence[PlayerStats],
     hands: int,
 ) -> list[Reply]:
-    header = {"night": night.id, "preset": preset.name, "stake": stake_text(night.stake_cents)}
+    header = {"night": night.id, "preset": preset.name, "stake": format_money(night.stake_cents)}
     lines = [Reply("summary.header", header, count=hands)]
     ranked = sorted(range(4), key=lambda s: (-amounts[s], s))
     for place, seat in enumerate(ranked, start=1):

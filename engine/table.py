@@ -337,20 +337,18 @@ def reconcile_melds(typed: tuple[Meld, ...], logged: tuple[MeldRecord, ...]) -> 
     return tuple(merged)
 
 
-def _score_claim(state: TableState, claim: WinInput) -> tuple[WinScore, tuple[Meld, ...]]:
+def _score_claim(state: TableState, claim: WinInput) -> WinScore:
     logged = state.melds[claim.winner]
     if claim.declared is not None:
         menqing = not any(m.kind.breaks_menqing for m in logged)
         keys = claim.declared
-        score = score_declared(keys, claim.flags, state.preset, claim.soft, menqing and "menqing" in keys)
-        melds = tuple(Meld(m.kind, m.tile if m.tile is not None else 0, m.fed_by) for m in logged)
-        return score, melds
+        return score_declared(keys, claim.flags, state.preset, claim.soft, menqing and "menqing" in keys)
     if claim.winning is None:
         raise EngineError("hand.no_winning_tile")
     melds = reconcile_melds(claim.melds, logged)
     hand = Hand(tuple(sorted(claim.concealed)), melds, claim.winning)
     hand.validate()
-    return score_hand(hand, claim.flags, state.preset), melds
+    return score_hand(hand, claim.flags, state.preset)
 
 
 def _liable_seat(
@@ -398,7 +396,7 @@ def _apply_win(state: TableState, event: Win) -> Outcome:
     notices: list[Notice] = []
     triggers = set(state.triggers)
     for claim in ordered:
-        score, _ = _score_claim(state, claim)
+        score = _score_claim(state, claim)
         if not score.valid:
             raise WinRefused(score.reason or "win.refused", claim.winner, score)
         liable, why = _liable_seat(state, claim, score, event.discarder)

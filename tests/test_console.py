@@ -24,29 +24,27 @@ Alice: /undo
 """
 
 
-def test_script_with_json_prints_one_object_with_the_balances(tmp_path: Path) -> None:
-    script = tmp_path / "night.txt"
-    script.write_text(SCRIPT, encoding="utf-8")
+def run_bot(cwd: Path, *args: str, stdin: str | None = None) -> str:
+    """`python -m bot ARGS` as a newcomer runs it; returns what it printed."""
     result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "bot",
-            "console",
-            "--db",
-            str(tmp_path / "c.sqlite3"),
-            "--script",
-            str(script),
-            "--json",
-        ],
+        [sys.executable, "-m", "bot", *args],
+        input=stdin,
         capture_output=True,
         text=True,
         env=ENV,
-        cwd=tmp_path,
+        cwd=cwd,
         timeout=120,
         check=True,
     )
-    night = json.loads(result.stdout)
+    return result.stdout
+
+
+def test_script_with_json_prints_one_object_with_the_balances(tmp_path: Path) -> None:
+    script = tmp_path / "night.txt"
+    script.write_text(SCRIPT, encoding="utf-8")
+    night = json.loads(
+        run_bot(tmp_path, "console", "--db", str(tmp_path / "c.sqlite3"), "--script", str(script), "--json")
+    )
     assert night["balances"] == {"Alice": -3, "Bob": 31, "Carol": -25, "Dave": -3}
     assert night["money"] == {"Alice": "-6", "Bob": "62", "Carol": "-50", "Dave": "-6"}
     assert night["transfers"][0] == {"from": "Carol", "to": "Bob", "amount": "50"}
@@ -54,32 +52,16 @@ def test_script_with_json_prints_one_object_with_the_balances(tmp_path: Path) ->
 
 
 def test_without_a_token_python_m_bot_opens_the_console_on_a_demo_database(tmp_path: Path) -> None:
-    result = subprocess.run(
-        [sys.executable, "-m", "bot"],
-        input="/new A B C D\nB: /flowergang\n/quit\n",
-        capture_output=True,
-        text=True,
-        env=ENV,
-        cwd=tmp_path,
-        timeout=120,
-        check=True,
-    )
-    assert "第 1 局开始" in result.stdout and "B 花杠" in result.stdout
+    out = run_bot(tmp_path, stdin="/new A B C D\nB: /flowergang\n/quit\n")
+    assert "第 1 局开始" in out and "B 花杠" in out
     assert (tmp_path / "referee-demo.sqlite3").exists()
 
 
 def test_english_console(tmp_path: Path) -> None:
-    result = subprocess.run(
-        [sys.executable, "-m", "bot", "console", "--db", str(tmp_path / "e.sqlite3"), "--lang", "en"],
-        input="/new A B C D\nB: /pong Zed\n",
-        capture_output=True,
-        text=True,
-        env=ENV,
-        cwd=tmp_path,
-        timeout=120,
-        check=True,
+    out = run_bot(
+        tmp_path, "console", "--db", str(tmp_path / "e.sqlite3"), "--lang", "en", stdin="/new A B C D\nB: /pong Zed\n"
     )
-    assert "night 1 is open" in result.stdout and "no player Zed" in result.stdout
+    assert "night 1 is open" in out and "no player Zed" in out
 
 
 def test_engine_cli_as_a_subprocess() -> None:
