@@ -229,10 +229,14 @@ class Referee:
         self._languages[chat_id] = language
 
     async def _language(self, incoming: Incoming) -> str:
-        if incoming.chat_id not in self._languages:
-            self._languages[incoming.chat_id] = await self.ledger.setting(incoming.chat_id, "language")
-        stored = self._languages[incoming.chat_id]
-        return stored or normalize_language(incoming.speaker.language) or DEFAULT_LANGUAGE
+        return await self.language(incoming.chat_id, incoming.speaker.language)
+
+    async def language(self, chat_id: str, speaker_language: str | None = None) -> str:
+        """The chat's language, else the speaker's: also for what a front end says by itself (errors)."""
+        if chat_id not in self._languages:
+            self._languages[chat_id] = await self.ledger.setting(chat_id, "language")
+        stored = self._languages[chat_id]
+        return stored or normalize_language(speaker_language) or DEFAULT_LANGUAGE
 
     @staticmethod
     def _readable(params: dict[str, object], seats: Sequence[Seat]) -> dict[str, object]:

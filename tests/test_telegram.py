@@ -46,6 +46,7 @@ class Running:
         assert self.application.updater is not None
         await self.application.updater.stop()
         await self.application.stop()
+        await self.application.post_stop(self.application)  # type: ignore[misc]
         await self.application.post_shutdown(self.application)  # type: ignore[misc]
         await self.application.shutdown()
 
