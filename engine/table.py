@@ -340,7 +340,7 @@ def reconcile_melds(typed: tuple[Meld, ...], logged: tuple[MeldRecord, ...]) -> 
 def _score_claim(state: TableState, claim: WinInput) -> WinScore:
     logged = state.melds[claim.winner]
     if claim.declared is not None:
-        menqing = not any(m.kind.breaks_menqing for m in logged)
+        menqing = state.preset.is_menqing(m.kind for m in logged)
         keys = claim.declared
         return score_declared(keys, claim.flags, state.preset, claim.soft, menqing and "menqing" in keys)
     if claim.winning is None:
@@ -348,7 +348,12 @@ def _score_claim(state: TableState, claim: WinInput) -> WinScore:
     melds = reconcile_melds(claim.melds, logged)
     hand = Hand(tuple(sorted(claim.concealed)), melds, claim.winning)
     hand.validate()
-    return score_hand(hand, claim.flags, state.preset)
+    return score_hand(hand, claim.flags, state.preset, table_pongs(state))
+
+
+def table_pongs(state: TableState) -> frozenset[Tile]:
+    """The tiles of every pong standing at the table (logged with its tile), anyone's (敞开头 压绝)."""
+    return frozenset(m.tile for seat in state.melds for m in seat if m.kind is MeldKind.PONG and m.tile is not None)
 
 
 def _liable_seat(
