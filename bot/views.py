@@ -130,6 +130,11 @@ def rules(preset: Preset, stake_cents: int) -> list[Reply]:
     if preset.triggers:
         triggers = Joined(tuple(Reply(f"trigger.{t}") for t in sorted(preset.triggers)), "、")
         lines.append(Reply("rules.triggers", {"triggers": triggers}))
+    if preset.triggers and preset.leibaota_step:
+        lines.append(Reply("rules.leibaota", {"step": preset.leibaota_step}))
+    if preset.dealer_stays_on:
+        reasons = Joined(tuple(Reply(f"trigger.{r}") for r in sorted(preset.dealer_stays_on)), "、")
+        lines.append(Reply("rules.dealer", {"reasons": reasons}))
     if preset.chips.enabled:
         lines.append(
             Reply(
