@@ -39,7 +39,6 @@ from bot.commands import COMMANDS
 from bot.database import EXIT_UNAVAILABLE, DatabaseUnavailable, owned
 from bot.delivery import Outbox, Outgoing, RetryPolicy, split_text, with_retries
 from bot.inbox import Inbox, Row
-from bot.ledger import Ledger
 from bot.replies import Reply, Response, render, render_response
 from bot.seating import Speaker
 from bot.service import Incoming, Referee
@@ -133,9 +132,8 @@ class TelegramFrontEnd:
     async def open(self, application: Application[Any, Any, Any, Any, Any, Any]) -> None:
         """post_init: open the ledger on the application's own event loop, register the menus, and
         queue what the inbox still holds (a crash's leftovers) before any new update arrives."""
-        ledger = await Ledger.open(self.db_path)
-        self._referee = Referee(ledger)
-        self._inbox = ledger.inbox()
+        self._referee = await Referee.open(self.db_path)
+        self._inbox = self.referee.inbox()
         self._bot = application.bot
         await self.inbox.prune()
         for row in await self.inbox.pending():
@@ -151,7 +149,7 @@ class TelegramFrontEnd:
 
     async def close(self, application: Application[Any, Any, Any, Any, Any, Any]) -> None:
         if self._referee is not None:
-            await self._referee.ledger.close()
+            await self._referee.close()
             self._referee = None
 
     async def idle(self) -> None:
@@ -344,14 +342,11 @@ class TelegramFrontEnd:
         return response.recorded
 
     async def button_is_current(self, chat_key: str, night_text: str, hand_text: str) -> bool:
-        night = await self.referee.ledger.latest_night(chat_key)
-        if night is None or str(night.id) != night_text:
+        """A button belongs to one night (and hand, for most): pressed later, it is stale."""
+        current = await self.referee.current_hand(chat_key)
+        if current is None or str(current[0]) != night_text:
             return False
-        return hand_text == "*" or hand_text == str(await self.current_hand(chat_key))
-
-    async def current_hand(self, chat_key: str) -> int | None:
-        data = await self.referee.night_json(chat_key)
-        return int(data["hands"]) + 1 if data else None  # type: ignore[call-overload]
+        return hand_text in ("*", str(current[1]))
 
     async def answer(self, query: CallbackQuery, text: str | None) -> None:
         """Answer a press (a short note to the presser); an expired query is not worth more."""
@@ -442,7 +437,7 @@ class TelegramFrontEnd:
         setting = f"board:{night_id}"
         board_id = self.boards.get((item.chat_key, night_id))
         if board_id is None:
-            stored = await self.referee.ledger.setting(item.chat_key, setting)
+            stored = await self.referee.chat_setting(item.chat_key, setting)
             board_id = int(stored) if stored is not None else None
         if board_id is not None:
             try:
@@ -456,7 +451,7 @@ class TelegramFrontEnd:
                     return
                 log.info("scoreboard %s could not be edited (%s): sending a new one", board_id, error)
         sent = await with_retries(lambda: self.bot.send_message(chat, text, message_thread_id=item.thread), self.policy)
-        await self.referee.ledger.set_setting(item.chat_key, setting, str(sent.message_id))
+        await self.referee.set_chat_setting(item.chat_key, setting, str(sent.message_id))
         self.boards[(item.chat_key, night_id)] = sent.message_id
 
 
