@@ -141,6 +141,7 @@ class NightRow:
     dealer: int
     opened_by: str
     created_at: str
+    number: int = 1  # the chat's own count: its first night is 1 whatever other chats did
 
 
 @dataclass(frozen=True)
@@ -179,6 +180,12 @@ class NewEvent:
     reverses: int | None = None
 
 
+# A night row with its number within its chat (ids are global across chats).
+_NIGHTS = (
+    "SELECT n.*, (SELECT COUNT(*) FROM nights m WHERE m.chat_id = n.chat_id AND m.id <= n.id) AS number FROM nights n"
+)
+
+
 class DuplicateUpdate(Exception):
     """The update_key was recorded before: the command must not be applied again."""
 
@@ -199,6 +206,7 @@ def _night(row: aiosqlite.Row) -> NightRow:
         row["dealer"],
         row["opened_by"],
         row["created_at"],
+        row["number"],
     )
 
 
@@ -383,14 +391,12 @@ class Ledger:
         return str(row["value"]) if row else None
 
     async def latest_night(self, chat_id: str) -> NightRow | None:
-        async with self._db.execute(
-            "SELECT * FROM nights WHERE chat_id = ? ORDER BY id DESC LIMIT 1", (chat_id,)
-        ) as cursor:
+        async with self._db.execute(f"{_NIGHTS} WHERE chat_id = ? ORDER BY id DESC LIMIT 1", (chat_id,)) as cursor:
             row = await cursor.fetchone()
         return _night(row) if row else None
 
     async def nights(self, chat_id: str) -> list[NightRow]:
-        async with self._db.execute("SELECT * FROM nights WHERE chat_id = ? ORDER BY id", (chat_id,)) as cursor:
+        async with self._db.execute(f"{_NIGHTS} WHERE chat_id = ? ORDER BY id", (chat_id,)) as cursor:
             return [_night(row) for row in await cursor.fetchall()]
 
     async def nights_of_user(self, user_id: str) -> list[NightRow]:
@@ -398,7 +404,7 @@ class Ledger:
         join/bind event); callers confirm with the seats themselves."""
         pattern = f'%"user_id": "{user_id}"%'
         async with self._db.execute(
-            "SELECT * FROM nights WHERE players LIKE ? OR id IN"
+            f"{_NIGHTS} WHERE players LIKE ? OR id IN"
             " (SELECT night_id FROM events WHERE kind IN ('join', 'bind') AND payload LIKE ?) ORDER BY id",
             (pattern, pattern),
         ) as cursor:

@@ -193,7 +193,7 @@ def summary(
     stats: Sequence[PlayerStats],
     hands: int,
 ) -> list[Reply]:
-    header = {"night": night.id, "preset": preset.name, "stake": format_money(night.stake_cents)}
+    header = {"night": night.number, "preset": preset.name, "stake": format_money(night.stake_cents)}
     lines = [Reply("summary.header", header, count=hands)]
     ranked = sorted(range(4), key=lambda s: (-amounts[s], s))
     for place, seat in enumerate(ranked, start=1):
