@@ -15,12 +15,14 @@ from __future__ import annotations
 import asyncio
 import datetime
 import logging
+import warnings
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
 from telegram.error import BadRequest, NetworkError, RetryAfter, TimedOut
+from telegram.warnings import PTBDeprecationWarning
 
 from bot.replies import Response, render, render_response
 from locales import Translator
@@ -95,6 +97,12 @@ def _seconds(value: int | float | datetime.timedelta) -> float:
     return value.total_seconds() if isinstance(value, datetime.timedelta) else float(value)
 
 
+def _wait_asked(error: RetryAfter) -> float:
+    with warnings.catch_warnings():  # PTB 22 warns that the type will become a timedelta: both are handled
+        warnings.simplefilter("ignore", PTBDeprecationWarning)
+        return _seconds(error.retry_after)
+
+
 async def with_retries(send: Callable[[], Awaitable[T]], policy: RetryPolicy) -> T:
     """Call `send` until it succeeds; BadRequest (the request itself is wrong) is not retried."""
     backoff = policy.first_backoff
@@ -104,7 +112,7 @@ async def with_retries(send: Callable[[], Awaitable[T]], policy: RetryPolicy) ->
         except RetryAfter as error:
             if attempt == policy.attempts:
                 raise
-            await asyncio.sleep(_seconds(error.retry_after))
+            await asyncio.sleep(_wait_asked(error))
         except BadRequest:
             raise
         except (TimedOut, NetworkError):
