@@ -218,6 +218,7 @@ class FakeTelegram:
             }
         elif method == "getUpdates":
             offset = int(params.get("offset", 0) or 0)
+            limit = int(params.get("limit", 100) or 100)  # as Telegram: at most 100 a call
             self._confirmed = max(self._confirmed, offset)
             pending = [u for u in self.updates if u["update_id"] >= offset]
             if not pending:
@@ -225,7 +226,7 @@ class FakeTelegram:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._new_update.wait(), LONG_POLL_CAP)
                 pending = [u for u in self.updates if u["update_id"] >= offset]
-            result = pending
+            result = pending[:limit]
         elif method in ("sendMessage", "editMessageText", "editMessageReplyMarkup"):
             result = self._message_result(params, text=params.get("text", ""))
         elif method == "sendPhoto":

@@ -19,6 +19,8 @@ from typing import Any
 import pytest
 
 from bot.delivery import MESSAGE_LIMIT, RetryPolicy, split_text
+from bot.inbox import Row
+from bot.ledger import Ledger
 from bot.telegram_app import addressed_elsewhere, server_root
 from tests.fake_telegram import FakeTelegram, Fault
 from tests.test_telegram import ALICE, BOB, CAROL, DAVE, EVE, GROUP, OTHER_GROUP, Running, balances, buttons
@@ -255,3 +257,24 @@ async def test_nights_are_numbered_per_chat(fake: FakeTelegram, tmp_path: Path) 
     async with Running(fake, db, FAST) as bot:
         assert "第 1 局开始" in await bot.say(ALICE, NEW)
         assert "第 1 局开始" in await bot.say(ALICE, NEW, chat=OTHER_GROUP)  # the database's second night
+
+
+async def test_updates_left_in_the_inbox_by_a_crash_are_drained_at_start(fake: FakeTelegram, tmp_path: Path) -> None:
+    """Stored and acknowledged, then the process died before recording them: the next start records
+    them, in order, before anything new."""
+    db = tmp_path / "tg.sqlite3"
+    for text, sender in ((NEW, ALICE), ("/flowergang", BOB), ("/flowergang", CAROL)):
+        fake.message(GROUP, sender, text)
+    ledger = await Ledger.open(db)
+    inbox = ledger.inbox()
+    for update in fake.updates:
+        message = update["message"]
+        key = f"msg:{GROUP}:{message['message_id']}"
+        assert await inbox.add(Row(update["update_id"], GROUP, key, update))
+    await ledger.close()
+    fake.updates.clear()  # Telegram has forgotten them
+    async with Running(fake, db, FAST) as bot:
+        await asyncio.wait_for(bot.front.idle(), 30)
+        texts = fake.texts(GROUP)
+        assert "第 1 局开始" in texts[0]
+    assert await balances(db) == [-12, 18 - 6, 18 - 6, -12]
