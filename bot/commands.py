@@ -36,6 +36,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("hu", ("hu", "win"), ("胡", "hu"), "/hu self 123m456m789m234p5p+5p flowers=2"),
     CommandSpec("draw", ("draw",), ("荒庄", "荒莊", "流局"), "/draw"),
     CommandSpec("undo", ("undo",), ("撤销", "撤銷"), "/undo 17"),
+    CommandSpec("fix", ("fix",), ("改", "更正"), "/fix 2 /hu self 123m456m789m234p5p+5p flowers=3"),
+    CommandSpec("unseat", ("unseat",), ("让座", "讓座", "离座", "離座"), "/unseat Dave"),
     CommandSpec("score", ("score",), ("查分", "分数", "分數"), "/score"),
     CommandSpec("history", ("history",), ("记录", "記錄", "历史", "歷史"), "/history"),
     CommandSpec("rules", ("rules",), ("规则", "規則"), "/rules"),
@@ -242,6 +244,8 @@ def _tokens(text: str) -> list[str]:
     return [t for t in re.split(r"[\s,，、]+", text.strip()) if t]
 
 
+MAX_DIGITS = 9  # event numbers, amounts: anything longer is a typo, not a number
+
 SEAT_TOKEN = re.compile(r"^#[0-3]$")  # a seat by number: what buttons send, to keep callback data short
 
 
@@ -278,9 +282,25 @@ def parse(text: str, known_names: Sequence[str] = ()) -> Command | None:
     if split is None:
         return None
     spec, rest, plain = split
+    if spec.name == "fix":
+        return _fix(text.strip(), rest, plain)
     tokens = _tokens(rest)
     builder = _BUILDERS.get(spec.name, _simple)
     return builder(spec.name, text.strip(), tokens, known_names, plain)
+
+
+def _fix(raw: str, rest: str, plain: bool) -> Command | None:
+    """`/fix N <corrected line>`: the number, and the line kept whole (parsed again by the handler).
+    A plain 改 not followed by a number is chatter (改天再打)."""
+    number_text, _, line = rest.strip().partition(" ")
+    number_text = number_text.lstrip("#")
+    if not number_text.isascii() or not number_text.isdigit():
+        if plain:
+            return None
+        raise EngineError("fix.usage")
+    if len(number_text) > MAX_DIGITS:
+        raise EngineError("number.too_big", text=number_text)
+    return Command("fix", raw, number=int(number_text), word=line.strip() or None, plain=plain)
 
 
 def _simple(name: str, raw: str, tokens: list[str], known: Sequence[str], plain: bool) -> Command:
