@@ -17,7 +17,7 @@ from pathlib import Path
 
 from bot import charts, export
 from bot.codec import EVENT_KINDS, decode_event, encode_event, event_kind
-from bot.commands import SPEC_BY_NAME, Command, parse
+from bot.commands import SPEC_BY_NAME, Command, parse, usage_hint
 from bot.ledger import DuplicateUpdate, EventRow, Ledger, NewEvent, NightRow, PaymentRow, Seat
 from bot.replies import Attachment, Choice, Reply, Response
 from bot.seating import SEAT_EVENTS, Speaker, may_record, player_list, resolve, seat_of, seated_names, seats_now
@@ -162,6 +162,9 @@ class Referee:
                 response = Response(self._refused_win(context, error), language)
             else:
                 response = Response((Reply(error.key, self._readable(error.params, seats)),), language)
+            hint = usage_hint(command, response.replies)
+            if hint is not None:  # a /command in the wrong form: show the right one
+                response = replace(response, replies=(*response.replies, hint))
         if command.name != "summary":
             self._pending_close.discard(incoming.chat_id)
         return response
@@ -222,6 +225,7 @@ class Referee:
             "stats": self._stats,
             "me": self._me,
             "export": self._export,
+            "unknown": self._unknown,
         }
 
     async def _set_language(self, chat_id: str, language: str) -> None:
@@ -888,6 +892,9 @@ class Referee:
             raise Refusal(Reply("lang.unknown", {"given": context.command.word or "", "known": ", ".join(LANGUAGES)}))
         await self._set_language(context.incoming.chat_id, choice)
         return Response((Reply("lang.done"),), choice)
+
+    async def _unknown(self, context: Context) -> Response:
+        raise Refusal(Reply("command.unknown", {"command": context.command.word or ""}))
 
     async def _help(self, context: Context) -> Response:
         lines = [Reply("help.header")]
