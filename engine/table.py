@@ -292,7 +292,7 @@ def _apply_penalty(state: TableState, event: Penalty) -> Outcome:
     notices = _bust_notices(state, after)
     if event.kind == "false_win":
         # A false win pushes the tiles down: the hand is over (003 诈胡; the dealer may stay).
-        outcome = _end_hand(after, dealer_won=False, dealer_big=False, draw=False, false_win=True)
+        outcome = _end_hand(after)
         return Outcome(outcome.state, payments, (*notices, *outcome.notices))
     return Outcome(after, payments, tuple(notices))
 
@@ -340,7 +340,7 @@ def reconcile_melds(typed: tuple[Meld, ...], logged: tuple[MeldRecord, ...]) -> 
 def _score_claim(state: TableState, claim: WinInput) -> WinScore:
     logged = state.melds[claim.winner]
     if claim.declared is not None:
-        menqing = not any(m.kind.breaks_menqing for m in logged)
+        menqing = state.preset.is_menqing(m.kind for m in logged)
         keys = claim.declared
         return score_declared(keys, claim.flags, state.preset, claim.soft, menqing and "menqing" in keys)
     if claim.winning is None:
@@ -348,7 +348,12 @@ def _score_claim(state: TableState, claim: WinInput) -> WinScore:
     melds = reconcile_melds(claim.melds, logged)
     hand = Hand(tuple(sorted(claim.concealed)), melds, claim.winning)
     hand.validate()
-    return score_hand(hand, claim.flags, state.preset)
+    return score_hand(hand, claim.flags, state.preset, table_pongs(state))
+
+
+def table_pongs(state: TableState) -> frozenset[Tile]:
+    """The tiles of every pong standing at the table (logged with its tile), anyone's (敞开头 压绝)."""
+    return frozenset(m.tile for seat in state.melds for m in seat if m.kind is MeldKind.PONG and m.tile is not None)
 
 
 def _liable_seat(
@@ -414,14 +419,19 @@ def _apply_win(state: TableState, event: Win) -> Outcome:
         scores.append((claim.winner, score))
     if len(claims) > 1:
         triggers.add("multiple_winners")
+    if any(c.robbing_gang for c in claims):
+        triggers.add("robbing_gang")
+    # 一炮多响: "the dealer won" means the dealer is among the winners (RULES §8).
+    if any(c.winner == state.dealer for c in claims):
+        triggers.add("dealer_win")
+    if any(c.winner == state.dealer and c.score.big for c in claims):
+        triggers.add("dealer_big_win")
     payments = list(win_payments(claims, event.discarder, state.preset, state.context()))
     robbed = state.last_added_gang
     if any(c.robbing_gang for c in claims) and robbed is not None and robbed[0] == event.discarder:
         payments = refund(robbed[1]) + payments  # 抢杠: no gang money
     after = _with_chips(replace(state, triggers=frozenset(triggers)), tuple(payments))
-    dealer_won = any(c.winner == state.dealer for c in claims)
-    dealer_big = any(c.winner == state.dealer and c.score.big for c in claims)
-    ended = _end_hand(after, dealer_won=dealer_won, dealer_big=dealer_big, draw=False, false_win=False)
+    ended = _end_hand(after)
     return Outcome(
         ended.state,
         tuple(payments),
@@ -435,26 +445,29 @@ def _apply_draw(state: TableState) -> Outcome:
     if state.preset.instant.refund_gangs_on_draw:
         payments = tuple(refund(state.hand_gang_payments))
     after = _with_chips(replace(state, triggers=state.triggers | {"draw"}), payments)
-    ended = _end_hand(after, dealer_won=False, dealer_big=False, draw=True, false_win=False)
+    ended = _end_hand(after)
     return Outcome(ended.state, payments, ended.notices)
 
 
-def _end_hand(state: TableState, dealer_won: bool, dealer_big: bool, draw: bool, false_win: bool) -> Outcome:
-    """Next dealer (RULES §8), 连庄 streak, and whether the next hand is 比下胡 (§9)."""
-    stays_on = state.preset.dealer_stays_on
-    stays = (
-        (dealer_big and "dealer_big_win" in stays_on)
-        or (dealer_won and "dealer_win" in stays_on)
-        or (draw and "draw" in stays_on)
-        or (false_win and "false_win" in stays_on)
+def _end_hand(state: TableState) -> Outcome:
+    """Next dealer (RULES §8), 连庄 streak, and whether the next hand is 比下胡 (§9).
+
+    `state.triggers` holds what happened in the hand (HAND_FACTS); the preset says which of them
+    keep the dealer and which double the next hand. `bixiahu` among the stay reasons keeps the
+    dealer whenever the hand sets up a 比下胡 (nanjing family), so every 比下胡 hand there has a
+    垒宝塔 N of at least 1.
+    """
+    preset = state.preset
+    facts = set(state.triggers)
+    stays = bool(facts & preset.dealer_stays_on) or (
+        "bixiahu" in preset.dealer_stays_on and bool(facts & preset.triggers)
     )
-    triggers = set(state.triggers)
     if stays:
-        triggers.add("dealer_stays")
+        facts.add("dealer_stays")
         dealer, passes, streak = state.dealer, state.dealer_passes, state.dealer_streak + 1
     else:
         dealer, passes, streak = (state.dealer + 1) % SEATS, state.dealer_passes + 1, 0
-    doubled = bool(triggers & state.preset.triggers)
+    doubled = bool(facts & preset.triggers)
     notices = [Notice("table.next_hand", {"hand": state.hand_no + 1, "dealer": dealer})]
     if stays:
         notices.append(Notice("table.dealer_stays", {"dealer": dealer, "streak": streak}))
