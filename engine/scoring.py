@@ -100,7 +100,7 @@ def evaluate(counts: Mapping[str, int], preset: Preset, hard_flowers: int, menqi
     )
 
 
-_SOLE_WAIT_SHAPES = frozenset({WaitShape.MIDDLE, WaitShape.EDGE, WaitShape.PAIR})
+SOLE_WAIT_SHAPES = frozenset({WaitShape.MIDDLE, WaitShape.EDGE, WaitShape.PAIR})
 
 
 def _views(hand: Hand, flags: WinFlags) -> Iterable[WinView]:
@@ -112,7 +112,7 @@ def _views(hand: Hand, flags: WinFlags) -> Iterable[WinView]:
         readings.extend((split, shape) for shape in wait_shapes(split, hand.winning))
     # Whether the wait was sole matters only where the winning tile could earn a wait flower.
     unique = False
-    if any(shape in _SOLE_WAIT_SHAPES for _, shape in readings):
+    if any(shape in SOLE_WAIT_SHAPES for _, shape in readings):
         meld_tiles = [m.tile for m in hand.melds for _ in range(m.size)]
         unique = waits_only_on(hand.concealed, meld_tiles, len(hand.melds), hand.winning)
     for reading, shape in readings:
@@ -126,8 +126,13 @@ def score_view(view: WinView, preset: Preset) -> WinScore:
 
 def score_hand(hand: Hand, flags: WinFlags, preset: Preset) -> WinScore:
     """The best reading of a typed hand; refused if it makes no winning shape or is below the limit."""
+    return best_reading(_views(hand, flags), preset)
+
+
+def best_reading(views: Iterable[WinView], preset: Preset) -> WinScore:
+    """The highest-scoring of the readings (the first among equals); refused if there are none."""
     best: WinScore | None = None
-    for view in _views(hand, flags):
+    for view in views:
         result = score_view(view, preset)
         if best is None or (result.valid, result.total) > (best.valid, best.total):
             best = result
