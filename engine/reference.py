@@ -164,7 +164,7 @@ def waits_only_on(concealed: Iterable[Tile], meld_tiles: Iterable[Tile], meld_co
     return held[tile] < COPIES
 
 
-def reference_views(hand: Hand, flags: WinFlags) -> list[WinView]:
+def reference_views(hand: Hand, flags: WinFlags, table_pongs: frozenset[Tile]) -> list[WinView]:
     """Every reading of the win, found with the algorithms above (as `engine.scoring` reads it)."""
     closed = hand.closed_tiles
     readings: list[tuple[Decomposition | None, WaitShape]] = []
@@ -176,9 +176,11 @@ def reference_views(hand: Hand, flags: WinFlags) -> list[WinView]:
     if any(shape in SOLE_WAIT_SHAPES for _, shape in readings):
         meld_tiles = [m.tile for m in hand.melds for _ in range(m.size)]
         unique = waits_only_on(hand.concealed, meld_tiles, len(hand.melds), hand.winning)
-    return [WinView(hand, flags, reading, shape, unique) for reading, shape in readings]
+    return [WinView(hand, flags, reading, shape, unique, table_pongs) for reading, shape in readings]
 
 
-def reference_score_hand(hand: Hand, flags: WinFlags, preset: Preset) -> WinScore:
+def reference_score_hand(
+    hand: Hand, flags: WinFlags, preset: Preset, table_pongs: frozenset[Tile] = frozenset()
+) -> WinScore:
     """`engine.scoring.score_hand` with the readings found the straightforward way."""
-    return best_reading(reference_views(hand, flags), preset)
+    return best_reading(reference_views(hand, flags, table_pongs), preset)

@@ -49,7 +49,8 @@ def others(seat: int) -> list[int]:
 
 
 def doubling(preset: Preset, context: HandContext) -> int:
-    return preset.doubling_factor if context.doubled else 1
+    """比下胡 factor; 敞开头 doubles every hand."""
+    return preset.doubling_factor if context.doubled or preset.every_hand_doubled else 1
 
 
 def cap_to_chips(payments: Sequence[Payment], chips: tuple[int, ...] | None) -> list[Payment]:
@@ -129,6 +130,8 @@ def share(claim: WinClaim, preset: Preset, context: HandContext) -> int:
     """What one payer owes the winner: total (+ 垒宝塔) in the preset's unit, x2 in 比下胡, x app
     multipliers."""
     flowers = claim.score.total
+    if claim.score.flat:
+        return flowers  # 敞开头 天胡: a flat amount, never doubled
     if context.doubled and preset.leibaota_step:
         flowers += preset.leibaota_step * context.dealer_streak
     amount = _round_half_up(flowers, preset.chips.divisor) if preset.chips.enabled else flowers
