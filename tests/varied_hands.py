@@ -96,10 +96,8 @@ def yajue_hand(rng: random.Random) -> Hand | None:
     not be sole."""
     base = rng.randrange(3) * SUIT_SIZE
     rank = rng.randint(2, 8)
-    if rank in (3, 7) and rng.random() < 0.5:
-        partner = [1, 2] if rank == 3 else [8, 9]
-    else:
-        partner = [rank - 1, rank + 1]
+    edge = rank in (3, 7) and rng.random() < 0.5
+    partner = {3: [1, 2], 7: [8, 9]}[rank] if edge else [rank - 1, rank + 1]
     winning = base + rank - 1
     builder = _Builder([base + r - 1 for r in partner] + [winning], [Meld(MeldKind.PONG, winning)])
     return builder.hand(winning) if builder.fill(rng, ALL_KINDS, 0.3, sets=4) else None
