@@ -8,7 +8,7 @@ from typing import Any
 
 from engine.errors import EngineError
 from engine.hand import Meld, MeldKind
-from engine.table import Draw, Event, FlowerGang, Gang, Penalty, Pong, Win, WinInput
+from engine.table import Draw, Event, FlowerGang, FourWinds, Gang, Penalty, Pong, RangeMark, Win, WinInput
 from engine.units import WinFlags
 
 EVENT_KINDS: dict[str, type] = {
@@ -18,6 +18,8 @@ EVENT_KINDS: dict[str, type] = {
     "penalty": Penalty,
     "win": Win,
     "draw": Draw,
+    "four_winds": FourWinds,
+    "range_mark": RangeMark,
 }
 KIND_OF = {cls: kind for kind, cls in EVENT_KINDS.items()}
 
@@ -52,7 +54,7 @@ def decode_event(kind: str, payload: str) -> Event:
     if kind == "pong":
         return Pong(**raw)
     if kind == "gang":
-        return Gang(raw["actor"], MeldKind(raw["kind"]), raw.get("feeder"), raw.get("tile"))
+        return Gang(raw["actor"], MeldKind(raw["kind"]), raw.get("feeder"), raw.get("tile"), raw.get("hard_flowers"))
     if kind == "flower_gang":
         return FlowerGang(**raw)
     if kind == "penalty":
@@ -61,4 +63,8 @@ def decode_event(kind: str, payload: str) -> Event:
         return Win(tuple(_claim(c) for c in raw["claims"]), raw.get("discarder"))
     if kind == "draw":
         return Draw()
+    if kind == "four_winds":
+        return FourWinds(**raw)
+    if kind == "range_mark":
+        return RangeMark(**raw)
     raise EngineError("ledger.unknown_event", kind=kind)

@@ -46,7 +46,19 @@ TRIGGERS = frozenset(
     }
 )
 DEALER_STAYS_ON = frozenset({"dealer_big_win", "dealer_win", "draw", "false_win"})
-LIABILITY_KINDS = frozenset({"robbing_gang", "dagangkai", "kuaizhao", "qingyise_three"})
+LIABILITY_KINDS = frozenset(
+    {
+        "robbing_gang",
+        "dagangkai",
+        "kuaizhao",
+        "qingyise_three",
+        # 敞开头 包子 (RULES §12)
+        "sanzui",
+        "sanqing",
+        "quanqiu_range",
+        "gang_after",
+    }
+)
 MELD_KINDS = frozenset(kind.value for kind in MeldKind)
 MENQING_BROKEN_BY = ("pong", "added_gang")  # RULES §5: an added gang began as a pong
 
@@ -84,7 +96,7 @@ class InstantRules:
 
 @dataclass(frozen=True)
 class LiabilityRules:
-    kinds: frozenset[str]
+    kinds: tuple[str, ...]  # in priority order: the first that applies to a win is the one that pays
     kuaizhao_concealed_counts: bool  # 002: a concealed gang of B counts as a mouth toward 快照
     mode: str  # "shares": the liable player pays the shares; "fixed": pays `fixed` (外包)
     fixed: int
@@ -185,6 +197,16 @@ class _Reader:
             if not isinstance(value, str) or value not in allowed:
                 raise EngineError("preset.bad_value", key=self._name(key), value=repr(value))
         return frozenset(values)
+
+    def ordered_strings(self, key: str, allowed: frozenset[str], default: Any = ...) -> tuple[str, ...]:
+        """Like `strings`, keeping the order (a priority) and refusing repeats."""
+        values = self.take(key, list, default)
+        for value in values:
+            if not isinstance(value, str) or value not in allowed:
+                raise EngineError("preset.bad_value", key=self._name(key), value=repr(value))
+        if len(set(values)) != len(values):
+            raise EngineError("preset.bad_value", key=self._name(key), value=repr(values))
+        return tuple(values)
 
     def finish(self) -> None:
         for key in self.table:
@@ -295,7 +317,7 @@ def preset_from_dict(raw: Mapping[str, Any]) -> Preset:
     if liability_mode not in ("shares", "fixed"):
         raise EngineError("preset.bad_value", key="liability.mode", value=repr(liability_mode))
     liability = LiabilityRules(
-        kinds=liability_reader.strings("kinds", LIABILITY_KINDS, []),
+        kinds=liability_reader.ordered_strings("kinds", LIABILITY_KINDS, []),
         kuaizhao_concealed_counts=liability_reader.take("kuaizhao_concealed_counts", bool, False),
         mode=liability_mode,
         fixed=liability_reader.take("fixed", int, 0),
