@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bot.ledger import EventRow, NightRow, Seat
+from bot.ledger import NightRow, Seat
 from engine.errors import EngineError
 
 
@@ -20,20 +19,6 @@ class Speaker:
     is_admin: bool = False
     language: str | None = None
     by_name: bool = False  # console: the typed name is the identity
-
-
-SEAT_EVENTS = ("join", "bind")  # the events that change who sits where
-
-
-def seats_now(night: NightRow, events: Sequence[EventRow]) -> tuple[Seat, ...]:
-    """The night's seats with every later `join` applied (seats start empty when /new named fewer
-    than four players)."""
-    seats = list(night.seats)
-    for event in events:
-        if event.kind in SEAT_EVENTS:
-            raw = json.loads(event.payload)
-            seats[raw["seat"]] = Seat(raw["name"], raw.get("user_id"), raw.get("username"))
-    return tuple(seats)
 
 
 def seated_names(seats: Sequence[Seat]) -> list[str]:

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 
 from bot.ledger import EventRow, NightRow, PaymentRow, Seat
+from bot.night import Played
 from bot.replies import Joined, Reply
 from engine.preset import Preset
-from engine.table import TableState
+from engine.table import TableState, Win
 from engine.transfers import minimal_transfers
 
 SEAT_KEYS = ("seat.east", "seat.south", "seat.west", "seat.north")
@@ -70,7 +70,8 @@ def scoreboard(seats: Sequence[Seat], state: TableState, amounts: Sequence[int],
     )
 
 
-def history(events: Sequence[EventRow], reversed_ids: set[int]) -> list[Reply]:
+def history(events: Sequence[EventRow], reversed_ids: set[int], hands: Mapping[int, int]) -> list[Reply]:
+    """The latest log lines; `hands` gives each event's hand as the corrected night has it."""
     lines: list[Reply] = []
     for event in events:
         key = "history.line_undone" if event.id in reversed_ids else "history.line"
@@ -79,7 +80,7 @@ def history(events: Sequence[EventRow], reversed_ids: set[int]) -> list[Reply]:
                 key,
                 {
                     "id": event.id,
-                    "hand": event.hand_no,
+                    "hand": hands.get(event.id, event.hand_no),
                     "kind": Reply(f"kind.{event.kind}"),
                     "text": event.raw_text,
                     "speaker": event.speaker,
@@ -129,6 +130,11 @@ def rules(preset: Preset, stake_cents: int) -> list[Reply]:
     if preset.triggers:
         triggers = Joined(tuple(Reply(f"trigger.{t}") for t in sorted(preset.triggers)), "、")
         lines.append(Reply("rules.triggers", {"triggers": triggers}))
+    if preset.triggers and preset.leibaota_step:
+        lines.append(Reply("rules.leibaota", {"step": preset.leibaota_step}))
+    if preset.dealer_stays_on:
+        reasons = Joined(tuple(Reply(f"trigger.{r}") for r in sorted(preset.dealer_stays_on)), "、")
+        lines.append(Reply("rules.dealer", {"reasons": reasons}))
     if preset.chips.enabled:
         lines.append(
             Reply(
@@ -155,25 +161,21 @@ GANG_REASONS = frozenset({"exposed_gang", "added_gang", "concealed_gang", "flowe
 PENALTY_REASONS = frozenset({"penalty_follow", "penalty_four", "penalty_custom", "false_win"})
 
 
-def night_stats(
-    wins: Sequence[EventRow], undone: set[int], net_by_reason: Mapping[tuple[int, str], int]
-) -> list[PlayerStats]:
+def night_stats(played: Sequence[Played], net_by_reason: Mapping[tuple[int, str], int]) -> list[PlayerStats]:
     """Per seat: wins, self-draws, deal-ins, biggest hand, gang and penalty money net."""
     stats = [PlayerStats() for _ in range(4)]
-    for event in wins:
-        if event.id in undone:
+    for entry in played:
+        if not isinstance(entry.event, Win):
             continue
-        raw = json.loads(event.payload)
-        results = raw.get("results", [])
-        for result in results:
-            player = stats[result["winner"]]
+        self_draw = entry.event.discarder is None or any(c.flags.robbing_gang for c in entry.event.claims)
+        for winner, score in entry.scores:
+            player = stats[winner]
             player.wins += 1
-            player.self_draws += 1 if result.get("self_draw") else 0
-            if result["total"] > player.biggest:
-                player.biggest, player.biggest_keys = result["total"], list(result["keys"])
-        discarder = raw.get("discarder")
-        if discarder is not None and not any(r.get("self_draw") for r in results):
-            stats[discarder].deal_ins += 1
+            player.self_draws += 1 if self_draw else 0
+            if score.total > player.biggest:
+                player.biggest, player.biggest_keys = score.total, [item.key for item in score.items]
+        if entry.event.discarder is not None and not self_draw:
+            stats[entry.event.discarder].deal_ins += 1
     for (seat, reason), amount in net_by_reason.items():
         if reason in GANG_REASONS:
             stats[seat].gang_net += amount

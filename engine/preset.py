@@ -30,22 +30,6 @@ PRESET_NAMES = (
     "app",
     "changkaitou",
 )
-TRIGGERS = frozenset(
-    {
-        "flower_gang",
-        "dealer_stays",
-        "penalty_follow",
-        "penalty_four",
-        "penalty_custom",
-        "false_win",
-        "dagangkai",
-        "liability",
-        "multiple_winners",
-        "draw",
-        "big_hu",
-    }
-)
-DEALER_STAYS_ON = frozenset({"dealer_big_win", "dealer_win", "draw", "false_win"})
 LIABILITY_KINDS = frozenset(
     {
         "robbing_gang",
@@ -59,6 +43,30 @@ LIABILITY_KINDS = frozenset(
         "gang_after",
     }
 )
+# What can happen in a hand (RULES §8, §9): a preset names which of these make the next hand
+# 比下胡 (`bixiahu.triggers`) and which keep the dealer (`dealer.stays_on`).
+HAND_FACTS = frozenset(
+    {
+        "flower_gang",
+        "penalty_follow",
+        "penalty_four",
+        "penalty_custom",
+        "false_win",
+        "dagangkai",
+        "robbing_gang",
+        "liability",
+        "multiple_winners",
+        "draw",
+        "big_hu",
+        "dealer_win",
+        "dealer_big_win",
+    }
+    | LIABILITY_KINDS  # the liability that paid a win (敞开头: 三嘴, 三清 and 全球 keep the dealer)
+)
+# A trigger may also be the dealer staying (jinyuanzi 连庄).
+TRIGGERS = HAND_FACTS | {"dealer_stays"}
+# The dealer may also stay whenever the hand sets up a 比下胡 (nanjing family: "形成比下胡，則連莊").
+DEALER_STAYS_ON = HAND_FACTS | {"bixiahu"}
 MELD_KINDS = frozenset(kind.value for kind in MeldKind)
 MENQING_BROKEN_BY = ("pong", "added_gang")  # RULES §5: an added gang began as a pong
 

@@ -305,11 +305,12 @@ def _settle_forced(
     score = score_forced(melds, hard_flowers, liability.forced, state.preset)
     claim = WinClaim(actor, score, self_draw=True, liable=liability.seat)
     payments = (*paid, *win_payments([claim], None, state.preset, state.context()))
-    after = _with_chips(replace(state, triggers=state.triggers | {"liability"}), payments[len(paid) :])
+    facts = {"liability", liability.why} | ({"dealer_win"} if actor == state.dealer else set())
+    after = _with_chips(replace(state, triggers=state.triggers | facts), payments[len(paid) :])
     notice = Notice(
         "table.forced_end", {"winner": actor, "seat": liability.seat, "why": liability.why, "total": score.total}
     )
-    ended = _end_hand(after, dealer_won=actor == state.dealer, dealer_big=False, draw=False, false_win=False)
+    ended = _end_hand(after)
     return Outcome(ended.state, payments, (notice, *_bust_notices(state, after), *ended.notices), ((actor, score),))
 
 
@@ -427,7 +428,7 @@ def _apply_penalty(state: TableState, event: Penalty) -> Outcome:
     notices = _bust_notices(state, after)
     if event.kind == "false_win":
         # A false win pushes the tiles down: the hand is over (003 诈胡; the dealer may stay).
-        outcome = _end_hand(after, dealer_won=False, dealer_big=False, draw=False, false_win=True)
+        outcome = _end_hand(after)
         return Outcome(outcome.state, payments, (*notices, *outcome.notices))
     return Outcome(after, payments, tuple(notices))
 
@@ -605,7 +606,7 @@ def _apply_win(state: TableState, event: Win) -> Outcome:
         liable = liability.seat if liability is not None else None
         if liability is not None:
             notices.append(Notice("table.liable", {"seat": liable, "winner": claim.winner, "why": liability.why}))
-            triggers.add("liability")
+            triggers |= {"liability", liability.why}
             if liability.forced:
                 score = _score_claim(state, claim, liability.forced)
         if claim.flags.after_gang:
@@ -619,14 +620,19 @@ def _apply_win(state: TableState, event: Win) -> Outcome:
         scores.append((claim.winner, score))
     if len(claims) > 1:
         triggers.add("multiple_winners")
+    if any(c.robbing_gang for c in claims):
+        triggers.add("robbing_gang")
+    # 一炮多响: "the dealer won" means the dealer is among the winners (RULES §8).
+    if any(c.winner == state.dealer for c in claims):
+        triggers.add("dealer_win")
+    if any(c.winner == state.dealer and c.score.big for c in claims):
+        triggers.add("dealer_big_win")
     payments = list(win_payments(claims, event.discarder, state.preset, state.context()))
     robbed = state.last_added_gang
     if any(c.robbing_gang for c in claims) and robbed is not None and robbed[0] == event.discarder:
         payments = refund(robbed[1]) + payments  # 抢杠: no gang money
     after = _with_chips(replace(state, triggers=frozenset(triggers)), tuple(payments))
-    dealer_won = any(c.winner == state.dealer for c in claims)
-    dealer_big = any(c.winner == state.dealer and c.score.big for c in claims)
-    ended = _end_hand(after, dealer_won=dealer_won, dealer_big=dealer_big, draw=False, false_win=False)
+    ended = _end_hand(after)
     return Outcome(
         ended.state,
         tuple(payments),
@@ -659,26 +665,29 @@ def _apply_draw(state: TableState) -> Outcome:
     if state.preset.instant.refund_gangs_on_draw:
         payments = tuple(refund(state.hand_gang_payments))
     after = _with_chips(replace(state, triggers=state.triggers | {"draw"}), payments)
-    ended = _end_hand(after, dealer_won=False, dealer_big=False, draw=True, false_win=False)
+    ended = _end_hand(after)
     return Outcome(ended.state, payments, ended.notices)
 
 
-def _end_hand(state: TableState, dealer_won: bool, dealer_big: bool, draw: bool, false_win: bool) -> Outcome:
-    """Next dealer (RULES §8), 连庄 streak, and whether the next hand is 比下胡 (§9)."""
-    stays_on = state.preset.dealer_stays_on
-    stays = (
-        (dealer_big and "dealer_big_win" in stays_on)
-        or (dealer_won and "dealer_win" in stays_on)
-        or (draw and "draw" in stays_on)
-        or (false_win and "false_win" in stays_on)
+def _end_hand(state: TableState) -> Outcome:
+    """Next dealer (RULES §8), 连庄 streak, and whether the next hand is 比下胡 (§9).
+
+    `state.triggers` holds what happened in the hand (HAND_FACTS); the preset says which of them
+    keep the dealer and which double the next hand. `bixiahu` among the stay reasons keeps the
+    dealer whenever the hand sets up a 比下胡 (nanjing family), so every 比下胡 hand there has a
+    垒宝塔 N of at least 1.
+    """
+    preset = state.preset
+    facts = set(state.triggers)
+    stays = bool(facts & preset.dealer_stays_on) or (
+        "bixiahu" in preset.dealer_stays_on and bool(facts & preset.triggers)
     )
-    triggers = set(state.triggers)
     if stays:
-        triggers.add("dealer_stays")
+        facts.add("dealer_stays")
         dealer, passes, streak = state.dealer, state.dealer_passes, state.dealer_streak + 1
     else:
         dealer, passes, streak = (state.dealer + 1) % SEATS, state.dealer_passes + 1, 0
-    doubled = bool(triggers & state.preset.triggers)
+    doubled = bool(facts & preset.triggers)
     notices = [Notice("table.next_hand", {"hand": state.hand_no + 1, "dealer": dealer})]
     if stays:
         notices.append(Notice("table.dealer_stays", {"dealer": dealer, "streak": streak}))

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from bot.commands import COMMANDS
-from engine.preset import LIABILITY_KINDS, TRIGGERS
+from engine.preset import DEALER_STAYS_ON, LIABILITY_KINDS, TRIGGERS
 from engine.units import UNITS_BY_KEY
 from locales import LANGUAGES, load_catalog
 from tests.harness import Table
@@ -31,7 +31,7 @@ def keys_used_in_code() -> set[str]:
     for path in [*ROOT.glob("engine/**/*.py"), *ROOT.glob("bot/**/*.py")]:
         keys.update(pattern.findall(path.read_text(encoding="utf-8")))
     keys.update(f"unit.{key}" for key in UNITS_BY_KEY)
-    keys.update(f"trigger.{trigger}" for trigger in TRIGGERS)
+    keys.update(f"trigger.{trigger}" for trigger in TRIGGERS | DEALER_STAYS_ON)
     keys.update(f"help.{spec.name}" for spec in COMMANDS)
     keys.update(f"cmd.{spec.name}" for spec in COMMANDS)
     keys.update(
