@@ -146,6 +146,7 @@ class Preset:
     every_hand_doubled: bool  # 敞开头: every hand is a 比下胡 hand, whatever the triggers
     leibaota_step: int  # 垒宝塔: 0 turns it off
     dealer_stays_on: frozenset[str]
+    jiang_passes: int  # passes of the deal that make a 将, counted in the summary; 0: not counted
     chips: ChipRules
 
     def unit(self, key: str) -> UnitRule | None:
@@ -365,6 +366,7 @@ def preset_from_dict(raw: Mapping[str, Any]) -> Preset:
         every_hand_doubled=bixiahu.take("every_hand", bool, False),
         leibaota_step=bixiahu.take("leibaota_step", int, 0),
         dealer_stays_on=dealer.strings("stays_on", DEALER_STAYS_ON),
+        jiang_passes=dealer.take("jiang_passes", int, 0),
         chips=chips,
     )
     for part in (win, instant_reader, liability_reader, multiplier_reader, bixiahu, dealer, chips_reader, reader):

@@ -695,6 +695,8 @@ def _end_hand(state: TableState) -> Outcome:
         notices.append(Notice("table.next_doubled"))
     if passes // SEATS > state.dealer_passes // SEATS:
         notices.append(Notice("table.round_over", {"round": passes // SEATS}))
+    if passes > state.dealer_passes and passes == preset.jiang_passes:
+        notices.append(Notice("table.jiang_complete", {"passes": passes}))
     new_state = replace(
         state,
         dealer=dealer,

@@ -14,6 +14,7 @@ from engine.notation import parse_hand_parts
 from engine.preset import load_preset
 from engine.settlement import Payment
 from engine.table import (
+    Draw,
     FlowerGang,
     FourWinds,
     Gang,
@@ -577,3 +578,52 @@ def test_sanzui_outranks_gang_after_at_a_self_draw() -> None:
     outcome = apply(state, hu(B, "555s 7s [111m] [999p] [EEEE] +7s", hard_flowers=1, after_gang=True))
     assert net(outcome.payments) == {A: -696, B: 696, C: 0, D: 0}
     assert any(n.key == "table.liable" and n.params["why"] == "sanzui" for n in outcome.notices)
+
+
+# ---- the next dealer --------------------------------------------------------------------------
+
+FLUSH_C = "234m 7m [111m] [555m] [999m] +7m"
+
+
+def _stays(*events: object) -> bool:
+    """Play the events from a fresh table (A deals) and say whether A still deals the next hand."""
+    outcome = run(table(), *events)
+    assert outcome.state.hand_no == 2
+    return outcome.state.dealer == A
+
+
+def test_dealer_stays_on_each_reason_of_section_12() -> None:
+    rob = (Pong(B, C, suited(5, 1)), Gang(B, MeldKind.ADDED_GANG, tile=suited(5, 1)))
+    two_winners = Win(
+        tuple(WinInput(seat, WinFlags(hard_flowers=4), *parse_hand_parts(EXAMPLE_2)) for seat in (B, C)), D
+    )
+    wan = (Pong(C, A, M1), Pong(C, D, suited(5, 0)), Pong(C, A, suited(9, 0)))
+    four = (Pong(B, A, M1), Pong(B, C, P9), Pong(B, D, EAST), Pong(B, A, suited(2, 2)), RangeMark(B, S5))
+    assert _stays(hu(A, EXAMPLE_1, hard_flowers=2))  # dealer win
+    assert _stays(hu(B, GANGKAI, hard_flowers=4, after_gang=True))  # 杠开
+    assert _stays(two_winners)  # 一炮多响
+    assert _stays(*rob, hu(D, ROB, B, hard_flowers=1, robbing_gang=True))  # 抢杠
+    assert _stays(Pong(B, A, M1), Pong(B, A, P9), Pong(B, A, EAST), Pong(B, C, S5, hard_flowers=1))  # 三嘴
+    assert _stays(*wan, hu(C, FLUSH_C, B, hard_flowers=1))  # 三清
+    assert _stays(*four, hu(B, "4s [111m] [999p] [EEE] [222s] +4s", C, hard_flowers=1))  # 全球
+    assert _stays(Draw())  # 荒庄
+
+
+def test_the_deal_passes_otherwise() -> None:
+    assert not _stays(hu(B, EXAMPLE_1, hard_flowers=2))  # a plain non-dealer win
+    assert not _stays(hu(B, EXAMPLE_2, C, hard_flowers=4))  # a non-dealer discard win
+    # 杠后承包 with 花开 (the gang's replacement was a flower): not a reason to stay
+    gang = Gang(B, MeldKind.EXPOSED_GANG, feeder=C, tile=suited(5, 1))
+    assert not _stays(gang, hu(B, GANG_HAND, hard_flowers=1, after_flower=True))
+
+
+def test_a_jiang_is_16_passes_of_the_deal() -> None:
+    # every hand won by the seat after the dealer: the deal passes 16 times.
+    state = table()
+    notices: list[str] = []
+    for _ in range(16):
+        outcome = apply(state, hu((state.dealer + 1) % 4, EXAMPLE_1, hard_flowers=2))
+        state = outcome.state
+        notices.extend(n.key for n in outcome.notices)
+    assert state.dealer_passes == 16 and state.dealer == A
+    assert notices.count("table.jiang_complete") == 1 and notices[-1] == "table.jiang_complete"
