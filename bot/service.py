@@ -9,10 +9,11 @@ this: they never touch the ledger.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from pathlib import Path
 
 from bot.codec import SeatChange
-from bot.commands import parse
+from bot.commands import parse, usage_hint
 from bot.handlers import corrections, opening, questions, table_events
 from bot.handlers.common import Context, Desk, Incoming, Refusal, readable, refused_win
 from bot.ledger import DuplicateUpdate, Ledger
@@ -51,6 +52,7 @@ HANDLERS: dict[str, Handler] = {
     "stats": questions.stats,
     "me": questions.me,
     "export": questions.export_,
+    "unknown": questions.unknown_command,
 }
 
 
@@ -94,6 +96,9 @@ class Referee:
             if command.plain and incoming.text.strip()[:1].isascii():
                 return None  # an English word that merely starts a chat message: stay quiet
             response = self._refusal(error, context)
+            hint = usage_hint(command, response.replies)
+            if hint is not None:  # a /command in the wrong form: show the right one
+                response = replace(response, replies=(*response.replies, hint))
         if command.name != "summary":
             self.desk.pending_close.discard(incoming.chat_id)
         return response

@@ -79,6 +79,10 @@ async def summary(context: Context) -> Response:
     return Response(tuple(lines), context.language, attachments=tuple(attachments), choices=choices, night_id=night.id)
 
 
+async def unknown_command(context: Context) -> Response:
+    raise Refusal(Reply("command.unknown", {"command": context.command.word or ""}))
+
+
 async def help_(context: Context) -> Response:
     lines = [Reply("help.header")]
     lines.extend(Reply(f"help.{spec.name}", {"example": spec.example}) for spec in SPEC_BY_NAME.values())
