@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engine.baozi import SANZUI_MOUTHS, WINDS, in_range, sanqing_suit, sanzui_feeder, suit_key
+from engine.claims import ClaimRefused, ClaimSituation, check_claims, check_hard_flowers, situation_of
 from engine.errors import EngineError
 from engine.hand import Hand, Meld, MeldKind
 from engine.preset import Preset
@@ -33,7 +34,6 @@ from engine.tiles import Tile, suit_of, tile_name
 from engine.units import WinFlags
 
 KUAIZHAO_MOUTHS = 3
-MAX_HARD_FLOWERS = 20  # 中发白 four each, 春夏秋冬梅兰竹菊 one each
 
 
 @dataclass(frozen=True)
@@ -49,6 +49,20 @@ class MeldRecord:
     kind: MeldKind
     tile: Tile | None
     fed_by: int | None
+
+
+@dataclass(frozen=True)
+class Act:
+    """A seat's last recorded event in the hand (杠开 must follow a gang: RULES §5)."""
+
+    kind: str  # pong, exposed_gang, added_gang, concealed_gang, flower_gang, penalty
+    feeder: int | None = None
+
+
+def _with_act(state: TableState, seat: int, act: Act) -> TableState:
+    acts = list(state.last_acts)
+    acts[seat] = act
+    return replace(state, last_acts=tuple(acts))
 
 
 # ---- events -------------------------------------------------------------------------------------
@@ -158,6 +172,7 @@ class TableState:
     triggers: frozenset[str] = frozenset()
     hand_gang_payments: tuple[Payment, ...] = ()
     last_added_gang: tuple[int, tuple[Payment, ...]] | None = None
+    last_acts: tuple[Act | None, ...] = (None, None, None, None)  # each seat's last event this hand
     chips: tuple[int, ...] | None = None
     gang_liable: tuple[int, int] | None = None  # 杠后承包: (gang-maker, liable seat) until his next discard
     range_marks: tuple[Tile | None, ...] = (None, None, None, None)  # 全球 架: the tile each seat marked
@@ -256,6 +271,7 @@ def _apply_pong(state: TableState, event: Pong) -> Outcome:
     before = state
     record = MeldRecord(MeldKind.PONG, event.tile, event.feeder)
     state = _add_meld(state, event.actor, record)
+    state = _with_act(state, event.actor, Act("pong", event.feeder))
     forced = _forced_end(before, event.actor, record)
     if forced is not None:
         return _settle_forced(state, event.actor, forced, event.hard_flowers, ())
@@ -299,8 +315,7 @@ def _settle_forced(
     liable seat paying all three shares; then the hand is over."""
     if hard_flowers is None:
         raise EngineError("liability.needs_flowers", seat=actor, why=liability.why)
-    if not 0 <= hard_flowers <= MAX_HARD_FLOWERS:
-        raise EngineError("win.bad_flower_count", count=hard_flowers)
+    check_hard_flowers(hard_flowers)
     melds = tuple((m.kind, m.tile) for m in state.melds[actor])
     score = score_forced(melds, hard_flowers, liability.forced, state.preset)
     claim = WinClaim(actor, score, self_draw=True, liable=liability.seat)
@@ -372,6 +387,7 @@ def _apply_gang(state: TableState, event: Gang) -> Outcome:
         last_added_gang=(actor, payments) if event.kind is MeldKind.ADDED_GANG else None,
         gang_liable=_new_gang_liable(state, actor, event.kind, feeder),
     )
+    after = _with_act(after, actor, Act(event.kind.value, feeder))
     notices = [*notices, *_baozi_notices(after, actor)] if event.kind is not MeldKind.ADDED_GANG else notices
     return Outcome(after, payments, (*notices, *_bust_notices(state, after)))
 
@@ -416,6 +432,7 @@ def _apply_flower_gang(state: TableState, event: FlowerGang) -> Outcome:
     payments = _paid_by_gang_liable(state, event.actor, payments)
     after = _with_chips(state, payments)
     after = replace(after, triggers=after.triggers | {"flower_gang"}, last_added_gang=None)
+    after = _with_act(after, event.actor, Act("flower_gang"))
     return Outcome(after, payments, tuple(_bust_notices(state, after)))
 
 
@@ -425,6 +442,7 @@ def _apply_penalty(state: TableState, event: Penalty) -> Outcome:
     payments = tuple(penalty_payments(event.kind, event.offender, event.amount, state.preset, state.context()))
     after = _with_chips(state, payments)
     after = replace(after, triggers=after.triggers | {event.kind}, last_added_gang=None)
+    after = _with_act(after, event.offender, Act("penalty"))
     notices = _bust_notices(state, after)
     if event.kind == "false_win":
         # A false win pushes the tiles down: the hand is over (003 诈胡; the dealer may stay).
@@ -473,10 +491,29 @@ def reconcile_melds(typed: tuple[Meld, ...], logged: tuple[MeldRecord, ...]) -> 
     return tuple(merged)
 
 
-def _score_claim(state: TableState, claim: WinInput, forced: frozenset[str] = frozenset()) -> WinScore:
-    """Score one claim; `forced` patterns are given by a liability (三嘴: 全球独钓)."""
+def _score_claim(
+    state: TableState, claim: WinInput, discarder: int | None, forced: frozenset[str] = frozenset()
+) -> WinScore:
+    """Score one claim, checked against the table; `forced` patterns are given by a liability (三嘴:
+    全球独钓)."""
     logged = state.melds[claim.winner]
+    check_hard_flowers(claim.flags.hard_flowers)
+    act = state.last_acts[claim.winner]
+
+    def situation(hand: Hand | None) -> ClaimSituation:
+        return situation_of(
+            hand,
+            self_draw=discarder is None,
+            dealer=claim.winner == state.dealer,
+            logged=tuple(m.kind for m in logged),
+            last_act=act.kind if act is not None else None,
+            has_log=True,
+        )
+
+    if claim.flags.robbing_gang and discarder is not None:
+        _check_robbed_pong(state, discarder, claim.winning)
     if claim.declared is not None:
+        check_claims(claim.flags, state.preset, situation(None))
         menqing = state.preset.is_menqing(m.kind for m in logged)
         keys = (*claim.declared, *sorted(forced - set(claim.declared)))
         return score_declared(keys, claim.flags, state.preset, claim.soft, menqing and "menqing" in keys)
@@ -485,12 +522,23 @@ def _score_claim(state: TableState, claim: WinInput, forced: frozenset[str] = fr
     melds = reconcile_melds(claim.melds, logged)
     hand = Hand(tuple(sorted(claim.concealed)), melds, claim.winning)
     hand.validate()
+    check_claims(claim.flags, state.preset, situation(hand))
     return score_hand(hand, claim.flags, state.preset, table_pongs(state), forced)
 
 
 def table_pongs(state: TableState) -> frozenset[Tile]:
     """The tiles of every pong standing at the table (logged with its tile), anyone's (敞开头 压绝)."""
     return frozenset(m.tile for seat in state.melds for m in seat if m.kind is MeldKind.PONG and m.tile is not None)
+
+
+def _check_robbed_pong(state: TableState, robbed: int, tile: Tile | None) -> None:
+    """抢杠 robs a pong being upgraded: the robbed player holds a pong of the tile (or has just added
+    the gang to it); a meld logged without its tile, or a win typed without tiles, cannot be told
+    apart, so it counts."""
+    for meld in state.melds[robbed]:
+        if meld.kind in (MeldKind.PONG, MeldKind.ADDED_GANG) and (tile is None or meld.tile in (None, tile)):
+            return
+    raise ClaimRefused("claim.robbing_no_pong", seat=robbed, tile=tile_name(tile) if tile is not None else "")
 
 
 def _robbing_gang(state: TableState, claim: WinInput, score: WinScore, discarder: int | None) -> Liability | None:
@@ -500,12 +548,12 @@ def _robbing_gang(state: TableState, claim: WinInput, score: WinScore, discarder
 
 
 def _dagangkai(state: TableState, claim: WinInput, score: WinScore, discarder: int | None) -> Liability | None:
-    if not claim.flags.after_gang:
+    """大杠开花: the gang just made (the claim was checked) makes its feeder liable if it was exposed or
+    added; after a concealed gang or a flower gang it is an ordinary self-draw (RULES §5, §8)."""
+    act = state.last_acts[claim.winner]
+    if not claim.flags.after_gang or act is None or act.feeder is None:
         return None
-    gangs = [m for m in state.melds[claim.winner] if m.kind.is_gang]
-    if gangs and gangs[-1].kind in (MeldKind.EXPOSED_GANG, MeldKind.ADDED_GANG) and gangs[-1].fed_by is not None:
-        return Liability(gangs[-1].fed_by, "dagangkai")
-    return None
+    return Liability(act.feeder, "dagangkai") if act.kind in ("exposed_gang", "added_gang") else None
 
 
 def _kuaizhao(state: TableState, claim: WinInput, score: WinScore, discarder: int | None) -> Liability | None:
@@ -599,7 +647,7 @@ def _apply_win(state: TableState, event: Win) -> Outcome:
     notices: list[Notice] = []
     triggers = set(state.triggers)
     for claim in ordered:
-        score = _score_claim(state, claim)
+        score = _score_claim(state, claim, event.discarder)
         if not score.valid:
             raise WinRefused(score.reason or "win.refused", claim.winner, score)
         liability = _liability(state, claim, score, event.discarder)
@@ -608,7 +656,7 @@ def _apply_win(state: TableState, event: Win) -> Outcome:
             notices.append(Notice("table.liable", {"seat": liable, "winner": claim.winner, "why": liability.why}))
             triggers |= {"liability", liability.why}
             if liability.forced:
-                score = _score_claim(state, claim, liability.forced)
+                score = _score_claim(state, claim, event.discarder, liability.forced)
         if claim.flags.after_gang:
             triggers.add("dagangkai")
         if score.big:
@@ -708,6 +756,7 @@ def _end_hand(state: TableState) -> Outcome:
         triggers=frozenset(),
         hand_gang_payments=(),
         last_added_gang=None,
+        last_acts=(None, None, None, None),
         gang_liable=None,
         range_marks=(None,) * SEATS,
     )

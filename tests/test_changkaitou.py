@@ -229,8 +229,11 @@ def test_gangkai_20() -> None:
 def test_claiming_huakai_and_gangkai_together_is_refused() -> None:
     result = ck(GANGKAI, hard_flowers=4, self_draw=True, after_gang=True, after_flower=True)
     assert not result.valid and result.reason == "win.claims_conflict"
+    # at the table the claim must first fit the log (RULES §5): B ponged EEE, then just made the exposed gang
+    state = apply(table(), Pong(B, D)).state
+    state = apply(state, Gang(B, MeldKind.EXPOSED_GANG, C, suited(4, 1))).state
     with pytest.raises(WinRefused):
-        apply(table(), hu(B, GANGKAI, hard_flowers=4, after_gang=True, after_flower=True))
+        apply(state, hu(B, GANGKAI, hard_flowers=4, after_gang=True, after_flower=True))
 
 
 def test_dihu_30() -> None:
@@ -600,7 +603,8 @@ def test_dealer_stays_on_each_reason_of_section_12() -> None:
     wan = (Pong(C, A, M1), Pong(C, D, suited(5, 0)), Pong(C, A, suited(9, 0)))
     four = (Pong(B, A, M1), Pong(B, C, P9), Pong(B, D, EAST), Pong(B, A, suited(2, 2)), RangeMark(B, S5))
     assert _stays(hu(A, EXAMPLE_1, hard_flowers=2))  # dealer win
-    assert _stays(hu(B, GANGKAI, hard_flowers=4, after_gang=True))  # 杠开
+    gang = Gang(B, MeldKind.EXPOSED_GANG, feeder=C, tile=suited(4, 1))
+    assert _stays(Pong(B, D, EAST), gang, hu(B, GANGKAI, hard_flowers=4, after_gang=True))  # 杠开
     assert _stays(two_winners)  # 一炮多响
     assert _stays(*rob, hu(D, ROB, B, hard_flowers=1, robbing_gang=True))  # 抢杠
     assert _stays(Pong(B, A, M1), Pong(B, A, P9), Pong(B, A, EAST), Pong(B, C, S5, hard_flowers=1))  # 三嘴
