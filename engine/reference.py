@@ -180,7 +180,11 @@ def reference_views(hand: Hand, flags: WinFlags, table_pongs: frozenset[Tile]) -
 
 
 def reference_score_hand(
-    hand: Hand, flags: WinFlags, preset: Preset, table_pongs: frozenset[Tile] = frozenset()
+    hand: Hand,
+    flags: WinFlags,
+    preset: Preset,
+    table_pongs: frozenset[Tile] = frozenset(),
+    forced: frozenset[str] = frozenset(),
 ) -> WinScore:
     """`engine.scoring.score_hand` with the readings found the straightforward way."""
-    return best_reading(reference_views(hand, flags, table_pongs), preset)
+    return best_reading(reference_views(hand, flags, table_pongs), preset, forced)
