@@ -123,6 +123,7 @@ class Preset:
     patterns_mode: str  # "additive" or "highest"
     exclusive_groups: tuple[tuple[str, ...], ...]
     refused_together: tuple[tuple[str, ...], ...]  # patterns that may not be claimed for one win
+    flower_gang_opens: bool  # 杠开 may follow a flower gang (002 "明杠、暗杠或花杠后，補牌即胡")
     soft: Mapping[str, UnitRule]
     patterns: Mapping[str, UnitRule]
     instant: InstantRules
@@ -332,6 +333,7 @@ def preset_from_dict(raw: Mapping[str, Any]) -> Preset:
         patterns_mode=mode,
         exclusive_groups=groups,
         refused_together=refused_together,
+        flower_gang_opens=win.take("flower_gang_opens", bool, False),
         soft=MappingProxyType(soft),
         patterns=MappingProxyType(patterns),
         instant=instant,

@@ -13,6 +13,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from engine.claims import ClaimRefused, ClaimSituation, check_claims, check_hard_flowers, situation_of
 from engine.errors import EngineError
 from engine.hand import Hand, Meld, MeldKind
 from engine.preset import Preset
@@ -46,6 +47,20 @@ class MeldRecord:
     kind: MeldKind
     tile: Tile | None
     fed_by: int | None
+
+
+@dataclass(frozen=True)
+class Act:
+    """A seat's last recorded event in the hand (杠开 must follow a gang: RULES §5)."""
+
+    kind: str  # pong, exposed_gang, added_gang, concealed_gang, flower_gang, penalty
+    feeder: int | None = None
+
+
+def _with_act(state: TableState, seat: int, act: Act) -> TableState:
+    acts = list(state.last_acts)
+    acts[seat] = act
+    return replace(state, last_acts=tuple(acts))
 
 
 # ---- events -------------------------------------------------------------------------------------
@@ -128,6 +143,7 @@ class TableState:
     triggers: frozenset[str] = frozenset()
     hand_gang_payments: tuple[Payment, ...] = ()
     last_added_gang: tuple[int, tuple[Payment, ...]] | None = None
+    last_acts: tuple[Act | None, ...] = (None, None, None, None)  # each seat's last event this hand
     chips: tuple[int, ...] | None = None
 
     @property
@@ -222,6 +238,7 @@ def _apply_pong(state: TableState, event: Pong) -> Outcome:
     if event.feeder == event.actor:
         raise EngineError("pong.own_discard")
     state = _add_meld(state, event.actor, MeldRecord(MeldKind.PONG, event.tile, event.feeder))
+    state = _with_act(state, event.actor, Act("pong", event.feeder))
     return Outcome(state, (), tuple(_meld_notices(state, event.actor, event.feeder)))
 
 
@@ -273,6 +290,7 @@ def _apply_gang(state: TableState, event: Gang) -> Outcome:
         hand_gang_payments=(*state.hand_gang_payments, *payments),
         last_added_gang=(actor, payments) if event.kind is MeldKind.ADDED_GANG else None,
     )
+    after = _with_act(after, actor, Act(event.kind.value, feeder))
     return Outcome(after, payments, (*notices, *_bust_notices(state, after)))
 
 
@@ -280,6 +298,7 @@ def _apply_flower_gang(state: TableState, event: FlowerGang) -> Outcome:
     payments = tuple(gang_payments("flower_gang", event.actor, None, state.preset, state.context()))
     after = _with_chips(state, payments)
     after = replace(after, triggers=after.triggers | {"flower_gang"}, last_added_gang=None)
+    after = _with_act(after, event.actor, Act("flower_gang"))
     return Outcome(after, payments, tuple(_bust_notices(state, after)))
 
 
@@ -289,6 +308,7 @@ def _apply_penalty(state: TableState, event: Penalty) -> Outcome:
     payments = tuple(penalty_payments(event.kind, event.offender, event.amount, state.preset, state.context()))
     after = _with_chips(state, payments)
     after = replace(after, triggers=after.triggers | {event.kind}, last_added_gang=None)
+    after = _with_act(after, event.offender, Act("penalty"))
     notices = _bust_notices(state, after)
     if event.kind == "false_win":
         # A false win pushes the tiles down: the hand is over (003 诈胡; the dealer may stay).
@@ -337,9 +357,25 @@ def reconcile_melds(typed: tuple[Meld, ...], logged: tuple[MeldRecord, ...]) -> 
     return tuple(merged)
 
 
-def _score_claim(state: TableState, claim: WinInput) -> WinScore:
+def _score_claim(state: TableState, claim: WinInput, discarder: int | None) -> WinScore:
     logged = state.melds[claim.winner]
+    check_hard_flowers(claim.flags.hard_flowers)
+    act = state.last_acts[claim.winner]
+
+    def situation(hand: Hand | None) -> ClaimSituation:
+        return situation_of(
+            hand,
+            self_draw=discarder is None,
+            dealer=claim.winner == state.dealer,
+            logged=tuple(m.kind for m in logged),
+            last_act=act.kind if act is not None else None,
+            has_log=True,
+        )
+
+    if claim.flags.robbing_gang and discarder is not None:
+        _check_robbed_pong(state, discarder, claim.winning)
     if claim.declared is not None:
+        check_claims(claim.flags, state.preset, situation(None))
         menqing = state.preset.is_menqing(m.kind for m in logged)
         keys = claim.declared
         return score_declared(keys, claim.flags, state.preset, claim.soft, menqing and "menqing" in keys)
@@ -348,12 +384,23 @@ def _score_claim(state: TableState, claim: WinInput) -> WinScore:
     melds = reconcile_melds(claim.melds, logged)
     hand = Hand(tuple(sorted(claim.concealed)), melds, claim.winning)
     hand.validate()
+    check_claims(claim.flags, state.preset, situation(hand))
     return score_hand(hand, claim.flags, state.preset, table_pongs(state))
 
 
 def table_pongs(state: TableState) -> frozenset[Tile]:
     """The tiles of every pong standing at the table (logged with its tile), anyone's (敞开头 压绝)."""
     return frozenset(m.tile for seat in state.melds for m in seat if m.kind is MeldKind.PONG and m.tile is not None)
+
+
+def _check_robbed_pong(state: TableState, robbed: int, tile: Tile | None) -> None:
+    """抢杠 robs a pong being upgraded: the robbed player holds a pong of the tile (or has just added
+    the gang to it); a meld logged without its tile, or a win typed without tiles, cannot be told
+    apart, so it counts."""
+    for meld in state.melds[robbed]:
+        if meld.kind in (MeldKind.PONG, MeldKind.ADDED_GANG) and (tile is None or meld.tile in (None, tile)):
+            return
+    raise ClaimRefused("claim.robbing_no_pong", seat=robbed, tile=tile_name(tile) if tile is not None else "")
 
 
 def _liable_seat(
@@ -364,10 +411,12 @@ def _liable_seat(
     winner = claim.winner
     if claim.flags.robbing_gang and "robbing_gang" in kinds:
         return discarder, "robbing_gang"
-    if claim.flags.after_gang and "dagangkai" in kinds:
-        gangs = [m for m in state.melds[winner] if m.kind.is_gang]
-        if gangs and gangs[-1].kind in (MeldKind.EXPOSED_GANG, MeldKind.ADDED_GANG) and gangs[-1].fed_by is not None:
-            return gangs[-1].fed_by, "dagangkai"
+    # 大杠开花: the gang just made (the claim was checked) makes its feeder liable if it was exposed or
+    # added; after a concealed gang or a flower gang it is an ordinary self-draw (RULES §5, §8)
+    act = state.last_acts[winner]
+    fed_gang = act is not None and act.kind in ("exposed_gang", "added_gang") and act.feeder is not None
+    if claim.flags.after_gang and "dagangkai" in kinds and fed_gang and act is not None:
+        return act.feeder, "dagangkai"
     if "kuaizhao" in kinds and "duiduihu" in score.keys:
         feeder = kuaizhao_feeder(state, winner)
         if feeder is not None:
@@ -401,7 +450,7 @@ def _apply_win(state: TableState, event: Win) -> Outcome:
     notices: list[Notice] = []
     triggers = set(state.triggers)
     for claim in ordered:
-        score = _score_claim(state, claim)
+        score = _score_claim(state, claim, event.discarder)
         if not score.valid:
             raise WinRefused(score.reason or "win.refused", claim.winner, score)
         liable, why = _liable_seat(state, claim, score, event.discarder)
@@ -486,6 +535,7 @@ def _end_hand(state: TableState) -> Outcome:
         triggers=frozenset(),
         hand_gang_payments=(),
         last_added_gang=None,
+        last_acts=(None, None, None, None),
     )
     return Outcome(new_state, (), tuple(notices))
 

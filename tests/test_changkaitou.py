@@ -214,8 +214,11 @@ def test_gangkai_20() -> None:
 def test_claiming_huakai_and_gangkai_together_is_refused() -> None:
     result = ck(GANGKAI, hard_flowers=4, self_draw=True, after_gang=True, after_flower=True)
     assert not result.valid and result.reason == "win.claims_conflict"
+    # at the table the claim must first fit the log (RULES §5): B ponged EEE, then just made the exposed gang
+    state = apply(table(), Pong(B, D)).state
+    state = apply(state, Gang(B, MeldKind.EXPOSED_GANG, C, suited(4, 1))).state
     with pytest.raises(WinRefused):
-        apply(table(), hu(B, GANGKAI, hard_flowers=4, after_gang=True, after_flower=True))
+        apply(state, hu(B, GANGKAI, hard_flowers=4, after_gang=True, after_flower=True))
 
 
 def test_dihu_30() -> None:

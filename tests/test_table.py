@@ -32,6 +32,7 @@ from engine.units import WinFlags
 A, B, C, D = range(4)
 EXAMPLE_1 = "123m 456m 789m 234p 5p +5p"  # 46 self-drawn with 2 hard flowers (menqing)
 EXAMPLE_2 = "11p 567s 79s [EEE] [444p] +8s"  # 34 with 4 hard flowers
+ROBBER = "123m 456m 789m 34p 99p +5p"  # 46 with 2 hard flowers, as EXAMPLE_1, holding one 5p only
 
 
 def table(preset: str = "nanjing") -> TableState:
@@ -151,7 +152,9 @@ def test_several_winners_on_one_discard_each_paid_by_the_discarder() -> None:
 def test_robbing_an_added_gang_the_robbed_pays_three_shares_and_gets_no_gang_money() -> None:
     before = run(table(), Pong(C, A, suited(5, 1)), Gang(C, MeldKind.ADDED_GANG, None, suited(5, 1)))
     assert net(before.payments)[C] == 6
-    outcome = apply(before.state, hu(D, EXAMPLE_1, C, hard_flowers=2, robbing_gang=True))
+    # D waits 2p/5p and robs C's 5p: 20 + 2×(2 + 缺一 1) + 门清 20 = 46, C pays three shares (138)
+    # (D holds no other 5p: C's pong and gang have the other three)
+    outcome = apply(before.state, hu(D, ROBBER, C, hard_flowers=2, robbing_gang=True))
     assert net(outcome.payments) == {A: 6, B: 0, C: -6 - 3 * 46, D: 3 * 46}
 
 

@@ -122,9 +122,10 @@ async def test_robbing_a_gang(table: Table) -> None:
         {NEW}
         Carol: /pong Alice 5p
         Carol: /gang add 5p
-        Dave: /hu Carol robbing 123m 456m 789m 234p 5p +5p flowers=2
+        Dave: /hu Carol robbing 123m 456m 789m 34p 99p +5p flowers=2
         """
     )
+    # Dave: 20 + 2×(2 + 缺一 1) + 门清 20 = 46, three shares from Carol (138).
     # Alice's 6 for the added gang comes back: a robbed gang earns no gang money
     assert await table.balances() == {"Alice": 0, "Bob": 0, "Carol": -138, "Dave": 138}
 
