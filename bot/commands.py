@@ -461,6 +461,8 @@ def _verb(pieces: Sequence[Piece]) -> tuple[str, tuple[Piece, ...], tuple[Piece,
         return first.text, lead, tuple(rest)
     if first.kind in (SELF, FLAG):  # 自摸 …, 杠上开花 胡 …: the word 胡 may follow once
         rest = list(pieces[index:])
+        if len(rest) > 1 and rest[1].kind == PARTICLE:  # 自摸了
+            del rest[1]
         verb = next((i for i, p in enumerate(rest) if p.kind == VERB and p.text == "hu"), None)
         if verb is not None:
             del rest[verb : verb + (2 if verb + 1 < len(rest) and rest[verb + 1].kind == PARTICLE else 1)]
