@@ -37,7 +37,7 @@ from bot.ledger import EventRow, Ledger, NewEvent, NightRow, PaymentRow, Seat
 from engine.errors import EngineError
 from engine.preset import Preset, preset_from_dict
 from engine.scoring import WinScore
-from engine.settlement import Payment
+from engine.settlement import Factor, Payment
 from engine.table import Event, Notice, TableState, Win, apply, new_table
 
 SEATS = 4
@@ -66,6 +66,7 @@ class Played:
     scores: tuple[tuple[int, WinScore], ...]
     doubled: bool  # played in a 比下胡 hand
     notices: tuple[Notice, ...]
+    factors: tuple[Factor, ...] = ()  # the multipliers applied (比下胡, 垒宝塔, 包牌, ...)
 
 
 @dataclass(frozen=True)
@@ -86,6 +87,7 @@ class Fold:
             outcome.scores,
             before.doubled,
             outcome.notices,
+            outcome.factors,
         )
         return Fold(outcome.state, (*self.played, played))
 

@@ -51,6 +51,11 @@ def keys_used_in_code() -> set[str]:
         )
     )
     keys.update(f"liability.{kind}" for kind in ("robbing_gang", "dagangkai", "kuaizhao", "qingyise_three"))
+    keys.update(
+        f"factor.{key}"
+        for key in ("bixiahu", "leibaota", "chips", "multipliers", "liable_all", "liable_one", "liable_fixed")
+    )
+    keys.update({"factor.robbing_refund", "multiplier.self_draw", "multiplier.after_gang", "multiplier.robbing_gang"})
     keys.update({"win.below_limit", "win.not_a_winning_shape", "rules.mode_additive", "rules.mode_highest"})
     return keys
 
