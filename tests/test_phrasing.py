@@ -12,8 +12,11 @@ number= word= options= (sorted key:value).
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bot.commands import Command, parse
+from engine.errors import EngineError
 
 SEATED = ("张三", "李四", "王五", "赵六", "Alice", "Bob", "Carol", "Dave", "甲", "乙", "丙", "丁")
 SEATED += ("A", "B", "C", "D", "西西", "錢七")
@@ -319,3 +322,28 @@ def test_the_corpus_is_large_and_covers_three_scripts() -> None:
 @pytest.mark.parametrize(("line", "expected"), CORPUS, ids=[line for line, _ in CORPUS])
 def test_a_line_parses_to_its_command(line: str, expected: str) -> None:
     assert summary(parse(line, SEATED)) == expected
+
+
+PLAIN_COMMANDS = [
+    line for line, expected in CORPUS if expected != "-" and not line.startswith(("/", "／", "开局", "開局"))
+]
+
+
+@pytest.mark.parametrize("line", PLAIN_COMMANDS)
+def test_a_plain_command_turned_into_a_question_or_with_a_stray_word_is_talk(line: str) -> None:
+    # 开局 is left out: the names it seats are free words
+    for talk in (f"{line}？", f"{line}?", f"{line}吗", f"{line}呢", f"{line}了吧", f"{line} 谢谢", f"{line} lol"):
+        assert parse(talk, SEATED) is None, talk
+
+
+@given(st.text(max_size=60), st.lists(st.text(min_size=1, max_size=4), max_size=4))
+@settings(max_examples=300, deadline=None)
+def test_any_text_parses_or_is_refused_with_a_message_never_a_crash(text: str, names: list[str]) -> None:
+    for line in (text, "/hu " + text, "胡 " + text, "碰 " + text):
+        try:
+            command = parse(line, names)
+        except EngineError as error:
+            assert line.startswith("/") and error.key
+        else:
+            assert command is None or command.raw == line.strip()
+    assert parse(text + "?", names) is None or text.lstrip().startswith(("/", "／"))
