@@ -15,8 +15,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.commands import Command, parse
+from bot.commands import Command, parse, pattern_keys
+from bot.vocabulary import IMPLICIT_UNITS, flag_fields, flag_units
 from engine.errors import EngineError
+from engine.units import UNITS_BY_KEY
+from locales import LANGUAGES, load_catalog
 
 SEATED = ("张三", "李四", "王五", "赵六", "Alice", "Bob", "Carol", "Dave", "甲", "乙", "丙", "丁")
 SEATED += ("A", "B", "C", "D", "西西", "錢七")
@@ -347,3 +350,20 @@ def test_any_text_parses_or_is_refused_with_a_message_never_a_crash(text: str, n
         else:
             assert command is None or command.raw == line.strip()
     assert parse(text + "?", names) is None or text.lstrip().startswith(("/", "／"))
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_every_pattern_and_flag_is_understood_by_its_catalog_name(language: str) -> None:
+    # The words are derived, not kept by hand: a unit's name in any catalog declares it in a win,
+    # and the name of a unit that a flag alone scores (大杠开花, 海底捞月) sets that flag.
+    names = load_catalog(language).singular
+    for key in pattern_keys():
+        command = parse(f"胡 王五 {names[f'unit.{key}']} 花2", SEATED)
+        assert command is not None and command.declared == (key,), (key, language)
+    for flag in flag_fields():
+        for unit in flag_units(flag):
+            command = parse(f"胡 自摸 {names[f'unit.{unit}']} 花2", SEATED)
+            assert command is not None and command.flags == {flag}, (unit, language)
+    assert pattern_keys() | {u for f in flag_fields() for u in flag_units(f)} | IMPLICIT_UNITS >= {
+        key for key in UNITS_BY_KEY if not key.startswith("gang_")
+    }
