@@ -167,6 +167,15 @@ def _lexicon() -> tuple[tuple[str, str, str], ...]:
     return tuple(sorted(table, key=lambda entry: -len(entry[0])))
 
 
+@cache
+def _lexicon_by_first_char() -> Mapping[str, tuple[tuple[str, str, str], ...]]:
+    """The lexicon indexed by its words' first (folded) character: a line is read in one pass."""
+    index: dict[str, list[tuple[str, str, str]]] = {}
+    for entry in _lexicon():
+        index.setdefault(entry[0][0], []).append(entry)
+    return {char: tuple(entries) for char, entries in index.items()}
+
+
 def _latin_kind(table: Mapping[str, str], word: str) -> str:
     """The ASCII word of the same kind (`跟牌` → `follow`), which is what the builders read."""
     return next(key for key, value in table.items() if key.isascii() and value == table[word])
@@ -278,7 +287,7 @@ class _Scanner:
         return Piece(kind, f"{prefix}={int(match[2])}", at, match.end())
 
     def word(self, at: int) -> Piece | None:
-        for word, kind, text in _lexicon():
+        for word, kind, text in _lexicon_by_first_char().get(self.folded[at], ()):
             end = at + len(word)
             if self.folded.startswith(word, at) and _bounded(self.line, at, end):
                 return Piece(kind, text, at, end)
@@ -465,6 +474,8 @@ def _verb(pieces: Sequence[Piece]) -> tuple[str, tuple[Piece, ...], tuple[Piece,
         return first.text, lead, tuple(rest)
     if first.kind in (SELF, FLAG):  # 自摸 …, 杠上开花 胡 …: the word 胡 may follow once
         rest = list(pieces[index:])
+        if len(rest) > 1 and rest[1].kind == PARTICLE:  # 自摸了
+            del rest[1]
         verb = next((i for i, p in enumerate(rest) if p.kind == VERB and p.text == "hu"), None)
         if verb is not None:
             del rest[verb : verb + (2 if verb + 1 < len(rest) and rest[verb + 1].kind == PARTICLE else 1)]
