@@ -12,7 +12,7 @@ from typing import Any
 
 from engine.errors import EngineError
 from engine.hand import Meld, MeldKind
-from engine.table import Draw, Event, FlowerGang, Gang, Penalty, Pong, Win, WinInput
+from engine.table import Draw, Event, FlowerGang, FourWinds, Gang, Penalty, Pong, RangeMark, Win, WinInput
 from engine.units import WinFlags
 
 EVENT_KINDS: dict[str, type] = {
@@ -22,6 +22,8 @@ EVENT_KINDS: dict[str, type] = {
     "penalty": Penalty,
     "win": Win,
     "draw": Draw,
+    "four_winds": FourWinds,
+    "range_mark": RangeMark,
 }
 KIND_OF = {cls: kind for kind, cls in EVENT_KINDS.items()}
 SEAT_KINDS = ("join", "bind", "unseat")  # the events that change who sits where
@@ -56,7 +58,7 @@ def _event_from(kind: str, raw: dict[str, Any]) -> Event:
     if kind == "pong":
         return Pong(raw["actor"], raw["feeder"], raw.get("tile"))
     if kind == "gang":
-        return Gang(raw["actor"], MeldKind(raw["kind"]), raw.get("feeder"), raw.get("tile"))
+        return Gang(raw["actor"], MeldKind(raw["kind"]), raw.get("feeder"), raw.get("tile"), raw.get("hard_flowers"))
     if kind == "flower_gang":
         return FlowerGang(raw["actor"])
     if kind == "penalty":
@@ -65,6 +67,10 @@ def _event_from(kind: str, raw: dict[str, Any]) -> Event:
         return Win(tuple(_claim(c) for c in raw["claims"]), raw.get("discarder"))
     if kind == "draw":
         return Draw()
+    if kind == "four_winds":
+        return FourWinds(**raw)
+    if kind == "range_mark":
+        return RangeMark(**raw)
     raise EngineError("ledger.unknown_event", kind=kind)
 
 

@@ -50,6 +50,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("hu", ("hu", "win"), ("胡", "hu"), "/hu self 123m456m789m234p5p+5p flowers=2"),
     CommandSpec("draw", ("draw",), ("荒庄", "荒莊", "流局"), "/draw"),
     CommandSpec("undo", ("undo",), ("撤销", "撤銷"), "/undo 17"),
+    CommandSpec("fix", ("fix",), ("改", "更正"), "/fix 2 /hu self 123m456m789m234p5p+5p flowers=3"),
+    CommandSpec("unseat", ("unseat",), ("让座", "讓座", "离座", "離座"), "/unseat Dave"),
     CommandSpec("score", ("score",), ("查分", "分数", "分數"), "/score"),
     CommandSpec("history", ("history",), ("记录", "記錄", "历史", "歷史"), "/history"),
     CommandSpec("rules", ("rules",), ("规则", "規則"), "/rules"),
@@ -375,6 +377,7 @@ PLAIN_ARGS: dict[str, frozenset[str]] = {
     "hu": _EVENT_ARGS | {SELF, FLAG, PATTERN, FLOWERS, SOFT, TILE},
     "undo": frozenset({NUMBER, SEAT}),
     "stats": frozenset({NAME}),
+    "unseat": frozenset({NAME}),
 }
 # Commands whose plain words take free text (new names, a language, a preset), read whole.
 _FREE_TEXT: dict[str, Callable[[list[str]], bool]] = {
@@ -383,7 +386,7 @@ _FREE_TEXT: dict[str, Callable[[list[str]], bool]] = {
     "rules": lambda words: not words or (len(words) == 1 and words[0].lower() in PRESET_NAMES),
 }
 _SINGLE_TILE = frozenset({"pong", "gang", "added_gang", "concealed_gang"})
-_ONE_ARG = frozenset({"undo", "stats"})
+_ONE_ARG = frozenset({"undo", "stats", "unseat"})
 
 
 _SLASH_HEAD = re.compile(r"(\S*)\s*(.*)", re.DOTALL)
@@ -407,6 +410,8 @@ def _parse_slash(raw: str, line: str, known: Sequence[str]) -> Command | None:
     if spec is None:
         # `/foo@somebot` may be another bot's command: only a bare unknown /word is answered.
         return None if at or not name else Command(UNKNOWN, raw, word="/" + name)
+    if spec.name == "fix":
+        return _fix(raw, rest, False)
     if spec.name in ("new", "summary", "export", "lang", "rules", "join"):
         tokens = _tokens(rest)  # free text: names to seat, options, a path, a language
     else:
@@ -425,6 +430,8 @@ def _parse_plain(raw: str, line: str, known: Sequence[str]) -> Command | None:
     if found is None:
         return None
     name, lead, args = found
+    if name == "fix":
+        return None if lead else _fix(raw, line[pieces[0].end :], True)
     if name in _FREE_TEXT:
         rest = line[pieces[len(lead)].end :]
         words = _tokens(rest)
@@ -454,6 +461,8 @@ def _verb(pieces: Sequence[Piece]) -> tuple[str, tuple[Piece, ...], tuple[Piece,
         return first.text, lead, tuple(rest)
     if first.kind in (SELF, FLAG):  # 自摸 …, 杠上开花 胡 …: the word 胡 may follow once
         rest = list(pieces[index:])
+        if len(rest) > 1 and rest[1].kind == PARTICLE:  # 自摸了
+            del rest[1]
         verb = next((i for i, p in enumerate(rest) if p.kind == VERB and p.text == "hu"), None)
         if verb is not None:
             del rest[verb : verb + (2 if verb + 1 < len(rest) and rest[verb + 1].kind == PARTICLE else 1)]
@@ -513,6 +522,8 @@ def _tokens(text: str) -> list[str]:
     return [t for t in _SEPARATOR.split(text.strip()) if t]
 
 
+MAX_DIGITS = 9  # event numbers, amounts: anything longer is a typo, not a number
+
 SEAT_TOKEN = re.compile(r"^#[0-3]$")  # a seat by number: what buttons send, to keep callback data short
 
 
@@ -541,6 +552,20 @@ def _hand_like(token: str) -> bool:
 
 def _int(token: str) -> int | None:
     return int(token) if token.isascii() and token.isdigit() else None
+
+
+def _fix(raw: str, rest: str, plain: bool) -> Command | None:
+    """`/fix N <corrected line>`: the number, and the line kept whole (parsed again by the handler).
+    A plain 改 not followed by a number is chatter (改天再打)."""
+    number_text, _, line = rest.strip().partition(" ")
+    number_text = number_text.lstrip("#")
+    if not number_text.isascii() or not number_text.isdigit():
+        if plain:
+            return None
+        raise EngineError("fix.usage")
+    if len(number_text) > MAX_DIGITS:
+        raise EngineError("number.too_big", text=number_text)
+    return Command("fix", raw, number=int(number_text), word=line.strip() or None, plain=plain)
 
 
 def _simple(name: str, raw: str, tokens: list[str], known: Sequence[str], plain: bool) -> Command:

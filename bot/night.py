@@ -75,6 +75,7 @@ class Fold:
 
     def then(self, event_id: int, slot: int, event: Event) -> Fold:
         """The fold with one more event; raises EngineError (nothing changes) if it is not legal."""
+        event = with_dealer(event, self.state.dealer)
         outcome = apply(self.state, event)
         before = self.state
         played = Played(
@@ -98,6 +99,14 @@ class Fold:
             if event_id in (played.event_id, played.slot):
                 return played.hand_no
         return None
+
+
+def with_dealer(event: Event, dealer: int) -> Event:
+    """A win's dealer flags as the (possibly re-derived) table has them, not as they were typed."""
+    if not isinstance(event, Win):
+        return event
+    claims = tuple(replace(c, flags=replace(c.flags, dealer=c.winner == dealer)) for c in event.claims)
+    return replace(event, claims=claims)
 
 
 class LaterEventBreaks(EngineError):
@@ -299,6 +308,19 @@ class Night:
 
     def last_active(self, kinds: Sequence[str]) -> EventRow | None:
         return next((e for e in reversed(self.events) if e.kind in kinds and e.id in self.active), None)
+
+    def slot_of(self, event_id: int) -> int:
+        return slots(self.events).get(event_id, event_id)
+
+    def state_before(self, event_id: int) -> TableState:
+        """The table as it was just before this event (a fix is built against it)."""
+        slot = self.slot_of(event_id)
+        fold = Fold(self.start())
+        for played in self.fold.played:
+            if played.slot >= slot:
+                break
+            fold = fold.then(played.event_id, played.slot, played.event)
+        return fold.state
 
     def hands_played(self) -> int:
         return self.state.hand_no - 1

@@ -32,6 +32,7 @@ Handler = Callable[[Context], Awaitable[Response]]
 HANDLERS: dict[str, Handler] = {
     "new": opening.new,
     "join": opening.join,
+    "unseat": opening.unseat,
     "close": opening.close,
     "reopen": opening.reopen,
     "lang": opening.lang,
@@ -44,6 +45,7 @@ HANDLERS: dict[str, Handler] = {
     "hu": table_events.hu,
     "draw": table_events.draw,
     "undo": corrections.undo,
+    "fix": corrections.fix,
     "score": questions.score,
     "history": questions.history,
     "rules": questions.rules,

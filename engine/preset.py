@@ -30,6 +30,19 @@ PRESET_NAMES = (
     "app",
     "changkaitou",
 )
+LIABILITY_KINDS = frozenset(
+    {
+        "robbing_gang",
+        "dagangkai",
+        "kuaizhao",
+        "qingyise_three",
+        # 敞开头 包子 (RULES §12)
+        "sanzui",
+        "sanqing",
+        "quanqiu_range",
+        "gang_after",
+    }
+)
 # What can happen in a hand (RULES §8, §9): a preset names which of these make the next hand
 # 比下胡 (`bixiahu.triggers`) and which keep the dealer (`dealer.stays_on`).
 HAND_FACTS = frozenset(
@@ -48,12 +61,12 @@ HAND_FACTS = frozenset(
         "dealer_win",
         "dealer_big_win",
     }
+    | LIABILITY_KINDS  # the liability that paid a win (敞开头: 三嘴, 三清 and 全球 keep the dealer)
 )
 # A trigger may also be the dealer staying (jinyuanzi 连庄).
 TRIGGERS = HAND_FACTS | {"dealer_stays"}
 # The dealer may also stay whenever the hand sets up a 比下胡 (nanjing family: "形成比下胡，則連莊").
 DEALER_STAYS_ON = HAND_FACTS | {"bixiahu"}
-LIABILITY_KINDS = frozenset({"robbing_gang", "dagangkai", "kuaizhao", "qingyise_three"})
 MELD_KINDS = frozenset(kind.value for kind in MeldKind)
 MENQING_BROKEN_BY = ("pong", "added_gang")  # RULES §5: an added gang began as a pong
 
@@ -93,7 +106,7 @@ class InstantRules:
 
 @dataclass(frozen=True)
 class LiabilityRules:
-    kinds: frozenset[str]
+    kinds: tuple[str, ...]  # in priority order: the first that applies to a win is the one that pays
     kuaizhao_concealed_counts: bool  # 002: a concealed gang of B counts as a mouth toward 快照
     mode: str  # "shares": the liable player pays the shares; "fixed": pays `fixed` (外包)
     fixed: int
@@ -136,6 +149,7 @@ class Preset:
     every_hand_doubled: bool  # 敞开头: every hand is a 比下胡 hand, whatever the triggers
     leibaota_step: int  # 垒宝塔: 0 turns it off
     dealer_stays_on: frozenset[str]
+    jiang_passes: int  # passes of the deal that make a 将, counted in the summary; 0: not counted
     chips: ChipRules
 
     def unit(self, key: str) -> UnitRule | None:
@@ -195,6 +209,16 @@ class _Reader:
             if not isinstance(value, str) or value not in allowed:
                 raise EngineError("preset.bad_value", key=self._name(key), value=repr(value))
         return frozenset(values)
+
+    def ordered_strings(self, key: str, allowed: frozenset[str], default: Any = ...) -> tuple[str, ...]:
+        """Like `strings`, keeping the order (a priority) and refusing repeats."""
+        values = self.take(key, list, default)
+        for value in values:
+            if not isinstance(value, str) or value not in allowed:
+                raise EngineError("preset.bad_value", key=self._name(key), value=repr(value))
+        if len(set(values)) != len(values):
+            raise EngineError("preset.bad_value", key=self._name(key), value=repr(values))
+        return tuple(values)
 
     def finish(self) -> None:
         for key in self.table:
@@ -307,7 +331,7 @@ def preset_from_dict(raw: Mapping[str, Any]) -> Preset:
     if liability_mode not in ("shares", "fixed"):
         raise EngineError("preset.bad_value", key="liability.mode", value=repr(liability_mode))
     liability = LiabilityRules(
-        kinds=liability_reader.strings("kinds", LIABILITY_KINDS, []),
+        kinds=liability_reader.ordered_strings("kinds", LIABILITY_KINDS, []),
         kuaizhao_concealed_counts=liability_reader.take("kuaizhao_concealed_counts", bool, False),
         mode=liability_mode,
         fixed=liability_reader.take("fixed", int, 0),
@@ -348,6 +372,7 @@ def preset_from_dict(raw: Mapping[str, Any]) -> Preset:
         every_hand_doubled=bixiahu.take("every_hand", bool, False),
         leibaota_step=bixiahu.take("leibaota_step", int, 0),
         dealer_stays_on=dealer.strings("stays_on", DEALER_STAYS_ON),
+        jiang_passes=dealer.take("jiang_passes", int, 0),
         chips=chips,
     )
     for part in (win, instant_reader, liability_reader, multiplier_reader, bixiahu, dealer, chips_reader, reader):

@@ -7,8 +7,8 @@ scored with the preset's units; the reading that scores highest is the one used.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 
 from engine.decompose import (
     Decomposition,
@@ -19,9 +19,9 @@ from engine.decompose import (
     waits_only_on,
 )
 from engine.errors import EngineError
-from engine.hand import Hand
+from engine.hand import Hand, MeldKind
 from engine.preset import Preset, UnitRule
-from engine.tiles import Tile
+from engine.tiles import Tile, is_wind, suit_of
 from engine.units import PATTERN_UNITS, SOFT_UNITS, UNITS_BY_KEY, WinFlags, WinView, flag_pattern_counts
 
 DISPLAY_ORDER = ("pao", *(u.key for u in SOFT_UNITS), *(u.key for u in PATTERN_UNITS if u.key != "pao"))
@@ -142,19 +142,27 @@ def _views(hand: Hand, flags: WinFlags, table_pongs: frozenset[Tile]) -> Iterabl
         yield WinView(hand, flags, reading, shape, unique, table_pongs)
 
 
-def score_view(view: WinView, preset: Preset) -> WinScore:
+def score_view(view: WinView, preset: Preset, forced: frozenset[str] = frozenset()) -> WinScore:
     counts = {unit.key: count for unit, rule in preset.scored_units if (count := unit.count(view, rule))}
+    counts.update(dict.fromkeys(forced, 1))
     menqing = preset.is_menqing(m.kind for m in view.hand.melds)
     return evaluate(counts, preset, view.flags.hard_flowers, menqing)
 
 
-def score_hand(hand: Hand, flags: WinFlags, preset: Preset, table_pongs: frozenset[Tile] = frozenset()) -> WinScore:
+def score_hand(
+    hand: Hand,
+    flags: WinFlags,
+    preset: Preset,
+    table_pongs: frozenset[Tile] = frozenset(),
+    forced: frozenset[str] = frozenset(),
+) -> WinScore:
     """The best reading of a typed hand; refused if it makes no winning shape or is below the limit.
 
-    `table_pongs`: the tiles of the pongs standing at the table (敞开头 压绝 on anyone's pong)."""
+    `table_pongs`: the tiles of the pongs standing at the table (敞开头 压绝 on anyone's pong).
+    `forced`: patterns a liability gives the win whatever the tiles show (敞开头 三嘴: 全球独钓)."""
     best: WinScore | None = None
     for view in _views(hand, flags, table_pongs):
-        result = score_view(view, preset)
+        result = score_view(view, preset, forced)
         if best is None or (result.valid, result.total) > (best.valid, best.total):
             best = result
     if best is None:
@@ -190,3 +198,41 @@ def score_declared(
             flat=score.flat,
         )
     return score
+
+
+_GANG_SOFT = {
+    MeldKind.EXPOSED_GANG: "gang_exposed",
+    MeldKind.ADDED_GANG: "gang_added",
+    MeldKind.CONCEALED_GANG: "gang_concealed",
+}
+
+
+def score_forced(
+    melds: Sequence[tuple[MeldKind, Tile | None]], hard_flowers: int, forced: Iterable[str], preset: Preset
+) -> WinScore:
+    """A hand a 包子 ends at a meld, before the rest of it is shown (敞开头 三嘴 / 三清).
+
+    The forced patterns are given; the rest counts only what the melds on the table show: gang and
+    wind soft flowers, 门清, and 清一色/混一色 when every meld's tile is known; 无花果 from the
+    hard-flower count. The tiles still in hand are unseen, so no 缺一 and no wait flower. It always
+    stands: a forced end is not subject to the 小胡 limit.
+    """
+    counts: dict[str, int] = {"pao": 1, "hard": hard_flowers, **dict.fromkeys(forced, 1)}
+    for kind, tile in melds:
+        if kind in _GANG_SOFT:
+            counts[_GANG_SOFT[kind]] = counts.get(_GANG_SOFT[kind], 0) + 1
+        if tile is not None and is_wind(tile):
+            counts["wind_pong"] = counts.get("wind_pong", 0) + 1
+    tiles = [tile for _, tile in melds]
+    if tiles and all(tile is not None for tile in tiles):
+        suits = {suit_of(tile) for tile in tiles if tile is not None} - {None}
+        winds = any(is_wind(tile) for tile in tiles if tile is not None)
+        if len(suits) == 1:
+            counts["hunyise" if winds else "qingyise"] = 1
+    menqing = preset.is_menqing(kind for kind, _ in melds)
+    if menqing:
+        counts["menqing"] = 1
+    if hard_flowers == 0:
+        counts["wuhuaguo"] = 1
+    score = evaluate(counts, preset, hard_flowers, menqing)
+    return replace(score, valid=True, reason=None)

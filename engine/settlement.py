@@ -133,6 +133,14 @@ def penalty_payments(
     return cap_to_chips(payments, context.chips)
 
 
+def four_winds_payments(actor: int, preset: Preset, context: HandContext) -> list[Payment]:
+    """四风归齐 (敞开头): each other player pays the player."""
+    if not preset.instant.four_winds:
+        raise EngineError("winds.not_in_preset", preset=preset.name)
+    payments = from_each_other(actor, preset.instant.four_winds * doubling(preset, context), "four_winds")
+    return cap_to_chips(payments, context.chips)
+
+
 # ---- the win ------------------------------------------------------------------------------------
 
 

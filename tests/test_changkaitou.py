@@ -8,16 +8,21 @@ from collections import Counter
 
 import pytest
 
+from engine.errors import EngineError
 from engine.hand import MeldKind
 from engine.notation import parse_hand_parts
 from engine.preset import load_preset
 from engine.settlement import Payment
 from engine.table import (
+    Draw,
     FlowerGang,
+    FourWinds,
     Gang,
+    Notice,
     Outcome,
     Penalty,
     Pong,
+    RangeMark,
     TableState,
     Win,
     WinInput,
@@ -25,7 +30,7 @@ from engine.table import (
     apply,
     new_table,
 )
-from engine.tiles import suited
+from engine.tiles import suited, wind
 from engine.units import WinFlags
 from tests.helpers import items, score
 
@@ -64,6 +69,16 @@ def run(state: TableState, *events: object) -> Outcome:
         state = outcome.state
     assert outcome is not None
     return outcome
+
+
+def net_of_all(state: TableState, *events: object) -> dict[int, int]:
+    """The net of every payment of a run of events."""
+    totals: Counter[int] = Counter()
+    for event in events:
+        outcome = apply(state, event)  # type: ignore[arg-type]
+        state = outcome.state
+        totals.update(net(outcome.payments))
+    return {seat: totals[seat] for seat in range(4)}
 
 
 # ---- every hand is 比下胡, no 垒宝塔 --------------------------------------------------------------
@@ -252,9 +267,10 @@ def test_menqing_restored_by_an_added_gang() -> None:
 
 
 def test_menqing_restored_at_the_table_after_pong_then_added_gang() -> None:
-    # B pongs 2p from C, later upgrades it (C pays 10 ×2 = 20), then self-draws with 1 hard flower:
-    # 28 (above) ×2 = 56 from each other player.
-    state = run(table(), Pong(B, C, suited(2, 1)), Gang(B, MeldKind.ADDED_GANG, tile=suited(2, 1))).state
+    # B pongs 2p from C, later upgrades it (C pays 10 ×2 = 20); A's pong shows B has discarded since
+    # (no 杠后承包 any more); B self-draws with 1 hard flower: 28 (above) ×2 = 56 from each other player.
+    added = Gang(B, MeldKind.ADDED_GANG, tile=suited(2, 1))
+    state = run(table(), Pong(B, C, suited(2, 1)), added, Pong(A, D)).state
     outcome = apply(state, hu(B, "123m 456m 789m 5p +5p", hard_flowers=1))
     assert net(outcome.payments) == {A: -56, B: 168, C: -56, D: -56}
 
@@ -343,3 +359,275 @@ def test_several_robbers_are_each_paid() -> None:
     claims = tuple(WinInput(seat, flags, *parse_hand_parts(ROB)) for seat in (C, D))
     outcome = apply(state, Win(claims, B))
     assert net(outcome.payments) == {A: 0, B: -332, C: 176, D: 156}
+
+
+# ---- 四风归齐 ---------------------------------------------------------------------------------
+
+
+def test_four_winds_each_other_pays_5_doubled_again_for_each_new_run() -> None:
+    # B's run of 8 wind discards covers E S W N twice: two events, each 5 ×2 = 10 from each other.
+    assert net(apply(table(), FourWinds(B)).payments) == {A: -10, B: 30, C: -10, D: -10}
+    assert net_of_all(table(), FourWinds(B), FourWinds(B)) == {A: -20, B: 60, C: -20, D: -20}
+
+
+def test_four_winds_is_not_in_the_nanjing_rules() -> None:
+    with pytest.raises(EngineError) as error:
+        apply(new_table(load_preset("nanjing")), FourWinds(B))
+    assert error.value.key == "winds.not_in_preset"
+
+
+# ---- 包子: 三嘴 -------------------------------------------------------------------------------
+
+M1, P9, EAST, S5, M3 = suited(1, 0), suited(9, 1), wind(0), suited(5, 2), suited(3, 0)
+
+
+def three_mouths_from_a() -> TableState:
+    """B pongs 1m, 9p and E, all fed by A: 三嘴 locked on A."""
+    return run(table(), Pong(B, A, M1), Pong(B, A, P9), Pong(B, A, EAST)).state
+
+
+def test_sanzui_notice_on_the_third_mouth() -> None:
+    outcome = run(table(), Pong(B, A, M1), Pong(B, A, P9), Pong(B, A, EAST))
+    assert Notice("table.sanzui", {"feeder": A, "taker": B}) in outcome.notices
+
+
+def test_sanzui_fourth_mouth_from_c_ends_the_hand_as_duiduihu_self_draw() -> None:
+    # melds 1m 9p E 5s, 1 hard: 10 + 对对胡 30 + 2×(1 + 风 1) = 44; ×2 = 88; A pays 3 shares = 264.
+    outcome = apply(three_mouths_from_a(), Pong(B, C, S5, hard_flowers=1))
+    assert dict(outcome.scores)[B].total == 44
+    assert net(outcome.payments) == {A: -264, B: 264, C: 0, D: 0}
+    assert outcome.state.hand_no == 2 and outcome.notices[0].key == "table.forced_end"
+
+
+def test_sanzui_fourth_mouth_from_a_ends_the_hand_as_quanqiu_self_draw() -> None:
+    # 10 + 全球独钓 80 + 2×(1 + 风 1) = 94; ×2 = 188; ×3 = 564 from A.
+    outcome = apply(three_mouths_from_a(), Pong(B, A, S5, hard_flowers=1))
+    assert net(outcome.payments) == {A: -564, B: 564, C: 0, D: 0}
+
+
+def test_sanzui_own_further_concealed_gang_ends_the_hand_as_quanqiu() -> None:
+    # the gang money first: 5 ×2 = 10 from each; then 10 + 80 + 2×(1 + 暗杠 2 + 风 1) = 98; ×2 = 196;
+    # ×3 = 588 from A. A: -10 - 588 = -598.
+    outcome = apply(three_mouths_from_a(), Gang(B, MeldKind.CONCEALED_GANG, tile=S5, hard_flowers=1))
+    assert net(outcome.payments) == {A: -598, B: 618, C: -10, D: -10}
+
+
+def test_a_forced_end_needs_the_hard_flowers() -> None:
+    with pytest.raises(EngineError) as error:
+        apply(three_mouths_from_a(), Pong(B, C, S5))
+    assert error.value.key == "liability.needs_flowers"
+
+
+SANZUI_HAND = "555s 7s [111m] [999p] [EEE] +7s"  # 对对胡; all three suits; 风 1
+
+
+def test_sanzui_a_discarding_into_bs_duiduihu_is_bs_quanqiu_self_draw() -> None:
+    # 10 + 全球独钓 80 (对对胡 dropped) + 2×(1 + 风 1) = 94; ×2 = 188; A pays 3 shares = 564.
+    outcome = apply(three_mouths_from_a(), hu(B, SANZUI_HAND, A, hard_flowers=1))
+    assert net(outcome.payments) == {A: -564, B: 564, C: 0, D: 0}
+
+
+def test_sanzui_b_self_drawing_duiduihu_is_quanqiu_paid_by_a() -> None:
+    outcome = apply(three_mouths_from_a(), hu(B, SANZUI_HAND, hard_flowers=1))
+    assert net(outcome.payments) == {A: -564, B: 564, C: 0, D: 0}
+
+
+def test_sanzui_c_discarding_into_bs_duiduihu_is_a_duiduihu_self_draw_paid_by_a() -> None:
+    # 10 + 对对胡 30 + 2×(1 + 1) = 44; ×2 = 88; A pays 3 shares = 264; C pays nothing.
+    outcome = apply(three_mouths_from_a(), hu(B, SANZUI_HAND, C, hard_flowers=1))
+    assert net(outcome.payments) == {A: -264, B: 264, C: 0, D: 0}
+
+
+def test_sanzui_broken_by_a_mouth_from_anyone_else() -> None:
+    # mouths A, A, C: no 三嘴; a fourth pong from A is an ordinary pong (no flowers needed, no money).
+    state = run(table(), Pong(B, A, M1), Pong(B, A, P9), Pong(B, C, EAST)).state
+    outcome = apply(state, Pong(B, A, S5))
+    assert outcome.payments == () and outcome.state.hand_no == 1
+
+
+def test_sanzui_counts_bs_concealed_gangs_toward_a() -> None:
+    # B's concealed 1111m (10 from each), then 9p and E from A: locked on A. C feeds 5s, 1 hard:
+    # 10 + 对对胡 30 + 2×(1 + 暗杠 2 + 风 1) = 48; ×2 = 96; ×3 = 288 from A.
+    state = run(table(), Gang(B, MeldKind.CONCEALED_GANG, tile=M1), Pong(B, A, P9), Pong(B, A, EAST)).state
+    outcome = apply(state, Pong(B, C, S5, hard_flowers=1))
+    assert net(outcome.payments) == {A: -288, B: 288, C: 0, D: 0}
+
+
+# ---- 包子: 三清 -------------------------------------------------------------------------------
+
+
+def a_shows_three_wan_melds() -> TableState:
+    """A pongs 1m (from C), 5m (from D), 9m (from C): three melds of 万, no 三嘴."""
+    return run(table(), Pong(A, C, M1), Pong(A, D, suited(5, 0)), Pong(A, C, suited(9, 0))).state
+
+
+SANQING_FLUSH = "234m 7m [111m] [555m] [999m] +7m"  # 清一色; sole wait 7m: 独占
+SANQING_FLUSH_PONGS = "333m 7m [111m] [555m] [999m] +7m"  # 清一色 对对胡
+
+
+def test_sanqing_notice_on_the_third_meld() -> None:
+    outcome = run(table(), Pong(A, C, M1), Pong(A, D, suited(5, 0)), Pong(A, C, suited(9, 0)))
+    assert Notice("table.sanqing", {"taker": A, "suit": "m"}) in outcome.notices
+
+
+def test_sanqing_b_discarding_into_as_flush_pays_as_a_self_draw() -> None:
+    # 10 + 清一色 40 + 2×(1 + 独占 1) = 54; ×2 = 108; B pays 3 shares = 324.
+    outcome = apply(a_shows_three_wan_melds(), hu(A, SANQING_FLUSH, B, hard_flowers=1))
+    assert net(outcome.payments) == {A: 324, B: -324, C: 0, D: 0}
+
+
+def test_sanqing_b_feeding_a_fourth_meld_ends_the_hand_as_flush_and_quanqiu() -> None:
+    # melds 1m 5m 9m 3m: 10 + 清一色 40 + 全球独钓 80 + 2×1 = 132; ×2 = 264; B pays ×3 = 792.
+    outcome = apply(a_shows_three_wan_melds(), Pong(A, B, M3, hard_flowers=1))
+    assert net(outcome.payments) == {A: 792, B: -792, C: 0, D: 0}
+
+
+def test_sanqing_b_discarding_into_as_flush_duiduihu_is_flush_and_quanqiu() -> None:
+    # 10 + 清一色 40 + 全球独钓 80 (对对胡 dropped) + 2×1 = 132; B pays 792.
+    outcome = apply(a_shows_three_wan_melds(), hu(A, SANQING_FLUSH_PONGS, B, hard_flowers=1))
+    assert net(outcome.payments) == {A: 792, B: -792, C: 0, D: 0}
+
+
+def test_sanqing_a_self_draw_is_ordinary() -> None:
+    # 54 ×2 = 108 from each other player.
+    outcome = apply(a_shows_three_wan_melds(), hu(A, SANQING_FLUSH, hard_flowers=1))
+    assert net(outcome.payments) == {A: 324, B: -108, C: -108, D: -108}
+
+
+def test_sanqing_ended_by_a_meld_of_another_suit() -> None:
+    state = run(table(), Pong(A, C, M1), Pong(A, D, suited(5, 0)), Pong(A, C, P9)).state
+    outcome = apply(state, Pong(A, B, M3))
+    assert outcome.payments == () and outcome.state.hand_no == 1
+
+
+# ---- 包子: 全球 -------------------------------------------------------------------------------
+
+
+def b_has_four_pongs() -> TableState:
+    """B pongs 1m (A), 9p (C), E (D), 2s (A): four melds by a pong, mouths mixed (no 三嘴)."""
+    return run(table(), Pong(B, A, M1), Pong(B, C, P9), Pong(B, D, EAST), Pong(B, A, suited(2, 2))).state
+
+
+def test_quanqiu_range_a_discard_inside_it_pays_three_shares() -> None:
+    # B marks 5s (架 5s: 3s-7s). C discards 4s into B's 全球独钓, 1 hard:
+    # 10 + 80 + 2×(1 + 风 1) = 94; ×2 = 188; C pays 3 shares = 564.
+    state = apply(b_has_four_pongs(), RangeMark(B, S5)).state
+    outcome = apply(state, hu(B, "4s [111m] [999p] [EEE] [222s] +4s", C, hard_flowers=1))
+    assert net(outcome.payments) == {A: 0, B: 564, C: -564, D: 0}
+
+
+def test_quanqiu_range_a_discard_outside_it_pays_one_share() -> None:
+    # 8s is outside 3s-7s: D pays one share, 94 ×2 = 188.
+    state = apply(b_has_four_pongs(), RangeMark(B, S5)).state
+    outcome = apply(state, hu(B, "8s [111m] [999p] [EEE] [222s] +8s", D, hard_flowers=1))
+    assert net(outcome.payments) == {A: 0, B: 188, C: 0, D: -188}
+
+
+def test_quanqiu_range_needs_the_fourth_meld_by_a_pong() -> None:
+    state = run(table(), Pong(B, A, M1), Pong(B, C, P9), Pong(B, D, EAST)).state
+    with pytest.raises(EngineError) as error:
+        apply(state, RangeMark(B, S5))
+    assert error.value.key == "range.needs_fourth_pong"
+
+
+# ---- 包子: 杠后承包 ----------------------------------------------------------------------------
+
+GANG_HAND = "123m 456m 789m 9s [5555p] +9s"  # sole wait 9s: 独占; 明杠 1; exposed gang keeps 门清
+
+
+def test_gang_after_the_feeder_pays_the_self_draw_on_the_replacement() -> None:
+    # A feeds B's exposed 5p (A pays 20); B wins on the replacement, 1 hard:
+    # 10 + 杠开 20 + 门清 10 + 2×(1 + 明杠 1 + 独占 1) = 46; ×2 = 92; A pays 3 shares = 276.
+    state = apply(table(), Gang(B, MeldKind.EXPOSED_GANG, feeder=A, tile=suited(5, 1))).state
+    outcome = apply(state, hu(B, GANG_HAND, hard_flowers=1, after_gang=True))
+    assert net(outcome.payments) == {A: -276, B: 276, C: 0, D: 0}
+
+
+def test_gang_after_the_feeder_pays_further_gang_and_flower_gang_money() -> None:
+    # after A's fed gang (A pays 20): B's concealed gang 5 ×2 from each → A pays all 3 × 10 = 30;
+    # B's flower gang 10 ×2 from each → A pays 3 × 20 = 60. A: -20 - 30 - 60 = -110.
+    totals = net_of_all(
+        table(), Gang(B, MeldKind.EXPOSED_GANG, feeder=A), Gang(B, MeldKind.CONCEALED_GANG), FlowerGang(B)
+    )
+    assert totals == {A: -110, B: 110, C: 0, D: 0}
+
+
+def test_gang_after_ends_when_the_table_learns_of_bs_discard() -> None:
+    # C's pong shows B has discarded: B's later self-draw is ordinary. 1 hard, no 杠开:
+    # 10 + 门清 10 + 2×(1 + 1 + 1) = 26; ×2 = 52 from each.
+    state = run(table(), Gang(B, MeldKind.EXPOSED_GANG, feeder=A, tile=suited(5, 1)), Pong(C, D)).state
+    assert state.gang_liable is None
+    outcome = apply(state, hu(B, GANG_HAND, hard_flowers=1))
+    assert net(outcome.payments) == {A: -52, B: 156, C: -52, D: -52}
+
+
+# ---- only the highest liability applies ---------------------------------------------------------
+
+
+def test_sanzui_outranks_sanqing_at_a_fourth_mouth() -> None:
+    # B's 1m 5m 9m all from A: 三嘴 (A) and 三清 (万) at once. C feeds 3m, 1 hard: 三嘴 applies:
+    # B's 对对胡 self-draw, 清一色 met by the melds: 10 + 30 + 40 + 2×1 = 82; ×2 = 164; A pays ×3 = 492.
+    state = run(table(), Pong(B, A, M1), Pong(B, A, suited(5, 0)), Pong(B, A, suited(9, 0))).state
+    outcome = apply(state, Pong(B, C, M3, hard_flowers=1))
+    assert net(outcome.payments) == {A: -492, B: 492, C: 0, D: 0}
+    assert outcome.notices[0].params["why"] == "sanzui"
+
+
+def test_sanzui_outranks_gang_after_at_a_self_draw() -> None:
+    # 1m, 9p from A, then A feeds B's exposed E gang: 三嘴 and 杠后承包 both on A. B wins on the
+    # replacement, 对对胡 → 三嘴 gives 全球独钓: 10 + 80 + 杠开 20 + 2×(1 + 明杠 1 + 风 1) = 116;
+    # ×2 = 232; A pays ×3 = 696 (杠后承包 alone would have been the plain hand's shares).
+    state = run(table(), Pong(B, A, M1), Pong(B, A, P9), Gang(B, MeldKind.EXPOSED_GANG, feeder=A, tile=EAST)).state
+    outcome = apply(state, hu(B, "555s 7s [111m] [999p] [EEEE] +7s", hard_flowers=1, after_gang=True))
+    assert net(outcome.payments) == {A: -696, B: 696, C: 0, D: 0}
+    assert any(n.key == "table.liable" and n.params["why"] == "sanzui" for n in outcome.notices)
+
+
+# ---- the next dealer --------------------------------------------------------------------------
+
+FLUSH_C = "234m 7m [111m] [555m] [999m] +7m"
+
+
+def _stays(*events: object) -> bool:
+    """Play the events from a fresh table (A deals) and say whether A still deals the next hand."""
+    outcome = run(table(), *events)
+    assert outcome.state.hand_no == 2
+    return outcome.state.dealer == A
+
+
+def test_dealer_stays_on_each_reason_of_section_12() -> None:
+    rob = (Pong(B, C, suited(5, 1)), Gang(B, MeldKind.ADDED_GANG, tile=suited(5, 1)))
+    two_winners = Win(
+        tuple(WinInput(seat, WinFlags(hard_flowers=4), *parse_hand_parts(EXAMPLE_2)) for seat in (B, C)), D
+    )
+    wan = (Pong(C, A, M1), Pong(C, D, suited(5, 0)), Pong(C, A, suited(9, 0)))
+    four = (Pong(B, A, M1), Pong(B, C, P9), Pong(B, D, EAST), Pong(B, A, suited(2, 2)), RangeMark(B, S5))
+    assert _stays(hu(A, EXAMPLE_1, hard_flowers=2))  # dealer win
+    gang = Gang(B, MeldKind.EXPOSED_GANG, feeder=C, tile=suited(4, 1))
+    assert _stays(Pong(B, D, EAST), gang, hu(B, GANGKAI, hard_flowers=4, after_gang=True))  # 杠开
+    assert _stays(two_winners)  # 一炮多响
+    assert _stays(*rob, hu(D, ROB, B, hard_flowers=1, robbing_gang=True))  # 抢杠
+    assert _stays(Pong(B, A, M1), Pong(B, A, P9), Pong(B, A, EAST), Pong(B, C, S5, hard_flowers=1))  # 三嘴
+    assert _stays(*wan, hu(C, FLUSH_C, B, hard_flowers=1))  # 三清
+    assert _stays(*four, hu(B, "4s [111m] [999p] [EEE] [222s] +4s", C, hard_flowers=1))  # 全球
+    assert _stays(Draw())  # 荒庄
+
+
+def test_the_deal_passes_otherwise() -> None:
+    assert not _stays(hu(B, EXAMPLE_1, hard_flowers=2))  # a plain non-dealer win
+    assert not _stays(hu(B, EXAMPLE_2, C, hard_flowers=4))  # a non-dealer discard win
+    # 杠后承包 with 花开 (the gang's replacement was a flower): not a reason to stay
+    gang = Gang(B, MeldKind.EXPOSED_GANG, feeder=C, tile=suited(5, 1))
+    assert not _stays(gang, hu(B, GANG_HAND, hard_flowers=1, after_flower=True))
+
+
+def test_a_jiang_is_16_passes_of_the_deal() -> None:
+    # every hand won by the seat after the dealer: the deal passes 16 times.
+    state = table()
+    notices: list[str] = []
+    for _ in range(16):
+        outcome = apply(state, hu((state.dealer + 1) % 4, EXAMPLE_1, hard_flowers=2))
+        state = outcome.state
+        notices.extend(n.key for n in outcome.notices)
+    assert state.dealer_passes == 16 and state.dealer == A
+    assert notices.count("table.jiang_complete") == 1 and notices[-1] == "table.jiang_complete"

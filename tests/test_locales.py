@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from bot.commands import COMMANDS
-from engine.preset import DEALER_STAYS_ON, TRIGGERS
+from engine.preset import DEALER_STAYS_ON, LIABILITY_KINDS, TRIGGERS
 from engine.units import UNITS_BY_KEY
 from locales import LANGUAGES, load_catalog
 from tests.harness import Table
@@ -50,7 +50,7 @@ def keys_used_in_code() -> set[str]:
             "discard_win",
         )
     )
-    keys.update(f"liability.{kind}" for kind in ("robbing_gang", "dagangkai", "kuaizhao", "qingyise_three"))
+    keys.update(f"liability.{kind}" for kind in LIABILITY_KINDS)
     keys.update({"win.below_limit", "win.not_a_winning_shape", "rules.mode_additive", "rules.mode_highest"})
     return keys
 

@@ -191,6 +191,9 @@ def recorded_response(context: Context, night: Night, recorded: Recorded) -> Res
         replies.append(breakdown(night.seats[winner].name, score.items, score.total))
     replies.extend(payment_lines(recorded.payments, night.seats, night.preset))
     replies.extend(Reply(n.key, readable(n.params, night.seats)) for n in played.notices)
+    if isinstance(played.event, Win):
+        doubled = Reply("hand.doubled_mark") if played.doubled else ""
+        replies.append(Reply("win.in_hand", {"hand": played.hand_no, "doubled": doubled}))
     return Response(
         tuple(replies),
         context.language,

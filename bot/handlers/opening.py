@@ -155,3 +155,35 @@ async def lang(context: Context) -> Response:
         raise Refusal(Reply("lang.unknown", {"given": context.command.word or "", "known": ", ".join(LANGUAGES)}))
     await context.desk.nights.set_setting(context.incoming.chat_id, "language", choice)
     return Response((Reply("lang.done"),), choice)
+
+
+def involves(event: object, seat: int) -> bool:
+    """Whether a table event names this seat (as actor, feeder, offender, winner or discarder)."""
+    seats = {getattr(event, name, None) for name in ("actor", "feeder", "offender", "discarder")}
+    seats |= {claim.winner for claim in getattr(event, "claims", ())}
+    return seat in seats
+
+
+async def unseat(context: Context) -> Response:
+    """Free a seat taken by mistake (admins and the opener), if its player did nothing this hand."""
+    night = open_night(context)
+    speaker = context.incoming.speaker
+    if not (speaker.is_admin or speaker.id == night.row.opened_by):
+        raise Refusal(Reply("unseat.not_allowed"))
+    names = context.command.names or ((context.command.word,) if context.command.word else ())
+    if len(names) != 1:
+        raise Refusal(Reply("unseat.usage", {"players": player_list(context.seats)}))
+    seat = resolve(context.seats, names[0])
+    hand = night.state.hand_no
+    played_here = [p for p in night.fold.played if p.hand_no == hand]
+    if any(involves(p.event, seat) or any(seat in (x.payer, x.payee) for x in p.payments) for p in played_here):
+        raise Refusal(Reply("unseat.has_events", {"name": context.seats[seat].name, "hand": hand}))
+    name = context.seats[seat].name
+    await night.record_seat(context.line, "unseat", SeatChange(seat))
+    return Response(
+        (Reply("unseat.done", {"name": name, "seat": Reply(SEAT_KEYS[seat])}),),
+        context.language,
+        recorded=True,
+        night_id=night.id,
+        choices=(Choice(Reply("button.join"), "/join"),),
+    )
