@@ -123,7 +123,7 @@ def evaluate(counts: Mapping[str, int], preset: Preset, hard_flowers: int, menqi
     )
 
 
-_SOLE_WAIT_SHAPES = frozenset({WaitShape.MIDDLE, WaitShape.EDGE, WaitShape.PAIR})
+SOLE_WAIT_SHAPES = frozenset({WaitShape.MIDDLE, WaitShape.EDGE, WaitShape.PAIR})
 
 
 def _views(hand: Hand, flags: WinFlags, table_pongs: frozenset[Tile]) -> Iterable[WinView]:
@@ -135,7 +135,7 @@ def _views(hand: Hand, flags: WinFlags, table_pongs: frozenset[Tile]) -> Iterabl
         readings.extend((split, shape) for shape in wait_shapes(split, hand.winning))
     # Whether the wait was sole matters only where the winning tile could earn a wait flower.
     unique = False
-    if any(shape in _SOLE_WAIT_SHAPES for _, shape in readings):
+    if any(shape in SOLE_WAIT_SHAPES for _, shape in readings):
         meld_tiles = [m.tile for m in hand.melds for _ in range(m.size)]
         unique = waits_only_on(hand.concealed, meld_tiles, len(hand.melds), hand.winning)
     for reading, shape in readings:
@@ -160,8 +160,13 @@ def score_hand(
 
     `table_pongs`: the tiles of the pongs standing at the table (敞开头 压绝 on anyone's pong).
     `forced`: patterns a liability gives the win whatever the tiles show (敞开头 三嘴: 全球独钓)."""
+    return best_reading(_views(hand, flags, table_pongs), preset, forced)
+
+
+def best_reading(views: Iterable[WinView], preset: Preset, forced: frozenset[str] = frozenset()) -> WinScore:
+    """The highest-scoring of the readings (the first among equals); refused if there are none."""
     best: WinScore | None = None
-    for view in _views(hand, flags, table_pongs):
+    for view in views:
         result = score_view(view, preset, forced)
         if best is None or (result.valid, result.total) > (best.valid, best.total):
             best = result
