@@ -15,13 +15,14 @@ from pathlib import Path
 from bot.codec import SeatChange
 from bot.commands import parse, usage_hint
 from bot.handlers import corrections, opening, questions, table_events
-from bot.handlers.common import Context, Desk, Incoming, Refusal, readable, refused_win
+from bot.handlers.common import Context, Desk, Incoming, Refusal, meld_conflict, readable, refused_win
 from bot.ledger import DuplicateUpdate, Ledger
 from bot.night import Line, Night, Nights
 from bot.replies import Reply, Response
 from bot.seating import seat_of, seated_names
 from bot.views import format_money, transfers_json, unit_key
 from engine.errors import EngineError
+from engine.melds import LoggedMeldMissing
 from engine.table import WinRefused
 from locales import DEFAULT_LANGUAGE, normalize_language
 
@@ -109,6 +110,8 @@ class Referee:
     def _refusal(error: Refusal | EngineError, context: Context) -> Response:
         if isinstance(error, Refusal):
             return Response(error.replies, context.language)
+        if isinstance(error, LoggedMeldMissing) and context.night is not None:
+            return Response((meld_conflict(context.night, error, context.night.state.hand_no),), context.language)
         if isinstance(error, WinRefused):
             return Response(refused_win(context.seats, error), context.language)
         return Response((Reply(error.key, readable(error.params, context.seats)),), context.language)

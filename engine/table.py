@@ -17,6 +17,7 @@ from engine.baozi import SANZUI_MOUTHS, WINDS, in_range, sanqing_suit, sanzui_fe
 from engine.claims import ClaimRefused, ClaimSituation, check_claims, check_hard_flowers, situation_of
 from engine.errors import EngineError
 from engine.hand import Hand, Meld, MeldKind
+from engine.melds import match_melds
 from engine.preset import Preset
 from engine.scoring import WinScore, score_declared, score_forced, score_hand
 from engine.settlement import (
@@ -454,41 +455,9 @@ def _apply_penalty(state: TableState, event: Penalty) -> Outcome:
 # ---- the win ------------------------------------------------------------------------------------
 
 
-def _melds_text(melds: list[MeldRecord] | tuple[Meld, ...]) -> str:
-    parts = []
-    for m in melds:
-        tile = tile_name(m.tile) if m.tile is not None else "?"
-        parts.append(f"{m.kind.value}:{tile}")
-    return " ".join(parts) or "-"
-
-
-def reconcile_melds(typed: tuple[Meld, ...], logged: tuple[MeldRecord, ...]) -> tuple[Meld, ...]:
-    """Merge the melds typed at /hu with those logged during the hand; feeders come from the log.
-
-    With nothing logged, the typed melds stand. With nothing typed, the logged ones must all have
-    their tiles. Otherwise each logged meld must match a typed one of the same kind (a logged meld
-    without its tile takes the typed tile); anything else is a contradiction, shown to the players.
-    """
-    if not logged:
-        return typed
-    if not typed:
-        if any(m.tile is None for m in logged):
-            raise EngineError("win.meld_tile_unknown", logged=_melds_text(list(logged)))
-        return tuple(Meld(m.kind, m.tile, m.fed_by) for m in logged if m.tile is not None)
-    remaining = list(typed)
-    merged: list[Meld] = []
-    for record in sorted(logged, key=lambda m: m.tile is None):
-        match = next(
-            (t for t in remaining if t.kind is record.kind and (record.tile is None or record.tile == t.tile)),
-            None,
-        )
-        if match is None:
-            break
-        remaining.remove(match)
-        merged.append(Meld(match.kind, match.tile, record.fed_by))
-    if len(merged) != len(logged) or remaining:
-        raise EngineError("win.melds_contradict", logged=_melds_text(list(logged)), typed=_melds_text(typed))
-    return tuple(merged)
+def reconcile_melds(seat: int, typed: tuple[Meld, ...], logged: tuple[MeldRecord, ...]) -> tuple[Meld, ...]:
+    """Merge the melds typed at /hu with those logged during the hand (engine.melds.match_melds)."""
+    return match_melds(seat, typed, logged)
 
 
 def _score_claim(
@@ -519,7 +488,7 @@ def _score_claim(
         return score_declared(keys, claim.flags, state.preset, claim.soft, menqing and "menqing" in keys)
     if claim.winning is None:
         raise EngineError("hand.no_winning_tile")
-    melds = reconcile_melds(claim.melds, logged)
+    melds = reconcile_melds(claim.winner, claim.melds, logged)
     hand = Hand(tuple(sorted(claim.concealed)), melds, claim.winning)
     hand.validate()
     check_claims(claim.flags, state.preset, situation(hand))

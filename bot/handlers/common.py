@@ -12,6 +12,7 @@ from bot.night import Line, Night, Nights, Recorded
 from bot.replies import Choice, Reply, Response
 from bot.seating import Speaker, may_record, player_list, resolve, seat_of
 from bot.views import payment_lines, scoreboard
+from engine.melds import LoggedMeldMissing
 from engine.scoring import Item
 from engine.table import Draw, Event, FlowerGang, Gang, Penalty, Pong, Win, WinRefused
 from engine.tiles import tile_name
@@ -125,6 +126,15 @@ def readable(params: dict[str, object], seats: Sequence[Seat]) -> dict[str, obje
         if isinstance(value, int) and 0 <= value < len(seats):
             shown[key] = seats[value].name
     return shown
+
+
+def meld_conflict(night: Night, error: LoggedMeldMissing, hand: int) -> Reply:
+    """A logged meld the typed win does not hold, named by its event number (never internal codes)."""
+    events = night.meld_events(int(error.params["seat"]), hand)
+    event_id = events[error.index] if error.index < len(events) else "?"
+    kind = Reply(f"meld_name.{error.params['kind']}")
+    meld = Reply("meld.named", {"kind": kind, "tile": error.params["tile"]}) if error.params["tile"] else kind
+    return Reply(error.key, {"id": event_id, "meld": meld})
 
 
 def board(night: Night) -> Reply:

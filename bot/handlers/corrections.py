@@ -10,7 +10,7 @@ from dataclasses import replace
 
 from bot.codec import event_kind
 from bot.commands import Command, parse
-from bot.handlers.common import Context, Refusal, board, breakdown, readable, recording_night
+from bot.handlers.common import Context, Refusal, board, breakdown, meld_conflict, readable, recording_night
 from bot.handlers.table_events import (
     REVERSIBLE,
     flower_gang_event,
@@ -23,6 +23,7 @@ from bot.ledger import EventRow
 from bot.night import Corrected, LaterEventBreaks, Night, table_event
 from bot.replies import Reply, Response
 from bot.seating import seated_names
+from engine.melds import LoggedMeldMissing
 from engine.table import Draw, Event, TableState, WinRefused
 
 EVENT_OF_COMMAND = {
@@ -86,6 +87,9 @@ def respond(context: Context, night: Night, replies: list[Reply]) -> Response:
 async def correct(context: Context, night: Night, target: EventRow, event: Event | None) -> Corrected:
     try:
         return await night.correct(context.line, target, event)
+    except LoggedMeldMissing as error:
+        hand = night.fold.hand_of(target.id) or night.state.hand_no
+        raise Refusal(meld_conflict(night, error, hand)) from error
     except LaterEventBreaks as error:
         reason = Reply(error.cause.key, readable(error.cause.params, night.seats))
         if isinstance(error.cause, WinRefused):
