@@ -165,6 +165,15 @@ def _lexicon() -> tuple[tuple[str, str, str], ...]:
     return tuple(sorted(table, key=lambda entry: -len(entry[0])))
 
 
+@cache
+def _lexicon_by_first_char() -> Mapping[str, tuple[tuple[str, str, str], ...]]:
+    """The lexicon indexed by its words' first (folded) character: a line is read in one pass."""
+    index: dict[str, list[tuple[str, str, str]]] = {}
+    for entry in _lexicon():
+        index.setdefault(entry[0][0], []).append(entry)
+    return {char: tuple(entries) for char, entries in index.items()}
+
+
 def _latin_kind(table: Mapping[str, str], word: str) -> str:
     """The ASCII word of the same kind (`跟牌` → `follow`), which is what the builders read."""
     return next(key for key, value in table.items() if key.isascii() and value == table[word])
@@ -276,7 +285,7 @@ class _Scanner:
         return Piece(kind, f"{prefix}={int(match[2])}", at, match.end())
 
     def word(self, at: int) -> Piece | None:
-        for word, kind, text in _lexicon():
+        for word, kind, text in _lexicon_by_first_char().get(self.folded[at], ()):
             end = at + len(word)
             if self.folded.startswith(word, at) and _bounded(self.line, at, end):
                 return Piece(kind, text, at, end)

@@ -12,6 +12,7 @@ from bot.ledger import Seat
 from bot.replies import Choice, Reply, Response
 from bot.seating import may_record, player_list, resolve, seat_of
 from bot.views import SEAT_KEYS, format_money
+from bot.vocabulary import fold
 from engine.preset import PRESET_NAMES, resolved_builtin, resolved_text
 from locales import LANGUAGES, normalize_language
 
@@ -74,7 +75,7 @@ def seats_for_new(command: Command, incoming: Incoming) -> tuple[Seat, ...]:
         raise Refusal(Reply("new.too_many_players", {"count": len(seats)}))
     if not incoming.mentions and len(seats) < SEATS and incoming.speaker.by_name:
         raise Refusal(Reply("new.needs_four", {"count": len(seats)}))
-    folded = [s.name.casefold() for s in seats]
+    folded = [fold(s.name) for s in seats]  # 张三 and 張三 are one name: typed names match across scripts
     if len(set(folded)) != len(folded):
         raise Refusal(Reply("new.duplicate_name"))
     seats += [Seat("")] * (SEATS - len(seats))
@@ -116,7 +117,7 @@ async def join(context: Context) -> Response:
     if not free:
         raise Refusal(Reply("join.table_full", {"players": player_list(context.seats)}))
     name = context.command.word if context.command.word and speaker.is_admin else speaker.name
-    if any(s.name.casefold() == name.casefold() for s in context.seats if s.name):
+    if any(fold(s.name) == fold(name) for s in context.seats if s.name):
         raise Refusal(Reply("new.duplicate_name"))
     seat = free[0]
     change = SeatChange(seat, name, None if speaker.by_name else speaker.id, speaker.username)
