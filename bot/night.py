@@ -38,7 +38,7 @@ from engine.errors import EngineError
 from engine.hand import MeldKind
 from engine.preset import Preset, preset_from_dict
 from engine.scoring import WinScore
-from engine.settlement import Payment
+from engine.settlement import Factor, Payment
 from engine.table import Event, Gang, Notice, Pong, TableState, Win, apply, new_table
 from engine.tiles import Tile
 
@@ -68,6 +68,7 @@ class Played:
     scores: tuple[tuple[int, WinScore], ...]
     doubled: bool  # played in a 比下胡 hand
     notices: tuple[Notice, ...]
+    factors: tuple[Factor, ...] = ()  # the multipliers applied (比下胡, 垒宝塔, 包牌, ...)
 
 
 @dataclass(frozen=True)
@@ -89,6 +90,7 @@ class Fold:
             outcome.scores,
             before.doubled,
             outcome.notices,
+            outcome.factors,
         )
         return Fold(outcome.state, (*self.played, played))
 

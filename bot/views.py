@@ -10,6 +10,7 @@ from bot.ledger import EventRow, NightRow, PaymentRow, Seat
 from bot.night import Played
 from bot.replies import Joined, Reply
 from engine.preset import Preset
+from engine.settlement import Factor
 from engine.table import TableState, Win
 from engine.transfers import minimal_transfers
 
@@ -40,6 +41,20 @@ def payment_lines(payments: Sequence[PaymentRow], seats: Sequence[Seat], preset:
         )
         for p in payments
     ]
+
+
+def factor_lines(factors: Sequence[Factor], seats: Sequence[Seat]) -> list[Reply]:
+    """One line per multiplier the engine applied: 比下胡 ×2, 垒宝塔 (48 + 10×1) × 2 = 116, 包牌 ..."""
+    lines: list[Reply] = []
+    for factor in factors:
+        params: dict[str, object] = dict(factor.params)
+        if "liable" in params:
+            params["liable"] = seats[factor.params["liable"]].name
+        if factor.parts:
+            parts = tuple(Reply(f"multiplier.{key}", {"factor": value}) for key, value in factor.parts)
+            params["parts"] = Joined(parts, " · ")
+        lines.append(Reply(f"factor.{factor.key}", params))
+    return lines
 
 
 def scoreboard(seats: Sequence[Seat], state: TableState, amounts: Sequence[int], money: Sequence[int]) -> Reply:

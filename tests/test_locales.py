@@ -50,6 +50,11 @@ def keys_used_in_code() -> set[str]:
             "discard_win",
         )
     )
+    keys.update(
+        f"factor.{key}"
+        for key in ("bixiahu", "leibaota", "chips", "multipliers", "liable_all", "liable_one", "liable_fixed")
+    )
+    keys.update({"factor.robbing_refund", "multiplier.self_draw", "multiplier.after_gang", "multiplier.robbing_gang"})
     keys.update(f"liability.{kind}" for kind in LIABILITY_KINDS)
     keys.update({"win.below_limit", "win.not_a_winning_shape", "rules.mode_additive", "rules.mode_highest"})
     return keys

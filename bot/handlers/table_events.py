@@ -9,9 +9,9 @@ from bot.handlers.common import (
     actor,
     ask,
     board,
-    breakdown,
     choices_for,
     describe,
+    explained,
     readable,
     recorded_response,
     recording_night,
@@ -205,8 +205,7 @@ async def merged(context: Context, night: Night, target: EventRow, event: Win) -
         Reply("win.merged", {"id": target.id}),
         Reply("event.recorded", {"id": corrected.event_id, "what": describe(event, night.seats)}),
     ]
-    for winner, score in played.scores:
-        replies.append(breakdown(night.seats[winner].name, score.items, score.total))
+    replies.extend(explained(played, night.seats))
     replies.extend(payment_lines(corrected.payments, night.seats, night.preset))
     replies.extend(Reply(n.key, readable(n.params, night.seats)) for n in played.notices)
     return Response(
