@@ -148,9 +148,9 @@ async def test_chatter_in_a_telegram_group_gets_no_reply(fake: FakeTelegram, tmp
         board = await bot.say(EVE, "/score")  # answered after every chatter line (one chat, in order)
         answers = [c for c in fake.calls[before:] if c.method in ("sendMessage", "sendPhoto", "editMessageText")]
         assert [c.params.get("text") for c in answers] == [board], "only /score was answered"
+        assert event_count(db) == recorded
         assert "没有 /chart 这个命令，发 /help 看看有哪些" in await bot.say(BOB, "/chart@referee_bot")
         assert "没有这个玩家：Carl" in await bot.say(BOB, "/flowergang Carl")
-    assert event_count(db) == recorded
     assert await balances(db) == [0, 0, 0, 0]
 
 
