@@ -113,20 +113,34 @@ def gang_payments(kind: str, actor: int, feeder: int | None, preset: Preset, con
     return cap_to_chips(payments, context.chips)
 
 
+def penalty_amount(kind: str, amount: int | None, preset: Preset) -> int:
+    """What the offender pays each other player before 比下胡, or EngineError if the preset cannot
+    price it (RULES §4, §7): a custom penalty and a false win are typed unless the preset fixes them
+    (jinyuanzi: 诈胡 10 chips, and no other custom penalty)."""
+    rules = preset.instant
+    if amount is not None and amount <= 0:
+        raise EngineError("penalty.bad_amount", amount=amount)
+    if kind == "penalty_custom":
+        if not rules.custom_penalty:
+            raise EngineError("penalty.custom_not_in_preset")
+        if amount is None:
+            raise EngineError("penalty.needs_amount")
+        return amount
+    if kind == "false_win":
+        if rules.false_win and amount not in (None, rules.false_win):
+            raise EngineError("penalty.fixed_amount", amount=rules.false_win)
+        if not rules.false_win and amount is None:
+            raise EngineError("penalty.false_win_needs_amount")
+        return amount if amount is not None else rules.false_win
+    fixed = rules.penalty_follow if kind == "penalty_follow" else rules.penalty_four
+    return amount if amount is not None else fixed
+
+
 def penalty_payments(
     kind: str, offender: int, amount: int | None, preset: Preset, context: HandContext
 ) -> list[Payment]:
     """跟牌, 四张, 诈胡 or a custom penalty: the offender pays each other player."""
-    fixed = {
-        "penalty_follow": preset.instant.penalty_follow,
-        "penalty_four": preset.instant.penalty_four,
-        "false_win": preset.instant.false_win,
-    }.get(kind, 0)
-    each = amount if amount is not None else fixed
-    if each is None or each < 0:
-        raise EngineError("penalty.bad_amount", amount=each)
-    if kind == "penalty_custom" and amount is None:
-        raise EngineError("penalty.needs_amount")
+    each = penalty_amount(kind, amount, preset)
     payments = to_each_other(offender, each * doubling(preset, context), kind)
     return cap_to_chips(payments, context.chips)
 
