@@ -227,4 +227,5 @@ def recorded_response(context: Context, night: Night, recorded: Recorded) -> Res
         night_id=night.id,
         hand_no=night.state.hand_no,
         scoreboard=board(night),
+        moved_money=bool(recorded.payments),
     )
