@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.commands import Command, parse, pattern_keys
+from bot.commands import Command, chinese_number, parse, pattern_keys
 from bot.vocabulary import IMPLICIT_UNITS, flag_fields, flag_units
 from engine.errors import EngineError
 from engine.units import UNITS_BY_KEY
@@ -278,7 +278,8 @@ CORPUS: tuple[tuple[str, str], ...] = (
     # ---- unknown /commands -------------------------------------------------------------------------
     ("/foo", "unknown word=/foo"),
     ("/chart", "unknown word=/chart"),
-    ("/foo@other_bot", "-"),
+    ("/foo@referee_bot", "unknown word=/foo"),
+    ("/", "-"),
     # ---- ordinary talk -----------------------------------------------------------------------------
     ("hello everyone", "-"),
     ("今天手气真差", "-"),
@@ -367,3 +368,36 @@ def test_every_pattern_and_flag_is_understood_by_its_catalog_name(language: str)
     assert pattern_keys() | {u for f in flag_fields() for u in flag_units(f)} | IMPLICIT_UNITS >= {
         key for key in UNITS_BY_KEY if not key.startswith("gang_")
     }
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "罚 李四 {n}",
+        "/penalty 李四 {n}",
+        "/undo {n}",
+        "撤销 #{n}",
+        "胡 王五 花{n}",
+        "/hu 王五 flowers={n}",
+        "/hu 王五 soft={n}",
+    ],
+)
+def test_a_five_thousand_digit_number_is_refused_never_a_crash(line: str) -> None:
+    text = line.format(n="9" * 5000)
+    try:
+        command = parse(text, SEATED)
+    except EngineError as error:
+        assert text.startswith("/") and error.key  # a /command gets a clear error
+    else:
+        assert command is None or (command.amount is None and command.flowers is None and command.number is None)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        *(("二", 2), ("两", 2), ("兩", 2), ("十", 10), ("十二", 12), ("二十", 20), ("二十五", 25), ("一百", 100)),
+        *(("一百零二", 102), ("一百二", 120), ("一百二十五", 125), ("两百", 200), ("十十", None), ("百百", None)),
+    ],
+)
+def test_chinese_numbers_as_they_are_said(text: str, value: int | None) -> None:
+    assert chinese_number(text) == value
