@@ -7,7 +7,6 @@ Rendered with matplotlib's Agg backend (no screen) in a CJK font: Noto Sans CJK 
 from __future__ import annotations
 
 import io
-import json
 from collections.abc import Sequence
 from functools import cache
 from importlib import resources
@@ -19,7 +18,7 @@ from matplotlib import font_manager
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from bot.ledger import EventRow, NightRow, Seat
+from bot.ledger import NightRow, Seat
 from locales import Translator
 
 CJK_FONT_FILES = ("NotoSansCJKsc-Regular.otf",)
@@ -51,15 +50,6 @@ def cumulative_by_hand(deltas: Sequence[tuple[int, int, int]]) -> list[tuple[int
         running = [a + b for a, b in zip(running, per_hand[hand], strict=True)]
         points.append((hand, list(running)))
     return points
-
-
-def doubled_hands(events: Sequence[EventRow]) -> set[int]:
-    """Hands recorded as 比下胡 (the win payload says so)."""
-    hands: set[int] = set()
-    for event in events:
-        if event.kind == "win" and json.loads(event.payload).get("doubled"):
-            hands.add(event.hand_no)
-    return hands
 
 
 def balance_chart(

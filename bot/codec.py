@@ -1,14 +1,18 @@
-"""Engine events to and from JSON, so the ledger can store them and replay them later."""
+"""Typed codecs for the ledger's event payloads: table events, seat changes and corrections.
+
+Everything downstream (the night's fold, views, stats, charts) works with these values; only this
+module reads or writes payload JSON.
+"""
 
 from __future__ import annotations
 
 import json
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from engine.errors import EngineError
 from engine.hand import Meld, MeldKind
-from engine.table import Draw, Event, FlowerGang, Gang, Penalty, Pong, Win, WinInput
+from engine.table import Draw, Event, FlowerGang, FourWinds, Gang, Penalty, Pong, RangeMark, Win, WinInput
 from engine.units import WinFlags
 
 EVENT_KINDS: dict[str, type] = {
@@ -18,8 +22,11 @@ EVENT_KINDS: dict[str, type] = {
     "penalty": Penalty,
     "win": Win,
     "draw": Draw,
+    "four_winds": FourWinds,
+    "range_mark": RangeMark,
 }
 KIND_OF = {cls: kind for kind, cls in EVENT_KINDS.items()}
+SEAT_KINDS = ("join", "bind", "unseat")  # the events that change who sits where
 
 
 def event_kind(event: Event) -> str:
@@ -47,18 +54,71 @@ def _claim(raw: dict[str, Any]) -> WinInput:
     )
 
 
-def decode_event(kind: str, payload: str) -> Event:
-    raw = json.loads(payload)
+def _event_from(kind: str, raw: dict[str, Any]) -> Event:
     if kind == "pong":
-        return Pong(**raw)
+        return Pong(raw["actor"], raw["feeder"], raw.get("tile"))
     if kind == "gang":
-        return Gang(raw["actor"], MeldKind(raw["kind"]), raw.get("feeder"), raw.get("tile"))
+        return Gang(raw["actor"], MeldKind(raw["kind"]), raw.get("feeder"), raw.get("tile"), raw.get("hard_flowers"))
     if kind == "flower_gang":
-        return FlowerGang(**raw)
+        return FlowerGang(raw["actor"])
     if kind == "penalty":
-        return Penalty(**raw)
-    if kind == "win":
+        return Penalty(raw["kind"], raw["offender"], raw.get("amount"))
+    if kind == "win":  # older rows also carry "results" and "doubled": derived now, ignored here
         return Win(tuple(_claim(c) for c in raw["claims"]), raw.get("discarder"))
     if kind == "draw":
         return Draw()
+    if kind == "four_winds":
+        return FourWinds(**raw)
+    if kind == "range_mark":
+        return RangeMark(**raw)
     raise EngineError("ledger.unknown_event", kind=kind)
+
+
+def decode_event(kind: str, payload: str) -> Event:
+    return _event_from(kind, json.loads(payload))
+
+
+# ---- seats --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SeatChange:
+    """A join or bind (someone sits at `seat`), or an unseat (the seat is free again: empty name)."""
+
+    seat: int
+    name: str = ""
+    user_id: str | None = None
+    username: str | None = None
+
+
+def encode_seat(change: SeatChange) -> str:
+    return json.dumps(asdict(change), ensure_ascii=False, sort_keys=True)
+
+
+def decode_seat(payload: str) -> SeatChange:
+    raw = json.loads(payload)
+    return SeatChange(int(raw["seat"]), str(raw.get("name", "")), raw.get("user_id"), raw.get("username"))
+
+
+# ---- corrections --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Fix:
+    """A corrected event standing in for the one it reverses (same kind, same place in the night)."""
+
+    event: Event
+
+
+def encode_fix(fix: Fix) -> str:
+    kind = event_kind(fix.event)
+    return json.dumps({"kind": kind, "event": asdict(fix.event)}, ensure_ascii=False, sort_keys=True)
+
+
+def decode_fix(payload: str) -> Fix:
+    raw = json.loads(payload)
+    return Fix(_event_from(str(raw["kind"]), raw["event"]))
+
+
+def encode_undo(target: int) -> str:
+    return json.dumps({"target": target})

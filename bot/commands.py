@@ -1,19 +1,33 @@
 """Parse one chat line into a command: `/pong Bob`, `碰 李四 东`, `胡 自摸 123m456m789m234p5p+5p 花2`.
 
 One table (`COMMANDS`) lists every command with its `/latin` names and the plain words (Simplified
-and Traditional Chinese, English) that start it; the README's reference is checked against it. The
-parser knows the seated players' names so that a name is never mistaken for a tile (西西 is a name).
+and Traditional Chinese, English) that start it; the README's reference is checked against it.
+
+A line is read in two steps. `scan` cuts it into pieces — seated names, command words, flags,
+patterns, tiles, numbers, flower counts — by longest match, spaces optional (`花2`, `碰了C`,
+`杠上开花`); the parser knows the seated players' names so that a name is never mistaken for a tile
+(西西 is a name). Then the command is built from the pieces.
+
+Silence is a feature: a plain line (no `/`) is a command only when every piece of it is a word of
+that command's grammar — `花杠呢？`, `胡说八道` and `花杠 Carl` (no Carl at the table) are chatter and
+parse to None. A `/command` is always an attempt, so its unknown words are kept for the command
+layer to explain (`no player Carl`), and an unknown `/name` parses to the `unknown` command.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 
+from bot.replies import Reply
+from bot.vocabulary import flag_words, fold, normalize_width, pattern_words
 from engine.errors import EngineError
-from engine.notation import parse_hand_parts
+from engine.notation import parse_hand_parts, parse_tile
+from engine.preset import PRESET_NAMES
 from engine.tiles import HARD_FLOWER_CHARS
+from locales import normalize_language
 
 
 @dataclass(frozen=True)
@@ -33,9 +47,13 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("concealed_gang", ("selfgang",), ("暗杠", "暗槓"), "/gang self 3m"),
     CommandSpec("flower_gang", ("flowergang",), ("花杠", "花槓"), "/flowergang"),
     CommandSpec("penalty", ("penalty",), ("罚", "罰"), "/penalty follow Bob"),
+    CommandSpec("winds", ("winds",), ("四风归齐", "四風歸齊", "四风", "四風", "winds"), "/winds Bob"),
+    CommandSpec("range", ("range", "jia"), ("架", "range"), "/range Bob 5s"),
     CommandSpec("hu", ("hu", "win"), ("胡", "hu"), "/hu self 123m456m789m234p5p+5p flowers=2"),
     CommandSpec("draw", ("draw",), ("荒庄", "荒莊", "流局"), "/draw"),
     CommandSpec("undo", ("undo",), ("撤销", "撤銷"), "/undo 17"),
+    CommandSpec("fix", ("fix",), ("改", "更正"), "/fix 2 /hu self 123m456m789m234p5p+5p flowers=3"),
+    CommandSpec("unseat", ("unseat",), ("让座", "讓座", "离座", "離座"), "/unseat Dave"),
     CommandSpec("score", ("score",), ("查分", "分数", "分數"), "/score"),
     CommandSpec("history", ("history",), ("记录", "記錄", "历史", "歷史"), "/history"),
     CommandSpec("rules", ("rules",), ("规则", "規則"), "/rules"),
@@ -50,21 +68,20 @@ COMMANDS: tuple[CommandSpec, ...] = (
 )
 SPEC_BY_NAME = {spec.name: spec for spec in COMMANDS}
 _SLASH = {alias: spec for spec in COMMANDS for alias in spec.slash}
-_WORDS = sorted(((word, spec) for spec in COMMANDS for word in spec.words), key=lambda p: -len(p[0]))
+UNKNOWN = "unknown"  # the command name of a `/word` that is no command
 
-SELF_WORDS = frozenset({"self", "自摸", "zimo", "tsumo"})
+# Words of the grammar that are not command words, pattern words or flag words. Each maps to the
+# canonical text the builders read. Matching folds scripts, so the Simplified form is enough.
+SELF_WORDS = ("self", "自摸", "zimo", "tsumo")
 GANG_KIND_WORDS = {
     "add": "added",
     "added": "added",
     "补": "added",
-    "補": "added",
-    "补杠": "added",
-    "補槓": "added",
-    "self": "concealed",
+    "added_gang": "added",  # 补杠 is a command word; inside /gang it names the kind
     "concealed": "concealed",
     "暗": "concealed",
-    "暗杠": "concealed",
-    "暗槓": "concealed",
+    "self": "concealed",
+    "concealed_gang": "concealed",
     "exposed": "exposed",
     "明": "exposed",
     "直": "exposed",
@@ -75,130 +92,30 @@ PENALTY_WORDS = {
     "跟": "penalty_follow",
     "four": "penalty_four",
     "四张": "penalty_four",
-    "四張": "penalty_four",
     "false": "false_win",
     "诈胡": "false_win",
-    "詐胡": "false_win",
     "zha": "false_win",
 }
-FLAG_WORDS = {
-    "after-gang": "after_gang",
-    "杠开": "after_gang",
-    "槓開": "after_gang",
-    "杠上开花": "after_gang",
-    "槓上開花": "after_gang",
-    "大杠开": "after_gang",
-    "大槓開": "after_gang",
-    "大杠开花": "after_gang",
-    "大槓開花": "after_gang",
-    "杠后开花": "after_gang",
-    "槓後開花": "after_gang",
-    "after-flower": "after_flower",
-    "小杠开": "after_flower",
-    "小槓開": "after_flower",
-    "小杠开花": "after_flower",
-    "小槓開花": "after_flower",
-    "补花胡": "after_flower",
-    "補花胡": "after_flower",
-    "robbing": "robbing_gang",
-    "抢杠": "robbing_gang",
-    "搶槓": "robbing_gang",
-    "抢杠胡": "robbing_gang",
-    "搶槓胡": "robbing_gang",
-    "last": "last_stacks",
-    "海底": "last_stacks",
-    "海底捞月": "last_stacks",
-    "海底撈月": "last_stacks",
-    "heavenly": "heavenly",
-    "天胡": "heavenly",
-    "earthly": "earthly",
-    "地胡": "earthly",
-}
-PATTERN_WORDS = {
-    "清一色": "qingyise",
-    "混一色": "hunyise",
-    "对对胡": "duiduihu",
-    "對對胡": "duiduihu",
-    "碰碰胡": "duiduihu",
-    "对对和": "duiduihu",
-    "對對和": "duiduihu",
-    "全球独钓": "quanqiu",
-    "全求独钓": "quanqiu",
-    "全球獨釣": "quanqiu",
-    "全求獨釣": "quanqiu",
-    "金钩钓": "quanqiu",
-    "金鉤釣": "quanqiu",
-    "全求单钓": "quanqiu",
-    "全求單釣": "quanqiu",
-    "七对": "qidui",
-    "七對": "qidui",
-    "豪华七对": "haohua_qidui",
-    "豪華七對": "haohua_qidui",
-    "超豪华七对": "chaohaohua_qidui",
-    "超豪華七對": "chaohaohua_qidui",
-    "双豪华七对": "chaohaohua_qidui",
-    "雙豪華七對": "chaohaohua_qidui",
-    "超超豪华七对": "chaochaohaohua_qidui",
-    "超超豪華七對": "chaochaohaohua_qidui",
-    "三豪华七对": "chaochaohaohua_qidui",
-    "三豪華七對": "chaochaohaohua_qidui",
-    "双七对": "shuang_qidui",
-    "雙七對": "shuang_qidui",
-    "压绝": "yajue",
-    "壓絕": "yajue",
-    "卡绝": "yajue",
-    "卡絕": "yajue",
-    "无花果": "wuhuaguo",
-    "無花果": "wuhuaguo",
-    "门清": "menqing",
-    "門清": "menqing",
-    "缺一": "que_yi",
-    "缺一门": "que_yi",
-    "缺一門": "que_yi",
-    "缺门": "que_yi",
-    "缺門": "que_yi",
-    "压档": "kanzhang",
-    "壓檔": "kanzhang",
-    "卡张": "kanzhang",
-    "卡張": "kanzhang",
-    "边枝": "bianzhi",
-    "邊枝": "bianzhi",
-    "边张": "bianzhi",
-    "邊張": "bianzhi",
-    "独占": "dudiao",
-    "獨占": "dudiao",
-    "单吊": "dudiao",
-    "單吊": "dudiao",
-    "单钓": "dudiao",
-    "單釣": "dudiao",
-    "风碰": "wind_pong",
-    "風碰": "wind_pong",
-}
-LATIN_PATTERNS = frozenset(
-    {
-        "qingyise",
-        "hunyise",
-        "duiduihu",
-        "quanqiu",
-        "qidui",
-        "haohua_qidui",
-        "chaohaohua_qidui",
-        "chaochaohaohua_qidui",
-        "shuang_qidui",
-        "yajue",
-        "wuhuaguo",
-        "menqing",
-        "que_yi",
-        "kanzhang",
-        "bianzhi",
-        "dudiao",
-        "wind_pong",
-    }
-)
-_FLOWERS = re.compile(r"^(?:flowers=|f=|花|硬花)(\d+)$|^(\d+)花$", re.IGNORECASE)
-_SOFT = re.compile(r"^(?:soft=|软花|軟花)(\d+)$", re.IGNORECASE)
-_OPTION = re.compile(r"^([a-z_]+|规则|規則|底|底分|庄|莊)=(.+)$", re.IGNORECASE)
-_OPTION_NAMES = {"规则": "preset", "規則": "preset", "底": "stake", "底分": "stake", "庄": "dealer", "莊": "dealer"}
+FLOWER_WORDS = ("花", "硬花", "flowers", "flower")  # with a number: 花2 2花 两花 花 二 2 flowers
+SOFT_WORDS = ("软花", "soft")
+MEASURE_WORDS = ("个",)  # 4个花
+PARTICLES = ("了",)  # 碰了 杠了 胡了: only right after the command word
+# A plain line ending in a sentence particle is talk about the game, not a command (流局吗, 花杠呢).
+SENTENCE_PARTICLES = frozenset("吗嗎呢吧啊呀嘛么麼啦哦喔咯呗唄")
+_TRAILING_MARKS = "!。.~…"
+
+# Piece kinds.
+NAME, SEAT, VERB, SELF, FLAG, PATTERN = "name", "seat", "verb", "self", "flag", "pattern"
+GANG_KIND, PENALTY_KIND, FLOWER_WORD, SOFT_WORD, MEASURE = "gang_kind", "penalty_kind", "flower", "soft", "measure"
+PARTICLE, NUMBER, TILE, FLOWERS, SOFT, WORD = "particle", "number", "tile", "flowers", "soft_count", "word"
+
+
+@dataclass(frozen=True)
+class Piece:
+    kind: str
+    text: str  # canonical: what the builders read (`flowers=2`, `after_gang`, `123m`, the seated name)
+    start: int  # where it was typed in the normalized line
+    end: int
 
 
 @dataclass(frozen=True)
@@ -217,30 +134,408 @@ class Command:
     soft: int = 0
     flags: frozenset[str] = frozenset()
     number: int | None = None  # /undo N
-    word: str | None = None  # /lang X, /stats NAME
+    word: str | None = None  # /lang X, /stats NAME, the unknown /command
     plain: bool = False  # started by a plain word, not a /command
 
 
-def _split_command(text: str) -> tuple[CommandSpec, str, bool] | None:
-    stripped = text.strip()
-    if stripped.startswith("/"):
-        head, _, rest = stripped[1:].partition(" ")
-        name = head.split("@", 1)[0].lower()
-        spec = _SLASH.get(name)
-        return (spec, rest, False) if spec else None
-    lowered = stripped.lower()
-    for word, spec in _WORDS:
-        if lowered.startswith(word):
-            rest = stripped[len(word) :]
-            if word.isascii() and rest and not rest[0].isspace():
-                continue  # "pongs" is not "pong"
-            return spec, rest, True
+# ---- words ---------------------------------------------------------------------------------------
+
+
+@cache
+def _lexicon() -> tuple[tuple[str, str, str], ...]:
+    """Every fixed word as (folded word, piece kind, canonical text), longest first."""
+    verbs = {fold(word): spec.name for spec in COMMANDS for word in spec.words}
+    entries: dict[str, tuple[str, str]] = {}
+
+    def add(words: Mapping[str, str] | Sequence[str], kind: str, canonical: Callable[[str], str]) -> None:
+        for word in words:
+            folded = fold(word)
+            if folded not in entries and folded not in verbs:
+                entries[folded] = (kind, canonical(word))
+
+    add(SELF_WORDS, SELF, lambda _: "self")
+    add(flag_words(), FLAG, flag_words().__getitem__)
+    add(pattern_words(frozenset(verbs)), PATTERN, pattern_words(frozenset(verbs)).__getitem__)
+    add(GANG_KIND_WORDS, GANG_KIND, lambda w: w if w.isascii() else _latin_kind(GANG_KIND_WORDS, w))
+    add(PENALTY_WORDS, PENALTY_KIND, lambda w: w if w.isascii() else _latin_kind(PENALTY_WORDS, w))
+    add(FLOWER_WORDS, FLOWER_WORD, lambda w: w)
+    add(SOFT_WORDS, SOFT_WORD, lambda w: w)
+    add(MEASURE_WORDS, MEASURE, lambda w: w)
+    add(PARTICLES, PARTICLE, lambda w: w)
+    table = [(word, VERB, name) for word, name in verbs.items()]
+    table += [(word, kind, text) for word, (kind, text) in entries.items()]
+    return tuple(sorted(table, key=lambda entry: -len(entry[0])))
+
+
+@cache
+def _lexicon_by_first_char() -> Mapping[str, tuple[tuple[str, str, str], ...]]:
+    """The lexicon indexed by its words' first (folded) character: a line is read in one pass."""
+    index: dict[str, list[tuple[str, str, str]]] = {}
+    for entry in _lexicon():
+        index.setdefault(entry[0][0], []).append(entry)
+    return {char: tuple(entries) for char, entries in index.items()}
+
+
+def _latin_kind(table: Mapping[str, str], word: str) -> str:
+    """The ASCII word of the same kind (`跟牌` → `follow`), which is what the builders read."""
+    return next(key for key, value in table.items() if key.isascii() and value == table[word])
+
+
+def flag_keys() -> frozenset[str]:
+    return frozenset(flag_words().values())
+
+
+def pattern_keys() -> frozenset[str]:
+    return frozenset(text for _, kind, text in _lexicon() if kind == PATTERN)
+
+
+# ---- scanning ------------------------------------------------------------------------------------
+
+_SEPARATOR = re.compile(r"[\s,，、;；]+")
+_SUIT_MARKS = "万萬筒饼餅条條"
+_TILE_PART = (
+    rf"\d+[mpszMPSZ{_SUIT_MARKS}]|[一二三四五六七八九]+[{_SUIT_MARKS}]|[ESWN]+(?![A-Za-z])"
+    rf"|[东東南西北{HARD_FLOWER_CHARS}]|[+\[\]{{}}()]"
+)
+_TILES = re.compile(rf"(?:{_TILE_PART})+")
+_COUNT_OPTION = re.compile(r"(flowers|f|花|硬花|soft|软花|軟花)=(\d+)(?![A-Za-z0-9])", re.IGNORECASE)
+_SEAT_OR_ID = re.compile(r"#\d+")
+_DIGITS = re.compile(r"\d+")
+_CHINESE_NUMBER = re.compile(r"[零一二两兩三四五六七八九十百]+")
+_CHINESE_DIGITS = {c: i for i, c in enumerate("零一二三四五六七八九")} | {"两": 2, "兩": 2}
+_ASCII_WORD = re.compile(r"[^\s,，、;；\u0080-\U0010ffff]+")
+
+
+def chinese_number(text: str) -> int | None:
+    """二 → 2, 两 → 2, 十二 → 12, 二十 → 20, 一百 → 100; None for what is not a number."""
+    if "百" in text:
+        hundreds, _, rest = text.partition("百")
+        high = chinese_number(hundreds) if hundreds else 1
+        low = chinese_number(rest.lstrip("零")) if rest.lstrip("零") else 0
+        return None if high is None or low is None or not 0 < high < 10 else high * 100 + low
+    if "十" in text:
+        tens, _, ones = text.partition("十")
+        high = _CHINESE_DIGITS.get(tens, None) if tens else 1
+        low = _CHINESE_DIGITS.get(ones, None) if ones else 0
+        return None if high is None or low is None or len(tens) > 1 or len(ones) > 1 else high * 10 + low
+    if len(text) == 1:
+        return _CHINESE_DIGITS.get(text)
     return None
 
 
-def _tokens(text: str) -> list[str]:
-    return [t for t in re.split(r"[\s,，、]+", text.strip()) if t]
+def _word_char(char: str) -> bool:
+    return char.isascii() and (char.isalnum() or char == "_")
 
+
+def _bounded(line: str, start: int, end: int) -> bool:
+    """An ASCII word matches only whole (`pongs` is not `pong`, `Bobby` is not `Bob`)."""
+    if _word_char(line[start]) and start > 0 and _word_char(line[start - 1]):
+        return False
+    return not (_word_char(line[end - 1]) and end < len(line) and _word_char(line[end]))
+
+
+def _canonical_tiles(text: str) -> str:
+    """`123M` → `123m`, `一二三万` → `123万`: the forms the engine's notation reads."""
+    text = re.sub(r"(\d)([MPSZ])", lambda m: m[1] + m[2].lower(), text)
+    return re.sub(
+        rf"[一二三四五六七八九]+(?=[{_SUIT_MARKS}])",
+        lambda m: "".join(str(_CHINESE_DIGITS[c]) for c in m[0]),
+        text,
+    )
+
+
+class _Scanner:
+    def __init__(self, line: str, known: Sequence[str]) -> None:
+        self.line = line
+        self.folded = fold(line)
+        self.names = sorted({(fold(name), name) for name in known if name}, key=lambda n: -len(n[0]))
+
+    def pieces(self) -> list[Piece]:
+        pieces: list[Piece] = []
+        position = 0
+        while position < len(self.line):
+            gap = _SEPARATOR.match(self.line, position)
+            if gap:
+                position = gap.end()
+                continue
+            piece = self.known_piece(position) or self.unknown_piece(position)
+            pieces.append(piece)
+            position = piece.end
+        return _pair_counts(_collapse_unknown_chunks(self.line, pieces))
+
+    def known_piece(self, at: int) -> Piece | None:
+        for reader in (self.name, self.count_option, self.word, self.tiles, self.number):
+            piece = reader(at)
+            if piece is not None:
+                return piece
+        return None
+
+    def name(self, at: int) -> Piece | None:
+        start = at + 1 if self.line[at] == "@" and at + 1 < len(self.line) else at
+        for folded, name in self.names:
+            end = start + len(folded)
+            if self.folded.startswith(folded, start) and _bounded(self.line, start, end):
+                return Piece(NAME, name, at, end)
+        return None
+
+    def count_option(self, at: int) -> Piece | None:
+        match = _COUNT_OPTION.match(self.line, at)
+        if match is None:
+            return None
+        kind = SOFT if fold(match[1]) in {fold(w) for w in SOFT_WORDS} or match[1].lower() == "soft" else FLOWERS
+        prefix = "soft" if kind == SOFT else "flowers"
+        return Piece(kind, f"{prefix}={int(match[2])}", at, match.end())
+
+    def word(self, at: int) -> Piece | None:
+        for word, kind, text in _lexicon_by_first_char().get(self.folded[at], ()):
+            end = at + len(word)
+            if self.folded.startswith(word, at) and _bounded(self.line, at, end):
+                return Piece(kind, text, at, end)
+        return None
+
+    def tiles(self, at: int) -> Piece | None:
+        match = _TILES.match(self.line, at)
+        if match is None or not _bounded(self.line, at, match.end()):
+            return None
+        return Piece(TILE, _canonical_tiles(match[0]), at, match.end())
+
+    def number(self, at: int) -> Piece | None:
+        if match := _SEAT_OR_ID.match(self.line, at):
+            return Piece(SEAT, match[0], at, match.end())
+        if (match := _DIGITS.match(self.line, at)) and _bounded(self.line, at, match.end()):
+            return Piece(NUMBER, str(int(match[0])), at, match.end())
+        if (match := _CHINESE_NUMBER.match(self.line, at)) and (value := chinese_number(match[0])) is not None:
+            return Piece(NUMBER, str(value), at, match.end())
+        return None
+
+    def unknown_piece(self, at: int) -> Piece:
+        """An unknown word: a whole ASCII word, or non-ASCII characters up to the next known piece."""
+        if self.line[at].isascii():
+            match = _ASCII_WORD.match(self.line, at)
+            end = match.end() if match else at + 1
+            return Piece(WORD, self.line[at:end], at, end)
+        end = at + 1
+        while end < len(self.line) and not self.line[end].isascii() and not _SEPARATOR.match(self.line, end):
+            if self.known_piece(end) is not None:
+                break
+            end += 1
+        return Piece(WORD, self.line[at:end], at, end)
+
+
+def _collapse_unknown_chunks(line: str, pieces: list[Piece]) -> list[Piece]:
+    """A space-separated chunk with any unknown part is one unknown word (`Carl7p`, `李斯`), so that a
+    /command's error names what was typed."""
+    out: list[Piece] = []
+    index = 0
+    while index < len(pieces):
+        last = index
+        while last + 1 < len(pieces) and pieces[last + 1].start == pieces[last].end:
+            last += 1
+        chunk = pieces[index : last + 1]
+        if any(p.kind == WORD for p in chunk):
+            out.append(Piece(WORD, line[chunk[0].start : chunk[-1].end], chunk[0].start, chunk[-1].end))
+        else:
+            out.extend(chunk)
+        index = last + 1
+    return out
+
+
+def _pair_counts(pieces: list[Piece]) -> list[Piece]:
+    """A flower word and a number make a count, either way round: 花2 花 2 2花 两花 花二 4个花 2 flowers."""
+    out: list[Piece] = []
+    index = 0
+    while index < len(pieces):
+        piece = pieces[index]
+        following = pieces[index + 1 : index + 3]
+        kinds = [p.kind for p in following]
+        if piece.kind in (FLOWER_WORD, SOFT_WORD) and kinds[:1] == [NUMBER]:
+            out.append(_count(piece, following[0], following[0]))
+            index += 2
+        elif piece.kind == NUMBER and kinds[:1] and kinds[0] in (FLOWER_WORD, SOFT_WORD):
+            out.append(_count(following[0], piece, following[0]))
+            index += 2
+        elif piece.kind == NUMBER and kinds == [MEASURE, FLOWER_WORD]:
+            out.append(_count(following[1], piece, following[1]))
+            index += 3
+        else:
+            out.append(piece)
+            index += 1
+    return out
+
+
+def _count(word: Piece, number: Piece, last: Piece) -> Piece:
+    soft = word.kind == SOFT_WORD
+    start = min(word.start, number.start)
+    return Piece(SOFT if soft else FLOWERS, f"{'soft' if soft else 'flowers'}={number.text}", start, last.end)
+
+
+def scan(line: str, known: Sequence[str] = ()) -> list[Piece]:
+    """The pieces of a (width-normalized) line."""
+    return _Scanner(line, known).pieces()
+
+
+# ---- parsing -------------------------------------------------------------------------------------
+
+# What may follow each command word in a plain line; anything else makes the line chatter.
+_EVENT_ARGS = frozenset({NAME, SEAT})
+PLAIN_ARGS: dict[str, frozenset[str]] = {
+    "pong": _EVENT_ARGS | {TILE, FLOWERS},  # 花N: when the pong ends the hand (敞开头 三嘴/三清)
+    "gang": _EVENT_ARGS | {TILE, GANG_KIND, SELF, FLOWERS},
+    "added_gang": _EVENT_ARGS | {TILE, FLOWERS},
+    "concealed_gang": _EVENT_ARGS | {TILE, FLOWERS},
+    "winds": _EVENT_ARGS,
+    "range": _EVENT_ARGS | {TILE},
+    "flower_gang": _EVENT_ARGS,
+    "penalty": _EVENT_ARGS | {PENALTY_KIND, NUMBER},
+    "hu": _EVENT_ARGS | {SELF, FLAG, PATTERN, FLOWERS, SOFT, TILE},
+    "undo": frozenset({NUMBER, SEAT}),
+    "stats": frozenset({NAME}),
+    "unseat": frozenset({NAME}),
+}
+# Commands whose plain words take free text (new names, a language, a preset), read whole.
+_FREE_TEXT: dict[str, Callable[[list[str]], bool]] = {
+    "new": lambda words: True,
+    "lang": lambda words: not words or (len(words) == 1 and normalize_language(words[0]) is not None),
+    "rules": lambda words: not words or (len(words) == 1 and words[0].lower() in PRESET_NAMES),
+}
+_SINGLE_TILE = frozenset({"pong", "gang", "added_gang", "concealed_gang", "range"})
+_ONE_ARG = frozenset({"undo", "stats", "unseat"})
+
+
+_SLASH_HEAD = re.compile(r"(\S*)\s*(.*)", re.DOTALL)
+
+
+def parse(text: str, known_names: Sequence[str] = ()) -> Command | None:
+    """The command in `text`, or None if the line is not addressed to the referee."""
+    raw = text.strip()
+    line = normalize_width(raw)
+    if line.startswith("/"):
+        return _parse_slash(raw, line, known_names)
+    return _parse_plain(raw, line, known_names)
+
+
+def _parse_slash(raw: str, line: str, known: Sequence[str]) -> Command | None:
+    match = _SLASH_HEAD.match(line, 1)
+    assert match is not None  # the pattern matches any text
+    head, rest = match.groups()
+    name, at, _bot = head.partition("@")
+    spec = _SLASH.get(name.lower())
+    if spec is None:
+        # `/foo@somebot` may be another bot's command: only a bare unknown /word is answered.
+        return None if at or not name else Command(UNKNOWN, raw, word="/" + name)
+    if spec.name == "fix":
+        return _fix(raw, rest, False)
+    if spec.name in ("new", "summary", "export", "lang", "rules", "join"):
+        tokens = _tokens(rest)  # free text: names to seat, options, a path, a language
+    else:
+        tokens = [p.text for p in scan(rest, known) if p.kind != PARTICLE]
+    return _BUILDERS.get(spec.name, _simple)(spec.name, raw, tokens, known, False)
+
+
+def _parse_plain(raw: str, line: str, known: Sequence[str]) -> Command | None:
+    if "?" in line:
+        return None
+    line = line.rstrip(_TRAILING_MARKS).rstrip()
+    if not line or line[-1] in SENTENCE_PARTICLES:
+        return None
+    pieces = scan(line, known)
+    found = _verb(pieces)
+    if found is None:
+        return None
+    name, lead, args = found
+    if name == "fix":
+        return None if lead else _fix(raw, line[pieces[0].end :], True)
+    if name in _FREE_TEXT:
+        rest = line[pieces[len(lead)].end :]
+        words = _tokens(rest)
+        if (rest and not rest[0].isspace()) or lead or not _FREE_TEXT[name](words):
+            return None
+        return _BUILDERS.get(name, _simple)(name, raw, words, known, True)
+    if not _exact(name, args):
+        return None
+    tokens = [p.text for p in (*lead, *args) if p.kind != PARTICLE]
+    return _BUILDERS.get(name, _simple)(name, raw, tokens, known, True)
+
+
+def _verb(pieces: Sequence[Piece]) -> tuple[str, tuple[Piece, ...], tuple[Piece, ...]] | None:
+    """The command a plain line starts with, after any names (乙 杠 丙 5s): a command word, or 自摸 or a
+    win flag (杠上开花 …) standing for 胡. Returns the command, the names before it, and the rest."""
+    index = 0
+    while index < len(pieces) and pieces[index].kind in (NAME, SEAT):
+        index += 1
+    if index == len(pieces):
+        return None
+    first = pieces[index]
+    lead = tuple(pieces[:index])
+    if first.kind == VERB:
+        rest = pieces[index + 1 :]
+        if rest and rest[0].kind == PARTICLE:
+            rest = rest[1:]
+        return first.text, lead, tuple(rest)
+    if first.kind in (SELF, FLAG):  # 自摸 …, 杠上开花 胡 …: the word 胡 may follow once
+        rest = list(pieces[index:])
+        if len(rest) > 1 and rest[1].kind == PARTICLE:  # 自摸了
+            del rest[1]
+        verb = next((i for i, p in enumerate(rest) if p.kind == VERB and p.text == "hu"), None)
+        if verb is not None:
+            del rest[verb : verb + (2 if verb + 1 < len(rest) and rest[verb + 1].kind == PARTICLE else 1)]
+        return "hu", lead, tuple(rest)
+    return None
+
+
+def _exact(name: str, args: Sequence[Piece]) -> bool:
+    """Whether every piece after the command word belongs to this command's grammar."""
+    allowed = PLAIN_ARGS.get(name, frozenset())
+    if any(piece.kind not in allowed for piece in args):
+        return False
+    if name in _ONE_ARG and len(args) > 1:
+        return False
+    if name in _SINGLE_TILE:
+        tiles = [p.text for p in args if p.kind == TILE]
+        return len(tiles) <= 1 and all(_one_tile(tile) for tile in tiles)
+    return True
+
+
+def _one_tile(text: str) -> bool:
+    try:
+        parse_tile(text)
+    except EngineError:
+        return False
+    return True
+
+
+# Errors that mean a /command was typed in the wrong form (not that the table refused it): the reply
+# adds the command's right form. Plain lines never get here in the wrong form: they are chatter.
+USAGE_ERRORS = frozenset(
+    {
+        "player.unknown",
+        "tile.unknown",
+        "tile.not_one",
+        "meld.malformed",
+        "hand.no_winning_tile",
+        "hand.two_winning_tiles",
+        "hu.needs_flowers",
+        "hu.whose_discard",
+        "penalty.needs_amount",
+        "command.too_many_names",
+        "undo.bad_id",
+    }
+)
+
+
+def usage_hint(command: Command, replies: Sequence[Reply]) -> Reply | None:
+    """The one-line right form of a /command that was refused for its form, else None."""
+    spec = SPEC_BY_NAME.get(command.name)
+    if command.plain or spec is None or not any(reply.key in USAGE_ERRORS for reply in replies):
+        return None
+    return Reply("command.usage", {"usage": Reply(f"help.{spec.name}", {"example": spec.example})})
+
+
+def _tokens(text: str) -> list[str]:
+    return [t for t in _SEPARATOR.split(text.strip()) if t]
+
+
+MAX_DIGITS = 9  # event numbers, amounts: anything longer is a typo, not a number
 
 SEAT_TOKEN = re.compile(r"^#[0-3]$")  # a seat by number: what buttons send, to keep callback data short
 
@@ -248,8 +543,8 @@ SEAT_TOKEN = re.compile(r"^#[0-3]$")  # a seat by number: what buttons send, to 
 def _is_name(token: str, known: Sequence[str]) -> bool:
     if SEAT_TOKEN.match(token):
         return True
-    folded = token.lstrip("@").casefold()
-    return any(folded == name.casefold() for name in known)
+    folded = fold(token.lstrip("@"))
+    return any(folded == fold(name) for name in known)
 
 
 def _looks_like_tiles(token: str) -> bool:
@@ -269,18 +564,21 @@ def _hand_like(token: str) -> bool:
 
 
 def _int(token: str) -> int | None:
-    return int(token) if token.isdigit() else None
+    return int(token) if token.isascii() and token.isdigit() else None
 
 
-def parse(text: str, known_names: Sequence[str] = ()) -> Command | None:
-    """The command in `text`, or None if the line is not addressed to the referee."""
-    split = _split_command(text)
-    if split is None:
-        return None
-    spec, rest, plain = split
-    tokens = _tokens(rest)
-    builder = _BUILDERS.get(spec.name, _simple)
-    return builder(spec.name, text.strip(), tokens, known_names, plain)
+def _fix(raw: str, rest: str, plain: bool) -> Command | None:
+    """`/fix N <corrected line>`: the number, and the line kept whole (parsed again by the handler).
+    A plain 改 not followed by a number is chatter (改天再打)."""
+    number_text, _, line = rest.strip().partition(" ")
+    number_text = number_text.lstrip("#")
+    if not number_text.isascii() or not number_text.isdigit():
+        if plain:
+            return None
+        raise EngineError("fix.usage")
+    if len(number_text) > MAX_DIGITS:
+        raise EngineError("number.too_big", text=number_text)
+    return Command("fix", raw, number=int(number_text), word=line.strip() or None, plain=plain)
 
 
 def _simple(name: str, raw: str, tokens: list[str], known: Sequence[str], plain: bool) -> Command:
@@ -304,6 +602,10 @@ def _new(name: str, raw: str, tokens: list[str], known: Sequence[str], plain: bo
     return Command(name, raw, names=tuple(names), options=options, plain=plain)
 
 
+_OPTION = re.compile(r"^([a-z_]+|规则|規則|底|底分|庄|莊)=(.+)$", re.IGNORECASE)
+_OPTION_NAMES = {"规则": "preset", "規則": "preset", "底": "stake", "底分": "stake", "庄": "dealer", "莊": "dealer"}
+
+
 def _names_and_tile(tokens: list[str], known: Sequence[str]) -> tuple[list[str], str | None, list[str]]:
     """Split tokens into player names, at most one tile, and whatever is left."""
     names: list[str] = []
@@ -319,14 +621,33 @@ def _names_and_tile(tokens: list[str], known: Sequence[str]) -> tuple[list[str],
     return names, tile, left
 
 
+def _flowers_of(tokens: list[str]) -> tuple[int | None, list[str]]:
+    """A `flowers=N` among an event's words (a pong or gang that ends the hand), and the rest."""
+    flowers: int | None = None
+    rest: list[str] = []
+    for token in tokens:
+        if (match := _FLOWERS.match(token)) is not None:
+            flowers = int(match.group(1))
+        else:
+            rest.append(token)
+    return flowers, rest
+
+
 def _pong(name: str, raw: str, tokens: list[str], known: Sequence[str], plain: bool) -> Command:
+    flowers, tokens = _flowers_of(tokens)
     names, tile, left = _names_and_tile(tokens, known)
     names += left  # unknown words are names the service will reject with the list of players
-    return Command(name, raw, names=tuple(names), tile=tile, plain=plain)
+    return Command(name, raw, names=tuple(names), tile=tile, flowers=flowers, plain=plain)
+
+
+def _flower_gang(name: str, raw: str, tokens: list[str], known: Sequence[str], plain: bool) -> Command:
+    # Every word is a name: an unknown one is refused by the service, never read as "the speaker".
+    return Command(name, raw, names=tuple(tokens), plain=plain)
 
 
 def _gang(name: str, raw: str, tokens: list[str], known: Sequence[str], plain: bool) -> Command:
     kind = {"added_gang": "added", "concealed_gang": "concealed"}.get(name, "exposed")
+    flowers, tokens = _flowers_of(tokens)
     rest: list[str] = []
     for token in tokens:
         if token.lower() in GANG_KIND_WORDS and not _is_name(token, known):
@@ -334,7 +655,7 @@ def _gang(name: str, raw: str, tokens: list[str], known: Sequence[str], plain: b
         else:
             rest.append(token)
     names, tile, left = _names_and_tile(rest, known)
-    return Command("gang", raw, names=tuple(names + left), tile=tile, kind=kind, plain=plain)
+    return Command("gang", raw, names=tuple(names + left), tile=tile, kind=kind, flowers=flowers, plain=plain)
 
 
 def _penalty(name: str, raw: str, tokens: list[str], known: Sequence[str], plain: bool) -> Command:
@@ -351,6 +672,10 @@ def _penalty(name: str, raw: str, tokens: list[str], known: Sequence[str], plain
     return Command(name, raw, names=tuple(names), kind=kind, amount=amount, plain=plain)
 
 
+_FLOWERS = re.compile(r"^flowers=(\d+)$")
+_SOFT = re.compile(r"^soft=(\d+)$")
+
+
 def _hu(name: str, raw: str, tokens: list[str], known: Sequence[str], plain: bool) -> Command:
     names: list[str] = []
     hand: list[str] = []
@@ -360,19 +685,20 @@ def _hu(name: str, raw: str, tokens: list[str], known: Sequence[str], plain: boo
     soft = 0
     self_draw = False
     for token in tokens:
-        lowered = token.lower()
         if _is_name(token, known):
             names.append(token)
-        elif lowered in SELF_WORDS:
+        elif token == "self":
             self_draw = True
-        elif lowered in FLAG_WORDS or token in FLAG_WORDS:
-            flags.add(FLAG_WORDS.get(lowered, FLAG_WORDS.get(token, "")))
-        elif token in PATTERN_WORDS or lowered in LATIN_PATTERNS:
-            declared.append(PATTERN_WORDS.get(token, lowered))
+        elif token in flag_keys():
+            flags.add(token)
+        elif token in pattern_keys():
+            declared.append(token)
         elif (match := _FLOWERS.match(token)) is not None:
-            flowers = int(match.group(1) or match.group(2))
+            flowers = int(match.group(1))
         elif (match := _SOFT.match(token)) is not None:
             soft = int(match.group(1))
+        elif token in FLOWER_WORDS:
+            continue  # 花 with no count: the service asks for the count
         elif _hand_like(token):
             hand.append(token)
         else:
@@ -414,6 +740,9 @@ _BUILDERS = {
     "gang": _gang,
     "added_gang": _gang,
     "concealed_gang": _gang,
+    "flower_gang": _flower_gang,
+    "winds": _flower_gang,  # names only, like 花杠
+    "range": _pong,  # a name and a tile
     "penalty": _penalty,
     "hu": _hu,
     "undo": _undo,

@@ -16,7 +16,6 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TextIO
 
-from bot.ledger import Ledger
 from bot.replies import Response, render, render_response
 from bot.seating import Speaker
 from bot.service import Incoming, Referee
@@ -43,10 +42,7 @@ class Console:
         self.chart_dir = chart_dir
 
     async def _first_player(self) -> str:
-        night = await self.referee.ledger.latest_night(self.chat_id)
-        if night and night.seats and night.seats[0].name:
-            return night.seats[0].name
-        return "console"
+        return await self.referee.first_player(self.chat_id) or "console"
 
     async def run_line(self, line: str) -> Response | None:
         if not line.strip() or line.lstrip().startswith("#"):
@@ -103,11 +99,10 @@ async def run_console(argv: Sequence[str] | None = None) -> int:
     if args.lang and language is None:
         print(f"unknown language {args.lang!r}", file=sys.stderr)
         return 2
-    ledger = await Ledger.open(args.db)
+    referee = await Referee.open(args.db, rules_dir=Path.cwd())
     try:
-        referee = Referee(ledger, rules_dir=Path.cwd())
-        if language and await ledger.setting(args.chat, "language") != language:
-            await ledger.set_setting(args.chat, "language", language)
+        if language and await referee.chat_setting(args.chat, "language") != language:
+            await referee.set_chat_setting(args.chat, "language", language)
         out_dir = Path(args.out_dir)
         out_dir.mkdir(parents=True, exist_ok=True)
         console = Console(referee, args.chat, language, sys.stdout if not args.json else sys.stderr, out_dir)
@@ -119,7 +114,7 @@ async def run_console(argv: Sequence[str] | None = None) -> int:
         if args.json:
             print(json.dumps(await referee.night_json(args.chat), ensure_ascii=False))
     finally:
-        await ledger.close()
+        await referee.close()
     return 0
 
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bot.ledger import EventRow, NightRow, Seat
+from bot.ledger import NightRow, Seat
+from bot.vocabulary import fold
 from engine.errors import EngineError
 
 
@@ -22,20 +22,6 @@ class Speaker:
     by_name: bool = False  # console: the typed name is the identity
 
 
-SEAT_EVENTS = ("join", "bind")  # the events that change who sits where
-
-
-def seats_now(night: NightRow, events: Sequence[EventRow]) -> tuple[Seat, ...]:
-    """The night's seats with every later `join` applied (seats start empty when /new named fewer
-    than four players)."""
-    seats = list(night.seats)
-    for event in events:
-        if event.kind in SEAT_EVENTS:
-            raw = json.loads(event.payload)
-            seats[raw["seat"]] = Seat(raw["name"], raw.get("user_id"), raw.get("username"))
-    return tuple(seats)
-
-
 def seated_names(seats: Sequence[Seat]) -> list[str]:
     names = [s.name for s in seats if s.name]
     names += [s.username for s in seats if s.username]
@@ -48,7 +34,7 @@ def seat_of(seats: Sequence[Seat], speaker: Speaker) -> int | None:
             return index
         if seat.username and speaker.username and seat.username.casefold() == speaker.username.casefold():
             return index
-        if speaker.by_name and seat.name and seat.name.casefold() == speaker.name.casefold():
+        if speaker.by_name and seat.name and fold(seat.name) == fold(speaker.name):
             return index
     return None
 
@@ -58,14 +44,15 @@ def player_list(seats: Sequence[Seat]) -> str:
 
 
 def resolve(seats: Sequence[Seat], token: str) -> int:
-    """A typed name (`Bob`, `@bob`) to a seat; unknown or ambiguous names list the seated players."""
+    """A typed name (`Bob`, `@bob`, 張三 for 张三) to a seat; unknown or ambiguous names list the seated
+    players."""
     if len(token) == 2 and token[0] == "#" and token[1] in "0123" and seats[int(token[1])].name:
         return int(token[1])
-    folded = token.lstrip("@").casefold()
+    folded = fold(token.lstrip("@"))
     hits = [
         index
         for index, seat in enumerate(seats)
-        if (seat.name and seat.name.casefold() == folded) or (seat.username and seat.username.casefold() == folded)
+        if (seat.name and fold(seat.name) == folded) or (seat.username and fold(seat.username) == folded)
     ]
     if len(hits) == 1:
         return hits[0]

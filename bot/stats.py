@@ -3,13 +3,12 @@ across every group, showing nothing of anyone else."""
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from dataclasses import dataclass, field
 
-from bot.ledger import Ledger, NightRow
+from bot.night import Night, Nights
 from bot.replies import Joined, Reply
-from bot.seating import SEAT_EVENTS, seats_now
+from engine.table import Draw, Win
 
 
 @dataclass
@@ -24,27 +23,24 @@ class Career:
     patterns: Counter[str] = field(default_factory=Counter)
 
 
-async def _add_night(ledger: Ledger, night: NightRow, seat: int, career: Career) -> None:
-    events = await ledger.events_of_kinds(night.id, ("win", "draw"))
-    undone = await ledger.reversed_among([e.id for e in events])
-    amounts, _ = await ledger.balances(night.id)
+def _add_night(night: Night, seat: int, career: Career) -> None:
     career.nights += 1
-    career.net += amounts[seat]
-    for event in events:
-        if event.kind not in ("win", "draw") or event.id in undone:
+    career.net += night.booked.amounts[seat]
+    for played in night.fold.played:
+        event = played.event
+        if isinstance(event, Draw):
+            career.hands += 1
+        if not isinstance(event, Win):
             continue
         career.hands += 1
-        if event.kind == "draw":
-            continue
-        raw = json.loads(event.payload)
-        results = raw.get("results", [])
-        for result in results:
-            if result["winner"] == seat:
+        self_draw = event.discarder is None or any(c.flags.robbing_gang for c in event.claims)
+        for winner, score in played.scores:
+            if winner == seat:
                 career.wins += 1
-                career.self_draws += 1 if result.get("self_draw") else 0
-                career.win_totals.append(result["total"])
-                career.patterns.update(k for k in result["keys"] if k not in ("pao", "hard"))
-        if raw.get("discarder") == seat and not any(r.get("self_draw") for r in results):
+                career.self_draws += 1 if self_draw else 0
+                career.win_totals.append(score.total)
+                career.patterns.update(item.key for item in score.items if item.key not in ("pao", "hard"))
+        if event.discarder == seat and not self_draw:
             career.deal_ins += 1
 
 
@@ -68,36 +64,34 @@ def _career_reply(name: str, career: Career) -> Reply:
     )
 
 
-async def chat_stats(ledger: Ledger, chat_id: str, only: str | None) -> list[Reply]:
+async def chat_stats(nights: Nights, chat_id: str, only: str | None) -> list[Reply]:
     """Per player name across all nights of this chat."""
-    nights = await ledger.nights(chat_id)
-    if not nights:
+    found = await nights.of_chat(chat_id)
+    if not found:
         return [Reply("night.none")]
     careers: dict[str, Career] = {}
-    for night in nights:
-        seats = seats_now(night, await ledger.events_of_kinds(night.id, SEAT_EVENTS))
-        for seat, player in enumerate(seats):
+    for night in found:
+        for seat, player in enumerate(night.seats):
             if not player.name or (only and player.name.casefold() != only.lstrip("@").casefold()):
                 continue
-            await _add_night(ledger, night, seat, careers.setdefault(player.name, Career()))
+            _add_night(night, seat, careers.setdefault(player.name, Career()))
     if not careers:
         return [Reply("player.unknown", {"name": only or "", "players": ""})]
-    replies = [Reply("stats.header", {"nights": len(nights)})]
+    replies = [Reply("stats.header", {"nights": len(found)})]
     for name, career in sorted(careers.items(), key=lambda item: -item[1].net):
         replies.append(_career_reply(name, career))
     return replies
 
 
-async def my_stats(ledger: Ledger, user_id: str) -> list[Reply]:
+async def my_stats(nights: Nights, user_id: str) -> list[Reply]:
     """One Telegram user's own figures across every group; nothing of anyone else."""
     career = Career()
     name = ""
-    for night in await ledger.nights_of_user(user_id):
-        seats = seats_now(night, await ledger.events_of_kinds(night.id, SEAT_EVENTS))
-        for seat, player in enumerate(seats):
+    for night in await nights.of_user(user_id):
+        for seat, player in enumerate(night.seats):
             if player.user_id == user_id:
                 name = player.name
-                await _add_night(ledger, night, seat, career)
+                _add_night(night, seat, career)
     if not career.nights:
         return [Reply("me.nothing")]
     return [_career_reply(name, career)]

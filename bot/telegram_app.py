@@ -40,7 +40,6 @@ from telegram.ext import (
 from telegram.request import BaseRequest
 
 from bot.commands import COMMANDS
-from bot.ledger import Ledger
 from bot.replies import Response, render, render_response
 from bot.seating import Speaker
 from bot.service import Incoming, Referee
@@ -93,12 +92,12 @@ class TelegramFrontEnd:
 
     async def open(self, application: Application[Any, Any, Any, Any, Any, Any]) -> None:
         """post_init: open the ledger on the application's own event loop, register the menus."""
-        self._referee = Referee(await Ledger.open(self.db_path))
+        self._referee = await Referee.open(self.db_path)
         await register_commands(application)
 
     async def close(self, application: Application[Any, Any, Any, Any, Any, Any]) -> None:
         if self._referee is not None:
-            await self._referee.ledger.close()
+            await self._referee.close()
             self._referee = None
 
     # ---- who and where -------------------------------------------------------------------------
@@ -107,7 +106,7 @@ class TelegramFrontEnd:
         """The ledger's chat id: a group, or one topic of a forum group; follows supergroup migration."""
         chat_id = message.chat.id
         if chat_id not in self.chat_keys:
-            alias = await self.referee.ledger.setting(f"tg:{chat_id}", "migrated_from")
+            alias = await self.referee.chat_setting(f"tg:{chat_id}", "migrated_from")
             self.chat_keys[chat_id] = alias or f"tg:{chat_id}"
         base = self.chat_keys[chat_id]
         if message.chat.is_forum and message.message_thread_id:
@@ -178,10 +177,9 @@ class TelegramFrontEnd:
         message = query.message
         night_text, hand_text, command = query.data.split(":", 2)
         chat_key = await self.chat_key(message)
-        night = await self.referee.ledger.latest_night(chat_key)
-        language = await self.referee.ledger.setting(chat_key, "language") or DEFAULT_LANGUAGE
-        state_hand = await self.current_hand(chat_key)
-        if night is None or str(night.id) != night_text or (hand_text != "*" and hand_text != str(state_hand)):
+        current = await self.referee.current_hand(chat_key)
+        language = await self.referee.language(chat_key)
+        if current is None or str(current[0]) != night_text or (hand_text != "*" and hand_text != str(current[1])):
             await query.answer(Translator(language).t("button.stale"), show_alert=True)
             return
         incoming = Incoming(
@@ -196,17 +194,13 @@ class TelegramFrontEnd:
         if response is not None:
             await self.send(context, message, response)
 
-    async def current_hand(self, chat_key: str) -> int | None:
-        data = await self.referee.night_json(chat_key)
-        return int(data["hands"]) + 1 if data else None  # type: ignore[call-overload]
-
     async def on_migrate(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         """A group upgraded to a supergroup keeps its ledger: the new id points at the old key."""
         message = update.effective_message
         if message is None or message.migrate_to_chat_id is None:
             return
-        old = await self.referee.ledger.setting(f"tg:{message.chat.id}", "migrated_from") or f"tg:{message.chat.id}"
-        await self.referee.ledger.set_setting(f"tg:{message.migrate_to_chat_id}", "migrated_from", old)
+        old = await self.referee.chat_setting(f"tg:{message.chat.id}", "migrated_from") or f"tg:{message.chat.id}"
+        await self.referee.set_chat_setting(f"tg:{message.migrate_to_chat_id}", "migrated_from", old)
         self.chat_keys.pop(message.migrate_to_chat_id, None)
 
     async def on_error(self, update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -275,7 +269,7 @@ class TelegramFrontEnd:
         setting = f"board:{night_id}"
         board_id = self.boards.get((chat_key, night_id))
         if board_id is None:
-            stored = await self.referee.ledger.setting(chat_key, setting)
+            stored = await self.referee.chat_setting(chat_key, setting)
             board_id = int(stored) if stored is not None else None
         if board_id is not None:
             try:
@@ -287,7 +281,7 @@ class TelegramFrontEnd:
                     return
                 log.info("scoreboard %s could not be edited (%s): sending a new one", board_id, error)
         sent = await context.bot.send_message(message.chat.id, text, message_thread_id=thread)
-        await self.referee.ledger.set_setting(chat_key, setting, str(sent.message_id))
+        await self.referee.set_chat_setting(chat_key, setting, str(sent.message_id))
         self.boards[(chat_key, night_id)] = sent.message_id
 
 

@@ -1,6 +1,7 @@
 """`python -m engine score "<hand>" [options]`: score one win from the command line.
 
-Exit status: 0 valid win, 1 refused win, 2 bad input. `--json` prints exactly one object.
+Exit status: 0 valid win, 1 refused win (below the limit, no winning shape, or a claim the hand cannot
+support: RULES §5), 2 bad input (including a hard-flower count outside 0–20). `--json` prints exactly one object.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import json
 import sys
 from collections.abc import Sequence
 
+from engine.claims import ClaimRefused, check_claims, check_hard_flowers, situation_of
 from engine.errors import EngineError
 from engine.notation import parse_hand
 from engine.preset import PRESET_NAMES, Preset, load_preset, load_preset_file
@@ -31,6 +33,9 @@ def _parser() -> argparse.ArgumentParser:
     score.add_argument("--hard-flowers", type=int, default=0)
     score.add_argument("--dealer", action="store_true")
     score.add_argument("--after-gang", action="store_true")
+    score.add_argument(
+        "--after-flower-gang", action="store_true", help="杠开 right after a flower gang (presets that allow it)"
+    )
     score.add_argument("--after-flower", action="store_true")
     score.add_argument("--last-stacks", action="store_true")
     score.add_argument("--heavenly", action="store_true")
@@ -42,13 +47,12 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _flags(args: argparse.Namespace) -> WinFlags:
-    if args.hard_flowers < 0:
-        raise EngineError("win.bad_flower_count", count=args.hard_flowers)
+    check_hard_flowers(args.hard_flowers)
     return WinFlags(
         hard_flowers=args.hard_flowers,
-        self_draw=args.self_draw or args.robbing_gang,
+        self_draw=args.self_draw or args.robbing_gang,  # 抢杠 is paid as a self-draw
         dealer=args.dealer,
-        after_gang=args.after_gang,
+        after_gang=args.after_gang or args.after_flower_gang,
         after_flower=args.after_flower,
         last_stacks=args.last_stacks,
         heavenly=args.heavenly,
@@ -81,7 +85,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     translator = Translator(normalize_language(args.lang) or "zh-Hans")
     try:
         preset = _preset(args)
-        score = score_hand(parse_hand(args.hand), _flags(args), preset)
+        hand, flags = parse_hand(args.hand), _flags(args)
+        situation = situation_of(
+            hand, self_draw=args.self_draw, dealer=args.dealer, flower_gang_before=args.after_flower_gang
+        )
+        check_claims(flags, preset, situation)
+        score = score_hand(hand, flags, preset)
+    except ClaimRefused as refused:
+        if args.json:
+            print(json.dumps({"valid": False, "total": 0, "items": [], "error": refused.key}, ensure_ascii=False))
+        else:
+            print(translator.t(refused.key, **refused.params), file=sys.stderr)
+        return EXIT_REFUSED
     except EngineError as error:
         if args.json:
             print(json.dumps({"valid": False, "total": 0, "items": [], "error": error.key}, ensure_ascii=False))

@@ -1,35 +1,28 @@
 """All ways to split closed tiles into sets and a pair, seven pairs, and the waits of a ready hand.
 
-Works on count vectors (31 tile kinds) so that checking a hand is a short recursion, not a search
-over permutations. Compare `HandDivider` in MahjongRepository/mahjong, which does the same for riichi.
+Works suit by suit: a set never spans two suits, so a hand's splits are the products of its suits'
+splits, and each suit's splits come from a table keyed by its nine counts (engine/suit_shapes.py).
+Winds form no sequences, so each wind is a pair, a triplet or absent. The straightforward
+whole-hand algorithms these must agree with are kept in engine/reference.py.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
-from functools import cache
+from itertools import product
 
-from engine.tiles import ALL_TILES, COPIES, FIRST_WIND, NUM_KINDS, SUIT_SIZE, Tile, is_wind, rank_of
+from engine.suit_shapes import WIND_SHAPES, SuitCounts, suit_shape, suit_splits
+from engine.tile_sets import SetKind as SetKind
+from engine.tile_sets import TileSet as TileSet
+from engine.tiles import COPIES, FIRST_WIND, NUM_KINDS, SUIT_SIZE, Tile, rank_of
 
 SEVEN_PAIRS_SIZE = 14
-
-
-class SetKind(StrEnum):
-    TRIPLET = "triplet"
-    SEQUENCE = "sequence"
-
-
-@dataclass(frozen=True, order=True)
-class TileSet:
-    kind: SetKind
-    tile: Tile  # the triplet's tile, or the lowest tile of the sequence
-
-    def contains(self, tile: Tile) -> bool:
-        if self.kind is SetKind.TRIPLET:
-            return tile == self.tile
-        return self.tile <= tile <= self.tile + 2
+SUITS = range(3)
+WINDS = range(FIRST_WIND, NUM_KINDS)
+# Built once: a hand's wind triplets are these objects, not new ones per hand.
+_WIND_TRIPLETS = {tile: TileSet(SetKind.TRIPLET, tile) for tile in WINDS}
 
 
 @dataclass(frozen=True)
@@ -47,46 +40,32 @@ def counts_of(tiles: Iterable[Tile]) -> list[int]:
     return counts
 
 
-def _can_start_sequence(counts: list[int], tile: Tile) -> bool:
-    return not is_wind(tile) and tile % SUIT_SIZE <= SUIT_SIZE - 3 and counts[tile + 1] > 0 and counts[tile + 2] > 0
-
-
-def _split_sets(counts: list[int], start: int) -> Iterator[tuple[TileSet, ...]]:
-    """Every way to split `counts` entirely into triplets and sequences (mutates, then restores)."""
-    tile = start
-    while tile < NUM_KINDS and counts[tile] == 0:
-        tile += 1
-    if tile == NUM_KINDS:
-        yield ()
-        return
-    if counts[tile] >= 3:
-        counts[tile] -= 3
-        for rest in _split_sets(counts, tile):
-            yield (TileSet(SetKind.TRIPLET, tile), *rest)
-        counts[tile] += 3
-    if _can_start_sequence(counts, tile):
-        for offset in range(3):
-            counts[tile + offset] -= 1
-        for rest in _split_sets(counts, tile):
-            yield (TileSet(SetKind.SEQUENCE, tile), *rest)
-        for offset in range(3):
-            counts[tile + offset] += 1
+def _suit_counts(counts: list[int], suit: int) -> SuitCounts:
+    return tuple(counts[suit * SUIT_SIZE : (suit + 1) * SUIT_SIZE])
 
 
 def standard_decompositions(closed: Iterable[Tile]) -> list[Decomposition]:
-    """All distinct pair + sets splits of the closed tiles (empty if none)."""
+    """All distinct pair + sets splits of the closed tiles (empty if none), ordered by pair, then sets."""
     counts = counts_of(closed)
     if sum(counts) % 3 != 2:
         return []
-    found: set[Decomposition] = set()
-    for pair in ALL_TILES:
-        if counts[pair] < 2:
-            continue
-        counts[pair] -= 2
-        for sets in _split_sets(counts, 0):
-            found.add(Decomposition(pair, tuple(sorted(sets))))
-        counts[pair] += 2
-    return sorted(found, key=lambda d: (d.pair, d.sets))
+    wind_pairs = [tile for tile in WINDS if counts[tile] == 2]
+    wind_triplets = tuple(_WIND_TRIPLETS[tile] for tile in WINDS if counts[tile] == 3)
+    if len(wind_pairs) + len(wind_triplets) != sum(1 for tile in WINDS if counts[tile]):
+        return []  # a wind held once or four times fits no set
+    per_suit = [suit_splits(suit, _suit_counts(counts, suit)) for suit in SUITS]
+    pair_holders = len(wind_pairs) + sum(1 for splits in per_suit if splits and splits[0].pair is not None)
+    if pair_holders != 1 or not all(per_suit):
+        return []
+    found = []
+    for man, pin, sou in product(*per_suit):
+        pair = next(p for p in (man.pair, pin.pair, sou.pair, *wind_pairs) if p is not None)
+        # Sequences before triplets, each ascending: the order `sorted` gives TileSets.
+        sets = man.sequences + pin.sequences + sou.sequences + man.triplets + pin.triplets + sou.triplets
+        found.append(Decomposition(pair, sets + wind_triplets))
+    if len(found) > 1:
+        found.sort(key=lambda d: (d.pair, d.sets))
+    return found
 
 
 def is_seven_pairs(closed: Iterable[Tile]) -> bool:
@@ -95,100 +74,47 @@ def is_seven_pairs(closed: Iterable[Tile]) -> bool:
     return sum(counts) == SEVEN_PAIRS_SIZE and all(c % 2 == 0 for c in counts)
 
 
-@cache
-def _suit_complete(counts: tuple[int, ...], pair_left: bool) -> bool:
-    """Can one suit's counts (9 ranks) be split into sets, plus the pair if `pair_left`? Cached:
-    there are few distinct suit shapes, so after warm-up this is a dictionary look-up."""
-    index = next((i for i, c in enumerate(counts) if c), -1)
-    if index < 0:
-        return not pair_left
-    rest = list(counts)
-    if rest[index] >= 3:
-        rest[index] -= 3
-        if _suit_complete(tuple(rest), pair_left):
-            return True
-        rest[index] += 3
-    if index <= SUIT_SIZE - 3 and rest[index + 1] and rest[index + 2]:
-        rest[index] -= 1
-        rest[index + 1] -= 1
-        rest[index + 2] -= 1
-        if _suit_complete(tuple(rest), pair_left):
-            return True
-        rest[index] += 1
-        rest[index + 1] += 1
-        rest[index + 2] += 1
-    if pair_left and rest[index] >= 2:
-        rest[index] -= 2
-        return _suit_complete(tuple(rest), False)
-    return False
+def _standard_waits(counts: list[int]) -> set[Tile]:
+    """Tiles that complete `counts` as sets + a pair. Every group (a suit, or one wind) but the one
+    the tile joins must already be ready; the one it joins must be ready after; and exactly one
+    group may then hold the pair."""
+    groups = [suit_shape(suit, _suit_counts(counts, suit)) for suit in SUITS]
+    groups += [WIND_SHAPES[tile, counts[tile]] for tile in WINDS]
+    broken = [group for group in groups if not group.ready]
+    if len(broken) > 1:
+        return set()
+    pairs = sum(1 for group in groups if group.holds_pair)
+    waits: set[Tile] = set()
+    for group in broken or groups:
+        if pairs - group.holds_pair + group.pair_after == 1:
+            waits |= group.completions
+    return waits
 
 
-def _standard_complete(counts: list[int]) -> bool:
-    """Pair + sets, checked suit by suit: the pair lives in the one group whose size is 2 mod 3."""
-    if sum(counts) % 3 != 2:
-        return False
-    groups = [tuple(counts[s * SUIT_SIZE : (s + 1) * SUIT_SIZE]) for s in range(3)]
-    winds = counts[FIRST_WIND:]
-    wind_pairs = sum(1 for c in winds if c == 2)
-    if any(c not in (0, 2, 3) for c in winds) or wind_pairs > 1:
-        return False
-    pair_in_winds = wind_pairs == 1
-    for group in groups:
-        remainder = sum(group) % 3
-        if remainder == 1 or (remainder == 2 and pair_in_winds):
-            return False
-        if not _suit_complete(group, remainder == 2):
-            return False
-        pair_in_winds = pair_in_winds or remainder == 2
-    return pair_in_winds
-
-
-def _candidates(hand: list[Tile]) -> set[Tile]:
-    """Only a tile equal to or within two ranks of a held tile (same suit) can complete a hand."""
-    near: set[Tile] = set()
-    for tile in hand:
-        if is_wind(tile):
-            near.add(tile)
-            continue
-        base = tile - tile % SUIT_SIZE
-        near.update(t for t in range(tile - 2, tile + 3) if base <= t < base + SUIT_SIZE)
-    return near
+def _seven_pairs_wait(counts: list[int]) -> Tile | None:
+    """The tile that makes 13 concealed tiles seven pairs: the one kind held an odd number of times."""
+    odd = [tile for tile, count in enumerate(counts) if count % 2]
+    return odd[0] if sum(counts) == SEVEN_PAIRS_SIZE - 1 and len(odd) == 1 else None
 
 
 def waiting_tiles(concealed: Iterable[Tile], meld_tiles: Iterable[Tile], meld_count: int) -> set[Tile]:
     """The tile kinds that would complete the hand. A kind whose four copies the player already
     holds (melds included) cannot be waited on."""
-    hand = list(concealed)
-    held = counts_of([*hand, *meld_tiles])
-    counts = counts_of(hand)
-    waits: set[Tile] = set()
-    for tile in _candidates(hand):
-        if held[tile] >= COPIES:
-            continue
-        counts[tile] += 1
-        seven = meld_count == 0 and sum(counts) == SEVEN_PAIRS_SIZE and all(c % 2 == 0 for c in counts)
-        if seven or _standard_complete(counts):
-            waits.add(tile)
-        counts[tile] -= 1
-    return waits
+    counts = counts_of(concealed)
+    held = list(counts)
+    for tile in meld_tiles:
+        held[tile] += 1
+    waits = _standard_waits(counts)
+    if meld_count == 0 and (seven := _seven_pairs_wait(counts)) is not None:
+        waits.add(seven)
+    return {tile for tile in waits if held[tile] < COPIES}
 
 
 def waits_only_on(concealed: Iterable[Tile], meld_tiles: Iterable[Tile], meld_count: int, tile: Tile) -> bool:
-    """True if `tile` is the one tile kind that completes the hand ("单听一张"); stops at the first
-    other wait, which is all a wait flower needs to know."""
-    hand = list(concealed)
-    held = counts_of([*hand, *meld_tiles])
-    counts = counts_of(hand)
-    for candidate in _candidates(hand) - {tile}:
-        if held[candidate] >= COPIES:
-            continue
-        counts[candidate] += 1
-        seven = meld_count == 0 and sum(counts) == SEVEN_PAIRS_SIZE and all(c % 2 == 0 for c in counts)
-        complete = seven or _standard_complete(counts)
-        counts[candidate] -= 1
-        if complete:
-            return False
-    return held[tile] < COPIES
+    """True if `tile` is the one tile kind that completes the hand ("单听一张")."""
+    hand, melded = list(concealed), list(meld_tiles)
+    held = hand.count(tile) + melded.count(tile)
+    return held < COPIES and waiting_tiles(hand, melded, meld_count) <= {tile}
 
 
 class WaitShape(StrEnum):

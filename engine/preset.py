@@ -8,7 +8,7 @@ key, so a group editing its house rules sees exactly what to fix.
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from importlib import resources
@@ -17,26 +17,58 @@ from types import MappingProxyType
 from typing import Any
 
 from engine.errors import EngineError
+from engine.hand import MeldKind
 from engine.units import PATTERN_KEYS, PATTERN_UNITS, SOFT_KEYS, SOFT_UNITS, Unit
 
-PRESET_NAMES = ("nanjing", "nanjing-6", "nanjing-20", "chengbei", "jinyuanzi", "jinyuanzi-ben", "app")
-TRIGGERS = frozenset(
+PRESET_NAMES = (
+    "nanjing",
+    "nanjing-6",
+    "nanjing-20",
+    "chengbei",
+    "jinyuanzi",
+    "jinyuanzi-ben",
+    "app",
+    "changkaitou",
+)
+LIABILITY_KINDS = frozenset(
+    {
+        "robbing_gang",
+        "dagangkai",
+        "kuaizhao",
+        "qingyise_three",
+        # 敞开头 包子 (RULES §12)
+        "sanzui",
+        "sanqing",
+        "quanqiu_range",
+        "gang_after",
+    }
+)
+# What can happen in a hand (RULES §8, §9): a preset names which of these make the next hand
+# 比下胡 (`bixiahu.triggers`) and which keep the dealer (`dealer.stays_on`).
+HAND_FACTS = frozenset(
     {
         "flower_gang",
-        "dealer_stays",
         "penalty_follow",
         "penalty_four",
         "penalty_custom",
         "false_win",
         "dagangkai",
+        "robbing_gang",
         "liability",
         "multiple_winners",
         "draw",
         "big_hu",
+        "dealer_win",
+        "dealer_big_win",
     }
+    | LIABILITY_KINDS  # the liability that paid a win (敞开头: 三嘴, 三清 and 全球 keep the dealer)
 )
-DEALER_STAYS_ON = frozenset({"dealer_big_win", "dealer_win", "draw", "false_win"})
-LIABILITY_KINDS = frozenset({"robbing_gang", "dagangkai", "kuaizhao", "qingyise_three"})
+# A trigger may also be the dealer staying (jinyuanzi 连庄).
+TRIGGERS = HAND_FACTS | {"dealer_stays"}
+# The dealer may also stay whenever the hand sets up a 比下胡 (nanjing family: "形成比下胡，則連莊").
+DEALER_STAYS_ON = HAND_FACTS | {"bixiahu"}
+MELD_KINDS = frozenset(kind.value for kind in MeldKind)
+MENQING_BROKEN_BY = ("pong", "added_gang")  # RULES §5: an added gang began as a pong
 
 
 @dataclass(frozen=True)
@@ -51,6 +83,10 @@ class UnitRule:
     doubles_total: bool = False  # chengbei 大杠开花 兜底翻
     takes_all: bool = False  # jinyuanzi 天胡 整铲
     suit_counts: frozenset[int] = frozenset({2})  # 缺一: how many suits may be present
+    broken_by: frozenset[str] = frozenset(MENQING_BROKEN_BY)  # 门清: the meld kinds that lose it
+    any_pong: bool = False  # 压绝 on a pong held by anyone at the table (敞开头)
+    flat: bool = False  # 敞开头 天胡: each payer pays `value`, nothing else counted, never doubled
+    skip_wind_gangs: bool = False  # nanjing-6: wind gangs are counted by the wind_gang_* units instead
 
 
 @dataclass(frozen=True)
@@ -63,12 +99,14 @@ class InstantRules:
     penalty_follow: int
     penalty_four: int
     false_win: int  # fixed amount to each other player; 0 = must be typed
+    custom_penalty: bool  # a custom penalty may be typed (jinyuanzi: only its fixed 诈胡)
     refund_gangs_on_draw: bool
+    four_winds: int = 0  # 四风归齐: each other player pays the player; 0 = not in this preset
 
 
 @dataclass(frozen=True)
 class LiabilityRules:
-    kinds: frozenset[str]
+    kinds: tuple[str, ...]  # in priority order: the first that applies to a win is the one that pays
     kuaizhao_concealed_counts: bool  # 002: a concealed gang of B counts as a mouth toward 快照
     mode: str  # "shares": the liable player pays the shares; "fixed": pays `fixed` (外包)
     fixed: int
@@ -99,6 +137,8 @@ class Preset:
     small_hu_min_hard: int
     patterns_mode: str  # "additive" or "highest"
     exclusive_groups: tuple[tuple[str, ...], ...]
+    refused_together: tuple[tuple[str, ...], ...]  # patterns that may not be claimed for one win
+    flower_gang_opens: bool  # 杠开 may follow a flower gang (002 "明杠、暗杠或花杠后，補牌即胡")
     soft: Mapping[str, UnitRule]
     patterns: Mapping[str, UnitRule]
     instant: InstantRules
@@ -106,9 +146,12 @@ class Preset:
     multipliers: Multipliers
     triggers: frozenset[str]
     doubling_factor: int
+    every_hand_doubled: bool  # 敞开头: every hand is a 比下胡 hand, whatever the triggers
     leibaota_step: int  # 垒宝塔: 0 turns it off
     dealer_stays_on: frozenset[str]
+    jiang_passes: int  # passes of the deal that make a 将, counted in the summary; 0: not counted
     chips: ChipRules
+    start: int = 0  # points each player starts the night with (敞开头: 1000); balances may go negative
 
     def unit(self, key: str) -> UnitRule | None:
         return self.rules.get(key)
@@ -122,6 +165,12 @@ class Preset:
     def rules(self) -> Mapping[str, UnitRule]:
         """Soft flowers and patterns in one table (built once: a preset never changes)."""
         return MappingProxyType({**self.soft, **self.patterns})
+
+    def is_menqing(self, kinds: Iterable[MeldKind]) -> bool:
+        """门清 as this preset reads it, from the kinds of the winner's melds."""
+        rule = self.rules.get("menqing")
+        broken_by = rule.broken_by if rule else frozenset(MENQING_BROKEN_BY)
+        return not any(kind.value in broken_by for kind in kinds)
 
     @property
     def soft_unit(self) -> int:
@@ -162,6 +211,16 @@ class _Reader:
                 raise EngineError("preset.bad_value", key=self._name(key), value=repr(value))
         return frozenset(values)
 
+    def ordered_strings(self, key: str, allowed: frozenset[str], default: Any = ...) -> tuple[str, ...]:
+        """Like `strings`, keeping the order (a priority) and refusing repeats."""
+        values = self.take(key, list, default)
+        for value in values:
+            if not isinstance(value, str) or value not in allowed:
+                raise EngineError("preset.bad_value", key=self._name(key), value=repr(value))
+        if len(set(values)) != len(values):
+            raise EngineError("preset.bad_value", key=self._name(key), value=repr(values))
+        return tuple(values)
+
     def finish(self) -> None:
         for key in self.table:
             raise EngineError("preset.unknown_key", key=self._name(key))
@@ -182,6 +241,10 @@ def _unit_rule(key: str, raw: Any, path: str, known: frozenset[str]) -> UnitRule
         doubles_total=reader.take("doubles_total", bool, False),
         takes_all=reader.take("takes_all", bool, False),
         suit_counts=frozenset(reader.take("suit_counts", list, [2])),
+        broken_by=reader.strings("broken_by", MELD_KINDS, list(MENQING_BROKEN_BY)),
+        any_pong=reader.take("any_pong", bool, False),
+        flat=reader.take("flat", bool, False),
+        skip_wind_gangs=reader.take("skip_wind_gangs", bool, False),
     )
     reader.finish()
     return rule
@@ -222,6 +285,15 @@ def _resolve_base(raw: dict[str, Any], depth: int) -> dict[str, Any]:
     return _merge(_raw_builtin(base_name), raw)
 
 
+def _pattern_groups(win: _Reader, key: str) -> tuple[tuple[str, ...], ...]:
+    groups = tuple(tuple(group) for group in win.take(key, list, []))
+    for group in groups:
+        for name in group:
+            if name not in PATTERN_KEYS:
+                raise EngineError("preset.bad_value", key=f"win.{key}", value=repr(name))
+    return groups
+
+
 def preset_from_dict(raw: Mapping[str, Any]) -> Preset:
     """Build and check a preset from parsed TOML (after `base` is resolved)."""
     reader = _Reader(raw, "")
@@ -233,11 +305,8 @@ def preset_from_dict(raw: Mapping[str, Any]) -> Preset:
     small_hu_min_hard = win.take("small_hu_min_hard", int)
     soft = _unit_table(reader.sub("soft"), SOFT_KEYS, all_units)
     patterns = _unit_table(reader.sub("patterns"), PATTERN_KEYS, all_units)
-    groups = tuple(tuple(group) for group in win.take("exclusive_groups", list, []))
-    for group in groups:
-        for key in group:
-            if key not in PATTERN_KEYS:
-                raise EngineError("preset.bad_value", key="win.exclusive_groups", value=repr(key))
+    groups = _pattern_groups(win, "exclusive_groups")
+    refused_together = _pattern_groups(win, "refused_together")
     mode = win.take("patterns_mode", str, "additive")
     if mode not in ("additive", "highest"):
         raise EngineError("preset.bad_value", key="win.patterns_mode", value=repr(mode))
@@ -254,14 +323,16 @@ def preset_from_dict(raw: Mapping[str, Any]) -> Preset:
         penalty_follow=instant_reader.take("penalty_follow", int),
         penalty_four=instant_reader.take("penalty_four", int),
         false_win=instant_reader.take("false_win", int, 0),
+        custom_penalty=instant_reader.take("custom_penalty", bool, True),
         refund_gangs_on_draw=instant_reader.take("refund_gangs_on_draw", bool, False),
+        four_winds=instant_reader.take("four_winds", int, 0),
     )
     liability_reader = reader.sub("liability")
     liability_mode = liability_reader.take("mode", str, "shares")
     if liability_mode not in ("shares", "fixed"):
         raise EngineError("preset.bad_value", key="liability.mode", value=repr(liability_mode))
     liability = LiabilityRules(
-        kinds=liability_reader.strings("kinds", LIABILITY_KINDS, []),
+        kinds=liability_reader.ordered_strings("kinds", LIABILITY_KINDS, []),
         kuaizhao_concealed_counts=liability_reader.take("kuaizhao_concealed_counts", bool, False),
         mode=liability_mode,
         fixed=liability_reader.take("fixed", int, 0),
@@ -290,6 +361,8 @@ def preset_from_dict(raw: Mapping[str, Any]) -> Preset:
         small_hu_min_hard=small_hu_min_hard,
         patterns_mode=mode,
         exclusive_groups=groups,
+        refused_together=refused_together,
+        flower_gang_opens=win.take("flower_gang_opens", bool, False),
         soft=MappingProxyType(soft),
         patterns=MappingProxyType(patterns),
         instant=instant,
@@ -297,8 +370,11 @@ def preset_from_dict(raw: Mapping[str, Any]) -> Preset:
         multipliers=multipliers,
         triggers=bixiahu.strings("triggers", TRIGGERS, []),
         doubling_factor=bixiahu.take("factor", int, 2),
+        every_hand_doubled=bixiahu.take("every_hand", bool, False),
         leibaota_step=bixiahu.take("leibaota_step", int, 0),
         dealer_stays_on=dealer.strings("stays_on", DEALER_STAYS_ON),
+        jiang_passes=dealer.take("jiang_passes", int, 0),
+        start=reader.take("start", int, 0),
         chips=chips,
     )
     for part in (win, instant_reader, liability_reader, multiplier_reader, bixiahu, dealer, chips_reader, reader):

@@ -7,8 +7,8 @@ scored with the preset's units; the reading that scores highest is the one used.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 
 from engine.decompose import (
     Decomposition,
@@ -19,13 +19,15 @@ from engine.decompose import (
     waits_only_on,
 )
 from engine.errors import EngineError
-from engine.hand import Hand
+from engine.hand import Hand, MeldKind
 from engine.preset import Preset, UnitRule
+from engine.tiles import Tile, is_wind, suit_of
 from engine.units import PATTERN_UNITS, SOFT_UNITS, UNITS_BY_KEY, WinFlags, WinView, flag_pattern_counts
 
 DISPLAY_ORDER = ("pao", *(u.key for u in SOFT_UNITS), *(u.key for u in PATTERN_UNITS if u.key != "pao"))
 REFUSED_SHAPE = "win.not_a_winning_shape"
 REFUSED_LIMIT = "win.below_limit"
+REFUSED_TOGETHER = "win.claims_conflict"
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,7 @@ class WinScore:
     reason: str | None = None  # message key of the refusal
     big: bool = False  # has a 大胡
     takes_all: bool = False  # jinyuanzi 天胡 整铲
+    flat: bool = False  # 敞开头 天胡: `total` from each payer, never doubled or multiplied
 
     @property
     def keys(self) -> frozenset[str]:
@@ -72,9 +75,26 @@ def _surviving(counts: Mapping[str, int], preset: Preset) -> dict[str, UnitRule]
     return present
 
 
+def _refused_together(counts: Mapping[str, int], preset: Preset) -> bool:
+    """Claims the preset will not take for one win (敞开头: 花开 with 杠开, only the last replacement
+    counts)."""
+    return any(sum(1 for key in group if counts.get(key, 0) > 0) > 1 for group in preset.refused_together)
+
+
+def _flat_score(rules: Mapping[str, UnitRule]) -> WinScore | None:
+    """A flat pattern (敞开头 天胡 1000) stands alone: nothing else is counted and no limit applies."""
+    flat = [rule for rule in rules.values() if rule.flat]
+    if not flat:
+        return None
+    rule = max(flat, key=lambda r: r.value)
+    return WinScore(valid=True, total=rule.value, items=(Item(rule.key, 1, rule.value),), big=rule.big, flat=True)
+
+
 def evaluate(counts: Mapping[str, int], preset: Preset, hard_flowers: int, menqing: bool) -> WinScore:
     """Turn raw unit counts into the itemized score and the validity of the win."""
     rules = _surviving(counts, preset)
+    if (flat := _flat_score(rules)) is not None:
+        return flat
     items: list[Item] = []
     for key, rule in rules.items():
         multiplier = preset.zha if key in preset.soft else 1
@@ -90,20 +110,23 @@ def evaluate(counts: Mapping[str, int], preset: Preset, hard_flowers: int, menqi
         total *= 2
     big = any(rule.big for key, rule in rules.items() if key in preset.patterns)
     valid = menqing or big or hard_flowers >= preset.small_hu_min_hard
+    reason = None if valid else REFUSED_LIMIT
+    if _refused_together(counts, preset):
+        valid, reason = False, REFUSED_TOGETHER
     return WinScore(
         valid=valid,
         total=total,
         items=tuple(items),
-        reason=None if valid else REFUSED_LIMIT,
+        reason=reason,
         big=big,
         takes_all=any(rule.takes_all for rule in rules.values()),
     )
 
 
-_SOLE_WAIT_SHAPES = frozenset({WaitShape.MIDDLE, WaitShape.EDGE, WaitShape.PAIR})
+SOLE_WAIT_SHAPES = frozenset({WaitShape.MIDDLE, WaitShape.EDGE, WaitShape.PAIR})
 
 
-def _views(hand: Hand, flags: WinFlags) -> Iterable[WinView]:
+def _views(hand: Hand, flags: WinFlags, table_pongs: frozenset[Tile]) -> Iterable[WinView]:
     closed = hand.closed_tiles
     readings: list[tuple[Decomposition | None, WaitShape]] = []
     if not hand.melds and is_seven_pairs(closed):
@@ -112,23 +135,39 @@ def _views(hand: Hand, flags: WinFlags) -> Iterable[WinView]:
         readings.extend((split, shape) for shape in wait_shapes(split, hand.winning))
     # Whether the wait was sole matters only where the winning tile could earn a wait flower.
     unique = False
-    if any(shape in _SOLE_WAIT_SHAPES for _, shape in readings):
+    if any(shape in SOLE_WAIT_SHAPES for _, shape in readings):
         meld_tiles = [m.tile for m in hand.melds for _ in range(m.size)]
         unique = waits_only_on(hand.concealed, meld_tiles, len(hand.melds), hand.winning)
     for reading, shape in readings:
-        yield WinView(hand, flags, reading, shape, unique)
+        yield WinView(hand, flags, reading, shape, unique, table_pongs)
 
 
-def score_view(view: WinView, preset: Preset) -> WinScore:
+def score_view(view: WinView, preset: Preset, forced: frozenset[str] = frozenset()) -> WinScore:
     counts = {unit.key: count for unit, rule in preset.scored_units if (count := unit.count(view, rule))}
-    return evaluate(counts, preset, view.flags.hard_flowers, view.hand.is_menqing)
+    counts.update(dict.fromkeys(forced, 1))
+    menqing = preset.is_menqing(m.kind for m in view.hand.melds)
+    return evaluate(counts, preset, view.flags.hard_flowers, menqing)
 
 
-def score_hand(hand: Hand, flags: WinFlags, preset: Preset) -> WinScore:
-    """The best reading of a typed hand; refused if it makes no winning shape or is below the limit."""
+def score_hand(
+    hand: Hand,
+    flags: WinFlags,
+    preset: Preset,
+    table_pongs: frozenset[Tile] = frozenset(),
+    forced: frozenset[str] = frozenset(),
+) -> WinScore:
+    """The best reading of a typed hand; refused if it makes no winning shape or is below the limit.
+
+    `table_pongs`: the tiles of the pongs standing at the table (敞开头 压绝 on anyone's pong).
+    `forced`: patterns a liability gives the win whatever the tiles show (敞开头 三嘴: 全球独钓)."""
+    return best_reading(_views(hand, flags, table_pongs), preset, forced)
+
+
+def best_reading(views: Iterable[WinView], preset: Preset, forced: frozenset[str] = frozenset()) -> WinScore:
+    """The highest-scoring of the readings (the first among equals); refused if there are none."""
     best: WinScore | None = None
-    for view in _views(hand, flags):
-        result = score_view(view, preset)
+    for view in views:
+        result = score_view(view, preset, forced)
         if best is None or (result.valid, result.total) > (best.valid, best.total):
             best = result
     if best is None:
@@ -152,7 +191,7 @@ def score_declared(
         counts["menqing"] = 1
     counts.update(flag_pattern_counts(flags))
     score = evaluate(counts, preset, flags.hard_flowers, "menqing" in counts)
-    if soft:
+    if soft and not score.flat:
         extra = soft * preset.soft_unit * preset.zha
         score = WinScore(
             valid=score.valid,
@@ -161,5 +200,44 @@ def score_declared(
             reason=score.reason,
             big=score.big,
             takes_all=score.takes_all,
+            flat=score.flat,
         )
     return score
+
+
+_GANG_SOFT = {
+    MeldKind.EXPOSED_GANG: "gang_exposed",
+    MeldKind.ADDED_GANG: "gang_added",
+    MeldKind.CONCEALED_GANG: "gang_concealed",
+}
+
+
+def score_forced(
+    melds: Sequence[tuple[MeldKind, Tile | None]], hard_flowers: int, forced: Iterable[str], preset: Preset
+) -> WinScore:
+    """A hand a 包子 ends at a meld, before the rest of it is shown (敞开头 三嘴 / 三清).
+
+    The forced patterns are given; the rest counts only what the melds on the table show: gang and
+    wind soft flowers, 门清, and 清一色/混一色 when every meld's tile is known; 无花果 from the
+    hard-flower count. The tiles still in hand are unseen, so no 缺一 and no wait flower. It always
+    stands: a forced end is not subject to the 小胡 limit.
+    """
+    counts: dict[str, int] = {"pao": 1, "hard": hard_flowers, **dict.fromkeys(forced, 1)}
+    for kind, tile in melds:
+        if kind in _GANG_SOFT:
+            counts[_GANG_SOFT[kind]] = counts.get(_GANG_SOFT[kind], 0) + 1
+        if tile is not None and is_wind(tile):
+            counts["wind_pong"] = counts.get("wind_pong", 0) + 1
+    tiles = [tile for _, tile in melds]
+    if tiles and all(tile is not None for tile in tiles):
+        suits = {suit_of(tile) for tile in tiles if tile is not None} - {None}
+        winds = any(is_wind(tile) for tile in tiles if tile is not None)
+        if len(suits) == 1:
+            counts["hunyise" if winds else "qingyise"] = 1
+    menqing = preset.is_menqing(kind for kind, _ in melds)
+    if menqing:
+        counts["menqing"] = 1
+    if hard_flowers == 0:
+        counts["wuhuaguo"] = 1
+    score = evaluate(counts, preset, hard_flowers, menqing)
+    return replace(score, valid=True, reason=None)

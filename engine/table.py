@@ -13,18 +13,25 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from engine.baozi import SANZUI_MOUTHS, WINDS, in_range, sanqing_suit, sanzui_feeder, suit_key
+from engine.claims import ClaimRefused, ClaimSituation, check_claims, check_hard_flowers, situation_of
 from engine.errors import EngineError
 from engine.hand import Hand, Meld, MeldKind
+from engine.melds import match_melds
 from engine.preset import Preset
-from engine.scoring import WinScore, score_declared, score_hand
+from engine.scoring import WinScore, score_declared, score_forced, score_hand
 from engine.settlement import (
     SEATS,
+    Factor,
     HandContext,
     Payment,
     WinClaim,
+    doubling,
+    four_winds_payments,
     gang_payments,
     penalty_payments,
     refund,
+    win_factors,
     win_payments,
 )
 from engine.tiles import Tile, suit_of, tile_name
@@ -48,6 +55,20 @@ class MeldRecord:
     fed_by: int | None
 
 
+@dataclass(frozen=True)
+class Act:
+    """A seat's last recorded event in the hand (杠开 must follow a gang: RULES §5)."""
+
+    kind: str  # pong, exposed_gang, added_gang, concealed_gang, flower_gang, penalty
+    feeder: int | None = None
+
+
+def _with_act(state: TableState, seat: int, act: Act) -> TableState:
+    acts = list(state.last_acts)
+    acts[seat] = act
+    return replace(state, last_acts=tuple(acts))
+
+
 # ---- events -------------------------------------------------------------------------------------
 
 
@@ -56,6 +77,7 @@ class Pong:
     actor: int
     feeder: int
     tile: Tile | None = None
+    hard_flowers: int | None = None  # given when the pong ends the hand (敞开头 三嘴/三清)
 
 
 @dataclass(frozen=True)
@@ -64,6 +86,7 @@ class Gang:
     kind: MeldKind  # exposed, added or concealed
     feeder: int | None = None  # exposed gang: whose discard
     tile: Tile | None = None
+    hard_flowers: int | None = None  # given when the gang ends the hand (敞开头 三嘴/三清)
 
 
 @dataclass(frozen=True)
@@ -102,7 +125,32 @@ class Draw:
     pass
 
 
-Event = Pong | Gang | FlowerGang | Penalty | Win | Draw
+@dataclass(frozen=True)
+class FourWinds:
+    """四风归齐 (敞开头): the actor's unbroken run of wind discards has covered E, S, W and N."""
+
+    actor: int
+
+
+@dataclass(frozen=True)
+class RangeMark:
+    """架 (敞开头 全球): after his fourth meld by a pong, the actor discards `tile`, marking a range."""
+
+    actor: int
+    tile: Tile
+
+
+Event = Pong | Gang | FlowerGang | Penalty | Win | Draw | FourWinds | RangeMark
+
+
+@dataclass(frozen=True)
+class Liability:
+    """Who pays for everyone (包牌/包子) at a win, and what the liability itself gives the win."""
+
+    seat: int
+    why: str  # the preset's liability kind
+    forced: frozenset[str] = frozenset()  # patterns the rule gives (三嘴: 全球独钓)
+    self_draw: bool = False  # settled as a self-draw: the liable seat pays all three shares
 
 
 class WinRefused(EngineError):
@@ -128,7 +176,10 @@ class TableState:
     triggers: frozenset[str] = frozenset()
     hand_gang_payments: tuple[Payment, ...] = ()
     last_added_gang: tuple[int, tuple[Payment, ...]] | None = None
+    last_acts: tuple[Act | None, ...] = (None, None, None, None)  # each seat's last event this hand
     chips: tuple[int, ...] | None = None
+    gang_liable: tuple[int, int] | None = None  # 杠后承包: (gang-maker, liable seat) until his next discard
+    range_marks: tuple[Tile | None, ...] = (None, None, None, None)  # 全球 架: the tile each seat marked
 
     @property
     def round_no(self) -> int:
@@ -149,6 +200,13 @@ class Outcome:
     payments: tuple[Payment, ...]
     notices: tuple[Notice, ...] = ()
     scores: tuple[tuple[int, WinScore], ...] = ()
+    factors: tuple[Factor, ...] = ()  # what turned totals into payments (比下胡, 垒宝塔, 包牌, ...)
+
+
+def _instant_factors(state: TableState, payments: tuple[Payment, ...]) -> tuple[Factor, ...]:
+    """Gang money and penalties are doubled in a 比下胡 hand too ("杠钱也翻")."""
+    factor = doubling(state.preset, state.context())
+    return (Factor("bixiahu", {"factor": factor}),) if payments and factor > 1 else ()
 
 
 def _check_seat(seat: int | None) -> None:
@@ -221,8 +279,67 @@ def _apply_pong(state: TableState, event: Pong) -> Outcome:
     _check_seat(event.feeder)
     if event.feeder == event.actor:
         raise EngineError("pong.own_discard")
-    state = _add_meld(state, event.actor, MeldRecord(MeldKind.PONG, event.tile, event.feeder))
-    return Outcome(state, (), tuple(_meld_notices(state, event.actor, event.feeder)))
+    before = state
+    record = MeldRecord(MeldKind.PONG, event.tile, event.feeder)
+    state = _add_meld(state, event.actor, record)
+    state = _with_act(state, event.actor, Act("pong", event.feeder))
+    forced = _forced_end(before, event.actor, record)
+    if forced is not None:
+        return _settle_forced(state, event.actor, forced, event.hard_flowers, ())
+    notices = (*_meld_notices(state, event.actor, event.feeder), *_baozi_notices(state, event.actor))
+    return Outcome(state, (), notices)
+
+
+# ---- 敞开头 包子 at a meld (RULES §12) -----------------------------------------------------------
+
+
+def _forced_end(before: TableState, actor: int, record: MeldRecord) -> Liability | None:
+    """A new mouth or meld that ends the hand at once: 三嘴's fourth mouth, 三清's fourth meld."""
+    for kind in before.preset.liability.kinds:
+        if kind == "sanzui" and (feeder := sanzui_feeder(before.melds[actor])) is not None:
+            forced = "quanqiu" if record.fed_by in (None, feeder) else "duiduihu"
+            return Liability(feeder, kind, frozenset({forced}), self_draw=True)
+        suit = sanqing_suit(before.melds[actor]) if kind == "sanqing" else None
+        feeder, tile = record.fed_by, record.tile
+        if suit is not None and feeder is not None and tile is not None and suit_key(tile) == suit:
+            forced_keys = {"quanqiu"} if suit == WINDS else {"qingyise", "quanqiu"}
+            return Liability(feeder, kind, frozenset(forced_keys), self_draw=True)
+    return None
+
+
+def _baozi_notices(state: TableState, actor: int) -> list[Notice]:
+    """Tell the table when a 三嘴 locks or a seat shows 三清, so the feeders know what they risk."""
+    kinds = state.preset.liability.kinds
+    melds = state.melds[actor]
+    notices: list[Notice] = []
+    if "sanzui" in kinds and len(melds) == SANZUI_MOUTHS and (feeder := sanzui_feeder(melds)) is not None:
+        notices.append(Notice("table.sanzui", {"feeder": feeder, "taker": actor}))
+    if "sanqing" in kinds and (suit := sanqing_suit(melds)) is not None:
+        notices.append(Notice("table.sanqing", {"taker": actor, "suit": suit}))
+    return notices
+
+
+def _settle_forced(
+    state: TableState, actor: int, liability: Liability, hard_flowers: int | None, paid: tuple[Payment, ...]
+) -> Outcome:
+    """Settle a hand a 包子 ended at a meld: the actor's self-draw with the forced patterns, the
+    liable seat paying all three shares; then the hand is over."""
+    if hard_flowers is None:
+        raise EngineError("liability.needs_flowers", seat=actor, why=liability.why)
+    check_hard_flowers(hard_flowers)
+    melds = tuple((m.kind, m.tile) for m in state.melds[actor])
+    score = score_forced(melds, hard_flowers, liability.forced, state.preset)
+    claim = WinClaim(actor, score, self_draw=True, liable=liability.seat)
+    payments = (*paid, *win_payments([claim], None, state.preset, state.context()))
+    facts = {"liability", liability.why} | ({"dealer_win"} if actor == state.dealer else set())
+    after = _with_chips(replace(state, triggers=state.triggers | facts), payments[len(paid) :])
+    notice = Notice(
+        "table.forced_end", {"winner": actor, "seat": liability.seat, "why": liability.why, "total": score.total}
+    )
+    ended = _end_hand(after)
+    notices = (notice, *_bust_notices(state, after), *ended.notices)
+    factors = tuple(win_factors([claim], state.preset, state.context()))
+    return Outcome(ended.state, payments, notices, ((actor, score),), factors)
 
 
 def _find_pong(state: TableState, actor: int, tile: Tile | None) -> int:
@@ -243,6 +360,7 @@ def _apply_gang(state: TableState, event: Gang) -> Outcome:
     _check_seat(event.feeder)
     actor = event.actor
     notices: list[Notice] = []
+    forced: Liability | None = None
     if event.kind is MeldKind.ADDED_GANG:
         index = _find_pong(state, actor, event.tile)
         pong = state.melds[actor][index]
@@ -259,28 +377,77 @@ def _apply_gang(state: TableState, event: Gang) -> Outcome:
         if event.feeder == actor:
             raise EngineError("pong.own_discard")
         feeder = event.feeder
-        state = _add_meld(state, actor, MeldRecord(MeldKind.EXPOSED_GANG, event.tile, feeder))
+        record = MeldRecord(MeldKind.EXPOSED_GANG, event.tile, feeder)
+        forced = _forced_end(state, actor, record)
+        state = _add_meld(state, actor, record)
         notices = _meld_notices(state, actor, feeder)
     elif event.kind is MeldKind.CONCEALED_GANG:
         feeder = None
-        state = _add_meld(state, actor, MeldRecord(MeldKind.CONCEALED_GANG, event.tile, None))
+        record = MeldRecord(MeldKind.CONCEALED_GANG, event.tile, None)
+        forced = _forced_end(state, actor, record)
+        state = _add_meld(state, actor, record)
     else:
         raise EngineError("gang.unknown_kind", kind=str(event.kind))
     payments = tuple(gang_payments(event.kind.value, actor, feeder, state.preset, state.context()))
+    payments = _paid_by_gang_liable(state, actor, payments)
+    if forced is not None:
+        paid = _with_chips(state, payments)
+        return _settle_forced(paid, actor, forced, event.hard_flowers, payments)
     after = _with_chips(state, payments)
     after = replace(
         after,
         hand_gang_payments=(*state.hand_gang_payments, *payments),
         last_added_gang=(actor, payments) if event.kind is MeldKind.ADDED_GANG else None,
+        gang_liable=_new_gang_liable(state, actor, event.kind, feeder),
     )
-    return Outcome(after, payments, (*notices, *_bust_notices(state, after)))
+    after = _with_act(after, actor, Act(event.kind.value, feeder))
+    notices = [*notices, *_baozi_notices(after, actor)] if event.kind is not MeldKind.ADDED_GANG else notices
+    factors = _instant_factors(state, payments)
+    return Outcome(after, payments, (*notices, *_bust_notices(state, after)), factors=factors)
+
+
+def _paid_by_gang_liable(state: TableState, actor: int, payments: tuple[Payment, ...]) -> tuple[Payment, ...]:
+    """杠后承包: while it lasts, the liable seat pays the gang-maker what the others would pay him."""
+    if state.gang_liable is None or state.gang_liable[0] != actor:
+        return payments
+    liable = state.gang_liable[1]
+    return tuple(Payment(liable, p.payee, p.amount, p.reason) if p.payee == actor else p for p in payments)
+
+
+def _new_gang_liable(state: TableState, actor: int, kind: MeldKind, feeder: int | None) -> tuple[int, int] | None:
+    """杠后承包 starts with an exposed gang (its feeder) or an added gang (the pong's feeder); a
+    concealed gang by the same player keeps the running one."""
+    if "gang_after" not in state.preset.liability.kinds:
+        return None
+    if kind is MeldKind.CONCEALED_GANG or feeder is None:
+        return state.gang_liable
+    return (actor, feeder)
+
+
+def _gang_liable_lasts(state: TableState, event: Event) -> tuple[int, int] | None:
+    """杠后承包 lasts until the gang-maker next discards. The table never sees a discard: it learns of
+    it from any later event by another player, from his own pong, penalty, 四风 or 架 (all after a
+    discard), or from a win on a discard. His own concealed or added gang, his flower gang and his
+    self-draw come before his discard, so they keep it."""
+    current = state.gang_liable
+    if current is None:
+        return None
+    maker = current[0]
+    own_turn = (
+        (isinstance(event, Gang) and event.actor == maker and event.kind is not MeldKind.EXPOSED_GANG)
+        or (isinstance(event, FlowerGang) and event.actor == maker)
+        or (isinstance(event, Win) and event.discarder is None and [c.winner for c in event.claims] == [maker])
+    )
+    return current if own_turn else None
 
 
 def _apply_flower_gang(state: TableState, event: FlowerGang) -> Outcome:
     payments = tuple(gang_payments("flower_gang", event.actor, None, state.preset, state.context()))
+    payments = _paid_by_gang_liable(state, event.actor, payments)
     after = _with_chips(state, payments)
     after = replace(after, triggers=after.triggers | {"flower_gang"}, last_added_gang=None)
-    return Outcome(after, payments, tuple(_bust_notices(state, after)))
+    after = _with_act(after, event.actor, Act("flower_gang"))
+    return Outcome(after, payments, tuple(_bust_notices(state, after)), factors=_instant_factors(state, payments))
 
 
 def _apply_penalty(state: TableState, event: Penalty) -> Outcome:
@@ -289,92 +456,159 @@ def _apply_penalty(state: TableState, event: Penalty) -> Outcome:
     payments = tuple(penalty_payments(event.kind, event.offender, event.amount, state.preset, state.context()))
     after = _with_chips(state, payments)
     after = replace(after, triggers=after.triggers | {event.kind}, last_added_gang=None)
+    after = _with_act(after, event.offender, Act("penalty"))
     notices = _bust_notices(state, after)
+    factors = _instant_factors(state, payments)
     if event.kind == "false_win":
         # A false win pushes the tiles down: the hand is over (003 诈胡; the dealer may stay).
-        outcome = _end_hand(after, dealer_won=False, dealer_big=False, draw=False, false_win=True)
-        return Outcome(outcome.state, payments, (*notices, *outcome.notices))
-    return Outcome(after, payments, tuple(notices))
+        outcome = _end_hand(after)
+        return Outcome(outcome.state, payments, (*notices, *outcome.notices), factors=factors)
+    return Outcome(after, payments, tuple(notices), factors=factors)
 
 
 # ---- the win ------------------------------------------------------------------------------------
 
 
-def _melds_text(melds: list[MeldRecord] | tuple[Meld, ...]) -> str:
-    parts = []
-    for m in melds:
-        tile = tile_name(m.tile) if m.tile is not None else "?"
-        parts.append(f"{m.kind.value}:{tile}")
-    return " ".join(parts) or "-"
+def reconcile_melds(seat: int, typed: tuple[Meld, ...], logged: tuple[MeldRecord, ...]) -> tuple[Meld, ...]:
+    """Merge the melds typed at /hu with those logged during the hand (engine.melds.match_melds)."""
+    return match_melds(seat, typed, logged)
 
 
-def reconcile_melds(typed: tuple[Meld, ...], logged: tuple[MeldRecord, ...]) -> tuple[Meld, ...]:
-    """Merge the melds typed at /hu with those logged during the hand; feeders come from the log.
-
-    With nothing logged, the typed melds stand. With nothing typed, the logged ones must all have
-    their tiles. Otherwise each logged meld must match a typed one of the same kind (a logged meld
-    without its tile takes the typed tile); anything else is a contradiction, shown to the players.
-    """
-    if not logged:
-        return typed
-    if not typed:
-        if any(m.tile is None for m in logged):
-            raise EngineError("win.meld_tile_unknown", logged=_melds_text(list(logged)))
-        return tuple(Meld(m.kind, m.tile, m.fed_by) for m in logged if m.tile is not None)
-    remaining = list(typed)
-    merged: list[Meld] = []
-    for record in sorted(logged, key=lambda m: m.tile is None):
-        match = next(
-            (t for t in remaining if t.kind is record.kind and (record.tile is None or record.tile == t.tile)),
-            None,
-        )
-        if match is None:
-            break
-        remaining.remove(match)
-        merged.append(Meld(match.kind, match.tile, record.fed_by))
-    if len(merged) != len(logged) or remaining:
-        raise EngineError("win.melds_contradict", logged=_melds_text(list(logged)), typed=_melds_text(typed))
-    return tuple(merged)
-
-
-def _score_claim(state: TableState, claim: WinInput) -> WinScore:
+def _score_claim(
+    state: TableState, claim: WinInput, discarder: int | None, forced: frozenset[str] = frozenset()
+) -> WinScore:
+    """Score one claim, checked against the table; `forced` patterns are given by a liability (三嘴:
+    全球独钓)."""
     logged = state.melds[claim.winner]
+    check_hard_flowers(claim.flags.hard_flowers)
+    act = state.last_acts[claim.winner]
+
+    def situation(hand: Hand | None) -> ClaimSituation:
+        return situation_of(
+            hand,
+            self_draw=discarder is None,
+            dealer=claim.winner == state.dealer,
+            logged=tuple(m.kind for m in logged),
+            last_act=act.kind if act is not None else None,
+            has_log=True,
+        )
+
+    if claim.flags.robbing_gang and discarder is not None:
+        _check_robbed_pong(state, discarder, claim.winning)
     if claim.declared is not None:
-        menqing = not any(m.kind.breaks_menqing for m in logged)
-        keys = claim.declared
+        check_claims(claim.flags, state.preset, situation(None))
+        menqing = state.preset.is_menqing(m.kind for m in logged)
+        keys = (*claim.declared, *sorted(forced - set(claim.declared)))
         return score_declared(keys, claim.flags, state.preset, claim.soft, menqing and "menqing" in keys)
     if claim.winning is None:
         raise EngineError("hand.no_winning_tile")
-    melds = reconcile_melds(claim.melds, logged)
+    melds = reconcile_melds(claim.winner, claim.melds, logged)
     hand = Hand(tuple(sorted(claim.concealed)), melds, claim.winning)
     hand.validate()
-    return score_hand(hand, claim.flags, state.preset)
+    check_claims(claim.flags, state.preset, situation(hand))
+    return score_hand(hand, claim.flags, state.preset, table_pongs(state), forced)
 
 
-def _liable_seat(
-    state: TableState, claim: WinInput, score: WinScore, discarder: int | None
-) -> tuple[int | None, str | None]:
-    """Who pays for everyone (包牌), and why, for one winner."""
-    kinds = state.preset.liability.kinds
-    winner = claim.winner
-    if claim.flags.robbing_gang and "robbing_gang" in kinds:
-        return discarder, "robbing_gang"
-    if claim.flags.after_gang and "dagangkai" in kinds:
-        gangs = [m for m in state.melds[winner] if m.kind.is_gang]
-        if gangs and gangs[-1].kind in (MeldKind.EXPOSED_GANG, MeldKind.ADDED_GANG) and gangs[-1].fed_by is not None:
-            return gangs[-1].fed_by, "dagangkai"
-    if "kuaizhao" in kinds and "duiduihu" in score.keys:
-        feeder = kuaizhao_feeder(state, winner)
-        if feeder is not None:
-            return feeder, "kuaizhao"
-    melds = state.melds[winner]
-    if "qingyise_three" in kinds and "qingyise" in score.keys and len(melds) == 4:
-        first_suits = {suit_of(m.tile) for m in melds[:3] if m.tile is not None}
-        last = melds[3]
-        same = len(first_suits) == 1 and last.tile is not None and suit_of(last.tile) in first_suits
-        if same and last.fed_by is not None:
-            return last.fed_by, "qingyise_three"
-    return None, None
+def table_pongs(state: TableState) -> frozenset[Tile]:
+    """The tiles of every pong standing at the table (logged with its tile), anyone's (敞开头 压绝)."""
+    return frozenset(m.tile for seat in state.melds for m in seat if m.kind is MeldKind.PONG and m.tile is not None)
+
+
+def _check_robbed_pong(state: TableState, robbed: int, tile: Tile | None) -> None:
+    """抢杠 robs a pong being upgraded: the robbed player holds a pong of the tile (or has just added
+    the gang to it); a meld logged without its tile, or a win typed without tiles, cannot be told
+    apart, so it counts."""
+    for meld in state.melds[robbed]:
+        if meld.kind in (MeldKind.PONG, MeldKind.ADDED_GANG) and (tile is None or meld.tile in (None, tile)):
+            return
+    raise ClaimRefused("claim.robbing_no_pong", seat=robbed, tile=tile_name(tile) if tile is not None else "")
+
+
+def _robbing_gang(state: TableState, claim: WinInput, score: WinScore, discarder: int | None) -> Liability | None:
+    if claim.flags.robbing_gang and discarder is not None:
+        return Liability(discarder, "robbing_gang")
+    return None
+
+
+def _dagangkai(state: TableState, claim: WinInput, score: WinScore, discarder: int | None) -> Liability | None:
+    """大杠开花: the gang just made (the claim was checked) makes its feeder liable if it was exposed or
+    added; after a concealed gang or a flower gang it is an ordinary self-draw (RULES §5, §8)."""
+    act = state.last_acts[claim.winner]
+    if not claim.flags.after_gang or act is None or act.feeder is None:
+        return None
+    return Liability(act.feeder, "dagangkai") if act.kind in ("exposed_gang", "added_gang") else None
+
+
+def _kuaizhao(state: TableState, claim: WinInput, score: WinScore, discarder: int | None) -> Liability | None:
+    if "duiduihu" not in score.keys:
+        return None
+    feeder = kuaizhao_feeder(state, claim.winner)
+    return Liability(feeder, "kuaizhao") if feeder is not None else None
+
+
+def _qingyise_three(state: TableState, claim: WinInput, score: WinScore, discarder: int | None) -> Liability | None:
+    melds = state.melds[claim.winner]
+    if "qingyise" not in score.keys or len(melds) != 4:
+        return None
+    first_suits = {suit_of(m.tile) for m in melds[:3] if m.tile is not None}
+    last = melds[3]
+    same = len(first_suits) == 1 and last.tile is not None and suit_of(last.tile) in first_suits
+    return Liability(last.fed_by, "qingyise_three") if same and last.fed_by is not None else None
+
+
+def _sanzui(state: TableState, claim: WinInput, score: WinScore, discarder: int | None) -> Liability | None:
+    """三嘴 at a win: B's 对对胡 self-drawn or on A's discard is B's 全球独钓 self-draw; on C's or D's
+    discard it is B's 对对胡 self-draw. A pays all three shares."""
+    feeder = sanzui_feeder(state.melds[claim.winner])
+    if feeder is None or not {"duiduihu", "quanqiu"} & score.keys:
+        return None
+    forced = frozenset({"quanqiu"}) if discarder in (None, feeder) else frozenset()
+    return Liability(feeder, "sanzui", forced, self_draw=True)
+
+
+def _sanqing(state: TableState, claim: WinInput, score: WinScore, discarder: int | None) -> Liability | None:
+    """三清 at a win: B discarding into A's 清一色 pays A's self-draw (清一色 对对胡: 清一色 + 全球独钓)."""
+    if discarder is None or sanqing_suit(state.melds[claim.winner]) is None or "qingyise" not in score.keys:
+        return None
+    forced = frozenset({"quanqiu"}) if "duiduihu" in score.keys else frozenset()
+    return Liability(discarder, "sanqing", forced, self_draw=True)
+
+
+def _quanqiu_range(state: TableState, claim: WinInput, score: WinScore, discarder: int | None) -> Liability | None:
+    """全球: a discard inside the range B marked (架) that B wins on as 全球独钓."""
+    mark = state.range_marks[claim.winner]
+    if discarder is None or mark is None or claim.winning is None or "quanqiu" not in score.keys:
+        return None
+    return Liability(discarder, "quanqiu_range", self_draw=True) if in_range(mark, claim.winning) else None
+
+
+def _gang_after(state: TableState, claim: WinInput, score: WinScore, discarder: int | None) -> Liability | None:
+    """杠后承包: B self-draws before his next discard; A pays the three shares."""
+    current = state.gang_liable
+    if discarder is None and current is not None and current[0] == claim.winner:
+        return Liability(current[1], "gang_after", self_draw=True)
+    return None
+
+
+_LIABILITY_CHECKS = {
+    "robbing_gang": _robbing_gang,
+    "dagangkai": _dagangkai,
+    "kuaizhao": _kuaizhao,
+    "qingyise_three": _qingyise_three,
+    "sanzui": _sanzui,
+    "sanqing": _sanqing,
+    "quanqiu_range": _quanqiu_range,
+    "gang_after": _gang_after,
+}
+
+
+def _liability(state: TableState, claim: WinInput, score: WinScore, discarder: int | None) -> Liability | None:
+    """Who pays for everyone (包牌/包子) for one winner: the first of the preset's kinds that applies."""
+    for kind in state.preset.liability.kinds:
+        found = _LIABILITY_CHECKS[kind](state, claim, score, discarder)
+        if found is not None:
+            return found
+    return None
 
 
 def _apply_win(state: TableState, event: Win) -> Outcome:
@@ -396,38 +630,69 @@ def _apply_win(state: TableState, event: Win) -> Outcome:
     notices: list[Notice] = []
     triggers = set(state.triggers)
     for claim in ordered:
-        score = _score_claim(state, claim)
+        score = _score_claim(state, claim, event.discarder)
         if not score.valid:
             raise WinRefused(score.reason or "win.refused", claim.winner, score)
-        liable, why = _liable_seat(state, claim, score, event.discarder)
-        if liable is not None:
-            notices.append(Notice("table.liable", {"seat": liable, "winner": claim.winner, "why": why}))
-            triggers.add("liability")
+        liability = _liability(state, claim, score, event.discarder)
+        liable = liability.seat if liability is not None else None
+        if liability is not None:
+            notices.append(Notice("table.liable", {"seat": liable, "winner": claim.winner, "why": liability.why}))
+            triggers |= {"liability", liability.why}
+            if liability.forced:
+                score = _score_claim(state, claim, event.discarder, liability.forced)
         if claim.flags.after_gang:
             triggers.add("dagangkai")
         if score.big:
             triggers.add("big_hu")
-        self_draw = event.discarder is None or claim.flags.self_draw
+        self_draw = event.discarder is None or claim.flags.self_draw or (liability is not None and liability.self_draw)
         claims.append(
             WinClaim(claim.winner, score, self_draw, claim.flags.robbing_gang, claim.flags.after_gang, liable)
         )
         scores.append((claim.winner, score))
     if len(claims) > 1:
         triggers.add("multiple_winners")
+    if any(c.robbing_gang for c in claims):
+        triggers.add("robbing_gang")
+    # 一炮多响: "the dealer won" means the dealer is among the winners (RULES §8).
+    if any(c.winner == state.dealer for c in claims):
+        triggers.add("dealer_win")
+    if any(c.winner == state.dealer and c.score.big for c in claims):
+        triggers.add("dealer_big_win")
     payments = list(win_payments(claims, event.discarder, state.preset, state.context()))
+    factors = win_factors(claims, state.preset, state.context())
     robbed = state.last_added_gang
     if any(c.robbing_gang for c in claims) and robbed is not None and robbed[0] == event.discarder:
         payments = refund(robbed[1]) + payments  # 抢杠: no gang money
+        if robbed[1]:
+            factors.append(Factor("robbing_refund", {"amount": sum(p.amount for p in robbed[1])}))
     after = _with_chips(replace(state, triggers=frozenset(triggers)), tuple(payments))
-    dealer_won = any(c.winner == state.dealer for c in claims)
-    dealer_big = any(c.winner == state.dealer and c.score.big for c in claims)
-    ended = _end_hand(after, dealer_won=dealer_won, dealer_big=dealer_big, draw=False, false_win=False)
+    ended = _end_hand(after)
     return Outcome(
         ended.state,
         tuple(payments),
         (*notices, *_bust_notices(state, after), *ended.notices),
         tuple(scores),
+        tuple(factors),
     )
+
+
+def _apply_four_winds(state: TableState, event: FourWinds) -> Outcome:
+    payments = tuple(four_winds_payments(event.actor, state.preset, state.context()))
+    after = _with_chips(state, payments)
+    return Outcome(after, payments, tuple(_bust_notices(state, after)), factors=_instant_factors(state, payments))
+
+
+def _apply_range_mark(state: TableState, event: RangeMark) -> Outcome:
+    """架: only after the seat's fourth meld, made by a pong (§12 全球)."""
+    if "quanqiu_range" not in state.preset.liability.kinds:
+        raise EngineError("range.not_in_preset", preset=state.preset.name)
+    melds = state.melds[event.actor]
+    if len(melds) != 4 or melds[-1].kind is not MeldKind.PONG:
+        raise EngineError("range.needs_fourth_pong", seat=event.actor)
+    marks = list(state.range_marks)
+    marks[event.actor] = event.tile
+    after = replace(state, range_marks=tuple(marks))
+    return Outcome(after, (), (Notice("table.range_marked", {"seat": event.actor, "tile": tile_name(event.tile)}),))
 
 
 def _apply_draw(state: TableState) -> Outcome:
@@ -435,26 +700,29 @@ def _apply_draw(state: TableState) -> Outcome:
     if state.preset.instant.refund_gangs_on_draw:
         payments = tuple(refund(state.hand_gang_payments))
     after = _with_chips(replace(state, triggers=state.triggers | {"draw"}), payments)
-    ended = _end_hand(after, dealer_won=False, dealer_big=False, draw=True, false_win=False)
+    ended = _end_hand(after)
     return Outcome(ended.state, payments, ended.notices)
 
 
-def _end_hand(state: TableState, dealer_won: bool, dealer_big: bool, draw: bool, false_win: bool) -> Outcome:
-    """Next dealer (RULES §8), 连庄 streak, and whether the next hand is 比下胡 (§9)."""
-    stays_on = state.preset.dealer_stays_on
-    stays = (
-        (dealer_big and "dealer_big_win" in stays_on)
-        or (dealer_won and "dealer_win" in stays_on)
-        or (draw and "draw" in stays_on)
-        or (false_win and "false_win" in stays_on)
+def _end_hand(state: TableState) -> Outcome:
+    """Next dealer (RULES §8), 连庄 streak, and whether the next hand is 比下胡 (§9).
+
+    `state.triggers` holds what happened in the hand (HAND_FACTS); the preset says which of them
+    keep the dealer and which double the next hand. `bixiahu` among the stay reasons keeps the
+    dealer whenever the hand sets up a 比下胡 (nanjing family), so every 比下胡 hand there has a
+    垒宝塔 N of at least 1.
+    """
+    preset = state.preset
+    facts = set(state.triggers)
+    stays = bool(facts & preset.dealer_stays_on) or (
+        "bixiahu" in preset.dealer_stays_on and bool(facts & preset.triggers)
     )
-    triggers = set(state.triggers)
     if stays:
-        triggers.add("dealer_stays")
+        facts.add("dealer_stays")
         dealer, passes, streak = state.dealer, state.dealer_passes, state.dealer_streak + 1
     else:
         dealer, passes, streak = (state.dealer + 1) % SEATS, state.dealer_passes + 1, 0
-    doubled = bool(triggers & state.preset.triggers)
+    doubled = bool(facts & preset.triggers)
     notices = [Notice("table.next_hand", {"hand": state.hand_no + 1, "dealer": dealer})]
     if stays:
         notices.append(Notice("table.dealer_stays", {"dealer": dealer, "streak": streak}))
@@ -462,6 +730,8 @@ def _end_hand(state: TableState, dealer_won: bool, dealer_big: bool, draw: bool,
         notices.append(Notice("table.next_doubled"))
     if passes // SEATS > state.dealer_passes // SEATS:
         notices.append(Notice("table.round_over", {"round": passes // SEATS}))
+    if passes > state.dealer_passes and passes == preset.jiang_passes:
+        notices.append(Notice("table.jiang_complete", {"passes": passes}))
     new_state = replace(
         state,
         dealer=dealer,
@@ -473,6 +743,9 @@ def _end_hand(state: TableState, dealer_won: bool, dealer_big: bool, draw: bool,
         triggers=frozenset(),
         hand_gang_payments=(),
         last_added_gang=None,
+        last_acts=(None, None, None, None),
+        gang_liable=None,
+        range_marks=(None,) * SEATS,
     )
     return Outcome(new_state, (), tuple(notices))
 
@@ -481,6 +754,7 @@ def apply(state: TableState, event: Event) -> Outcome:
     """Apply one event; raises EngineError (nothing changes) if it is not legal here."""
     for seat in (getattr(event, "actor", None), getattr(event, "offender", None)):
         _check_seat(seat)
+    state = replace(state, gang_liable=_gang_liable_lasts(state, event))
     if isinstance(event, Pong):
         return _apply_pong(state, event)
     if isinstance(event, Gang):
@@ -493,4 +767,8 @@ def apply(state: TableState, event: Event) -> Outcome:
         for claim in event.claims:
             _check_seat(claim.winner)
         return _apply_win(state, event)
+    if isinstance(event, FourWinds):
+        return _apply_four_winds(state, event)
+    if isinstance(event, RangeMark):
+        return _apply_range_mark(state, event)
     return _apply_draw(state)

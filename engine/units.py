@@ -16,7 +16,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, ClassVar
 
 from engine.decompose import Decomposition, SetKind, WaitShape
-from engine.hand import Hand, MeldKind
+from engine.hand import Hand, Meld, MeldKind
 from engine.tiles import COPIES, Tile, is_wind, suit_of
 
 if TYPE_CHECKING:
@@ -47,6 +47,7 @@ class WinView:
     decomposition: Decomposition | None  # None: read as seven pairs
     shape: WaitShape
     unique_wait: bool  # the 13 tiles before the win waited on exactly one tile kind
+    table_pongs: frozenset[Tile] = frozenset()  # tiles of the pongs standing at the table, anyone's
 
     @property
     def seven_pairs(self) -> bool:
@@ -98,20 +99,32 @@ class HardFlowers(Unit):
         return view.flags.hard_flowers
 
 
+def _is_wind_gang(meld: Meld) -> bool:
+    return meld.kind.is_gang and is_wind(meld.tile)
+
+
 class WindPong(Unit):
-    """风碰/风刻: each wind triplet or gang, ponged or concealed."""
+    """风碰/风刻: each wind triplet or gang, ponged or concealed. With the rule's `skip_wind_gangs`
+    (nanjing-6, 002) a wind gang is left to the wind-gang units instead."""
 
     key = "wind_pong"
 
     def count(self, view: WinView, rule: UnitRule) -> int:
-        return sum(1 for tile in view.triplet_tiles() if is_wind(tile))
+        winds = sum(1 for tile in view.triplet_tiles() if is_wind(tile))
+        if rule.skip_wind_gangs:
+            winds -= sum(1 for meld in view.hand.melds if _is_wind_gang(meld))
+        return winds
 
 
 class _GangSoft(Unit):
     kind: ClassVar[MeldKind]
 
     def count(self, view: WinView, rule: UnitRule) -> int:
-        return sum(1 for meld in view.hand.melds if meld.kind is self.kind)
+        return sum(
+            1
+            for meld in view.hand.melds
+            if meld.kind is self.kind and not (rule.skip_wind_gangs and is_wind(meld.tile))
+        )
 
 
 class ExposedGangSoft(_GangSoft):
@@ -133,6 +146,24 @@ class ConcealedGangSoft(_GangSoft):
 
     key = "gang_concealed"
     kind = MeldKind.CONCEALED_GANG
+
+
+class WindGangOpen(Unit):
+    """风杠, exposed or added (002 "明杠算2個軟花"): in place of 风碰 + the gang's own soft flowers."""
+
+    key = "wind_gang_open"
+
+    def count(self, view: WinView, rule: UnitRule) -> int:
+        return sum(1 for m in view.hand.melds if _is_wind_gang(m) and m.kind is not MeldKind.CONCEALED_GANG)
+
+
+class WindGangConcealed(Unit):
+    """风杠, concealed (002 "暗杠算3個軟花"): in place of 风碰 + the gang's own soft flowers."""
+
+    key = "wind_gang_concealed"
+
+    def count(self, view: WinView, rule: UnitRule) -> int:
+        return sum(1 for m in view.hand.melds if _is_wind_gang(m) and m.kind is MeldKind.CONCEALED_GANG)
 
 
 class QueYi(Unit):
@@ -187,12 +218,13 @@ class Pao(Unit):
 
 
 class MenQing(Unit):
-    """门清: no pong and no added gang (direct and concealed gangs keep it)."""
+    """门清: no meld of the kinds the preset's rule names (`broken_by`; nanjing: a pong or an added
+    gang, which began as a pong; 敞开头: a pong only, so upgrading it to an added gang restores 门清)."""
 
     key = "menqing"
 
     def count(self, view: WinView, rule: UnitRule) -> int:
-        return 1 if view.hand.is_menqing else 0
+        return 0 if any(m.kind.value in rule.broken_by for m in view.hand.melds) else 1
 
 
 class HunYiSe(Unit):
@@ -280,16 +312,29 @@ class ShuangQiDui(Unit):
         return 1 if view.seven_pairs and view.hand.closed_tiles.count(winning) == COPIES else 0
 
 
+class LongQiDui(ShuangQiDui):
+    """龙七对 (敞开头): seven pairs whose winning tile completes a four of a kind. The same tiles as
+    双七对, its own name and value; a four already held before the win does not make it."""
+
+    key = "long_qidui"
+
+
 class YaJue(Unit):
-    """压绝/卡绝: a sole 压档 or 边枝 wait on a tile whose other three copies are the winner's pong."""
+    """压绝/卡绝: a sole 压档 or 边枝 wait on a tile whose other three copies are the winner's pong.
+
+    With the rule's `any_pong` (敞开头) the pong may be anyone's at the table: the typed hand shows the
+    winner's own, the table's log the others'. (A pair or triplet wait on a ponged tile would need a
+    fifth copy, so only 压档 and 边枝 can ever qualify.)
+    """
 
     key = "yajue"
 
     def count(self, view: WinView, rule: UnitRule) -> int:
         if not view.unique_wait or view.shape not in (WaitShape.MIDDLE, WaitShape.EDGE):
             return 0
-        ponged = any(m.kind is MeldKind.PONG and m.tile == view.hand.winning for m in view.hand.melds)
-        return 1 if ponged else 0
+        winning = view.hand.winning
+        ponged = any(m.kind is MeldKind.PONG and m.tile == winning for m in view.hand.melds)
+        return 1 if ponged or (rule.any_pong and winning in view.table_pongs) else 0
 
 
 class WuHuaGuo(Unit):
@@ -324,6 +369,20 @@ class DaGangKai(_FlagPattern):
     flag = "after_gang"
 
 
+class HuaKai(_FlagPattern):
+    """花开 (敞开头): won on the replacement after a hard flower (the last replacement counts)."""
+
+    key = "huakai"
+    flag = "after_flower"
+
+
+class GangKai(_FlagPattern):
+    """杠开 (敞开头): won on the replacement after an exposed, added, concealed or flower gang."""
+
+    key = "gangkai"
+    flag = "after_gang"
+
+
 class TianHu(_FlagPattern):
     """天胡: the dealer wins on the deal."""
 
@@ -349,7 +408,8 @@ class HaiDi(Unit):
 
 def flag_pattern_counts(flags: WinFlags) -> dict[str, int]:
     """The patterns that come from flags alone, for a declared win with no tiles."""
-    counts = {unit.key: 1 for unit in (XiaoGangKai(), DaGangKai(), TianHu(), DiHu()) if getattr(flags, unit.flag)}
+    flag_units = (XiaoGangKai(), DaGangKai(), HuaKai(), GangKai(), TianHu(), DiHu())
+    counts = {unit.key: 1 for unit in flag_units if getattr(flags, unit.flag)}
     if flags.last_stacks and flags.self_draw:
         counts[HaiDi.key] = 1
     return counts
@@ -361,6 +421,8 @@ SOFT_UNITS: tuple[Unit, ...] = (
     ExposedGangSoft(),
     AddedGangSoft(),
     ConcealedGangSoft(),
+    WindGangOpen(),
+    WindGangConcealed(),
     QueYi(),
     KanZhang(),
     BianZhi(),
@@ -378,10 +440,13 @@ PATTERN_UNITS: tuple[Unit, ...] = (
     ChaoHaoHuaQiDui(),
     ChaoChaoHaoHuaQiDui(),
     ShuangQiDui(),
+    LongQiDui(),
     YaJue(),
     WuHuaGuo(),
     XiaoGangKai(),
     DaGangKai(),
+    HuaKai(),
+    GangKai(),
     TianHu(),
     DiHu(),
     HaiDi(),

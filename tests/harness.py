@@ -53,7 +53,7 @@ class Table:
         return night
 
     async def row_counts(self) -> tuple[int, int, int]:
-        db = self.referee.ledger._db
+        db = self.referee.nights.ledger._db
         counts = []
         for table_name in ("nights", "events", "payments"):
             async with db.execute(f"SELECT COUNT(*) FROM {table_name}") as cursor:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from bot.commands import COMMANDS
-from engine.preset import TRIGGERS
+from engine.preset import DEALER_STAYS_ON, LIABILITY_KINDS, TRIGGERS
 from engine.units import UNITS_BY_KEY
 from locales import LANGUAGES, load_catalog
 from tests.harness import Table
@@ -31,11 +31,24 @@ def keys_used_in_code() -> set[str]:
     for path in [*ROOT.glob("engine/**/*.py"), *ROOT.glob("bot/**/*.py")]:
         keys.update(pattern.findall(path.read_text(encoding="utf-8")))
     keys.update(f"unit.{key}" for key in UNITS_BY_KEY)
-    keys.update(f"trigger.{trigger}" for trigger in TRIGGERS)
+    keys.update(f"trigger.{trigger}" for trigger in TRIGGERS | DEALER_STAYS_ON)
     keys.update(f"help.{spec.name}" for spec in COMMANDS)
     keys.update(f"cmd.{spec.name}" for spec in COMMANDS)
     keys.update(
-        f"kind.{kind}" for kind in ("open", "join", "pong", "gang", "flower_gang", "penalty", "win", "draw", "undo")
+        f"kind.{kind}"
+        for kind in (
+            "open",
+            "join",
+            "pong",
+            "gang",
+            "flower_gang",
+            "penalty",
+            "win",
+            "draw",
+            "undo",
+            "four_winds",
+            "range_mark",
+        )
     )
     keys.update(
         f"what.{kind}"
@@ -50,7 +63,12 @@ def keys_used_in_code() -> set[str]:
             "discard_win",
         )
     )
-    keys.update(f"liability.{kind}" for kind in ("robbing_gang", "dagangkai", "kuaizhao", "qingyise_three"))
+    keys.update(
+        f"factor.{key}"
+        for key in ("bixiahu", "leibaota", "chips", "multipliers", "liable_all", "liable_one", "liable_fixed")
+    )
+    keys.update({"factor.robbing_refund", "multiplier.self_draw", "multiplier.after_gang", "multiplier.robbing_gang"})
+    keys.update(f"liability.{kind}" for kind in LIABILITY_KINDS)
     keys.update({"win.below_limit", "win.not_a_winning_shape", "rules.mode_additive", "rules.mode_highest"})
     return keys
 

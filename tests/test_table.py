@@ -32,6 +32,7 @@ from engine.units import WinFlags
 A, B, C, D = range(4)
 EXAMPLE_1 = "123m 456m 789m 234p 5p +5p"  # 46 self-drawn with 2 hard flowers (menqing)
 EXAMPLE_2 = "11p 567s 79s [EEE] [444p] +8s"  # 34 with 4 hard flowers
+ROBBER = "123m 456m 789m 34p 99p +5p"  # 46 with 2 hard flowers, as EXAMPLE_1, holding one 5p only
 
 
 def table(preset: str = "nanjing") -> TableState:
@@ -151,7 +152,9 @@ def test_several_winners_on_one_discard_each_paid_by_the_discarder() -> None:
 def test_robbing_an_added_gang_the_robbed_pays_three_shares_and_gets_no_gang_money() -> None:
     before = run(table(), Pong(C, A, suited(5, 1)), Gang(C, MeldKind.ADDED_GANG, None, suited(5, 1)))
     assert net(before.payments)[C] == 6
-    outcome = apply(before.state, hu(D, EXAMPLE_1, C, hard_flowers=2, robbing_gang=True))
+    # D waits 2p/5p and robs C's 5p: 20 + 2×(2 + 缺一 1) + 门清 20 = 46, C pays three shares (138)
+    # (D holds no other 5p: C's pong and gang have the other three)
+    outcome = apply(before.state, hu(D, ROBBER, C, hard_flowers=2, robbing_gang=True))
     assert net(outcome.payments) == {A: 6, B: 0, C: -6 - 3 * 46, D: 3 * 46}
 
 
@@ -208,19 +211,34 @@ def test_jinyuanzi_liability_is_the_fixed_50_chips() -> None:
     assert net(outcome.payments) == {A: 0, B: 50, C: -50, D: 0}
 
 
-def test_melds_typed_at_the_win_must_match_the_logged_ones() -> None:
+def test_a_logged_meld_missing_from_the_typed_hand_is_a_conflict() -> None:
     state = run(table(), Pong(B, C, wind(0))).state
     with pytest.raises(EngineError) as caught:
         apply(state, hu(B, "11p 567s 79s [SSS] [444p] +8s", C, hard_flowers=4))
-    assert caught.value.key == "win.melds_contradict"
+    assert caught.value.key == "win.logged_meld_missing" and caught.value.params["tile"] == "E"
+
+
+def test_a_logged_pong_without_its_tile_matches_any_typed_pong_and_unlogged_melds_count() -> None:
+    # README: B pongs C's discard (no tile logged), then wins on C's discard with [EEE] [444p] typed:
+    # 跑 20 + 硬花 2×4 + 风碰 2 + 缺一门 2 + 压档 2 = 34, paid by C
+    state = run(table(), Pong(B, C)).state
+    outcome = apply(state, hu(B, "11p 567s 79s [EEE] [444p] +8s", C, hard_flowers=4))
+    assert net(outcome.payments) == {A: 0, B: 34, C: -34, D: 0}
 
 
 # ---- 比下胡, 垒宝塔, next dealer -------------------------------------------------------------------
 
 
-def test_small_win_passes_the_deal() -> None:
-    outcome = apply(table(), hu(A, EXAMPLE_1, B, hard_flowers=4))
+def test_non_dealer_small_win_passes_the_deal() -> None:
+    # B (not the dealer) wins 34 on C's discard: no 比下胡 trigger, so the deal passes to B.
+    outcome = run(table(), Pong(B, C), Pong(B, D), hu(B, EXAMPLE_2, C, hard_flowers=4))
     assert outcome.state.dealer == B and outcome.state.dealer_streak == 0 and not outcome.state.doubled
+
+
+def test_dealer_small_win_keeps_the_dealer_in_nanjing() -> None:
+    # 002 庄家胡牌 is a 比下胡 trigger, and a trigger keeps the dealer: A stays, N = 1.
+    outcome = apply(table(), hu(A, EXAMPLE_1, B, hard_flowers=4))
+    assert outcome.state.dealer == A and outcome.state.dealer_streak == 1 and outcome.state.doubled
 
 
 def test_dealer_big_win_stays_and_the_next_hand_is_doubled() -> None:
@@ -228,9 +246,65 @@ def test_dealer_big_win_stays_and_the_next_hand_is_doubled() -> None:
     assert outcome.state.dealer == A and outcome.state.dealer_streak == 1 and outcome.state.doubled
 
 
-def test_draw_passes_the_deal_in_nanjing_and_doubles_the_next_hand() -> None:
+def test_draw_keeps_the_dealer_in_nanjing_and_doubles_the_next_hand() -> None:
     outcome = apply(table(), Draw())
-    assert outcome.state.dealer == B and outcome.state.doubled and outcome.state.hand_no == 2
+    assert outcome.state.dealer == A and outcome.state.dealer_streak == 1
+    assert outcome.state.doubled and outcome.state.hand_no == 2
+
+
+BIG_HU = "123m 456m 78m 99m [111m] +9m"  # 清一色, a 大胡
+
+
+@pytest.mark.parametrize(
+    ("preset", "dealer_small", "small_discard"),
+    [
+        # EXAMPLE_1 self-drawn, 2 hard: nanjing 20 + 2×(2 + 缺一 1) + 门清 20 = 46; chengbei 10 + 6 + 10 = 26.
+        # EXAMPLE_2 on a discard, 4 hard: nanjing 20 + 2×(4 + 风碰 + 缺一 + 压档) = 34; chengbei 10 + 14 = 24.
+        ("nanjing", 46, 34),
+        ("nanjing-6", 46, 34),
+        ("nanjing-20", 46, 34),
+        ("chengbei", 26, 24),
+    ],
+)
+def test_nanjing_family_dealer_stays_exactly_on_a_bixiahu_trigger(
+    preset: str, dealer_small: int, small_discard: int
+) -> None:
+    state = table(preset)
+    # hand 1: B's 大胡 (not the dealer) -> A stays, N = 1
+    state = apply(state, hu(B, BIG_HU, C, hard_flowers=1)).state
+    assert (state.dealer, state.dealer_streak, state.doubled) == (A, 1, True)
+    # hand 2 (比下胡, N = 1): the dealer's 小胡 self-draw: (total + 10×1) × 2 from each; A stays, N = 2
+    outcome = apply(state, hu(A, EXAMPLE_1, None, hard_flowers=2))
+    assert net(outcome.payments)[B] == -(dealer_small + 10) * 2
+    state = outcome.state
+    assert (state.dealer, state.dealer_streak, state.doubled) == (A, 2, True)
+    # hand 3: a flower gang, then D (not the dealer) wins small -> the flower gang keeps A, N = 3
+    state = run(state, FlowerGang(C), hu(D, EXAMPLE_1, None, hard_flowers=2)).state
+    assert (state.dealer, state.dealer_streak, state.doubled) == (A, 3, True)
+    # hand 4: a draw -> A stays, N = 4
+    state = apply(state, Draw()).state
+    assert (state.dealer, state.dealer_streak, state.doubled) == (A, 4, True)
+    # hand 5: 一炮多响, B and D on C's discard, neither the dealer -> A stays, N = 5
+    both = Win(
+        (
+            WinInput(B, WinFlags(hard_flowers=4), *parse_hand_parts(EXAMPLE_2)),
+            WinInput(D, WinFlags(hard_flowers=2), *parse_hand_parts(EXAMPLE_1)),
+        ),
+        C,
+    )
+    state = apply(state, both).state
+    assert (state.dealer, state.dealer_streak, state.doubled) == (A, 5, True)
+    # hand 6 (N = 5): B's small win on C's discard, no trigger: C pays (total + 10×5) × 2, the deal passes
+    outcome = apply(state, hu(B, EXAMPLE_2, C, hard_flowers=4))
+    assert net(outcome.payments)[C] == -(small_discard + 50) * 2
+    state = outcome.state
+    assert (state.dealer, state.dealer_streak, state.doubled) == (B, 0, False)
+
+
+def test_jinyuanzi_non_dealer_big_win_doubles_the_next_hand_but_passes_the_deal() -> None:
+    # 003: 大胡 is a 比下胡 trigger, but only a dealer win, a draw or a 诈胡 keeps the dealer.
+    outcome = apply(table("jinyuanzi"), hu(B, BIG_HU, C, hard_flowers=1))
+    assert outcome.state.dealer == B and outcome.state.dealer_streak == 0 and outcome.state.doubled
 
 
 def test_draw_keeps_the_dealer_in_jinyuanzi() -> None:
@@ -244,8 +318,10 @@ def test_everything_in_a_bixiahu_hand_is_doubled_gang_money_too() -> None:
 
 
 def test_doubling_does_not_stack() -> None:
+    # three triggers, one ×2; they keep the dealer once: N = 1. D self-draws 46: (46 + 10×1) × 2 = 112 each.
     state = run(table(), FlowerGang(A), Penalty("penalty_follow", B), Draw()).state
-    assert net(apply(state, hu(D, EXAMPLE_1, None, hard_flowers=2)).payments)[D] == 3 * 92
+    assert state.dealer_streak == 1
+    assert net(apply(state, hu(D, EXAMPLE_1, None, hard_flowers=2)).payments)[D] == 3 * 112
 
 
 def test_leibaota_counts_10_per_dealer_stay() -> None:

@@ -47,6 +47,7 @@ async def test_chinese_night_every_event_word(table: Table) -> None:
         """
     )
     # 补杠 6 (王五 fed the pong), 明杠 6 (张三 fed), 暗杠 3×3, 花杠 6×3, 跟牌 10×3; 荒庄 doubles the next hand
+    # and keeps the dealer 张三 (a 比下胡 trigger keeps the dealer): 垒宝塔 N = 1
     assert await table.balances() == {
         "张三": -6 - 3 + 18 + 10,
         "李四": 6 - 3 - 6 - 30,
@@ -54,9 +55,9 @@ async def test_chinese_night_every_event_word(table: Table) -> None:
         "赵六": 6 - 3 - 6 + 10,
     }
     out = await table.say("张三: 胡 自摸 123m 456m 789m 234p 5p +5p 花2")
-    assert "92" in out  # 46 × 2 in the 比下胡 hand
+    assert "112" in out  # (46 + 10×1) × 2 in the 比下胡 hand
     night = await table.night()
-    assert night["balances"]["张三"] == 19 + 3 * 92
+    assert night["balances"]["张三"] == 19 + 3 * 112
     assert night["hands"] == 2
 
 
@@ -122,9 +123,10 @@ async def test_robbing_a_gang(table: Table) -> None:
         {NEW}
         Carol: /pong Alice 5p
         Carol: /gang add 5p
-        Dave: /hu Carol robbing 123m 456m 789m 234p 5p +5p flowers=2
+        Dave: /hu Carol robbing 123m 456m 789m 34p 99p +5p flowers=2
         """
     )
+    # Dave: 20 + 2×(2 + 缺一 1) + 门清 20 = 46, three shares from Carol (138).
     # Alice's 6 for the added gang comes back: a robbed gang earns no gang money
     assert await table.balances() == {"Alice": 0, "Bob": 0, "Carol": -138, "Dave": 138}
 

@@ -1,0 +1,227 @@
+"""What every handler shares: the incoming line, its context, refusals, and reply building."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bot.commands import Command
+from bot.ledger import Seat
+from bot.night import Line, Night, Nights, Played, Recorded
+from bot.replies import Choice, Reply, Response
+from bot.seating import Speaker, may_record, player_list, resolve, seat_of
+from bot.views import factor_lines, payment_lines, scoreboard
+from engine.melds import LoggedMeldMissing
+from engine.scoring import Item
+from engine.table import Draw, Event, FlowerGang, FourWinds, Gang, Penalty, Pong, RangeMark, Win, WinRefused
+from engine.tiles import tile_name
+
+
+@dataclass(frozen=True)
+class Incoming:
+    chat_id: str
+    speaker: Speaker
+    text: str
+    update_key: str | None = None
+    private: bool = False
+    mentions: tuple[Speaker, ...] = ()  # users the line @mentions or replies to (Telegram)
+
+
+@dataclass
+class Desk:
+    """The referee's shared parts: the nights' owner and the front end's settings."""
+
+    nights: Nights
+    rules_dir: Path | None = None  # where /new rules=FILE may read house rules (console only)
+    charts_enabled: bool = True
+    pending_close: set[str] = field(default_factory=set)  # chats shown /summary, awaiting `yes`
+
+
+@dataclass(frozen=True)
+class Context:
+    """Everything a handler needs about the chat's current night."""
+
+    incoming: Incoming
+    command: Command
+    language: str
+    night: Night | None
+    desk: Desk
+
+    @property
+    def closed(self) -> bool:
+        return self.night.closed if self.night is not None else False
+
+    @property
+    def seats(self) -> tuple[Seat, ...]:
+        return self.night.seats if self.night is not None else ()
+
+    @property
+    def line(self) -> Line:
+        return Line(self.incoming.speaker.name, self.incoming.text.strip(), self.incoming.update_key)
+
+
+class Refusal(Exception):
+    """A handler's answer that records nothing (carries the replies to send)."""
+
+    def __init__(self, *replies: Reply) -> None:
+        super().__init__(replies[0].key if replies else "refusal")
+        self.replies = replies
+
+
+def open_night(context: Context) -> Night:
+    if context.night is None or context.closed:
+        raise Refusal(Reply("night.none_open"))
+    return context.night
+
+
+def recording_night(context: Context) -> Night:
+    night = open_night(context)
+    if context.incoming.private:
+        raise Refusal(Reply("night.private_chat"))
+    if not may_record(night.row, context.seats, context.incoming.speaker):
+        raise Refusal(Reply("permission.not_at_table", {"players": player_list(context.seats)}))
+    if any(not seat.name for seat in context.seats):
+        raise Refusal(Reply("night.seats_free", {"players": player_list(context.seats)}))
+    return night
+
+
+def actor(context: Context, names: Sequence[str]) -> int:
+    """The seat an event is about: the name typed first, or else the speaker."""
+    if names:
+        return resolve(context.seats, names[0])
+    seat = seat_of(context.seats, context.incoming.speaker)
+    if seat is None:
+        raise Refusal(Reply("player.name_the_actor", {"players": player_list(context.seats)}))
+    return seat
+
+
+def ask(context: Context, question: Reply, choices: tuple[Choice, ...]) -> Response:
+    """A question answered by buttons; they carry this night and hand so stale ones are refused."""
+    night = context.night
+    return Response(
+        (question,),
+        context.language,
+        choices=choices,
+        night_id=night.id if night else None,
+        hand_no=night.state.hand_no if night else None,
+    )
+
+
+def choices_for(context: Context, verb: str, exclude: int | None) -> tuple[Choice, ...]:
+    return tuple(
+        Choice(Reply("button.player", {"name": seat.name}), f"/{verb} #{index}")
+        for index, seat in enumerate(context.seats)
+        if index != exclude and seat.name
+    )
+
+
+def readable(params: dict[str, object], seats: Sequence[Seat]) -> dict[str, object]:
+    """Seat numbers in engine errors become names."""
+    shown = dict(params)
+    if isinstance(shown.get("why"), str):
+        shown["why"] = Reply(f"liability.{shown['why']}")
+    for key in ("seat", "winner", "feeder", "taker", "dealer"):
+        value = shown.get(key)
+        if isinstance(value, int) and 0 <= value < len(seats):
+            shown[key] = seats[value].name
+    return shown
+
+
+def meld_conflict(night: Night, error: LoggedMeldMissing, hand: int) -> Reply:
+    """A logged meld the typed win does not hold, named by its event number (never internal codes)."""
+    events = night.meld_events(int(error.params["seat"]), hand)
+    event_id = events[error.index] if error.index < len(events) else "?"
+    kind = Reply(f"meld_name.{error.params['kind']}")
+    meld = Reply("meld.named", {"kind": kind, "tile": error.params["tile"]}) if error.params["tile"] else kind
+    return Reply(error.key, {"id": event_id, "meld": meld})
+
+
+def board(night: Night) -> Reply:
+    return scoreboard(night.seats, night.state, night.booked.amounts, night.booked.money)
+
+
+def breakdown(winner: str, items: Sequence[Item], total: int) -> Reply:
+    lines = [
+        Reply(
+            "score.item",
+            {"name": Reply(f"unit.{i.key}"), "count": f" ×{i.count}" if i.count > 1 else "", "flowers": i.flowers},
+        )
+        for i in items
+    ]
+    return Reply("score.breakdown", {"winner": winner, "items": lines, "total": total})
+
+
+def refused_win(seats: Sequence[Seat], refused: WinRefused) -> tuple[Reply, ...]:
+    name = seats[refused.params["winner"]].name if seats else "?"
+    replies = [Reply(refused.key, {"winner": name, "total": refused.score.total})]
+    if refused.score.items:
+        replies.append(breakdown(name, refused.score.items, refused.score.total))
+    replies.append(Reply("error.nothing_recorded"))
+    return tuple(replies)
+
+
+def describe(event: Event, seats: Sequence[Seat]) -> Reply:
+    def who(seat: int | None) -> str:
+        return seats[seat].name if seat is not None else "?"
+
+    def tile(value: int | None) -> str:
+        return tile_name(value) if value is not None else ""
+
+    if isinstance(event, Pong):
+        return Reply("what.pong", {"actor": who(event.actor), "feeder": who(event.feeder), "tile": tile(event.tile)})
+    if isinstance(event, Gang):
+        return Reply(
+            f"what.{event.kind.value}",
+            {"actor": who(event.actor), "feeder": who(event.feeder), "tile": tile(event.tile)},
+        )
+    if isinstance(event, FlowerGang):
+        return Reply("what.flower_gang", {"actor": who(event.actor)})
+    if isinstance(event, FourWinds):
+        return Reply("what.four_winds", {"actor": who(event.actor)})
+    if isinstance(event, RangeMark):
+        return Reply("what.range_mark", {"actor": who(event.actor), "tile": tile(event.tile)})
+    if isinstance(event, Penalty):
+        return Reply(f"what.{event.kind}", {"offender": who(event.offender), "amount": event.amount or ""})
+    if isinstance(event, Win):
+        winners = ", ".join(who(c.winner) for c in event.claims)
+        if event.discarder is None:
+            return Reply("what.self_draw", {"winners": winners})
+        robbing = any(c.flags.robbing_gang for c in event.claims)
+        return Reply(
+            "what.robbing" if robbing else "what.discard_win",
+            {"winners": winners, "discarder": who(event.discarder)},
+        )
+    assert isinstance(event, Draw)
+    return Reply("what.draw")
+
+
+def explained(played: Played, seats: Sequence[Seat]) -> list[Reply]:
+    """Each winner's breakdown followed by the steps that made the payments from it, one per line."""
+    replies: list[Reply] = []
+    for winner, score in played.scores:
+        replies.append(breakdown(seats[winner].name, score.items, score.total))
+        replies.extend(factor_lines([f for f in played.factors if f.seat == winner], seats))
+    replies.extend(factor_lines([f for f in played.factors if f.seat is None], seats))
+    return replies
+
+
+def recorded_response(context: Context, night: Night, recorded: Recorded) -> Response:
+    played = recorded.played
+    replies: list[Reply] = [
+        Reply("event.recorded", {"id": recorded.event_id, "what": describe(played.event, night.seats)})
+    ]
+    replies.extend(explained(played, night.seats))
+    replies.extend(payment_lines(recorded.payments, night.seats, night.preset))
+    replies.extend(Reply(n.key, readable(n.params, night.seats)) for n in played.notices)
+    if isinstance(played.event, Win):
+        doubled = Reply("hand.doubled_mark") if played.doubled else ""
+        replies.append(Reply("win.in_hand", {"hand": played.hand_no, "doubled": doubled}))
+    return Response(
+        tuple(replies),
+        context.language,
+        recorded=True,
+        night_id=night.id,
+        hand_no=night.state.hand_no,
+        scoreboard=board(night),
+    )

@@ -1,0 +1,158 @@
+"""Undo or fix any past event: the night is re-derived as if the corrected history had always been so.
+
+The reply says what each player's balance moved by, which later hands were re-derived, and which hand
+is open now.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from bot.codec import event_kind
+from bot.commands import Command, parse
+from bot.handlers.common import Context, Refusal, board, breakdown, meld_conflict, readable, recording_night
+from bot.handlers.table_events import (
+    REVERSIBLE,
+    flower_gang_event,
+    gang_event,
+    penalty_event,
+    pong_event,
+    range_event,
+    win_event,
+    winds_event,
+)
+from bot.ledger import EventRow
+from bot.night import Corrected, LaterEventBreaks, Night, table_event
+from bot.replies import Reply, Response
+from bot.seating import seated_names
+from engine.melds import LoggedMeldMissing
+from engine.table import Draw, Event, TableState, WinRefused
+
+EVENT_OF_COMMAND = {
+    "pong": "pong",
+    "gang": "gang",
+    "added_gang": "gang",
+    "concealed_gang": "gang",
+    "flower_gang": "flower_gang",
+    "winds": "four_winds",
+    "range": "range_mark",
+    "penalty": "penalty",
+    "hu": "win",
+    "draw": "draw",
+}
+
+
+def target_of(night: Night, number: int | None) -> EventRow:
+    """The event to correct: #N, or the latest one that can be undone."""
+    if number is None:
+        target = night.last_active(REVERSIBLE)
+        if target is None:
+            raise Refusal(Reply("undo.nothing"))
+        return target
+    target = night.event(number)
+    if target is None:
+        raise Refusal(Reply("undo.no_such_event", {"id": number}))
+    reverser = night.reverser(target.id)
+    if reverser is not None:
+        if reverser.kind == "undo" and reverser.id in night.active:
+            raise Refusal(Reply("undo.already_undone", {"id": target.id}))
+        raise Refusal(Reply("undo.reversed_by", {"id": target.id, "by": reverser.id}))
+    if target.kind not in REVERSIBLE:
+        raise Refusal(Reply("undo.not_undoable", {"id": target.id, "kind": Reply(f"kind.{target.kind}")}))
+    return target
+
+
+def signed(amount: int) -> str:
+    return f"+{amount}" if amount > 0 else f"−{-amount}" if amount < 0 else "0"
+
+
+def correction_replies(night: Night, corrected: Corrected) -> list[Reply]:
+    seats = night.seats
+    moved = [f"{seats[s].name} {signed(a)}" for s, a in enumerate(corrected.changes) if a]
+    replies = [Reply("correction.changes", {"changes": " · ".join(moved)}) if moved else Reply("correction.no_change")]
+    if corrected.moved_hands:
+        replies.append(Reply("correction.moved", {"hands": ", ".join(str(h) for h in corrected.moved_hands)}))
+    doubled = Reply("hand.doubled_mark") if night.state.doubled else ""
+    replies.append(Reply("correction.open_hand", {"hand": night.state.hand_no, "doubled": doubled}))
+    return replies
+
+
+def respond(context: Context, night: Night, replies: list[Reply]) -> Response:
+    return Response(
+        tuple(replies),
+        context.language,
+        recorded=True,
+        night_id=night.id,
+        hand_no=night.state.hand_no,
+        scoreboard=board(night),
+    )
+
+
+async def correct(context: Context, night: Night, target: EventRow, event: Event | None) -> Corrected:
+    try:
+        return await night.correct(context.line, target, event)
+    except LoggedMeldMissing as error:
+        hand = night.fold.hand_of(target.id) or night.state.hand_no
+        raise Refusal(meld_conflict(night, error, hand)) from error
+    except LaterEventBreaks as error:
+        reason = Reply(error.cause.key, readable(error.cause.params, night.seats))
+        if isinstance(error.cause, WinRefused):
+            reason = Reply(error.cause.key, {"winner": night.seats[error.cause.params["winner"]].name, "total": ""})
+        raise Refusal(Reply("fix.breaks_later", {"id": error.slot, "reason": reason})) from error
+
+
+async def undo(context: Context) -> Response:
+    night = recording_night(context)
+    target = target_of(night, context.command.number)
+    corrected = await correct(context, night, target, None)
+    replies = [Reply("undo.done", {"id": corrected.event_id, "target": target.id, "text": target.raw_text})]
+    return respond(context, night, replies + correction_replies(night, corrected))
+
+
+def corrected_event(context: Context, night: Night, target: EventRow) -> Event:
+    """The corrected line, parsed as if typed at the corrected event's place in the night."""
+    command = context.command
+    inner = parse(command.word or "", seated_names(night.seats))
+    if inner is None or inner.name not in EVENT_OF_COMMAND:
+        raise Refusal(Reply("fix.usage"))
+    original = table_event(target)
+    if original is None:
+        raise Refusal(Reply("undo.not_undoable", {"id": target.id, "kind": Reply(f"kind.{target.kind}")}))
+    kind = EVENT_OF_COMMAND[inner.name]
+    if kind != event_kind(original):
+        raise Refusal(Reply("fix.other_kind", {"id": target.id, "kind": Reply(f"kind.{event_kind(original)}")}))
+    return build(replace(context, command=inner), inner, night.state_before(target.id))
+
+
+def build(context: Context, command: Command, state: TableState) -> Event:
+    if command.name == "pong":
+        return pong_event(context, command)
+    if command.name in ("gang", "added_gang", "concealed_gang"):
+        return gang_event(context, command)
+    if command.name == "flower_gang":
+        return flower_gang_event(context, command)
+    if command.name == "winds":
+        return winds_event(context, command)
+    if command.name == "range":
+        return range_event(context, command, state)
+    if command.name == "penalty":
+        return penalty_event(context, command)
+    if command.name == "hu":
+        return win_event(context, command, state)
+    return Draw()
+
+
+async def fix(context: Context) -> Response:
+    night = recording_night(context)
+    if context.command.number is None or not context.command.word:
+        raise Refusal(Reply("fix.usage"))
+    target = target_of(night, context.command.number)
+    if target.kind == "join":
+        raise Refusal(Reply("undo.not_undoable", {"id": target.id, "kind": Reply("kind.join")}))
+    event = corrected_event(context, night, target)
+    corrected = await correct(context, night, target, event)
+    replies = [Reply("fix.done", {"id": corrected.event_id, "target": target.id, "text": context.command.word})]
+    played = corrected.replacement
+    if played is not None:
+        replies.extend(breakdown(night.seats[w].name, s.items, s.total) for w, s in played.scores)
+    return respond(context, night, replies + correction_replies(night, corrected))

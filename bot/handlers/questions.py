@@ -1,0 +1,119 @@
+"""Handlers that answer and record nothing: score, history, rules, summary, stats, me, export, help."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from bot import charts, export
+from bot.commands import SPEC_BY_NAME
+from bot.handlers.common import Context, Refusal, board
+from bot.night import Night, doubled_hands, hand_deltas
+from bot.replies import Attachment, Choice, Reply, Response
+from bot.stats import chat_stats, my_stats
+from bot.views import history as history_lines
+from bot.views import night_stats
+from bot.views import rules as rules_lines
+from bot.views import summary as summary_lines
+from engine.preset import PRESET_NAMES, preset_from_dict, resolved_builtin
+
+HISTORY_LINES = 15
+
+
+def any_night(context: Context) -> Night:
+    if context.night is None:
+        raise Refusal(Reply("night.none"))
+    return context.night
+
+
+async def score(context: Context) -> Response:
+    night = any_night(context)
+    replies = [board(night)] if not context.closed else [Reply("night.closed_note", {"night": night.id}), board(night)]
+    return Response(tuple(replies), context.language, night_id=night.id)
+
+
+async def history(context: Context) -> Response:
+    night = any_night(context)
+    events = night.events[-HISTORY_LINES:]
+    undone = {e.id for e in events if e.id not in night.active}
+    hands = {e.id: night.fold.hand_of(e.id) or e.hand_no for e in events}
+    return Response(tuple(history_lines(events, undone, hands)), context.language, night_id=night.id)
+
+
+async def rules(context: Context) -> Response:
+    """The open night's numbers, or any built-in preset's when named (`/rules chengbei`)."""
+    night = context.night
+    name = (context.command.word or "").lower()
+    if not name and night is not None and not context.closed:
+        return Response(tuple(rules_lines(night.preset, night.row.stake_cents)), context.language)
+    name = name or "nanjing"
+    if name not in PRESET_NAMES:
+        raise Refusal(Reply("preset.unknown", {"name": name, "known": ", ".join(PRESET_NAMES)}))
+    return Response(tuple(rules_lines(preset_from_dict(resolved_builtin(name)), 100)), context.language)
+
+
+def summary_replies(night: Night) -> list[Reply]:
+    totals = night.booked
+    stats = night_stats(night.fold.played, totals.by_reason)
+    return summary_lines(
+        night.row,
+        night.seats,
+        night.preset,
+        totals.amounts,
+        totals.money,
+        stats,
+        night.hands_played(),
+        night.state.dealer_passes,
+    )
+
+
+async def summary(context: Context) -> Response:
+    night = any_night(context)
+    lines = summary_replies(night)
+    attachments: list[Attachment] = []
+    if context.desk.charts_enabled:
+        png = charts.balance_chart(
+            night.row, night.seats, hand_deltas(night.fold), doubled_hands(night.fold), context.language
+        )
+        chart = Attachment("photo", f"night-{night.id}.png", png)
+        wanted = Path(context.command.options.get("chart", chart.filename)).name  # a file name, no path
+        attachments.append(replace(chart, filename=wanted or chart.filename))
+    choices: tuple[Choice, ...] = ()
+    if not context.closed:
+        lines.append(Reply("summary.confirm"))
+        context.desk.pending_close.add(context.incoming.chat_id)
+        choices = (Choice(Reply("button.close_night"), "/close"),)
+    return Response(tuple(lines), context.language, attachments=tuple(attachments), choices=choices, night_id=night.id)
+
+
+async def unknown_command(context: Context) -> Response:
+    raise Refusal(Reply("command.unknown", {"command": context.command.word or ""}))
+
+
+async def help_(context: Context) -> Response:
+    lines = [Reply("help.header")]
+    lines.extend(Reply(f"help.{spec.name}", {"example": spec.example}) for spec in SPEC_BY_NAME.values())
+    lines.append(Reply("rules.not_enforced"))
+    return Response(tuple(lines), context.language)
+
+
+async def stats(context: Context) -> Response:
+    replies = await chat_stats(context.desk.nights, context.incoming.chat_id, context.command.word)
+    return Response(tuple(replies), context.language)
+
+
+async def me(context: Context) -> Response:
+    if not context.incoming.private:
+        return Response((Reply("me.private_only"),), context.language)
+    replies = await my_stats(context.desk.nights, context.incoming.speaker.id)
+    return Response(tuple(replies), context.language)
+
+
+async def export_(context: Context) -> Response:
+    night = any_night(context)
+    data = export.night_csv(night.row, night.seats, night.events, await night.payments())
+    return Response(
+        (Reply("export.done", {"night": night.id}),),
+        context.language,
+        attachments=(Attachment("document", f"night-{night.id}.csv", data),),
+    )

@@ -1,0 +1,266 @@
+"""Handlers for what happens at the table: 碰, 杠, 花杠, 罚, 胡, 荒庄, 四风归齐 and 架 (敞开头)."""
+
+from __future__ import annotations
+
+from bot.commands import Command
+from bot.handlers.common import (
+    Context,
+    Refusal,
+    actor,
+    ask,
+    board,
+    choices_for,
+    describe,
+    explained,
+    readable,
+    recorded_response,
+    recording_night,
+)
+from bot.ledger import EventRow
+from bot.night import Night, table_event
+from bot.replies import Choice, Reply, Response
+from bot.seating import resolve, seat_of
+from bot.views import payment_lines
+from engine.errors import EngineError
+from engine.hand import MeldKind
+from engine.notation import parse_hand_parts, parse_tile
+from engine.table import (
+    Draw,
+    Event,
+    FlowerGang,
+    FourWinds,
+    Gang,
+    Penalty,
+    Pong,
+    RangeMark,
+    TableState,
+    Win,
+    WinInput,
+)
+from engine.units import WinFlags
+
+GANG_KINDS = {"exposed": MeldKind.EXPOSED_GANG, "added": MeldKind.ADDED_GANG, "concealed": MeldKind.CONCEALED_GANG}
+REVERSIBLE = ("pong", "gang", "flower_gang", "penalty", "win", "draw", "four_winds", "range_mark", "fix", "join")
+
+
+def tile_of(text: str | None) -> int | None:
+    return parse_tile(text) if text else None
+
+
+async def record(context: Context, event: Event) -> Response:
+    night = recording_night(context)
+    return recorded_response(context, night, await night.record(context.line, event))
+
+
+# ---- building events from commands (also used by /fix) -----------------------------------------
+
+
+def pong_event(context: Context, command: Command) -> Pong:
+    names = command.names
+    if len(names) > 2:
+        raise Refusal(Reply("command.too_many_names", {"names": " ".join(names)}))
+    feeder = resolve(context.seats, names[-1])
+    return Pong(actor(context, names[:-1]), feeder, tile_of(command.tile), command.flowers)
+
+
+def gang_event(context: Context, command: Command) -> Gang:
+    kind = GANG_KINDS[command.kind or "exposed"]
+    names = command.names
+    if kind is MeldKind.EXPOSED_GANG:
+        if len(names) > 2:
+            raise Refusal(Reply("command.too_many_names", {"names": " ".join(names)}))
+        feeder = resolve(context.seats, names[-1])
+        return Gang(actor(context, names[:-1]), kind, feeder, tile_of(command.tile), command.flowers)
+    if len(names) > 1:
+        raise Refusal(Reply("command.too_many_names", {"names": " ".join(names)}))
+    return Gang(actor(context, names), kind, None, tile_of(command.tile), command.flowers)
+
+
+def flower_gang_event(context: Context, command: Command) -> FlowerGang:
+    if len(command.names) > 1:
+        raise Refusal(Reply("command.too_many_names", {"names": " ".join(command.names)}))
+    return FlowerGang(actor(context, command.names))
+
+
+def winds_event(context: Context, command: Command) -> FourWinds:
+    if len(command.names) > 1:
+        raise Refusal(Reply("command.too_many_names", {"names": " ".join(command.names)}))
+    return FourWinds(actor(context, command.names))
+
+
+def range_event(context: Context, command: Command, state: TableState) -> RangeMark:
+    """架 TILE: the seat named, else the one seat that has just made its fourth meld by a pong, else
+    the speaker."""
+    if len(command.names) > 1:
+        raise Refusal(Reply("command.too_many_names", {"names": " ".join(command.names)}))
+    tile = tile_of(command.tile)
+    if tile is None:
+        raise Refusal(Reply("range.needs_tile"))
+    if command.names:
+        return RangeMark(resolve(context.seats, command.names[0]), tile)
+    ready = [
+        seat
+        for seat, melds in enumerate(state.melds)
+        if len(melds) == 4 and melds[-1].kind is MeldKind.PONG and state.range_marks[seat] is None
+    ]
+    return RangeMark(ready[0] if len(ready) == 1 else actor(context, ()), tile)
+
+
+def penalty_event(context: Context, command: Command) -> Penalty:
+    if len(command.names) > 1:
+        raise Refusal(Reply("command.too_many_names", {"names": " ".join(command.names)}))
+    offender = resolve(context.seats, command.names[0])
+    kind = command.kind or "penalty_custom"
+    if kind == "penalty_custom" and command.amount is None:
+        raise Refusal(Reply("penalty.needs_amount"))
+    return Penalty(kind, offender, command.amount)
+
+
+def win_event(context: Context, command: Command, state: TableState) -> Win:
+    robbing = "robbing_gang" in command.flags
+    names = list(command.names)
+    discarder: int | None
+    if command.self_draw and not robbing:
+        winners = [resolve(context.seats, n) for n in names] or [actor(context, ())]
+        discarder = None
+    else:
+        if not names:
+            raise Refusal(Reply("hu.whose_discard"))
+        discarder = resolve(context.seats, names[-1])
+        winners = [resolve(context.seats, n) for n in names[:-1]] or [actor(context, ())]
+    if command.flowers is None and "wuhuaguo" not in command.declared:
+        raise Refusal(Reply("hu.needs_flowers"))
+    flowers = command.flowers or 0
+    if command.hand_text and len(winners) > 1:
+        raise Refusal(Reply("hu.one_hand_per_line"))
+    self_draw = discarder is None or robbing
+    return Win(tuple(claim(command, winner, state, flowers, self_draw) for winner in winners), discarder)
+
+
+def claim(command: Command, winner: int, state: TableState, flowers: int, self_draw: bool) -> WinInput:
+    flags = WinFlags(
+        hard_flowers=flowers,
+        self_draw=self_draw,
+        dealer=winner == state.dealer,
+        after_gang="after_gang" in command.flags,
+        after_flower="after_flower" in command.flags,
+        last_stacks="last_stacks" in command.flags,
+        heavenly="heavenly" in command.flags,
+        earthly="earthly" in command.flags,
+        robbing_gang="robbing_gang" in command.flags,
+    )
+    if command.hand_text:
+        concealed, melds, winning = parse_hand_parts(command.hand_text)
+        if winning is None:
+            raise EngineError("hand.no_winning_tile")
+        return WinInput(winner, flags, concealed, melds, winning)
+    return WinInput(winner, flags, declared=command.declared, soft=command.soft)
+
+
+# ---- handlers -----------------------------------------------------------------------------------
+
+
+async def pong(context: Context) -> Response:
+    recording_night(context)
+    if not context.command.names:
+        me = seat_of(context.seats, context.incoming.speaker)
+        return ask(context, Reply("pong.who_fed"), choices_for(context, "pong", me))
+    return await record(context, pong_event(context, context.command))
+
+
+async def gang(context: Context) -> Response:
+    recording_night(context)
+    command = context.command
+    if GANG_KINDS[command.kind or "exposed"] is MeldKind.EXPOSED_GANG and not command.names:
+        me = seat_of(context.seats, context.incoming.speaker)
+        choices = (
+            *choices_for(context, "gang", me),
+            Choice(Reply("button.added_gang"), "/gang add"),
+            Choice(Reply("button.concealed_gang"), "/gang self"),
+        )
+        return ask(context, Reply("gang.which"), choices)
+    return await record(context, gang_event(context, command))
+
+
+async def flower_gang(context: Context) -> Response:
+    recording_night(context)
+    return await record(context, flower_gang_event(context, context.command))
+
+
+async def penalty(context: Context) -> Response:
+    recording_night(context)
+    if not context.command.names:
+        choices = tuple(
+            Choice(Reply(f"button.{kind}", {"name": seat.name}), f"/penalty {word} #{index}")
+            for kind, word in (("penalty_follow", "follow"), ("penalty_four", "four"))
+            for index, seat in enumerate(context.seats)
+        )
+        return ask(context, Reply("penalty.who"), choices)
+    return await record(context, penalty_event(context, context.command))
+
+
+async def winds(context: Context) -> Response:
+    recording_night(context)
+    return await record(context, winds_event(context, context.command))
+
+
+async def range_mark(context: Context) -> Response:
+    night = recording_night(context)
+    return await record(context, range_event(context, context.command, night.state))
+
+
+async def draw(context: Context) -> Response:
+    recording_night(context)
+    return await record(context, Draw())
+
+
+async def hu(context: Context) -> Response:
+    night = recording_night(context)
+    command = context.command
+    if not command.names and not command.self_draw and not command.hand_text and not command.declared:
+        me = seat_of(context.seats, context.incoming.speaker)
+        choices = (Choice(Reply("button.self_draw"), "/hu self"), *choices_for(context, "hu", me))
+        return ask(context, Reply("hu.how"), choices)
+    event = win_event(context, command, night.state)
+    merge_with = mergeable_win(night, event)
+    if merge_with is None:
+        return await record(context, event)
+    previous = table_event(merge_with)
+    assert isinstance(previous, Win)
+    return await merged(context, night, merge_with, Win(previous.claims + event.claims, event.discarder))
+
+
+def mergeable_win(night: Night, event: Win) -> EventRow | None:
+    """A second 胡 on the same discard, typed as its own line right after the first (一炮多响)."""
+    if event.discarder is None:
+        return None
+    last = night.last_active(REVERSIBLE)
+    previous = table_event(last) if last is not None else None
+    if last is None or not isinstance(previous, Win):
+        return None
+    earlier = {c.winner for c in previous.claims}
+    if previous.discarder != event.discarder or earlier & {c.winner for c in event.claims}:
+        return None
+    return last
+
+
+async def merged(context: Context, night: Night, target: EventRow, event: Win) -> Response:
+    """The combined win stands in for the first one: a fix of it, re-derived like any correction."""
+    corrected = await night.correct(context.line, target, event)
+    played = corrected.replacement
+    assert played is not None
+    replies: list[Reply] = [
+        Reply("win.merged", {"id": target.id}),
+        Reply("event.recorded", {"id": corrected.event_id, "what": describe(event, night.seats)}),
+    ]
+    replies.extend(explained(played, night.seats))
+    replies.extend(payment_lines(corrected.payments, night.seats, night.preset))
+    replies.extend(Reply(n.key, readable(n.params, night.seats)) for n in played.notices)
+    return Response(
+        tuple(replies),
+        context.language,
+        recorded=True,
+        night_id=night.id,
+        hand_no=night.state.hand_no,
+        scoreboard=board(night),
+    )

@@ -1,0 +1,525 @@
+"""A night's state has one owner: `Night`, the fold of its effective events through engine/table.py.
+
+The ledger holds every event ever typed; a night's *effective* history is the events that are still
+active (not reversed by an active undo or fix), each fix standing in the place of the event it
+corrects. Folding that history through `engine.table.apply` gives the table now (hand, dealer, 连庄,
+比下胡, melds, chips) and every event's derived payments. `Nights` loads and caches a chat's latest
+night; every write goes through its `Night`, which appends to the ledger and updates itself, so no
+other cache exists.
+
+Payments are booked when an event is recorded. A correction (undo or fix of any past event) re-folds
+the corrected history and books the difference between the newly derived payments and everything
+booked so far as the correction's own payments: the ledger stays append-only, the booked totals
+always equal the derived ones, and every correction's payments sum to zero.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+
+from bot.codec import (
+    EVENT_KINDS,
+    SEAT_KINDS,
+    Fix,
+    SeatChange,
+    decode_event,
+    decode_fix,
+    decode_seat,
+    encode_event,
+    encode_fix,
+    encode_seat,
+    encode_undo,
+    event_kind,
+)
+from bot.ledger import EventRow, Ledger, NewEvent, NightRow, PaymentRow, Seat
+from engine.errors import EngineError
+from engine.hand import MeldKind
+from engine.preset import Preset, preset_from_dict
+from engine.scoring import WinScore
+from engine.settlement import Factor, Payment
+from engine.table import Event, Gang, Notice, Pong, TableState, Win, apply, new_table
+from engine.tiles import Tile
+
+SEATS = 4
+CORRECTIONS = ("undo", "fix")
+PENDING_ID = -1  # a correction's own id before the ledger assigns it
+
+
+@dataclass(frozen=True)
+class Line:
+    """Who typed which line: recorded with every event the line writes."""
+
+    speaker: str
+    text: str
+    update_key: str | None = None
+
+
+@dataclass(frozen=True)
+class Played:
+    """One effective table event as the (corrected) history has it."""
+
+    event_id: int  # the ledger row whose content this is (a fix row for a corrected event)
+    slot: int  # its place in the night: the id of the event first typed there
+    hand_no: int
+    event: Event
+    payments: tuple[Payment, ...]
+    scores: tuple[tuple[int, WinScore], ...]
+    doubled: bool  # played in a 比下胡 hand
+    notices: tuple[Notice, ...]
+    factors: tuple[Factor, ...] = ()  # the multipliers applied (比下胡, 垒宝塔, 包牌, ...)
+
+
+@dataclass(frozen=True)
+class Fold:
+    state: TableState
+    played: tuple[Played, ...] = ()
+
+    def then(self, event_id: int, slot: int, event: Event) -> Fold:
+        """The fold with one more event; raises EngineError (nothing changes) if it is not legal."""
+        event = with_dealer(event, self.state.dealer)
+        outcome = apply(self.state, event)
+        before = self.state
+        played = Played(
+            event_id,
+            slot,
+            before.hand_no,
+            event,
+            outcome.payments,
+            outcome.scores,
+            before.doubled,
+            outcome.notices,
+            outcome.factors,
+        )
+        return Fold(outcome.state, (*self.played, played))
+
+    @property
+    def last(self) -> Played:
+        return self.played[-1]
+
+    def hand_of(self, event_id: int) -> int | None:
+        for played in self.played:
+            if event_id in (played.event_id, played.slot):
+                return played.hand_no
+        return None
+
+
+def with_dealer(event: Event, dealer: int) -> Event:
+    """A win's dealer flags as the (possibly re-derived) table has them, not as they were typed."""
+    if not isinstance(event, Win):
+        return event
+    claims = tuple(replace(c, flags=replace(c.flags, dealer=c.winner == dealer)) for c in event.claims)
+    return replace(event, claims=claims)
+
+
+class LaterEventBreaks(EngineError):
+    """A correction would make a later event impossible (e.g. undoing the pong an added gang needs)."""
+
+    def __init__(self, slot: int, cause: EngineError) -> None:
+        super().__init__("fix.breaks_later", id=slot)
+        self.slot = slot
+        self.cause = cause
+
+
+@dataclass
+class Totals:
+    """Sums of the payments booked so far: per seat, per (seat, reason), and net per pair and reason."""
+
+    amounts: list[int] = field(default_factory=lambda: [0] * SEATS)
+    money: list[int] = field(default_factory=lambda: [0] * SEATS)
+    by_reason: dict[tuple[int, str], int] = field(default_factory=dict)
+    pairs: dict[tuple[int, int, str], int] = field(default_factory=dict)
+
+    def add(self, payments: Iterable[PaymentRow]) -> None:
+        for p in payments:
+            self.amounts[p.payer] -= p.amount
+            self.amounts[p.payee] += p.amount
+            self.money[p.payer] -= p.money_cents
+            self.money[p.payee] += p.money_cents
+            self.by_reason[(p.payer, p.reason)] = self.by_reason.get((p.payer, p.reason), 0) - p.amount
+            self.by_reason[(p.payee, p.reason)] = self.by_reason.get((p.payee, p.reason), 0) + p.amount
+            _add_pair(self.pairs, p.payer, p.payee, p.amount, p.reason)
+
+
+def _add_pair(pairs: dict[tuple[int, int, str], int], payer: int, payee: int, amount: int, reason: str) -> None:
+    """Net flow per unordered pair and reason: positive means the lower seat pays the higher."""
+    low, high = min(payer, payee), max(payer, payee)
+    sign = 1 if payer == low else -1
+    pairs[(low, high, reason)] = pairs.get((low, high, reason), 0) + sign * amount
+
+
+def net_pairs(payments: Iterable[Payment]) -> dict[tuple[int, int, str], int]:
+    pairs: dict[tuple[int, int, str], int] = {}
+    for p in payments:
+        _add_pair(pairs, p.payer, p.payee, p.amount, p.reason)
+    return pairs
+
+
+def difference(derived: dict[tuple[int, int, str], int], booked: dict[tuple[int, int, str], int]) -> list[Payment]:
+    """Payments that bring the booked flows to the derived ones (they sum to zero by construction)."""
+    payments: list[Payment] = []
+    for low, high, reason in sorted(derived.keys() | booked.keys()):
+        delta = derived.get((low, high, reason), 0) - booked.get((low, high, reason), 0)
+        if delta > 0:
+            payments.append(Payment(low, high, delta, reason))
+        elif delta < 0:
+            payments.append(Payment(high, low, -delta, reason))
+    return payments
+
+
+# ---- reading the log ----------------------------------------------------------------------------
+
+
+def active_ids(events: Sequence[EventRow]) -> set[int]:
+    """Events not reversed by an active undo or fix. A reversal always comes after its target, so
+    one pass from the newest event settles it (undoing a fix brings the fixed event back)."""
+    inactive: set[int] = set()
+    for event in reversed(events):
+        if event.id not in inactive and event.reverses is not None:
+            inactive.add(event.reverses)
+    return {e.id for e in events} - inactive
+
+
+def slots(events: Sequence[EventRow]) -> dict[int, int]:
+    """Each event's place in the night: a fix takes the place of what it corrects."""
+    places: dict[int, int] = {}
+    for event in events:
+        fixes = event.kind == "fix" and event.reverses is not None
+        places[event.id] = places.get(event.reverses, event.id) if fixes and event.reverses else event.id
+    return places
+
+
+def table_event(event: EventRow) -> Event | None:
+    """The table event a row stands for: its own, or a fix's corrected one; None for other rows."""
+    try:
+        if event.kind in EVENT_KINDS:
+            return decode_event(event.kind, event.payload)
+        if event.kind == "fix":
+            return decode_fix(event.payload).event
+    except (EngineError, KeyError, TypeError, ValueError):
+        return None  # an unreadable row counts for nothing rather than stopping the night
+    return None
+
+
+def entries(events: Sequence[EventRow], active: set[int]) -> list[tuple[int, int, Event]]:
+    """(event id, slot, event) of the effective table events, in the night's order."""
+    places = slots(events)
+    found = [(e.id, places[e.id], table_event(e)) for e in events if e.id in active]
+    return sorted(((i, s, ev) for i, s, ev in found if ev is not None), key=lambda entry: entry[1])
+
+
+def fold_entries(start: TableState, items: Iterable[tuple[int, int, Event]], strict_after: int | None) -> Fold:
+    """Fold events in order. Events that no longer apply are skipped (older ledgers) unless they come
+    after `strict_after`: then the correction that made them impossible is refused."""
+    fold = Fold(start)
+    for event_id, slot, event in items:
+        try:
+            fold = fold.then(event_id, slot, event)
+        except EngineError as error:
+            if strict_after is None or slot < strict_after:
+                continue
+            if event_id == PENDING_ID:
+                raise  # the corrected line itself is wrong: say why, as if it had been typed
+            raise LaterEventBreaks(slot, error) from error
+    return fold
+
+
+def seats_from(row: NightRow, events: Iterable[EventRow], active: set[int]) -> tuple[Seat, ...]:
+    seats = list(row.seats)
+    for event in events:
+        if event.kind in SEAT_KINDS and event.id in active:
+            change = decode_seat(event.payload)
+            seats[change.seat] = Seat(change.name, change.user_id, change.username)
+    return tuple(seats)
+
+
+def is_closed(events: Iterable[EventRow]) -> bool:
+    closed = False
+    for event in events:
+        if event.kind in ("close", "reopen"):
+            closed = event.kind == "close"
+    return closed
+
+
+def actor_of(event: Event) -> int | None:
+    actor = getattr(event, "actor", getattr(event, "offender", None))
+    return actor if isinstance(actor, int) else None
+
+
+# ---- results ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Recorded:
+    event_id: int
+    played: Played
+    payments: tuple[PaymentRow, ...]
+
+
+@dataclass(frozen=True)
+class Corrected:
+    event_id: int
+    target: EventRow
+    payments: tuple[PaymentRow, ...]  # the correction's own payments (the difference)
+    changes: tuple[int, ...]  # per seat, what the correction moved
+    moved_hands: tuple[int, ...]  # later hands whose payments or numbers changed
+    replacement: Played | None  # the corrected event as now played (fix)
+
+
+# ---- the owner ----------------------------------------------------------------------------------
+
+
+class Night:
+    def __init__(self, ledger: Ledger, row: NightRow, events: Sequence[EventRow], payments: Sequence[PaymentRow]):
+        self.ledger = ledger
+        self.row = row
+        self.preset: Preset = preset_from_dict(json.loads(row.preset_json))
+        self.events: list[EventRow] = list(events)
+        self.booked = Totals()
+        self.booked.add(payments)
+        self.active: set[int] = set()
+        self.seats: tuple[Seat, ...] = row.seats
+        self.closed = False
+        self.fold = Fold(self.start())
+        self._derive()
+
+    @property
+    def id(self) -> int:
+        return self.row.id
+
+    @property
+    def state(self) -> TableState:
+        return self.fold.state
+
+    def start(self) -> TableState:
+        return new_table(self.preset, self.row.dealer)
+
+    def _derive(self) -> None:
+        self.active = active_ids(self.events)
+        self.seats = seats_from(self.row, self.events, self.active)
+        self.closed = is_closed(self.events)
+        self.fold = fold_entries(self.start(), entries(self.events, self.active), None)
+
+    # ---- questions -----------------------------------------------------------------------------
+
+    def event(self, event_id: int) -> EventRow | None:
+        return next((e for e in self.events if e.id == event_id), None)
+
+    def reverser(self, event_id: int) -> EventRow | None:
+        """The undo or fix that reversed this event, if any (active or not)."""
+        return next((e for e in self.events if e.reverses == event_id), None)
+
+    def last_active(self, kinds: Sequence[str]) -> EventRow | None:
+        return next((e for e in reversed(self.events) if e.kind in kinds and e.id in self.active), None)
+
+    def slot_of(self, event_id: int) -> int:
+        return slots(self.events).get(event_id, event_id)
+
+    def state_before(self, event_id: int) -> TableState:
+        """The table as it was just before this event (a fix is built against it)."""
+        slot = self.slot_of(event_id)
+        fold = Fold(self.start())
+        for played in self.fold.played:
+            if played.slot >= slot:
+                break
+            fold = fold.then(played.event_id, played.slot, played.event)
+        return fold.state
+
+    def meld_events(self, seat: int, hand: int) -> list[int]:
+        """The events behind `seat`'s logged melds in `hand`, in the table's meld order (an added
+        gang takes the place of the pong it upgrades, as engine.table does)."""
+        melds: list[tuple[int, MeldKind, Tile | None]] = []
+        for played in self.fold.played:
+            event = played.event
+            if played.hand_no != hand or not isinstance(event, Pong | Gang) or event.actor != seat:
+                continue
+            if isinstance(event, Gang) and event.kind is MeldKind.ADDED_GANG:
+                pongs = [
+                    i
+                    for i, (_, kind, tile) in enumerate(melds)
+                    if kind is MeldKind.PONG and (event.tile is None or tile in (None, event.tile))
+                ]
+                exact = [i for i in pongs if melds[i][2] == event.tile]
+                if pongs:
+                    at = (exact or pongs)[0]
+                    melds[at] = (played.event_id, MeldKind.ADDED_GANG, event.tile or melds[at][2])
+                continue
+            kind = MeldKind.PONG if isinstance(event, Pong) else event.kind
+            melds.append((played.event_id, kind, event.tile))
+        return [event_id for event_id, _, _ in melds]
+
+    def hands_played(self) -> int:
+        return self.state.hand_no - 1
+
+    async def payments(self) -> list[PaymentRow]:
+        """Every payment booked in this night, as the ledger holds them (for the CSV export)."""
+        return await self.ledger.payments(self.id)
+
+    # ---- writes --------------------------------------------------------------------------------
+
+    async def _append(self, line: Line, chat_id: str, news: Sequence[NewEvent]) -> list[EventRow]:
+        last = self.events[-1].id if self.events else 0
+        ids = await self.ledger.append(
+            chat_id, self.id, line.speaker, line.text, line.update_key, self.row.stake_cents, news
+        )
+        rows = [e for e in await self.ledger.events(self.id, after_id=last) if e.id in ids]
+        self.events.extend(rows)
+        return rows
+
+    def _booked_rows(self, event_id: int, payments: Sequence[Payment]) -> tuple[PaymentRow, ...]:
+        stake = self.row.stake_cents
+        return tuple(PaymentRow(event_id, p.payer, p.payee, p.amount, p.amount * stake, p.reason) for p in payments)
+
+    async def record(self, line: Line, event: Event) -> Recorded:
+        """Apply a table event, append it with its payments, and fold it in; raises EngineError
+        (nothing written) if the table refuses it."""
+        fold = self.fold.then(PENDING_ID, PENDING_ID, event)
+        played = fold.last
+        new = NewEvent(played.hand_no, event_kind(event), actor_of(event), encode_event(event), played.payments)
+        (row,) = await self._append(line, self.row.chat_id, [new])
+        played = replace(played, event_id=row.id, slot=row.id)
+        self.fold = Fold(fold.state, (*self.fold.played, played))
+        self.active.add(row.id)
+        rows = self._booked_rows(row.id, played.payments)
+        self.booked.add(rows)
+        return Recorded(row.id, played, rows)
+
+    async def record_seat(self, line: Line, kind: str, change: SeatChange) -> int:
+        """A join, bind or unseat."""
+        (row,) = await self._append(
+            line, self.row.chat_id, [NewEvent(self.state.hand_no, kind, change.seat, encode_seat(change))]
+        )
+        self.active.add(row.id)
+        self.seats = seats_from(self.row, self.events, self.active)
+        return row.id
+
+    async def record_mark(self, line: Line, kind: str) -> int:
+        """close or reopen."""
+        (row,) = await self._append(line, self.row.chat_id, [NewEvent(self.state.hand_no, kind, None, "{}")])
+        self.active.add(row.id)
+        self.closed = is_closed(self.events)
+        return row.id
+
+    def corrected_fold(self, target: EventRow, replacement: Event | None) -> Fold:
+        """The night re-derived with `target` removed (undo) or replaced (fix); raises EngineError if
+        the corrected line is wrong or a later event would no longer fit."""
+        kind = "fix" if replacement is not None else "undo"
+        payload = encode_fix(Fix(replacement)) if replacement is not None else encode_undo(target.id)
+        pending = replace(target, id=PENDING_ID, kind=kind, payload=payload, reverses=target.id)
+        events = [*self.events, pending]  # the newest row, so the activity pass sees it first
+        active = active_ids(events)
+        places = slots(events)
+        items = entries(events, active)
+        return fold_entries(self.start(), items, places[target.id])
+
+    async def correct(self, line: Line, target: EventRow, replacement: Event | None) -> Corrected:
+        """Undo (`replacement` None) or fix any past event: re-derive the night and book the difference."""
+        fold = self.corrected_fold(target, replacement)
+        derived = net_pairs(p for played in fold.played for p in played.payments)
+        payments = difference(derived, self.booked.pairs)
+        kind = "fix" if replacement is not None else "undo"
+        payload = encode_fix(Fix(replacement)) if replacement is not None else encode_undo(target.id)
+        actor = actor_of(replacement) if replacement is not None else None
+        new = NewEvent(fold.state.hand_no, kind, actor, payload, tuple(payments), target.id)
+        (row,) = await self._append(line, self.row.chat_id, [new])
+        fold = Fold(
+            fold.state,
+            tuple(replace(p, event_id=row.id) if p.event_id == PENDING_ID else p for p in fold.played),
+        )
+        moved = moved_hands(self.fold, fold, slots(self.events).get(target.id, target.id))
+        self.fold = fold
+        self.active = active_ids(self.events)
+        self.seats = seats_from(self.row, self.events, self.active)
+        rows = self._booked_rows(row.id, payments)
+        self.booked.add(rows)
+        changes = [0] * SEATS
+        for p in payments:
+            changes[p.payer] -= p.amount
+            changes[p.payee] += p.amount
+        replacement_played = next((p for p in fold.played if p.event_id == row.id), None)
+        return Corrected(row.id, target, rows, tuple(changes), moved, replacement_played)
+
+
+def moved_hands(before: Fold, after: Fold, from_slot: int) -> tuple[int, ...]:
+    """Hands after the corrected event whose number or payments changed."""
+    old = {p.slot: (p.hand_no, p.payments) for p in before.played if p.slot > from_slot}
+    new = {p.slot: (p.hand_no, p.payments) for p in after.played if p.slot > from_slot}
+    hands = {new[s][0] for s in new if old.get(s) != new[s]} | {old[s][0] for s in old if s not in new}
+    return tuple(sorted(hands))
+
+
+def hand_deltas(fold: Fold) -> list[tuple[int, int, int]]:
+    """(hand, seat, net amount) for each derived payment, for the chart."""
+    deltas: list[tuple[int, int, int]] = []
+    for played in fold.played:
+        for p in played.payments:
+            deltas.append((played.hand_no, p.payee, p.amount))
+            deltas.append((played.hand_no, p.payer, -p.amount))
+    return deltas
+
+
+def doubled_hands(fold: Fold) -> set[int]:
+    return {p.hand_no for p in fold.played if isinstance(p.event, Win) and p.doubled}
+
+
+# ---- the registry -------------------------------------------------------------------------------
+
+
+class Nights:
+    """Loads and caches each chat's latest night and settings. One process owns a database, and
+    every write goes through here, so the cache never goes stale."""
+
+    def __init__(self, ledger: Ledger) -> None:
+        self.ledger = ledger
+        self._latest: dict[str, Night | None] = {}
+        self._settings: dict[tuple[str, str], str | None] = {}
+
+    async def load(self, row: NightRow) -> Night:
+        cached = self._latest.get(row.chat_id)
+        if cached is not None and cached.id == row.id:
+            return cached
+        return Night(self.ledger, row, await self.ledger.events(row.id), await self.ledger.payments(row.id))
+
+    async def latest(self, chat_id: str) -> Night | None:
+        if chat_id not in self._latest:
+            row = await self.ledger.latest_night(chat_id)
+            self._latest[chat_id] = await self.load(row) if row is not None else None
+        return self._latest[chat_id]
+
+    async def open(
+        self,
+        chat_id: str,
+        seats: Sequence[Seat],
+        preset_name: str,
+        preset_json: str,
+        stake_cents: int,
+        dealer: int,
+        opened_by: str,
+        line: Line,
+    ) -> Night:
+        night_id = await self.ledger.open_night(
+            chat_id, seats, preset_name, preset_json, stake_cents, dealer, opened_by, line.text, line.update_key
+        )
+        self._latest.pop(chat_id, None)
+        night = await self.latest(chat_id)
+        assert night is not None and night.id == night_id
+        return night
+
+    async def of_chat(self, chat_id: str) -> list[Night]:
+        return [await self.load(row) for row in await self.ledger.nights(chat_id)]
+
+    async def of_user(self, user_id: str) -> list[Night]:
+        return [await self.load(row) for row in await self.ledger.nights_of_user(user_id)]
+
+    async def setting(self, chat_id: str, key: str) -> str | None:
+        if (chat_id, key) not in self._settings:
+            self._settings[(chat_id, key)] = await self.ledger.setting(chat_id, key)
+        return self._settings[(chat_id, key)]
+
+    async def set_setting(self, chat_id: str, key: str, value: str) -> None:
+        await self.ledger.set_setting(chat_id, key, value)
+        self._settings[(chat_id, key)] = value
+
+    async def close(self) -> None:
+        await self.ledger.close()

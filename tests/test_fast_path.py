@@ -1,0 +1,53 @@
+"""The fast readings (per-suit tables, engine/decompose.py) agree with the straightforward ones
+(engine/reference.py) on every hand: same splits, same waits, same sole-wait answer, same score."""
+
+from __future__ import annotations
+
+from engine import decompose, reference
+from engine.hand import Hand
+from engine.preset import PRESET_NAMES, load_preset
+from engine.scoring import score_hand
+from engine.units import WinFlags
+from tests.varied_hands import varied_hands
+
+HANDS = varied_hands(seed=14, per_kind=100)
+PRESETS = [load_preset(name) for name in PRESET_NAMES]
+
+
+def _meld_tiles(hand: Hand) -> list[int]:
+    return [m.tile for m in hand.melds for _ in range(m.size)]
+
+
+def test_the_mix_has_every_kind_of_hand() -> None:
+    # Not vacuous: the hands below really exercise melds, seven pairs, sole waits and 压绝.
+    flags = WinFlags(hard_flowers=1)
+    nanjing = load_preset("nanjing")
+    assert sum(1 for h in HANDS if h.melds) >= 100
+    assert sum(1 for h in HANDS if decompose.is_seven_pairs(h.closed_tiles)) >= 50
+    assert sum(1 for h in HANDS if "yajue" in score_hand(h, flags, nanjing).keys) >= 20
+    sole = [h for h in HANDS if reference.waits_only_on(h.concealed, _meld_tiles(h), len(h.melds), h.winning)]
+    assert len(sole) >= 50
+    assert sum(1 for h in HANDS if len(reference.standard_decompositions(h.closed_tiles)) > 1) >= 20
+
+
+def test_same_decompositions() -> None:
+    for hand in HANDS:
+        closed = hand.closed_tiles
+        assert decompose.standard_decompositions(closed) == reference.standard_decompositions(closed), hand
+
+
+def test_same_waits_before_the_win() -> None:
+    for hand in HANDS:
+        meld_tiles, count = _meld_tiles(hand), len(hand.melds)
+        fast = decompose.waiting_tiles(hand.concealed, meld_tiles, count)
+        assert fast == reference.waiting_tiles(hand.concealed, meld_tiles, count), hand
+        for tile in {hand.winning, *hand.concealed}:
+            fast_only = decompose.waits_only_on(hand.concealed, meld_tiles, count, tile)
+            assert fast_only == reference.waits_only_on(hand.concealed, meld_tiles, count, tile), (hand, tile)
+
+
+def test_same_score_in_every_preset() -> None:
+    for index, hand in enumerate(HANDS):
+        flags = WinFlags(hard_flowers=index % 5, self_draw=index % 3 == 0)
+        for preset in PRESETS:
+            assert score_hand(hand, flags, preset) == reference.reference_score_hand(hand, flags, preset), hand
