@@ -12,9 +12,10 @@ from dataclasses import replace
 
 import pytest
 
-from engine.hand import MeldKind
+from engine.hand import Hand, MeldKind
 from engine.notation import parse_hand_parts, parse_tile
 from engine.preset import load_preset
+from engine.scoring import score_hand
 from engine.settlement import Payment
 from engine.table import (
     Draw,
@@ -364,6 +365,9 @@ NANJING_TRIGGERS: dict[str, tuple[Event, ...]] = {
     "liability": ROB_EVENTS,
     "multiple_winners": (TWO_SMALL_WINNERS,),
     "draw": (Draw(),),
+    "big_hu": (hu(B, "111m 999p 22s 55s [777s] +5s", C, hard_flowers=1),),  # 对对胡 by a non-dealer
+    "dealer_win": (hu(A, EXAMPLE_1, B, hard_flowers=2),),  # a small win by the dealer (002 庄家胡牌)
+    "false_win": (Penalty("false_win", C, 10),),  # 诈胡, the amount typed
 }
 
 
@@ -413,3 +417,74 @@ def test_app_has_no_bixiahu(events: tuple[Event, ...]) -> None:
     state = run(table("app"), *events).state
     assert not state.doubled
     assert net(apply(state, Gang(C, MeldKind.EXPOSED_GANG, D, t("9s"))).payments)[C] == 15
+
+
+# ---- the next dealer and 垒宝塔 (§8, §9) -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("preset", ["nanjing", "nanjing-6", "nanjing-20", "chengbei"])
+@pytest.mark.parametrize("trigger", list(NANJING_TRIGGERS))
+def test_nanjing_family_the_dealer_stays_exactly_when_the_next_hand_is_doubled(preset: str, trigger: str) -> None:
+    # "形成比下胡，則連莊" (002): every trigger keeps the dealer A, whoever won.
+    state = run(table(preset), *NANJING_TRIGGERS[trigger]).state
+    assert (state.dealer, state.dealer_streak, state.doubled) == (A, 1, True)
+
+
+@pytest.mark.parametrize("preset", ["nanjing", "nanjing-6", "nanjing-20", "chengbei"])
+def test_nanjing_family_a_plain_win_passes_the_deal(preset: str) -> None:
+    state = run(table(preset), SMALL_WIN_B).state
+    assert (state.dealer, state.dealer_streak, state.doubled) == (B, 0, False)
+
+
+def test_the_dealer_among_several_winners_keeps_the_deal_in_nanjing() -> None:
+    both = Win((claim(A, EXAMPLE_1, hard_flowers=2), claim(B, EXAMPLE_2, hard_flowers=4)), C)
+    state = apply(table(), both).state
+    assert (state.dealer, state.dealer_streak, state.doubled) == (A, 1, True)
+
+
+def test_leibaota_n_is_the_dealers_stays_in_a_row() -> None:
+    # Two draws: A stays twice, N = 2. B then wins §11.2 (34) on C's discard in the 比下胡 hand:
+    # (34 + 10 × 2) × 2 = 108. B's win sets up nothing: the deal passes to B, N = 0, not doubled.
+    state = run(table(), Draw(), Draw()).state
+    assert (state.dealer, state.dealer_streak, state.doubled) == (A, 2, True)
+    outcome = apply(state, hu(B, EXAMPLE_2, C, hard_flowers=4))
+    assert net(outcome.payments) == {A: 0, B: 108, C: -108, D: 0}
+    assert (outcome.state.dealer, outcome.state.dealer_streak, outcome.state.doubled) == (B, 0, False)
+    # In the next plain hand the same win is 34 again.
+    assert net(apply(outcome.state, hu(D, EXAMPLE_2, C, hard_flowers=4)).payments)[C] == -34
+
+
+def test_leibaota_self_draw_each_other_pays_the_stacked_share() -> None:
+    # One draw (N = 1); D self-draws §11.1 with 2 hard flowers (46): (46 + 10) × 2 = 112 from each.
+    state = run(table(), Draw()).state
+    outcome = apply(state, hu(D, EXAMPLE_1, None, hard_flowers=2))
+    assert net(outcome.payments) == {A: -112, B: -112, C: -112, D: 336}
+
+
+def test_chengbei_dagangkai_doubled_total_in_a_bixiahu_hand() -> None:
+    # chengbei: D self-draws 123m 456m 5p [2222p] (7777s) +5p after the concealed gang, 1 hard flower:
+    # 10 + 2×(1 + 2 + 2 + 独占 1) + 门清 10 = 32, 兜底翻 ×2 = 64; after one draw (N = 1):
+    # (64 + 10) × 2 = 148 from each other player.
+    state = run(table("chengbei"), Draw(), Gang(D, MeldKind.EXPOSED_GANG, B, t("2p"))).state
+    state = apply(state, Gang(D, MeldKind.CONCEALED_GANG, None, t("7s"))).state
+    outcome = apply(state, hu(D, "123m 456m 5p [2222p] (7777s) +5p", None, hard_flowers=1, after_gang=True))
+    assert outcome.scores[0][1].total == 64
+    assert net(outcome.payments) == {A: -148, B: -148, C: -148, D: 444}
+
+
+@pytest.mark.parametrize(
+    ("hand", "nanjing", "nanjing_6"),
+    [
+        # nanjing: a wind gang is 风碰 1 + gang 2 = 3 soft; nanjing-6 (002 風杠): exposed or added 2 in
+        # all, concealed 3. With 4 hard flowers: exposed 20 + 2×(4+3) + 门清 20 = 54 vs 20 + 2×(4+2) + 20 = 52.
+        ("123m 456p 23s 99s [EEEE] +4s", 54, 52),
+        ("123m 456p 23s 99s {EEEE} +4s", 34, 32),  # added: no 门清: 20 + 14 vs 20 + 12
+        ("123m 456p 23s 99s (EEEE) +4s", 54, 54),  # concealed: 3 either way
+    ],
+)
+def test_nanjing_6_counts_wind_gangs_as_002(hand: str, nanjing: int, nanjing_6: int) -> None:
+    concealed, melds, winning = parse_hand_parts(hand)
+    assert winning is not None
+    flags = WinFlags(hard_flowers=4)
+    assert score_hand(Hand(concealed, melds, winning), flags, load_preset("nanjing")).total == nanjing
+    assert score_hand(Hand(concealed, melds, winning), flags, load_preset("nanjing-6")).total == nanjing_6
