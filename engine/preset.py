@@ -150,6 +150,10 @@ class Preset:
     jiang_passes: int  # passes of the deal that make a 将, counted in the summary; 0: not counted
     chips: ChipRules
 
+    def __hash__(self) -> int:
+        # By name (equal presets share it): lets scoring keep what it worked out per preset.
+        return hash(self.name)
+
     def unit(self, key: str) -> UnitRule | None:
         return self.rules.get(key)
 

@@ -11,13 +11,12 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from functools import cached_property
 from types import MappingProxyType
 from typing import TYPE_CHECKING, ClassVar
 
 from engine.decompose import Decomposition, SetKind, WaitShape
 from engine.hand import Hand, MeldKind
-from engine.tiles import COPIES, Tile, is_wind, suit_of
+from engine.tiles import COPIES, Tile, is_wind
 
 if TYPE_CHECKING:
     from engine.preset import UnitRule
@@ -56,20 +55,11 @@ class WinView:
     def all_counts(self) -> Counter[Tile]:
         return self.hand._counts  # read-only here: no copy
 
-    # Cached: every unit asks, and a view never changes (cached_property writes past frozen).
-    @cached_property
-    def _suits(self) -> frozenset[int]:
-        return frozenset(s for t in self.all_counts() if (s := suit_of(t)) is not None)
-
-    @cached_property
-    def _winds(self) -> bool:
-        return any(is_wind(t) for t in self.all_counts())
-
     def suits_present(self) -> frozenset[int]:
-        return self._suits
+        return self.hand.suits  # found once per hand, shared by its readings
 
     def has_winds(self) -> bool:
-        return self._winds
+        return self.hand.has_winds
 
     def triplet_tiles(self) -> list[Tile]:
         """Tiles of every triplet or gang: closed triplets of the decomposition and all melds."""

@@ -3,11 +3,13 @@
 
 from __future__ import annotations
 
+import random
+
 from engine import decompose, reference
 from engine.hand import Hand
 from engine.preset import PRESET_NAMES, load_preset
-from engine.scoring import score_hand
-from engine.units import WinFlags
+from engine.scoring import evaluate, score_hand
+from engine.units import UNITS_BY_KEY, WinFlags
 from tests.varied_hands import varied_hands
 
 HANDS = varied_hands(seed=14, per_kind=100)
@@ -51,3 +53,16 @@ def test_same_score_in_every_preset() -> None:
         flags = WinFlags(hard_flowers=index % 5, self_draw=index % 3 == 0)
         for preset in PRESETS:
             assert score_hand(hand, flags, preset) == reference.reference_score_hand(hand, flags, preset), hand
+
+
+def test_kept_plans_score_like_a_fresh_evaluation() -> None:
+    # Random sets of units with random counts, in every preset (flat, doubling, highest-only and
+    # refused-together rules included): the kept plan gives what working it out afresh gives.
+    rng = random.Random(14)
+    keys = sorted(UNITS_BY_KEY)
+    for preset in PRESETS:
+        for _ in range(300):
+            counts = {key: rng.randint(1, 3) for key in rng.sample(keys, rng.randint(1, 8))}
+            hard, menqing = rng.randint(0, 8), rng.random() < 0.5
+            fresh = reference.reference_evaluate(counts, preset, hard, menqing)
+            assert evaluate(counts, preset, hard, menqing) == fresh, (preset.name, counts)
