@@ -35,7 +35,6 @@ from engine.scoring import (
     _refused_together,
     _surviving,
     best_reading,
-    unit_counts,
 )
 from engine.tiles import ALL_TILES, COPIES, FIRST_WIND, NUM_KINDS, SUIT_SIZE, Tile, is_wind
 from engine.units import WinFlags, WinView
@@ -232,9 +231,11 @@ def reference_score_hand(
     table_pongs: frozenset[Tile] = frozenset(),
     forced: frozenset[str] = frozenset(),
 ) -> WinScore:
-    """`engine.scoring.score_hand` with the readings and their scores worked out the straightforward way."""
+    """`engine.scoring.score_hand` the straightforward way: every unit asked on every reading."""
     scores = []
     for view in reference_views(hand, flags, table_pongs):
         menqing = preset.is_menqing(m.kind for m in hand.melds)
-        scores.append(reference_evaluate(unit_counts(view, preset, forced), preset, flags.hard_flowers, menqing))
+        counts = {unit.key: count for unit, rule in preset.scored_units if (count := unit.count(view, rule))}
+        counts.update(dict.fromkeys(forced, 1))
+        scores.append(reference_evaluate(counts, preset, flags.hard_flowers, menqing))
     return best_reading(scores)

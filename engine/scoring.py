@@ -24,7 +24,7 @@ from engine.errors import EngineError
 from engine.hand import Hand, MeldKind
 from engine.preset import Preset, UnitRule
 from engine.tiles import Tile, is_wind, suit_of
-from engine.units import PATTERN_UNITS, SOFT_UNITS, UNITS_BY_KEY, WinFlags, WinView, flag_pattern_counts
+from engine.units import PATTERN_UNITS, SOFT_UNITS, UNITS_BY_KEY, Unit, WinFlags, WinView, flag_pattern_counts
 
 DISPLAY_ORDER = ("pao", *(u.key for u in SOFT_UNITS), *(u.key for u in PATTERN_UNITS if u.key != "pao"))
 DISPLAY_RANK = MappingProxyType({key: rank for rank, key in enumerate(DISPLAY_ORDER)})
@@ -171,9 +171,16 @@ def _views(hand: Hand, flags: WinFlags, table_pongs: frozenset[Tile]) -> Iterabl
         yield WinView(hand, flags, reading, shape, unique, table_pongs)
 
 
+@lru_cache(maxsize=4096)
+def _units_to_ask(preset: Preset, facts: frozenset[str]) -> tuple[tuple[Unit, UnitRule], ...]:
+    """The preset's units that can count on a reading with these facts, in the preset's order."""
+    return tuple((unit, rule) for unit, rule in preset.scored_units if unit.needs is None or unit.needs in facts)
+
+
 def unit_counts(view: WinView, preset: Preset, forced: frozenset[str] = frozenset()) -> dict[str, int]:
     """How many times each of the preset's units applies to this reading (a forced pattern once)."""
-    counts = {unit.key: count for unit, rule in preset.scored_units if (count := unit.count(view, rule))}
+    units = _units_to_ask(preset, view.facts())
+    counts = {unit.key: count for unit, rule in units if (count := unit.count(view, rule))}
     counts.update(dict.fromkeys(forced, 1))
     return counts
 

@@ -10,7 +10,7 @@ of MahjongRepository/mahjong.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from types import MappingProxyType
 from typing import TYPE_CHECKING, ClassVar
 
@@ -37,6 +37,9 @@ class WinFlags:
     robbing_gang: bool = False  # 抢杠
 
 
+FLAG_NAMES = tuple(field.name for field in fields(WinFlags) if field.default is False)  # the yes/no flags
+
+
 @dataclass(frozen=True)
 class WinView:
     """One reading of a win: the hand with one decomposition and one place for the winning tile."""
@@ -51,6 +54,18 @@ class WinView:
     @property
     def seven_pairs(self) -> bool:
         return self.decomposition is None
+
+    def facts(self) -> frozenset[str]:
+        """The facts a unit may need (`Unit.needs`): each flag that is set, "seven_pairs",
+        "sole_wait" and "melds" when they hold."""
+        facts = [name for name in FLAG_NAMES if getattr(self.flags, name)]
+        if self.decomposition is None:
+            facts.append("seven_pairs")
+        if self.unique_wait:
+            facts.append("sole_wait")
+        if self.hand.melds:
+            facts.append("melds")
+        return frozenset(facts)
 
     def all_counts(self) -> Counter[Tile]:
         return self.hand._counts  # read-only here: no copy
@@ -72,6 +87,10 @@ class WinView:
 
 class Unit:
     key: ClassVar[str]
+    # The fact of a reading (`WinView.facts`) without which this unit never counts, or None if it
+    # may count on any reading. Scoring asks only the units whose fact holds: most readings have
+    # no flag, no meld, no sole wait and are not seven pairs, so most units need not be asked.
+    needs: ClassVar[str | None] = None
 
     def count(self, view: WinView, rule: UnitRule) -> int:
         raise NotImplementedError
@@ -100,6 +119,7 @@ class WindPong(Unit):
 
 class _GangSoft(Unit):
     kind: ClassVar[MeldKind]
+    needs = "melds"
 
     def count(self, view: WinView, rule: UnitRule) -> int:
         return sum(1 for meld in view.hand.melds if meld.kind is self.kind)
@@ -139,6 +159,7 @@ class _WaitFlower(Unit):
     """A wait flower counts only on a sole wait ("单听一张"), by where the winning tile sits."""
 
     shape: ClassVar[WaitShape]
+    needs = "sole_wait"
 
     def count(self, view: WinView, rule: UnitRule) -> int:
         return 1 if view.unique_wait and view.shape is self.shape else 0
@@ -220,6 +241,7 @@ class QuanQiuDuDiao(Unit):
     """全球独钓/金钩钓: all four sets melded, won on the single tile left in hand."""
 
     key = "quanqiu"
+    needs = "melds"
 
     def count(self, view: WinView, rule: UnitRule) -> int:
         return 1 if len(view.hand.melds) == 4 else 0
@@ -227,6 +249,7 @@ class QuanQiuDuDiao(Unit):
 
 class _SevenPairsWithQuads(Unit):
     quads: ClassVar[int]
+    needs = "seven_pairs"
 
     def count(self, view: WinView, rule: UnitRule) -> int:
         return 1 if view.seven_pairs and view.quads_in_seven_pairs() == self.quads else 0
@@ -236,6 +259,7 @@ class QiDui(Unit):
     """七对: seven pairs from 14 concealed tiles."""
 
     key = "qidui"
+    needs = "seven_pairs"
 
     def count(self, view: WinView, rule: UnitRule) -> int:
         return 1 if view.seven_pairs else 0
@@ -266,6 +290,7 @@ class ShuangQiDui(Unit):
     """双七对: seven pairs where the winning tile completes a four of a kind."""
 
     key = "shuang_qidui"
+    needs = "seven_pairs"
 
     def count(self, view: WinView, rule: UnitRule) -> int:
         winning = view.hand.winning
@@ -288,6 +313,7 @@ class YaJue(Unit):
     """
 
     key = "yajue"
+    needs = "sole_wait"
 
     def count(self, view: WinView, rule: UnitRule) -> int:
         if not view.unique_wait or view.shape not in (WaitShape.MIDDLE, WaitShape.EDGE):
@@ -310,6 +336,10 @@ class WuHuaGuo(Unit):
 
 class _FlagPattern(Unit):
     flag: ClassVar[str]
+
+    def __init_subclass__(cls) -> None:
+        super().__init_subclass__()
+        cls.needs = cls.flag  # a flag pattern counts only when its flag is set
 
     def count(self, view: WinView, rule: UnitRule) -> int:
         return 1 if getattr(view.flags, self.flag) else 0
@@ -361,6 +391,7 @@ class HaiDi(Unit):
     """海底捞月: self-draw within the last 8 stacks."""
 
     key = "haidi"
+    needs = "last_stacks"
 
     def count(self, view: WinView, rule: UnitRule) -> int:
         return 1 if view.flags.last_stacks and view.flags.self_draw else 0
