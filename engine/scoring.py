@@ -99,7 +99,7 @@ class _Plan:
     survive the exclusions, in display order, each with its flowers per count (砸 applied), and what
     follows from presence alone. Few distinct sets occur, so plans are kept (`_plan`)."""
 
-    lines: tuple[tuple[str, int], ...]  # (key, flowers per count) of each unit on the breakdown
+    lines: tuple[tuple[str, int, Item], ...]  # (key, flowers per count, its line when counted once)
     doubling: frozenset[str]  # units that double the total (chengbei 兜底翻)
     flat: WinScore | None  # a flat pattern: the whole score
     big: bool
@@ -112,14 +112,11 @@ def _plan(preset: Preset, present: tuple[str, ...]) -> _Plan:
     """`present` in the counts' order: among equal values, the first present unit is kept."""
     counts = dict.fromkeys(present, 1)  # every rule below asks only whether a unit is present
     rules = _surviving(counts, preset)
-    lines = [
-        (key, rule.value * (preset.zha if key in preset.soft else 1))
-        for key, rule in rules.items()
-        if rule.value or rule.takes_all or rule.doubles_total
-    ]
-    lines.sort(key=lambda line: DISPLAY_RANK[line[0]])
+    worth = {key: rule.value * (preset.zha if key in preset.soft else 1) for key, rule in rules.items()}
+    shown = [key for key, rule in rules.items() if rule.value or rule.takes_all or rule.doubles_total]
+    shown.sort(key=DISPLAY_RANK.__getitem__)
     return _Plan(
-        lines=tuple(lines),
+        lines=tuple((key, worth[key], Item(key, 1, worth[key])) for key in shown),
         doubling=frozenset(key for key, rule in rules.items() if rule.doubles_total),
         flat=_flat_score(rules),
         big=any(rule.big for key, rule in rules.items() if key in preset.patterns),
@@ -133,7 +130,9 @@ def evaluate(counts: Mapping[str, int], preset: Preset, hard_flowers: int, menqi
     plan = _plan(preset, tuple(key for key, count in counts.items() if count > 0))
     if plan.flat is not None:
         return plan.flat
-    items = [Item(key, counts[key], counts[key] * worth) for key, worth in plan.lines]
+    items = [
+        once if (count := counts[key]) == 1 else Item(key, count, count * worth) for key, worth, once in plan.lines
+    ]
     total = sum(item.flowers for item in items)
     if plan.doubling:
         items = [Item(i.key, i.count, total) if i.key in plan.doubling else i for i in items]
@@ -186,7 +185,7 @@ def unit_counts(view: WinView, preset: Preset, forced: frozenset[str] = frozense
 
 
 def score_view(view: WinView, preset: Preset, forced: frozenset[str] = frozenset()) -> WinScore:
-    menqing = preset.is_menqing(m.kind for m in view.hand.melds)
+    menqing = not view.hand.melds or preset.is_menqing(m.kind for m in view.hand.melds)
     return evaluate(unit_counts(view, preset, forced), preset, view.flags.hard_flowers, menqing)
 
 
