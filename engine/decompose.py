@@ -9,10 +9,10 @@ whole-hand algorithms these must agree with are kept in engine/reference.py.
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
-from itertools import pairwise, product
+from itertools import product
 from typing import cast
 
 from engine.suit_shapes import SuitTiles, suit_shape, suit_splits
@@ -21,7 +21,6 @@ from engine.tile_sets import TileSet as TileSet
 from engine.tiles import COPIES, FIRST_WIND, NUM_KINDS, SUIT_SIZE, Tile, rank_of
 
 SEVEN_PAIRS_SIZE = 14
-SUIT_STARTS = (SUIT_SIZE, 2 * SUIT_SIZE, FIRST_WIND)  # the first tiles of p, s and the winds
 
 
 @dataclass(frozen=True)
@@ -39,15 +38,17 @@ def counts_of(tiles: Iterable[Tile]) -> list[int]:
     return counts
 
 
-def _by_suit(tiles: Sequence[Tile]) -> list[SuitTiles]:
+def _by_suit(tiles: SuitTiles) -> tuple[SuitTiles, SuitTiles, SuitTiles, SuitTiles]:
     """Sorted tiles cut into m, p, s and winds (the cuts found by bisection, not by a loop)."""
-    cuts = [0, *(bisect_left(tiles, first) for first in SUIT_STARTS), len(tiles)]
-    return [tuple(tiles[start:end]) for start, end in pairwise(cuts)]
+    pin = bisect_left(tiles, SUIT_SIZE)
+    sou = bisect_left(tiles, 2 * SUIT_SIZE, pin)
+    winds = bisect_left(tiles, FIRST_WIND, sou)
+    return tiles[:pin], tiles[pin:sou], tiles[sou:winds], tiles[winds:]
 
 
 def standard_decompositions(closed: Iterable[Tile]) -> list[Decomposition]:
     """All distinct pair + sets splits of the closed tiles (empty if none), ordered by pair, then sets."""
-    tiles = sorted(closed)
+    tiles = tuple(sorted(closed))
     if len(tiles) % 3 != 2:
         return []
     per_suit = [suit_splits(suit) for suit in _by_suit(tiles)]
@@ -76,7 +77,7 @@ def _standard_waits(tiles: list[Tile]) -> set[Tile]:
     """Tiles that complete sorted `tiles` as sets + a pair. Every suit but the one the tile joins
     must already be ready; the one it joins must be ready after; and exactly one suit may then hold
     the pair."""
-    shapes = [suit_shape(suit) for suit in _by_suit(tiles)]
+    shapes = [suit_shape(suit) for suit in _by_suit(tuple(tiles))]
     broken = [shape for shape in shapes if not shape.ready]
     if len(broken) > 1:
         return set()

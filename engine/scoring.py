@@ -127,7 +127,8 @@ def _plan(preset: Preset, present: tuple[str, ...]) -> _Plan:
 
 def evaluate(counts: Mapping[str, int], preset: Preset, hard_flowers: int, menqing: bool) -> WinScore:
     """Turn raw unit counts into the itemized score and the validity of the win."""
-    plan = _plan(preset, tuple(key for key, count in counts.items() if count > 0))
+    present = tuple(counts) if 0 not in counts.values() else tuple(key for key, count in counts.items() if count > 0)
+    plan = _plan(preset, present)
     if plan.flat is not None:
         return plan.flat
     items = [

@@ -114,7 +114,7 @@ class WindPong(Unit):
     key = "wind_pong"
 
     def count(self, view: WinView, rule: UnitRule) -> int:
-        return sum(1 for tile in view.triplet_tiles() if is_wind(tile))
+        return sum(map(is_wind, view.triplet_tiles()))
 
 
 class _GangSoft(Unit):
@@ -205,7 +205,8 @@ class MenQing(Unit):
     key = "menqing"
 
     def count(self, view: WinView, rule: UnitRule) -> int:
-        return 0 if any(m.kind.value in rule.broken_by for m in view.hand.melds) else 1
+        melds = view.hand.melds
+        return 0 if melds and any(m.kind.value in rule.broken_by for m in melds) else 1
 
 
 class HunYiSe(Unit):
