@@ -35,10 +35,12 @@ from bot.codec import (
 )
 from bot.ledger import EventRow, Ledger, NewEvent, NightRow, PaymentRow, Seat
 from engine.errors import EngineError
+from engine.hand import MeldKind
 from engine.preset import Preset, preset_from_dict
 from engine.scoring import WinScore
-from engine.settlement import Payment
-from engine.table import Event, Notice, TableState, Win, apply, new_table
+from engine.settlement import Factor, Payment
+from engine.table import Event, Gang, Notice, Pong, TableState, Win, apply, new_table
+from engine.tiles import Tile
 
 SEATS = 4
 CORRECTIONS = ("undo", "fix")
@@ -66,6 +68,7 @@ class Played:
     scores: tuple[tuple[int, WinScore], ...]
     doubled: bool  # played in a 比下胡 hand
     notices: tuple[Notice, ...]
+    factors: tuple[Factor, ...] = ()  # the multipliers applied (比下胡, 垒宝塔, 包牌, ...)
 
 
 @dataclass(frozen=True)
@@ -87,6 +90,7 @@ class Fold:
             outcome.scores,
             before.doubled,
             outcome.notices,
+            outcome.factors,
         )
         return Fold(outcome.state, (*self.played, played))
 
@@ -285,6 +289,11 @@ class Night:
         return self.row.id
 
     @property
+    def number(self) -> int:
+        """What the chat calls this night ("第 2 局"): its own count, not the global id."""
+        return self.row.number
+
+    @property
     def state(self) -> TableState:
         return self.fold.state
 
@@ -321,6 +330,29 @@ class Night:
                 break
             fold = fold.then(played.event_id, played.slot, played.event)
         return fold.state
+
+    def meld_events(self, seat: int, hand: int) -> list[int]:
+        """The events behind `seat`'s logged melds in `hand`, in the table's meld order (an added
+        gang takes the place of the pong it upgrades, as engine.table does)."""
+        melds: list[tuple[int, MeldKind, Tile | None]] = []
+        for played in self.fold.played:
+            event = played.event
+            if played.hand_no != hand or not isinstance(event, Pong | Gang) or event.actor != seat:
+                continue
+            if isinstance(event, Gang) and event.kind is MeldKind.ADDED_GANG:
+                pongs = [
+                    i
+                    for i, (_, kind, tile) in enumerate(melds)
+                    if kind is MeldKind.PONG and (event.tile is None or tile in (None, event.tile))
+                ]
+                exact = [i for i in pongs if melds[i][2] == event.tile]
+                if pongs:
+                    at = (exact or pongs)[0]
+                    melds[at] = (played.event_id, MeldKind.ADDED_GANG, event.tile or melds[at][2])
+                continue
+            kind = MeldKind.PONG if isinstance(event, Pong) else event.kind
+            melds.append((played.event_id, kind, event.tile))
+        return [event_id for event_id, _, _ in melds]
 
     def hands_played(self) -> int:
         return self.state.hand_no - 1

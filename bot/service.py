@@ -15,13 +15,15 @@ from pathlib import Path
 from bot.codec import SeatChange
 from bot.commands import parse, usage_hint
 from bot.handlers import corrections, opening, questions, table_events
-from bot.handlers.common import Context, Desk, Incoming, Refusal, readable, refused_win
+from bot.handlers.common import Context, Desk, Incoming, Refusal, meld_conflict, readable, refused_win
+from bot.inbox import Inbox
 from bot.ledger import DuplicateUpdate, Ledger
 from bot.night import Line, Night, Nights
 from bot.replies import Reply, Response
 from bot.seating import seat_of, seated_names
 from bot.views import format_money, transfers_json, unit_key
 from engine.errors import EngineError
+from engine.melds import LoggedMeldMissing
 from engine.table import WinRefused
 from locales import DEFAULT_LANGUAGE, normalize_language
 
@@ -41,6 +43,8 @@ HANDLERS: dict[str, Handler] = {
     "added_gang": table_events.gang,
     "concealed_gang": table_events.gang,
     "flower_gang": table_events.flower_gang,
+    "winds": table_events.winds,
+    "range": table_events.range_mark,
     "penalty": table_events.penalty,
     "hu": table_events.hu,
     "draw": table_events.draw,
@@ -109,6 +113,8 @@ class Referee:
     def _refusal(error: Refusal | EngineError, context: Context) -> Response:
         if isinstance(error, Refusal):
             return Response(error.replies, context.language)
+        if isinstance(error, LoggedMeldMissing) and context.night is not None:
+            return Response((meld_conflict(context.night, error, context.night.state.hand_no),), context.language)
         if isinstance(error, WinRefused):
             return Response(refused_win(context.seats, error), context.language)
         return Response((Reply(error.key, readable(error.params, context.seats)),), context.language)
@@ -148,6 +154,11 @@ class Referee:
 
     async def close(self) -> None:
         await self.nights.close()
+
+    def inbox(self) -> Inbox:
+        """The Telegram front end's durable intake, on the ledger's connection, so that an update is
+        marked done by the very transaction that records its events."""
+        return self.nights.ledger.inbox()
 
     # ---- for the console's --json ---------------------------------------------------------------
 

@@ -17,17 +17,21 @@ from engine.baozi import SANZUI_MOUTHS, WINDS, in_range, sanqing_suit, sanzui_fe
 from engine.claims import ClaimRefused, ClaimSituation, check_claims, check_hard_flowers, situation_of
 from engine.errors import EngineError
 from engine.hand import Hand, Meld, MeldKind
+from engine.melds import match_melds
 from engine.preset import Preset
 from engine.scoring import WinScore, score_declared, score_forced, score_hand
 from engine.settlement import (
     SEATS,
+    Factor,
     HandContext,
     Payment,
     WinClaim,
+    doubling,
     four_winds_payments,
     gang_payments,
     penalty_payments,
     refund,
+    win_factors,
     win_payments,
 )
 from engine.tiles import Tile, suit_of, tile_name
@@ -171,6 +175,7 @@ class TableState:
     melds: tuple[tuple[MeldRecord, ...], ...] = ((), (), (), ())
     triggers: frozenset[str] = frozenset()
     hand_gang_payments: tuple[Payment, ...] = ()
+    flower_gangs: int = 0  # flower gangs made this hand: there are five sets (中 发 白 春夏秋冬 梅兰竹菊)
     last_added_gang: tuple[int, tuple[Payment, ...]] | None = None
     last_acts: tuple[Act | None, ...] = (None, None, None, None)  # each seat's last event this hand
     chips: tuple[int, ...] | None = None
@@ -196,6 +201,13 @@ class Outcome:
     payments: tuple[Payment, ...]
     notices: tuple[Notice, ...] = ()
     scores: tuple[tuple[int, WinScore], ...] = ()
+    factors: tuple[Factor, ...] = ()  # what turned totals into payments (比下胡, 垒宝塔, 包牌, ...)
+
+
+def _instant_factors(state: TableState, payments: tuple[Payment, ...]) -> tuple[Factor, ...]:
+    """Gang money and penalties are doubled in a 比下胡 hand too ("杠钱也翻")."""
+    factor = doubling(state.preset, state.context())
+    return (Factor("bixiahu", {"factor": factor}),) if payments and factor > 1 else ()
 
 
 def _check_seat(seat: int | None) -> None:
@@ -326,7 +338,9 @@ def _settle_forced(
         "table.forced_end", {"winner": actor, "seat": liability.seat, "why": liability.why, "total": score.total}
     )
     ended = _end_hand(after)
-    return Outcome(ended.state, payments, (notice, *_bust_notices(state, after), *ended.notices), ((actor, score),))
+    notices = (notice, *_bust_notices(state, after), *ended.notices)
+    factors = tuple(win_factors([claim], state.preset, state.context()))
+    return Outcome(ended.state, payments, notices, ((actor, score),), factors)
 
 
 def _find_pong(state: TableState, actor: int, tile: Tile | None) -> int:
@@ -389,7 +403,8 @@ def _apply_gang(state: TableState, event: Gang) -> Outcome:
     )
     after = _with_act(after, actor, Act(event.kind.value, feeder))
     notices = [*notices, *_baozi_notices(after, actor)] if event.kind is not MeldKind.ADDED_GANG else notices
-    return Outcome(after, payments, (*notices, *_bust_notices(state, after)))
+    factors = _instant_factors(state, payments)
+    return Outcome(after, payments, (*notices, *_bust_notices(state, after)), factors=factors)
 
 
 def _paid_by_gang_liable(state: TableState, actor: int, payments: tuple[Payment, ...]) -> tuple[Payment, ...]:
@@ -427,13 +442,20 @@ def _gang_liable_lasts(state: TableState, event: Event) -> tuple[int, int] | Non
     return current if own_turn else None
 
 
+FLOWER_SETS = 5
+
+
 def _apply_flower_gang(state: TableState, event: FlowerGang) -> Outcome:
+    if state.flower_gangs >= FLOWER_SETS:
+        raise EngineError("flower_gang.all_made", count=FLOWER_SETS)
     payments = tuple(gang_payments("flower_gang", event.actor, None, state.preset, state.context()))
     payments = _paid_by_gang_liable(state, event.actor, payments)
     after = _with_chips(state, payments)
-    after = replace(after, triggers=after.triggers | {"flower_gang"}, last_added_gang=None)
+    after = replace(
+        after, triggers=after.triggers | {"flower_gang"}, last_added_gang=None, flower_gangs=state.flower_gangs + 1
+    )
     after = _with_act(after, event.actor, Act("flower_gang"))
-    return Outcome(after, payments, tuple(_bust_notices(state, after)))
+    return Outcome(after, payments, tuple(_bust_notices(state, after)), factors=_instant_factors(state, payments))
 
 
 def _apply_penalty(state: TableState, event: Penalty) -> Outcome:
@@ -444,51 +466,20 @@ def _apply_penalty(state: TableState, event: Penalty) -> Outcome:
     after = replace(after, triggers=after.triggers | {event.kind}, last_added_gang=None)
     after = _with_act(after, event.offender, Act("penalty"))
     notices = _bust_notices(state, after)
+    factors = _instant_factors(state, payments)
     if event.kind == "false_win":
         # A false win pushes the tiles down: the hand is over (003 诈胡; the dealer may stay).
         outcome = _end_hand(after)
-        return Outcome(outcome.state, payments, (*notices, *outcome.notices))
-    return Outcome(after, payments, tuple(notices))
+        return Outcome(outcome.state, payments, (*notices, *outcome.notices), factors=factors)
+    return Outcome(after, payments, tuple(notices), factors=factors)
 
 
 # ---- the win ------------------------------------------------------------------------------------
 
 
-def _melds_text(melds: list[MeldRecord] | tuple[Meld, ...]) -> str:
-    parts = []
-    for m in melds:
-        tile = tile_name(m.tile) if m.tile is not None else "?"
-        parts.append(f"{m.kind.value}:{tile}")
-    return " ".join(parts) or "-"
-
-
-def reconcile_melds(typed: tuple[Meld, ...], logged: tuple[MeldRecord, ...]) -> tuple[Meld, ...]:
-    """Merge the melds typed at /hu with those logged during the hand; feeders come from the log.
-
-    With nothing logged, the typed melds stand. With nothing typed, the logged ones must all have
-    their tiles. Otherwise each logged meld must match a typed one of the same kind (a logged meld
-    without its tile takes the typed tile); anything else is a contradiction, shown to the players.
-    """
-    if not logged:
-        return typed
-    if not typed:
-        if any(m.tile is None for m in logged):
-            raise EngineError("win.meld_tile_unknown", logged=_melds_text(list(logged)))
-        return tuple(Meld(m.kind, m.tile, m.fed_by) for m in logged if m.tile is not None)
-    remaining = list(typed)
-    merged: list[Meld] = []
-    for record in sorted(logged, key=lambda m: m.tile is None):
-        match = next(
-            (t for t in remaining if t.kind is record.kind and (record.tile is None or record.tile == t.tile)),
-            None,
-        )
-        if match is None:
-            break
-        remaining.remove(match)
-        merged.append(Meld(match.kind, match.tile, record.fed_by))
-    if len(merged) != len(logged) or remaining:
-        raise EngineError("win.melds_contradict", logged=_melds_text(list(logged)), typed=_melds_text(typed))
-    return tuple(merged)
+def reconcile_melds(seat: int, typed: tuple[Meld, ...], logged: tuple[MeldRecord, ...]) -> tuple[Meld, ...]:
+    """Merge the melds typed at /hu with those logged during the hand (engine.melds.match_melds)."""
+    return match_melds(seat, typed, logged)
 
 
 def _score_claim(
@@ -519,7 +510,7 @@ def _score_claim(
         return score_declared(keys, claim.flags, state.preset, claim.soft, menqing and "menqing" in keys)
     if claim.winning is None:
         raise EngineError("hand.no_winning_tile")
-    melds = reconcile_melds(claim.melds, logged)
+    melds = reconcile_melds(claim.winner, claim.melds, logged)
     hand = Hand(tuple(sorted(claim.concealed)), melds, claim.winning)
     hand.validate()
     check_claims(claim.flags, state.preset, situation(hand))
@@ -676,9 +667,12 @@ def _apply_win(state: TableState, event: Win) -> Outcome:
     if any(c.winner == state.dealer and c.score.big for c in claims):
         triggers.add("dealer_big_win")
     payments = list(win_payments(claims, event.discarder, state.preset, state.context()))
+    factors = win_factors(claims, state.preset, state.context())
     robbed = state.last_added_gang
     if any(c.robbing_gang for c in claims) and robbed is not None and robbed[0] == event.discarder:
         payments = refund(robbed[1]) + payments  # 抢杠: no gang money
+        if robbed[1]:
+            factors.append(Factor("robbing_refund", {"amount": sum(p.amount for p in robbed[1])}))
     after = _with_chips(replace(state, triggers=frozenset(triggers)), tuple(payments))
     ended = _end_hand(after)
     return Outcome(
@@ -686,13 +680,14 @@ def _apply_win(state: TableState, event: Win) -> Outcome:
         tuple(payments),
         (*notices, *_bust_notices(state, after), *ended.notices),
         tuple(scores),
+        tuple(factors),
     )
 
 
 def _apply_four_winds(state: TableState, event: FourWinds) -> Outcome:
     payments = tuple(four_winds_payments(event.actor, state.preset, state.context()))
     after = _with_chips(state, payments)
-    return Outcome(after, payments, tuple(_bust_notices(state, after)))
+    return Outcome(after, payments, tuple(_bust_notices(state, after)), factors=_instant_factors(state, payments))
 
 
 def _apply_range_mark(state: TableState, event: RangeMark) -> Outcome:
@@ -759,6 +754,7 @@ def _end_hand(state: TableState) -> Outcome:
         last_acts=(None, None, None, None),
         gang_liable=None,
         range_marks=(None,) * SEATS,
+        flower_gangs=0,
     )
     return Outcome(new_state, (), tuple(notices))
 

@@ -27,7 +27,7 @@ async def opened(table: Table) -> Table:
         ("Bob: /hu Carol 11111m 22p 33p 44s +4s flowers=4", "1m 出现了 5 张"),
         ("Dave: /hu Carol 123m 456m 789m 234p +5p flowers=4", "手牌共 13 张"),
         ("Dave: /hu Carol 123m 456m 789m 235p 5p +5p flowers=4", "不成胡"),
-        ("Bob: /hu Carol 11p 567s 79s [EEE] [444p] +8s flowers=4", "不一致"),
+        ("Bob: /hu Carol 11p 567s 79s [EEE] [444p] +8s flowers=4", "#2 碰 7p 不在胡的牌里"),
         ("Bob: /hu Carol 11p 567s 79s 444p [777p] +8s flowers=3", "小胡要至少 4 个硬花"),
         ("Bob: /hu Carol 123m 456m 789m 234p 5p +5p", "请给出硬花数"),
         ("Bob: /hu Carol 中 123m 456m 789m 234p +5p flowers=1", "是硬花"),

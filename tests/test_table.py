@@ -211,11 +211,19 @@ def test_jinyuanzi_liability_is_the_fixed_50_chips() -> None:
     assert net(outcome.payments) == {A: 0, B: 50, C: -50, D: 0}
 
 
-def test_melds_typed_at_the_win_must_match_the_logged_ones() -> None:
+def test_a_logged_meld_missing_from_the_typed_hand_is_a_conflict() -> None:
     state = run(table(), Pong(B, C, wind(0))).state
     with pytest.raises(EngineError) as caught:
         apply(state, hu(B, "11p 567s 79s [SSS] [444p] +8s", C, hard_flowers=4))
-    assert caught.value.key == "win.melds_contradict"
+    assert caught.value.key == "win.logged_meld_missing" and caught.value.params["tile"] == "E"
+
+
+def test_a_logged_pong_without_its_tile_matches_any_typed_pong_and_unlogged_melds_count() -> None:
+    # README: B pongs C's discard (no tile logged), then wins on C's discard with [EEE] [444p] typed:
+    # 跑 20 + 硬花 2×4 + 风碰 2 + 缺一门 2 + 压档 2 = 34, paid by C
+    state = run(table(), Pong(B, C)).state
+    outcome = apply(state, hu(B, "11p 567s 79s [EEE] [444p] +8s", C, hard_flowers=4))
+    assert net(outcome.payments) == {A: 0, B: 34, C: -34, D: 0}
 
 
 # ---- 比下胡, 垒宝塔, next dealer -------------------------------------------------------------------

@@ -10,19 +10,22 @@ from dataclasses import replace
 
 from bot.codec import event_kind
 from bot.commands import Command, parse
-from bot.handlers.common import Context, Refusal, board, breakdown, readable, recording_night
+from bot.handlers.common import Context, Refusal, board, breakdown, meld_conflict, readable, recording_night
 from bot.handlers.table_events import (
     REVERSIBLE,
     flower_gang_event,
     gang_event,
     penalty_event,
     pong_event,
+    range_event,
     win_event,
+    winds_event,
 )
 from bot.ledger import EventRow
 from bot.night import Corrected, LaterEventBreaks, Night, table_event
 from bot.replies import Reply, Response
 from bot.seating import seated_names
+from engine.melds import LoggedMeldMissing
 from engine.table import Draw, Event, TableState, WinRefused
 
 EVENT_OF_COMMAND = {
@@ -31,6 +34,8 @@ EVENT_OF_COMMAND = {
     "added_gang": "gang",
     "concealed_gang": "gang",
     "flower_gang": "flower_gang",
+    "winds": "four_winds",
+    "range": "range_mark",
     "penalty": "penalty",
     "hu": "win",
     "draw": "draw",
@@ -86,6 +91,9 @@ def respond(context: Context, night: Night, replies: list[Reply]) -> Response:
 async def correct(context: Context, night: Night, target: EventRow, event: Event | None) -> Corrected:
     try:
         return await night.correct(context.line, target, event)
+    except LoggedMeldMissing as error:
+        hand = night.fold.hand_of(target.id) or night.state.hand_no
+        raise Refusal(meld_conflict(night, error, hand)) from error
     except LaterEventBreaks as error:
         reason = Reply(error.cause.key, readable(error.cause.params, night.seats))
         if isinstance(error.cause, WinRefused):
@@ -123,6 +131,10 @@ def build(context: Context, command: Command, state: TableState) -> Event:
         return gang_event(context, command)
     if command.name == "flower_gang":
         return flower_gang_event(context, command)
+    if command.name == "winds":
+        return winds_event(context, command)
+    if command.name == "range":
+        return range_event(context, command, state)
     if command.name == "penalty":
         return penalty_event(context, command)
     if command.name == "hu":
