@@ -70,7 +70,7 @@ async def summary(context: Context) -> Response:
         )
         chart = Attachment("photo", f"night-{night.id}.png", png)
         wanted = Path(context.command.options.get("chart", chart.filename)).name  # a file name, no path
-        attachments.append(replace(chart, filename=wanted or chart.filename))
+        attachments.append(replace(chart, filename=chart.filename if wanted in ("", ".", "..") else wanted))
     choices: tuple[Choice, ...] = ()
     if not context.closed:
         lines.append(Reply("summary.confirm"))
