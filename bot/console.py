@@ -16,6 +16,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TextIO
 
+from bot.database import EXIT_UNAVAILABLE, DatabaseUnavailable, owned
 from bot.replies import Response, render, render_response
 from bot.seating import Speaker
 from bot.service import Incoming, Referee
@@ -97,7 +98,8 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
         prog="python -m bot console",
         description="Nanjing Mahjong referee, local console",
         epilog="Exit status with --script: 0 when every line was accepted, 1 when any line was refused "
-        "(each refused line is answered and the script goes on), 2 for bad options or an unreadable script.",
+        "(each refused line is answered and the script goes on), 2 for bad options or an unreadable script, "
+        "3 when the database is in use by another process or cannot be opened.",
     )
     parser.add_argument("--db", default="referee-demo.sqlite3", help="SQLite file (default: a demo database here)")
     parser.add_argument("--script", help="a file of lines `Speaker: text`; without it, an interactive prompt")
@@ -132,6 +134,15 @@ async def run_console(argv: Sequence[str] | None = None) -> int:
         except (OSError, UnicodeDecodeError) as error:
             print(f"cannot read the script {args.script!r}: {error}", file=sys.stderr)
             return 2
+    try:
+        with owned(args.db):  # one process per database, and a file SQLite can write
+            return await _run(args, language, lines)
+    except DatabaseUnavailable as error:
+        print(Translator(language or DEFAULT_LANGUAGE).t(error.key, **error.params), file=sys.stderr)
+        return EXIT_UNAVAILABLE
+
+
+async def _run(args: argparse.Namespace, language: str | None, lines: list[str] | None) -> int:
     referee = await Referee.open(args.db, rules_dir=Path.cwd())
     try:
         if language and await referee.chat_setting(args.chat, "language") != language:

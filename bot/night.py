@@ -39,7 +39,7 @@ from engine.errors import EngineError
 from engine.hand import MeldKind
 from engine.preset import Preset, preset_from_dict
 from engine.scoring import WinScore
-from engine.settlement import Payment
+from engine.settlement import Factor, Payment
 from engine.table import Event, FlowerGang, Gang, Notice, Penalty, Pong, TableState, Win, apply, new_table
 from engine.tiles import Tile
 
@@ -69,6 +69,7 @@ class Played:
     scores: tuple[tuple[int, WinScore], ...]
     doubled: bool  # played in a 比下胡 hand
     notices: tuple[Notice, ...]
+    factors: tuple[Factor, ...] = ()  # the multipliers applied (比下胡, 垒宝塔, 包牌, ...)
 
 
 @dataclass(frozen=True)
@@ -92,6 +93,7 @@ class Fold:
             outcome.scores,
             before.doubled,
             outcome.notices,
+            outcome.factors,
         )
         return Fold(outcome.state, (*self.played, played))
 
@@ -312,6 +314,11 @@ class Night:
     @property
     def id(self) -> int:
         return self.row.id
+
+    @property
+    def number(self) -> int:
+        """What the chat calls this night ("第 2 局"): its own count, not the global id."""
+        return self.row.number
 
     @property
     def state(self) -> TableState:

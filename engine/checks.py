@@ -62,7 +62,7 @@ def check_flower_gangs(already: int) -> None:
 
 def check_penalty_amount(amount: int | None) -> None:
     if amount is not None and not 1 <= amount <= MAX_PENALTY:
-        raise EngineError("penalty.bad_amount", amount=amount, max=MAX_PENALTY)
+        raise EngineError("penalty.amount_out_of_range", amount=amount, max=MAX_PENALTY)
 
 
 def check_soft(soft: int) -> None:

@@ -86,6 +86,7 @@ class UnitRule:
     broken_by: frozenset[str] = frozenset(MENQING_BROKEN_BY)  # 门清: the meld kinds that lose it
     any_pong: bool = False  # 压绝 on a pong held by anyone at the table (敞开头)
     flat: bool = False  # 敞开头 天胡: each payer pays `value`, nothing else counted, never doubled
+    skip_wind_gangs: bool = False  # nanjing-6: wind gangs are counted by the wind_gang_* units instead
 
 
 @dataclass(frozen=True)
@@ -98,6 +99,7 @@ class InstantRules:
     penalty_follow: int
     penalty_four: int
     false_win: int  # fixed amount to each other player; 0 = must be typed
+    custom_penalty: bool  # a custom penalty may be typed (jinyuanzi: only its fixed 诈胡)
     refund_gangs_on_draw: bool
     four_winds: int = 0  # 四风归齐: each other player pays the player; 0 = not in this preset
 
@@ -149,6 +151,7 @@ class Preset:
     dealer_stays_on: frozenset[str]
     jiang_passes: int  # passes of the deal that make a 将, counted in the summary; 0: not counted
     chips: ChipRules
+    start: int = 0  # points each player starts the night with (敞开头: 1000); balances may go negative
 
     def unit(self, key: str) -> UnitRule | None:
         return self.rules.get(key)
@@ -241,6 +244,7 @@ def _unit_rule(key: str, raw: Any, path: str, known: frozenset[str]) -> UnitRule
         broken_by=reader.strings("broken_by", MELD_KINDS, list(MENQING_BROKEN_BY)),
         any_pong=reader.take("any_pong", bool, False),
         flat=reader.take("flat", bool, False),
+        skip_wind_gangs=reader.take("skip_wind_gangs", bool, False),
     )
     reader.finish()
     return rule
@@ -319,6 +323,7 @@ def preset_from_dict(raw: Mapping[str, Any]) -> Preset:
         penalty_follow=instant_reader.take("penalty_follow", int),
         penalty_four=instant_reader.take("penalty_four", int),
         false_win=instant_reader.take("false_win", int, 0),
+        custom_penalty=instant_reader.take("custom_penalty", bool, True),
         refund_gangs_on_draw=instant_reader.take("refund_gangs_on_draw", bool, False),
         four_winds=instant_reader.take("four_winds", int, 0),
     )
@@ -369,6 +374,7 @@ def preset_from_dict(raw: Mapping[str, Any]) -> Preset:
         leibaota_step=bixiahu.take("leibaota_step", int, 0),
         dealer_stays_on=dealer.strings("stays_on", DEALER_STAYS_ON),
         jiang_passes=dealer.take("jiang_passes", int, 0),
+        start=reader.take("start", int, 0),
         chips=chips,
     )
     for part in (win, instant_reader, liability_reader, multiplier_reader, bixiahu, dealer, chips_reader, reader):

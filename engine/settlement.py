@@ -7,7 +7,7 @@ by construction. Amounts are in the preset's unit: flowers, or chips for the 进
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from engine.errors import EngineError
 from engine.preset import Preset
@@ -22,6 +22,18 @@ class Payment:
     payee: int
     amount: int
     reason: str  # "win", "exposed_gang", "penalty_follow", "refund", ...
+
+
+@dataclass(frozen=True)
+class Factor:
+    """One step that turned a win's total (or an instant payment) into what is paid, as data the bot
+    renders on its own line: 比下胡 ×2, 垒宝塔 (48 + 10×1) × 2 = 116, 包牌, 抢杠 refund, chips ÷2, app
+    multipliers. `seat` is the winner it belongs to (None: the whole event)."""
+
+    key: str  # "bixiahu", "leibaota", "chips", "multipliers", "liable_all", "liable_one", "robbing_refund"
+    params: dict[str, int] = field(default_factory=dict)
+    seat: int | None = None
+    parts: tuple[tuple[str, int], ...] = ()  # "multipliers": (key, factor) per applied multiplier
 
 
 @dataclass(frozen=True)
@@ -101,20 +113,34 @@ def gang_payments(kind: str, actor: int, feeder: int | None, preset: Preset, con
     return cap_to_chips(payments, context.chips)
 
 
+def penalty_amount(kind: str, amount: int | None, preset: Preset) -> int:
+    """What the offender pays each other player before 比下胡, or EngineError if the preset cannot
+    price it (RULES §4, §7): a custom penalty and a false win are typed unless the preset fixes them
+    (jinyuanzi: 诈胡 10 chips, and no other custom penalty)."""
+    rules = preset.instant
+    if amount is not None and amount <= 0:
+        raise EngineError("penalty.bad_amount", amount=amount)
+    if kind == "penalty_custom":
+        if not rules.custom_penalty:
+            raise EngineError("penalty.custom_not_in_preset")
+        if amount is None:
+            raise EngineError("penalty.needs_amount")
+        return amount
+    if kind == "false_win":
+        if rules.false_win and amount not in (None, rules.false_win):
+            raise EngineError("penalty.fixed_amount", amount=rules.false_win)
+        if not rules.false_win and amount is None:
+            raise EngineError("penalty.false_win_needs_amount")
+        return amount if amount is not None else rules.false_win
+    fixed = rules.penalty_follow if kind == "penalty_follow" else rules.penalty_four
+    return amount if amount is not None else fixed
+
+
 def penalty_payments(
     kind: str, offender: int, amount: int | None, preset: Preset, context: HandContext
 ) -> list[Payment]:
     """跟牌, 四张, 诈胡 or a custom penalty: the offender pays each other player."""
-    fixed = {
-        "penalty_follow": preset.instant.penalty_follow,
-        "penalty_four": preset.instant.penalty_four,
-        "false_win": preset.instant.false_win,
-    }.get(kind, 0)
-    each = amount if amount is not None else fixed
-    if each is None or each < 0:
-        raise EngineError("penalty.bad_amount", amount=each)
-    if kind == "penalty_custom" and amount is None:
-        raise EngineError("penalty.needs_amount")
+    each = penalty_amount(kind, amount, preset)
     payments = to_each_other(offender, each * doubling(preset, context), kind)
     return cap_to_chips(payments, context.chips)
 
@@ -137,22 +163,68 @@ def _round_half_up(numerator: int, denominator: int) -> int:
 def share(claim: WinClaim, preset: Preset, context: HandContext) -> int:
     """What one payer owes the winner: total (+ 垒宝塔) in the preset's unit, x2 in 比下胡, x app
     multipliers."""
+    return share_steps(claim, preset, context)[0]
+
+
+def share_steps(claim: WinClaim, preset: Preset, context: HandContext) -> tuple[int, tuple[Factor, ...]]:
+    """One payer's share and the steps that made it from the win's total, in the order applied."""
     flowers = claim.score.total
     if claim.score.flat:
-        return flowers  # 敞开头 天胡: a flat amount, never doubled
-    if context.doubled and preset.leibaota_step:
+        return flowers, ()  # 敞开头 天胡: a flat amount, never doubled
+    seat = claim.winner
+    factor = doubling(preset, context)
+    steps: list[Factor] = []
+    leibaota = bool(context.doubled and preset.leibaota_step)
+    if leibaota:
         flowers += preset.leibaota_step * context.dealer_streak
-    amount = _round_half_up(flowers, preset.chips.divisor) if preset.chips.enabled else flowers
+    amount = flowers
+    if preset.chips.enabled:
+        amount = _round_half_up(flowers, preset.chips.divisor)
+        steps.append(Factor("chips", {"flowers": flowers, "divisor": preset.chips.divisor, "chips": amount}, seat))
+    if leibaota:
+        params = {
+            "total": claim.score.total,
+            "step": preset.leibaota_step,
+            "streak": context.dealer_streak,
+            "factor": factor,
+            "result": amount * factor,
+        }
+        steps.append(Factor("leibaota", params, seat))
+    elif factor > 1:
+        steps.append(Factor("bixiahu", {"factor": factor}, seat))
     rules = preset.multipliers
-    multiplier = 1
+    applied: list[tuple[str, int]] = []
     if claim.self_draw and not claim.robbing_gang:
-        multiplier *= rules.self_draw
+        applied.append(("self_draw", rules.self_draw))
     if claim.after_gang:
-        multiplier *= rules.after_gang
+        applied.append(("after_gang", rules.after_gang))
     if claim.robbing_gang:
-        multiplier *= rules.robbing_gang
+        applied.append(("robbing_gang", rules.robbing_gang))
+    applied = [(key, value) for key, value in applied if value > 1]
+    multiplier = 1
+    for _, value in applied:
+        multiplier *= value
     multiplier = min(multiplier, max(rules.cap, 1))
-    return amount * doubling(preset, context) * multiplier
+    if applied:
+        steps.append(Factor("multipliers", {"factor": multiplier}, seat, tuple(applied)))
+    return amount * factor * multiplier, tuple(steps)
+
+
+def win_factors(claims: Sequence[WinClaim], preset: Preset, context: HandContext) -> list[Factor]:
+    """The steps of every claim of a win, and who pays for everyone (包牌)."""
+    factors: list[Factor] = []
+    for claim in claims:
+        if claim.score.takes_all:
+            continue
+        if claim.liable is not None and preset.liability.mode == "fixed":
+            fixed = {"amount": preset.liability.fixed * doubling(preset, context), "liable": claim.liable}
+            factors.append(Factor("liable_fixed", fixed, claim.winner))
+            continue
+        factors.extend(share_steps(claim, preset, context)[1])
+        if claim.liable is not None:
+            everyone = claim.self_draw or claim.robbing_gang
+            factors.append(Factor("liable_all" if everyone else "liable_one", {"liable": claim.liable}, claim.winner))
+    return factors
 
 
 def _claim_payments(claim: WinClaim, discarder: int | None, preset: Preset, context: HandContext) -> list[Payment]:

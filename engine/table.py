@@ -22,13 +22,16 @@ from engine.preset import Preset
 from engine.scoring import WinScore, score_declared, score_forced, score_hand
 from engine.settlement import (
     SEATS,
+    Factor,
     HandContext,
     Payment,
     WinClaim,
+    doubling,
     four_winds_payments,
     gang_payments,
     penalty_payments,
     refund,
+    win_factors,
     win_payments,
 )
 from engine.tiles import Tile, suit_of, tile_name
@@ -172,6 +175,7 @@ class TableState:
     melds: tuple[tuple[MeldRecord, ...], ...] = ((), (), (), ())
     triggers: frozenset[str] = frozenset()
     hand_gang_payments: tuple[Payment, ...] = ()
+    flower_gangs: int = 0  # flower gangs made this hand: there are five sets (中 发 白 春夏秋冬 梅兰竹菊)
     last_added_gang: tuple[int, tuple[Payment, ...]] | None = None
     last_acts: tuple[Act | None, ...] = (None, None, None, None)  # each seat's last event this hand
     chips: tuple[int, ...] | None = None
@@ -197,6 +201,13 @@ class Outcome:
     payments: tuple[Payment, ...]
     notices: tuple[Notice, ...] = ()
     scores: tuple[tuple[int, WinScore], ...] = ()
+    factors: tuple[Factor, ...] = ()  # what turned totals into payments (比下胡, 垒宝塔, 包牌, ...)
+
+
+def _instant_factors(state: TableState, payments: tuple[Payment, ...]) -> tuple[Factor, ...]:
+    """Gang money and penalties are doubled in a 比下胡 hand too ("杠钱也翻")."""
+    factor = doubling(state.preset, state.context())
+    return (Factor("bixiahu", {"factor": factor}),) if payments and factor > 1 else ()
 
 
 def _check_seat(seat: int | None) -> None:
@@ -327,7 +338,9 @@ def _settle_forced(
         "table.forced_end", {"winner": actor, "seat": liability.seat, "why": liability.why, "total": score.total}
     )
     ended = _end_hand(after)
-    return Outcome(ended.state, payments, (notice, *_bust_notices(state, after), *ended.notices), ((actor, score),))
+    notices = (notice, *_bust_notices(state, after), *ended.notices)
+    factors = tuple(win_factors([claim], state.preset, state.context()))
+    return Outcome(ended.state, payments, notices, ((actor, score),), factors)
 
 
 def _find_pong(state: TableState, actor: int, tile: Tile | None) -> int:
@@ -390,7 +403,8 @@ def _apply_gang(state: TableState, event: Gang) -> Outcome:
     )
     after = _with_act(after, actor, Act(event.kind.value, feeder))
     notices = [*notices, *_baozi_notices(after, actor)] if event.kind is not MeldKind.ADDED_GANG else notices
-    return Outcome(after, payments, (*notices, *_bust_notices(state, after)))
+    factors = _instant_factors(state, payments)
+    return Outcome(after, payments, (*notices, *_bust_notices(state, after)), factors=factors)
 
 
 def _paid_by_gang_liable(state: TableState, actor: int, payments: tuple[Payment, ...]) -> tuple[Payment, ...]:
@@ -428,13 +442,20 @@ def _gang_liable_lasts(state: TableState, event: Event) -> tuple[int, int] | Non
     return current if own_turn else None
 
 
+FLOWER_SETS = 5
+
+
 def _apply_flower_gang(state: TableState, event: FlowerGang) -> Outcome:
+    if state.flower_gangs >= FLOWER_SETS:
+        raise EngineError("flower_gang.all_made", count=FLOWER_SETS)
     payments = tuple(gang_payments("flower_gang", event.actor, None, state.preset, state.context()))
     payments = _paid_by_gang_liable(state, event.actor, payments)
     after = _with_chips(state, payments)
-    after = replace(after, triggers=after.triggers | {"flower_gang"}, last_added_gang=None)
+    after = replace(
+        after, triggers=after.triggers | {"flower_gang"}, last_added_gang=None, flower_gangs=state.flower_gangs + 1
+    )
     after = _with_act(after, event.actor, Act("flower_gang"))
-    return Outcome(after, payments, tuple(_bust_notices(state, after)))
+    return Outcome(after, payments, tuple(_bust_notices(state, after)), factors=_instant_factors(state, payments))
 
 
 def _apply_penalty(state: TableState, event: Penalty) -> Outcome:
@@ -445,11 +466,12 @@ def _apply_penalty(state: TableState, event: Penalty) -> Outcome:
     after = replace(after, triggers=after.triggers | {event.kind}, last_added_gang=None)
     after = _with_act(after, event.offender, Act("penalty"))
     notices = _bust_notices(state, after)
+    factors = _instant_factors(state, payments)
     if event.kind == "false_win":
         # A false win pushes the tiles down: the hand is over (003 诈胡; the dealer may stay).
         outcome = _end_hand(after)
-        return Outcome(outcome.state, payments, (*notices, *outcome.notices))
-    return Outcome(after, payments, tuple(notices))
+        return Outcome(outcome.state, payments, (*notices, *outcome.notices), factors=factors)
+    return Outcome(after, payments, tuple(notices), factors=factors)
 
 
 # ---- the win ------------------------------------------------------------------------------------
@@ -645,9 +667,12 @@ def _apply_win(state: TableState, event: Win) -> Outcome:
     if any(c.winner == state.dealer and c.score.big for c in claims):
         triggers.add("dealer_big_win")
     payments = list(win_payments(claims, event.discarder, state.preset, state.context()))
+    factors = win_factors(claims, state.preset, state.context())
     robbed = state.last_added_gang
     if any(c.robbing_gang for c in claims) and robbed is not None and robbed[0] == event.discarder:
         payments = refund(robbed[1]) + payments  # 抢杠: no gang money
+        if robbed[1]:
+            factors.append(Factor("robbing_refund", {"amount": sum(p.amount for p in robbed[1])}))
     after = _with_chips(replace(state, triggers=frozenset(triggers)), tuple(payments))
     ended = _end_hand(after)
     return Outcome(
@@ -655,13 +680,14 @@ def _apply_win(state: TableState, event: Win) -> Outcome:
         tuple(payments),
         (*notices, *_bust_notices(state, after), *ended.notices),
         tuple(scores),
+        tuple(factors),
     )
 
 
 def _apply_four_winds(state: TableState, event: FourWinds) -> Outcome:
     payments = tuple(four_winds_payments(event.actor, state.preset, state.context()))
     after = _with_chips(state, payments)
-    return Outcome(after, payments, tuple(_bust_notices(state, after)))
+    return Outcome(after, payments, tuple(_bust_notices(state, after)), factors=_instant_factors(state, payments))
 
 
 def _apply_range_mark(state: TableState, event: RangeMark) -> Outcome:
@@ -728,6 +754,7 @@ def _end_hand(state: TableState) -> Outcome:
         last_acts=(None, None, None, None),
         gang_liable=None,
         range_marks=(None,) * SEATS,
+        flower_gangs=0,
     )
     return Outcome(new_state, (), tuple(notices))
 

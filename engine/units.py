@@ -16,7 +16,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, ClassVar
 
 from engine.decompose import Decomposition, SetKind, WaitShape
-from engine.hand import Hand, MeldKind
+from engine.hand import Hand, Meld, MeldKind
 from engine.tiles import COPIES, Tile, is_wind, suit_of
 
 if TYPE_CHECKING:
@@ -99,20 +99,32 @@ class HardFlowers(Unit):
         return view.flags.hard_flowers
 
 
+def _is_wind_gang(meld: Meld) -> bool:
+    return meld.kind.is_gang and is_wind(meld.tile)
+
+
 class WindPong(Unit):
-    """风碰/风刻: each wind triplet or gang, ponged or concealed."""
+    """风碰/风刻: each wind triplet or gang, ponged or concealed. With the rule's `skip_wind_gangs`
+    (nanjing-6, 002) a wind gang is left to the wind-gang units instead."""
 
     key = "wind_pong"
 
     def count(self, view: WinView, rule: UnitRule) -> int:
-        return sum(1 for tile in view.triplet_tiles() if is_wind(tile))
+        winds = sum(1 for tile in view.triplet_tiles() if is_wind(tile))
+        if rule.skip_wind_gangs:
+            winds -= sum(1 for meld in view.hand.melds if _is_wind_gang(meld))
+        return winds
 
 
 class _GangSoft(Unit):
     kind: ClassVar[MeldKind]
 
     def count(self, view: WinView, rule: UnitRule) -> int:
-        return sum(1 for meld in view.hand.melds if meld.kind is self.kind)
+        return sum(
+            1
+            for meld in view.hand.melds
+            if meld.kind is self.kind and not (rule.skip_wind_gangs and is_wind(meld.tile))
+        )
 
 
 class ExposedGangSoft(_GangSoft):
@@ -134,6 +146,24 @@ class ConcealedGangSoft(_GangSoft):
 
     key = "gang_concealed"
     kind = MeldKind.CONCEALED_GANG
+
+
+class WindGangOpen(Unit):
+    """风杠, exposed or added (002 "明杠算2個軟花"): in place of 风碰 + the gang's own soft flowers."""
+
+    key = "wind_gang_open"
+
+    def count(self, view: WinView, rule: UnitRule) -> int:
+        return sum(1 for m in view.hand.melds if _is_wind_gang(m) and m.kind is not MeldKind.CONCEALED_GANG)
+
+
+class WindGangConcealed(Unit):
+    """风杠, concealed (002 "暗杠算3個軟花"): in place of 风碰 + the gang's own soft flowers."""
+
+    key = "wind_gang_concealed"
+
+    def count(self, view: WinView, rule: UnitRule) -> int:
+        return sum(1 for m in view.hand.melds if _is_wind_gang(m) and m.kind is MeldKind.CONCEALED_GANG)
 
 
 class QueYi(Unit):
@@ -391,6 +421,8 @@ SOFT_UNITS: tuple[Unit, ...] = (
     ExposedGangSoft(),
     AddedGangSoft(),
     ConcealedGangSoft(),
+    WindGangOpen(),
+    WindGangConcealed(),
     QueYi(),
     KanZhang(),
     BianZhi(),

@@ -151,3 +151,12 @@ async def test_chatter_in_a_telegram_group_gets_no_reply(fake: FakeTelegram, tmp
         assert [c.params.get("text") for c in answers] == [board], "only /score was answered"
     assert event_count(db) == recorded
     assert await balances(db) == [0, 0, 0, 0]
+
+
+async def test_names_match_across_scripts(table: Table) -> None:
+    assert "名字重复了" in await table.say("/new 张三 張三 王五 赵六")
+    await table.say("/new 張三 李四 王五 錢七")
+    assert "✅" in await table.say("李四: 碰 张三 7p")  # typed in Simplified, seated in Traditional
+    assert "✅" in await table.say("钱七: 花杠")  # the console's speaker, by name, across scripts
+    # 碰 moves no money; 花杠: 6 from each other to 錢七
+    assert await table.balances() == {"張三": -6, "李四": -6, "王五": -6, "錢七": 18}

@@ -35,7 +35,20 @@ def keys_used_in_code() -> set[str]:
     keys.update(f"help.{spec.name}" for spec in COMMANDS)
     keys.update(f"cmd.{spec.name}" for spec in COMMANDS)
     keys.update(
-        f"kind.{kind}" for kind in ("open", "join", "pong", "gang", "flower_gang", "penalty", "win", "draw", "undo")
+        f"kind.{kind}"
+        for kind in (
+            "open",
+            "join",
+            "pong",
+            "gang",
+            "flower_gang",
+            "penalty",
+            "win",
+            "draw",
+            "undo",
+            "four_winds",
+            "range_mark",
+        )
     )
     keys.update(
         f"what.{kind}"
@@ -50,6 +63,11 @@ def keys_used_in_code() -> set[str]:
             "discard_win",
         )
     )
+    keys.update(
+        f"factor.{key}"
+        for key in ("bixiahu", "leibaota", "chips", "multipliers", "liable_all", "liable_one", "liable_fixed")
+    )
+    keys.update({"factor.robbing_refund", "multiplier.self_draw", "multiplier.after_gang", "multiplier.robbing_gang"})
     keys.update(f"liability.{kind}" for kind in LIABILITY_KINDS)
     keys.update({"win.below_limit", "win.not_a_winning_shape", "rules.mode_additive", "rules.mode_highest"})
     return keys

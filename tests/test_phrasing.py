@@ -12,8 +12,14 @@ number= word= options= (sorted key:value).
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from bot.commands import Command, parse
+from bot.commands import Command, parse, pattern_keys
+from bot.vocabulary import IMPLICIT_UNITS, flag_fields, flag_units
+from engine.errors import EngineError
+from engine.units import UNITS_BY_KEY
+from locales import LANGUAGES, load_catalog
 
 SEATED = ("张三", "李四", "王五", "赵六", "Alice", "Bob", "Carol", "Dave", "甲", "乙", "丙", "丁")
 SEATED += ("A", "B", "C", "D", "西西", "錢七")
@@ -319,3 +325,45 @@ def test_the_corpus_is_large_and_covers_three_scripts() -> None:
 @pytest.mark.parametrize(("line", "expected"), CORPUS, ids=[line for line, _ in CORPUS])
 def test_a_line_parses_to_its_command(line: str, expected: str) -> None:
     assert summary(parse(line, SEATED)) == expected
+
+
+PLAIN_COMMANDS = [
+    line for line, expected in CORPUS if expected != "-" and not line.startswith(("/", "／", "开局", "開局"))
+]
+
+
+@pytest.mark.parametrize("line", PLAIN_COMMANDS)
+def test_a_plain_command_turned_into_a_question_or_with_a_stray_word_is_talk(line: str) -> None:
+    # 开局 is left out: the names it seats are free words
+    for talk in (f"{line}？", f"{line}?", f"{line}吗", f"{line}呢", f"{line}了吧", f"{line} 谢谢", f"{line} lol"):
+        assert parse(talk, SEATED) is None, talk
+
+
+@given(st.text(max_size=60), st.lists(st.text(min_size=1, max_size=4), max_size=4))
+@settings(max_examples=300, deadline=None)
+def test_any_text_parses_or_is_refused_with_a_message_never_a_crash(text: str, names: list[str]) -> None:
+    for line in (text, "/hu " + text, "胡 " + text, "碰 " + text):
+        try:
+            command = parse(line, names)
+        except EngineError as error:
+            assert line.startswith("/") and error.key
+        else:
+            assert command is None or command.raw == line.strip()
+    assert parse(text + "?", names) is None or text.lstrip().startswith(("/", "／"))
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_every_pattern_and_flag_is_understood_by_its_catalog_name(language: str) -> None:
+    # The words are derived, not kept by hand: a unit's name in any catalog declares it in a win,
+    # and the name of a unit that a flag alone scores (大杠开花, 海底捞月) sets that flag.
+    names = load_catalog(language).singular
+    for key in pattern_keys():
+        command = parse(f"胡 王五 {names[f'unit.{key}']} 花2", SEATED)
+        assert command is not None and command.declared == (key,), (key, language)
+    for flag in flag_fields():
+        for unit in flag_units(flag):
+            command = parse(f"胡 自摸 {names[f'unit.{unit}']} 花2", SEATED)
+            assert command is not None and command.flags == {flag}, (unit, language)
+    assert pattern_keys() | {u for f in flag_fields() for u in flag_units(f)} | IMPLICIT_UNITS >= {
+        key for key in UNITS_BY_KEY if not key.startswith("gang_")
+    }

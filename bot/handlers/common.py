@@ -8,13 +8,13 @@ from pathlib import Path
 
 from bot.commands import Command
 from bot.ledger import Seat
-from bot.night import Line, Night, Nights, Recorded
+from bot.night import Line, Night, Nights, Played, Recorded
 from bot.replies import Choice, Reply, Response
 from bot.seating import Speaker, may_record, player_list, resolve, seat_of
-from bot.views import payment_lines, scoreboard
+from bot.views import factor_lines, payment_lines, scoreboard
 from engine.melds import LoggedMeldMissing
 from engine.scoring import Item
-from engine.table import Draw, Event, FlowerGang, Gang, Penalty, Pong, Win, WinRefused
+from engine.table import Draw, Event, FlowerGang, FourWinds, Gang, Penalty, Pong, RangeMark, Win, WinRefused
 from engine.tiles import tile_name
 
 
@@ -177,6 +177,10 @@ def describe(event: Event, seats: Sequence[Seat]) -> Reply:
         )
     if isinstance(event, FlowerGang):
         return Reply("what.flower_gang", {"actor": who(event.actor)})
+    if isinstance(event, FourWinds):
+        return Reply("what.four_winds", {"actor": who(event.actor)})
+    if isinstance(event, RangeMark):
+        return Reply("what.range_mark", {"actor": who(event.actor), "tile": tile(event.tile)})
     if isinstance(event, Penalty):
         return Reply(f"what.{event.kind}", {"offender": who(event.offender), "amount": event.amount or ""})
     if isinstance(event, Win):
@@ -192,13 +196,22 @@ def describe(event: Event, seats: Sequence[Seat]) -> Reply:
     return Reply("what.draw")
 
 
+def explained(played: Played, seats: Sequence[Seat]) -> list[Reply]:
+    """Each winner's breakdown followed by the steps that made the payments from it, one per line."""
+    replies: list[Reply] = []
+    for winner, score in played.scores:
+        replies.append(breakdown(seats[winner].name, score.items, score.total))
+        replies.extend(factor_lines([f for f in played.factors if f.seat == winner], seats))
+    replies.extend(factor_lines([f for f in played.factors if f.seat is None], seats))
+    return replies
+
+
 def recorded_response(context: Context, night: Night, recorded: Recorded) -> Response:
     played = recorded.played
     replies: list[Reply] = [
         Reply("event.recorded", {"id": recorded.event_id, "what": describe(played.event, night.seats)})
     ]
-    for winner, score in played.scores:
-        replies.append(breakdown(night.seats[winner].name, score.items, score.total))
+    replies.extend(explained(played, night.seats))
     replies.extend(payment_lines(recorded.payments, night.seats, night.preset))
     replies.extend(Reply(n.key, readable(n.params, night.seats)) for n in played.notices)
     if isinstance(played.event, Win):

@@ -13,6 +13,7 @@ from bot.ledger import Seat
 from bot.replies import Choice, Reply, Response
 from bot.seating import may_record, player_list, resolve, seat_of
 from bot.views import SEAT_KEYS, format_money
+from bot.vocabulary import fold
 from engine.preset import PRESET_NAMES, resolved_builtin, resolved_text
 from locales import LANGUAGES, normalize_language
 
@@ -27,6 +28,8 @@ async def new(context: Context) -> Response:
         raise Refusal(Reply("night.already_open", {"players": player_list(context.seats)}))
     seats = seats_for_new(command, incoming)
     preset_name, preset_json = preset_choice(context, command)
+    if "start" in command.options:
+        preset_json = {**preset_json, "start": start_points_of(command.options["start"])}
     stake_cents = stake_cents_of(command.options.get("stake", "1"))
     dealer = resolve(seats, command.options["dealer"]) if "dealer" in command.options else 0
     nights = context.desk.nights
@@ -44,7 +47,7 @@ async def new(context: Context) -> Response:
     if await nights.setting(incoming.chat_id, "language") is None and normalize_language(incoming.speaker.language):
         await nights.set_setting(incoming.chat_id, "language", language)
     opened = {
-        "night": night.id,
+        "night": night.number,
         "preset": preset_name,
         "stake": format_money(stake_cents),
         "dealer": seats[dealer].name,
@@ -75,7 +78,7 @@ def seats_for_new(command: Command, incoming: Incoming) -> tuple[Seat, ...]:
         raise Refusal(Reply("new.too_many_players", {"count": len(seats)}))
     if not incoming.mentions and len(seats) < SEATS and incoming.speaker.by_name:
         raise Refusal(Reply("new.needs_four", {"count": len(seats)}))
-    folded = [s.name.casefold() for s in seats]
+    folded = [fold(s.name) for s in seats]  # 张三 and 張三 are one name: typed names match across scripts
     if len(set(folded)) != len(folded):
         raise Refusal(Reply("new.duplicate_name"))
     seats += [Seat("")] * (SEATS - len(seats))
@@ -101,6 +104,15 @@ def preset_choice(context: Context, command: Command) -> tuple[str, dict[str, ob
 MAX_STAKE_CENTS = 1_000_000  # 10000 per flower: anything above is a typo
 STAKE = re.compile(r"^\d{1,7}(?:\.\d{1,2})?$")  # ASCII digits, at most two decimals: no NaN, inf, 1e30
 
+MAX_START = 10**9
+
+
+def start_points_of(text: str) -> int:
+    """`start=1000`: the points each balance starts from (a whole number, 0 or more)."""
+    if not text.isascii() or not text.isdigit() or int(text) > MAX_START:
+        raise Refusal(Reply("new.bad_start", {"start": text}))
+    return int(text)
+
 
 def stake_cents_of(text: str) -> int:
     """A stake per flower: finite, positive, at most two decimals, at most 10000."""
@@ -121,7 +133,7 @@ async def join(context: Context) -> Response:
     if not free:
         raise Refusal(Reply("join.table_full", {"players": player_list(context.seats)}))
     name = context.command.word if context.command.word and speaker.is_admin else speaker.name
-    if any(s.name.casefold() == name.casefold() for s in context.seats if s.name):
+    if any(fold(s.name) == fold(name) for s in context.seats if s.name):
         raise Refusal(Reply("new.duplicate_name"))
     seat = free[0]
     change = SeatChange(seat, name, None if speaker.by_name else speaker.id, speaker.username)
@@ -141,7 +153,7 @@ async def close(context: Context) -> Response:
         return Response((Reply("close.summary_first"),), context.language)
     pending.discard(context.incoming.chat_id)
     await night.record_mark(context.line, "close")
-    return Response((Reply("close.done", {"night": night.id}),), context.language, recorded=True, night_id=night.id)
+    return Response((Reply("close.done", {"night": night.number}),), context.language, recorded=True, night_id=night.id)
 
 
 async def reopen(context: Context) -> Response:
@@ -151,7 +163,9 @@ async def reopen(context: Context) -> Response:
     if not may_record(night.row, context.seats, context.incoming.speaker):
         raise Refusal(Reply("permission.not_at_table", {"players": player_list(context.seats)}))
     await night.record_mark(context.line, "reopen")
-    return Response((Reply("reopen.done", {"night": night.id}),), context.language, recorded=True, night_id=night.id)
+    return Response(
+        (Reply("reopen.done", {"night": night.number}),), context.language, recorded=True, night_id=night.id
+    )
 
 
 async def lang(context: Context) -> Response:

@@ -28,7 +28,9 @@ def any_night(context: Context) -> Night:
 
 async def score(context: Context) -> Response:
     night = any_night(context)
-    replies = [board(night)] if not context.closed else [Reply("night.closed_note", {"night": night.id}), board(night)]
+    replies = (
+        [board(night)] if not context.closed else [Reply("night.closed_note", {"night": night.number}), board(night)]
+    )
     return Response(tuple(replies), context.language, night_id=night.id)
 
 
@@ -56,7 +58,14 @@ def summary_replies(night: Night) -> list[Reply]:
     totals = night.booked
     stats = night_stats(night.fold.played, totals.by_reason)
     return summary_lines(
-        night.row, night.seats, night.preset, totals.amounts, totals.money, stats, night.hands_played()
+        night.row,
+        night.seats,
+        night.preset,
+        totals.amounts,
+        totals.money,
+        stats,
+        night.hands_played(),
+        night.state.dealer_passes,
     )
 
 
@@ -106,7 +115,7 @@ async def export_(context: Context) -> Response:
     night = any_night(context)
     data = export.night_csv(night.row, night.seats, night.events, await night.payments())
     return Response(
-        (Reply("export.done", {"night": night.id}),),
+        (Reply("export.done", {"night": night.number}),),
         context.language,
         attachments=(Attachment("document", f"night-{night.id}.csv", data),),
     )
