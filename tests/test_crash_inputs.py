@@ -35,7 +35,7 @@ BAD_LINES = [
     "A: /summary --chart",
     "A: /draw now",
     "A: /undo 1 2",
-    "B: 胡 自摸 １２３m456m789m234p5p+5p 花99999999999",
+    "B: /hu self １２３m456m789m234p5p+5p flowers=99999999999",
 ]
 
 

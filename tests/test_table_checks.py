@@ -48,8 +48,8 @@ async def test_impossible_events_in_english(table: Table) -> None:
 async def test_a_pattern_named_twice_counts_once(table: Table) -> None:
     await table.play("/new A B C D")
     await table.say("B: /hu C 清一色 清一色 flowers=2")
-    # declared 清一色 once: 跑 20 + 硬花 2×2 + 清一色 60 = 84, paid by C
-    assert await table.balances() == {"A": 0, "B": 84, "C": -84, "D": 0}
+    # 清一色 counted once: 跑 20 + 硬花 2×2 + 门清 20 (no pong or gang logged) + 清一色 60 = 104, paid by C
+    assert await table.balances() == {"A": 0, "B": 104, "C": -104, "D": 0}
 
 
 async def test_impossible_events_in_chinese(table: Table) -> None:
