@@ -156,20 +156,20 @@ def evaluate(counts: Mapping[str, int], preset: Preset, hard_flowers: int, menqi
 SOLE_WAIT_SHAPES = frozenset({WaitShape.MIDDLE, WaitShape.EDGE, WaitShape.PAIR})
 
 
-def _views(hand: Hand, flags: WinFlags, table_pongs: frozenset[Tile]) -> Iterable[WinView]:
+def _views(hand: Hand, flags: WinFlags, table_pongs: frozenset[Tile]) -> list[WinView]:
     closed = hand.closed_tiles
     readings: list[tuple[Decomposition | None, WaitShape]] = []
     if not hand.melds and is_seven_pairs(closed):
         readings.append((None, WaitShape.SEVEN_PAIRS))
     for split in standard_decompositions(closed):
-        readings.extend((split, shape) for shape in wait_shapes(split, hand.winning))
+        for shape in wait_shapes(split, hand.winning):
+            readings.append((split, shape))
     # Whether the wait was sole matters only where the winning tile could earn a wait flower.
     unique = False
-    if any(shape in SOLE_WAIT_SHAPES for _, shape in readings):
+    if not SOLE_WAIT_SHAPES.isdisjoint([shape for _, shape in readings]):
         meld_tiles = [m.tile for m in hand.melds for _ in range(m.size)]
         unique = waits_only_on(hand.concealed, meld_tiles, len(hand.melds), hand.winning)
-    for reading, shape in readings:
-        yield WinView(hand, flags, reading, shape, unique, table_pongs)
+    return [WinView(hand, flags, reading, shape, unique, table_pongs) for reading, shape in readings]
 
 
 @lru_cache(maxsize=4096)
