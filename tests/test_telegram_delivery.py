@@ -96,6 +96,24 @@ async def test_a_late_note_goes_out_with_the_next_answer_without_waiting(fake: F
     assert await balances(db) == [-12, 18 - 6, 18 - 6, -12]
 
 
+async def test_an_answer_that_recorded_nothing_is_dropped_when_it_cannot_be_sent(
+    fake: FakeTelegram, tmp_path: Path
+) -> None:
+    """A /score answer that never gets through is superseded by the next question: no late note."""
+    db = tmp_path / "tg.sqlite3"
+    policy = RetryPolicy(attempts=2, first_backoff=0.01, late_note_pause=0.05, late_note_attempts=5)
+    async with Running(fake, db, policy) as bot:
+        await bot.say(ALICE, NEW)
+        fake.fail_next("sendMessage", fake.bad_gateway(), fake.bad_gateway())
+        before = len(fake.texts(GROUP))
+        fake.message(GROUP, EVE, "/score")
+        await fake.wait_for(lambda: len(fake.failed) == 2)
+        await asyncio.sleep(0.5)  # ten times the pause after which a late note would go out
+        assert len(fake.texts(GROUP)) == before
+        out = await bot.say(BOB, "/flowergang")
+        assert out.startswith("✅ #") and "📋" not in out.split("\n")[0]
+
+
 async def test_a_failure_after_the_commit_says_it_was_recorded_in_the_chats_language(
     fake: FakeTelegram, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
