@@ -47,6 +47,8 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("concealed_gang", ("selfgang",), ("暗杠", "暗槓"), "/gang self 3m"),
     CommandSpec("flower_gang", ("flowergang",), ("花杠", "花槓"), "/flowergang"),
     CommandSpec("penalty", ("penalty",), ("罚", "罰"), "/penalty follow Bob"),
+    CommandSpec("winds", ("winds",), ("四风归齐", "四風歸齊", "四风", "四風", "winds"), "/winds Bob"),
+    CommandSpec("range", ("range", "jia"), ("架", "range"), "/range Bob 5s"),
     CommandSpec("hu", ("hu", "win"), ("胡", "hu"), "/hu self 123m456m789m234p5p+5p flowers=2"),
     CommandSpec("draw", ("draw",), ("荒庄", "荒莊", "流局"), "/draw"),
     CommandSpec("undo", ("undo",), ("撤销", "撤銷"), "/undo 17"),
@@ -377,10 +379,12 @@ def scan(line: str, known: Sequence[str] = ()) -> list[Piece]:
 # What may follow each command word in a plain line; anything else makes the line chatter.
 _EVENT_ARGS = frozenset({NAME, SEAT})
 PLAIN_ARGS: dict[str, frozenset[str]] = {
-    "pong": _EVENT_ARGS | {TILE},
-    "gang": _EVENT_ARGS | {TILE, GANG_KIND, SELF},
-    "added_gang": _EVENT_ARGS | {TILE},
-    "concealed_gang": _EVENT_ARGS | {TILE},
+    "pong": _EVENT_ARGS | {TILE, FLOWERS},  # 花N: when the pong ends the hand (敞开头 三嘴/三清)
+    "gang": _EVENT_ARGS | {TILE, GANG_KIND, SELF, FLOWERS},
+    "added_gang": _EVENT_ARGS | {TILE, FLOWERS},
+    "concealed_gang": _EVENT_ARGS | {TILE, FLOWERS},
+    "winds": _EVENT_ARGS,
+    "range": _EVENT_ARGS | {TILE},
     "flower_gang": _EVENT_ARGS,
     "penalty": _EVENT_ARGS | {PENALTY_KIND, NUMBER},
     "hu": _EVENT_ARGS | {SELF, FLAG, PATTERN, FLOWERS, SOFT, TILE},
@@ -394,7 +398,7 @@ _FREE_TEXT: dict[str, Callable[[list[str]], bool]] = {
     "lang": lambda words: not words or (len(words) == 1 and normalize_language(words[0]) is not None),
     "rules": lambda words: not words or (len(words) == 1 and words[0].lower() in PRESET_NAMES),
 }
-_SINGLE_TILE = frozenset({"pong", "gang", "added_gang", "concealed_gang"})
+_SINGLE_TILE = frozenset({"pong", "gang", "added_gang", "concealed_gang", "range"})
 _ONE_ARG = frozenset({"undo", "stats", "unseat"})
 
 
@@ -617,10 +621,23 @@ def _names_and_tile(tokens: list[str], known: Sequence[str]) -> tuple[list[str],
     return names, tile, left
 
 
+def _flowers_of(tokens: list[str]) -> tuple[int | None, list[str]]:
+    """A `flowers=N` among an event's words (a pong or gang that ends the hand), and the rest."""
+    flowers: int | None = None
+    rest: list[str] = []
+    for token in tokens:
+        if (match := _FLOWERS.match(token)) is not None:
+            flowers = int(match.group(1))
+        else:
+            rest.append(token)
+    return flowers, rest
+
+
 def _pong(name: str, raw: str, tokens: list[str], known: Sequence[str], plain: bool) -> Command:
+    flowers, tokens = _flowers_of(tokens)
     names, tile, left = _names_and_tile(tokens, known)
     names += left  # unknown words are names the service will reject with the list of players
-    return Command(name, raw, names=tuple(names), tile=tile, plain=plain)
+    return Command(name, raw, names=tuple(names), tile=tile, flowers=flowers, plain=plain)
 
 
 def _flower_gang(name: str, raw: str, tokens: list[str], known: Sequence[str], plain: bool) -> Command:
@@ -630,6 +647,7 @@ def _flower_gang(name: str, raw: str, tokens: list[str], known: Sequence[str], p
 
 def _gang(name: str, raw: str, tokens: list[str], known: Sequence[str], plain: bool) -> Command:
     kind = {"added_gang": "added", "concealed_gang": "concealed"}.get(name, "exposed")
+    flowers, tokens = _flowers_of(tokens)
     rest: list[str] = []
     for token in tokens:
         if token.lower() in GANG_KIND_WORDS and not _is_name(token, known):
@@ -637,7 +655,7 @@ def _gang(name: str, raw: str, tokens: list[str], known: Sequence[str], plain: b
         else:
             rest.append(token)
     names, tile, left = _names_and_tile(rest, known)
-    return Command("gang", raw, names=tuple(names + left), tile=tile, kind=kind, plain=plain)
+    return Command("gang", raw, names=tuple(names + left), tile=tile, kind=kind, flowers=flowers, plain=plain)
 
 
 def _penalty(name: str, raw: str, tokens: list[str], known: Sequence[str], plain: bool) -> Command:
@@ -723,6 +741,8 @@ _BUILDERS = {
     "added_gang": _gang,
     "concealed_gang": _gang,
     "flower_gang": _flower_gang,
+    "winds": _flower_gang,  # names only, like 花杠
+    "range": _pong,  # a name and a tile
     "penalty": _penalty,
     "hu": _hu,
     "undo": _undo,

@@ -42,6 +42,8 @@ HANDLERS: dict[str, Handler] = {
     "added_gang": table_events.gang,
     "concealed_gang": table_events.gang,
     "flower_gang": table_events.flower_gang,
+    "winds": table_events.winds,
+    "range": table_events.range_mark,
     "penalty": table_events.penalty,
     "hu": table_events.hu,
     "draw": table_events.draw,

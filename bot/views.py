@@ -59,16 +59,24 @@ def factor_lines(factors: Sequence[Factor], seats: Sequence[Seat]) -> list[Reply
 
 def scoreboard(seats: Sequence[Seat], state: TableState, amounts: Sequence[int], money: Sequence[int]) -> Reply:
     """The compact status line: hand, round, dealer, ×2, and each player's balance."""
+    start = state.preset.start
     parts = [
         Reply(
             "board.player",
-            {"seat": Reply(SEAT_KEYS[i]), "name": seats[i].name, "amount": amounts[i], "money": format_money(money[i])},
+            {
+                "seat": Reply(SEAT_KEYS[i]),
+                "name": seats[i].name,
+                "amount": start + amounts[i],
+                "money": format_money(money[i]),
+            },
         )
         for i in range(4)
     ]
     flags: list[Reply] = []
-    if state.doubled:
+    if state.doubled or state.preset.every_hand_doubled:
         flags.append(Reply("board.doubled"))
+    if state.preset.jiang_passes:
+        flags.append(Reply("board.jiang", {"passes": state.dealer_passes, "of": state.preset.jiang_passes}))
     if state.dealer_streak:
         flags.append(Reply("board.streak", {"streak": state.dealer_streak}))
     if state.chips is not None:
@@ -150,6 +158,7 @@ def rules(preset: Preset, stake_cents: int) -> list[Reply]:
     if preset.dealer_stays_on:
         reasons = Joined(tuple(Reply(f"trigger.{r}") for r in sorted(preset.dealer_stays_on)), "、")
         lines.append(Reply("rules.dealer", {"reasons": reasons}))
+    lines.extend(_changkaitou_rules(preset))
     if preset.chips.enabled:
         lines.append(
             Reply(
@@ -159,6 +168,26 @@ def rules(preset: Preset, stake_cents: int) -> list[Reply]:
         )
     lines.append(Reply("rules.not_enforced"))
     return lines
+
+
+def _changkaitou_rules(preset: Preset) -> list[Reply]:
+    """The lines only some presets need: every hand doubled, 四风归齐, 包子 order, 将, start points."""
+    lines: list[Reply] = []
+    if preset.every_hand_doubled:
+        lines.append(Reply("rules.every_hand", {"factor": preset.doubling_factor}))
+    if preset.instant.four_winds:
+        lines.append(Reply("rules.four_winds", {"amount": preset.instant.four_winds}))
+    if any(kind in CHANGKAITOU_LIABILITIES for kind in preset.liability.kinds):
+        kinds = Joined(tuple(Reply(f"liability.{k}") for k in preset.liability.kinds), " > ")
+        lines.append(Reply("rules.liabilities", {"kinds": kinds}))
+    if preset.jiang_passes:
+        lines.append(Reply("rules.jiang", {"passes": preset.jiang_passes}))
+    if preset.start:
+        lines.append(Reply("rules.start", {"start": preset.start}))
+    return lines
+
+
+CHANGKAITOU_LIABILITIES = frozenset({"sanzui", "sanqing", "quanqiu_range", "gang_after"})
 
 
 @dataclass
@@ -180,17 +209,20 @@ def night_stats(played: Sequence[Played], net_by_reason: Mapping[tuple[int, str]
     """Per seat: wins, self-draws, deal-ins, biggest hand, gang and penalty money net."""
     stats = [PlayerStats() for _ in range(4)]
     for entry in played:
-        if not isinstance(entry.event, Win):
+        if not entry.scores:
             continue
-        self_draw = entry.event.discarder is None or any(c.flags.robbing_gang for c in entry.event.claims)
+        event = entry.event
+        # a hand a 包子 ended at a pong or gang (敞开头) is settled as the melder's self-draw
+        win = event if isinstance(event, Win) else None
+        self_draw = win is None or win.discarder is None or any(c.flags.robbing_gang for c in win.claims)
         for winner, score in entry.scores:
             player = stats[winner]
             player.wins += 1
             player.self_draws += 1 if self_draw else 0
             if score.total > player.biggest:
                 player.biggest, player.biggest_keys = score.total, [item.key for item in score.items]
-        if entry.event.discarder is not None and not self_draw:
-            stats[entry.event.discarder].deal_ins += 1
+        if win is not None and win.discarder is not None and not self_draw:
+            stats[win.discarder].deal_ins += 1
     for (seat, reason), amount in net_by_reason.items():
         if reason in GANG_REASONS:
             stats[seat].gang_net += amount
@@ -207,9 +239,12 @@ def summary(
     money: Sequence[int],
     stats: Sequence[PlayerStats],
     hands: int,
+    passes: int = 0,
 ) -> list[Reply]:
     header = {"night": night.id, "preset": preset.name, "stake": format_money(night.stake_cents)}
     lines = [Reply("summary.header", header, count=hands)]
+    if preset.jiang_passes:
+        lines.append(Reply("summary.jiang", {"passes": passes, "of": preset.jiang_passes}))
     ranked = sorted(range(4), key=lambda s: (-amounts[s], s))
     for place, seat in enumerate(ranked, start=1):
         lines.append(
@@ -218,7 +253,7 @@ def summary(
                 {
                     "place": place,
                     "name": seats[seat].name,
-                    "amount": amounts[seat],
+                    "amount": preset.start + amounts[seat],
                     "unit": Reply(unit_key(preset)),
                     "money": format_money(money[seat]),
                 },

@@ -155,6 +155,7 @@ class Preset:
     dealer_stays_on: frozenset[str]
     jiang_passes: int  # passes of the deal that make a 将, counted in the summary; 0: not counted
     chips: ChipRules
+    start: int = 0  # points each player starts the night with (敞开头: 1000); balances may go negative
 
     def unit(self, key: str) -> UnitRule | None:
         return self.rules.get(key)
@@ -380,6 +381,7 @@ def preset_from_dict(raw: Mapping[str, Any]) -> Preset:
         leibaota_step=bixiahu.take("leibaota_step", int, 0),
         dealer_stays_on=dealer.strings("stays_on", DEALER_STAYS_ON),
         jiang_passes=dealer.take("jiang_passes", int, 0),
+        start=reader.take("start", int, 0),
         chips=chips,
     )
     for part in (win, instant_reader, liability_reader, multiplier_reader, bixiahu, dealer, chips_reader, reader):

@@ -176,6 +176,7 @@ class TableState:
     melds: tuple[tuple[MeldRecord, ...], ...] = ((), (), (), ())
     triggers: frozenset[str] = frozenset()
     hand_gang_payments: tuple[Payment, ...] = ()
+    flower_gangs: int = 0  # flower gangs made this hand: there are five sets (中 发 白 春夏秋冬 梅兰竹菊)
     last_added_gang: tuple[int, tuple[Payment, ...]] | None = None
     last_acts: tuple[Act | None, ...] = (None, None, None, None)  # each seat's last event this hand
     chips: tuple[int, ...] | None = None
@@ -472,11 +473,18 @@ def _gang_liable_lasts(state: TableState, event: Event) -> tuple[int, int] | Non
     return current if own_turn else None
 
 
+FLOWER_SETS = 5
+
+
 def _apply_flower_gang(state: TableState, event: FlowerGang) -> Outcome:
+    if state.flower_gangs >= FLOWER_SETS:
+        raise EngineError("flower_gang.all_made", count=FLOWER_SETS)
     payments = tuple(gang_payments("flower_gang", event.actor, None, state.preset, state.context()))
     payments = _paid_by_gang_liable(state, event.actor, payments)
     after = _with_chips(state, payments)
-    after = replace(after, triggers=after.triggers | {"flower_gang"}, last_added_gang=None)
+    after = replace(
+        after, triggers=after.triggers | {"flower_gang"}, last_added_gang=None, flower_gangs=state.flower_gangs + 1
+    )
     after = _with_act(after, event.actor, Act("flower_gang"))
     return Outcome(after, payments, tuple(_bust_notices(state, after)), factors=_instant_factors(state, payments))
 
@@ -798,6 +806,7 @@ def _end_hand(state: TableState) -> Outcome:
         gang_liable=None,
         range_marks=(None,) * SEATS,
         waibao_paid=frozenset(),
+        flower_gangs=0,
     )
     return Outcome(new_state, (), tuple(notices))
 

@@ -631,3 +631,11 @@ def test_a_jiang_is_16_passes_of_the_deal() -> None:
         notices.extend(n.key for n in outcome.notices)
     assert state.dealer_passes == 16 and state.dealer == A
     assert notices.count("table.jiang_complete") == 1 and notices[-1] == "table.jiang_complete"
+
+
+def test_flower_gangs_at_most_five_per_hand() -> None:
+    # the five sets 中 发 白 春夏秋冬 梅兰竹菊 each exist once: a sixth flower gang in one hand is refused
+    state = run(table(), *(FlowerGang(seat) for seat in (A, B, C, D, A))).state
+    with pytest.raises(EngineError) as error:
+        apply(state, FlowerGang(B))
+    assert error.value.key == "flower_gang.all_made"

@@ -35,7 +35,20 @@ def keys_used_in_code() -> set[str]:
     keys.update(f"help.{spec.name}" for spec in COMMANDS)
     keys.update(f"cmd.{spec.name}" for spec in COMMANDS)
     keys.update(
-        f"kind.{kind}" for kind in ("open", "join", "pong", "gang", "flower_gang", "penalty", "win", "draw", "undo")
+        f"kind.{kind}"
+        for kind in (
+            "open",
+            "join",
+            "pong",
+            "gang",
+            "flower_gang",
+            "penalty",
+            "win",
+            "draw",
+            "undo",
+            "four_winds",
+            "range_mark",
+        )
     )
     keys.update(
         f"what.{kind}"

@@ -14,7 +14,7 @@ from bot.seating import Speaker, may_record, player_list, resolve, seat_of
 from bot.views import factor_lines, payment_lines, scoreboard
 from engine.melds import LoggedMeldMissing
 from engine.scoring import Item
-from engine.table import Draw, Event, FlowerGang, Gang, Penalty, Pong, Win, WinRefused
+from engine.table import Draw, Event, FlowerGang, FourWinds, Gang, Penalty, Pong, RangeMark, Win, WinRefused
 from engine.tiles import tile_name
 
 
@@ -177,6 +177,10 @@ def describe(event: Event, seats: Sequence[Seat]) -> Reply:
         )
     if isinstance(event, FlowerGang):
         return Reply("what.flower_gang", {"actor": who(event.actor)})
+    if isinstance(event, FourWinds):
+        return Reply("what.four_winds", {"actor": who(event.actor)})
+    if isinstance(event, RangeMark):
+        return Reply("what.range_mark", {"actor": who(event.actor), "tile": tile(event.tile)})
     if isinstance(event, Penalty):
         return Reply(f"what.{event.kind}", {"offender": who(event.offender), "amount": event.amount or ""})
     if isinstance(event, Win):

@@ -17,7 +17,9 @@ from bot.handlers.table_events import (
     gang_event,
     penalty_event,
     pong_event,
+    range_event,
     win_event,
+    winds_event,
 )
 from bot.ledger import EventRow
 from bot.night import Corrected, LaterEventBreaks, Night, table_event
@@ -32,6 +34,8 @@ EVENT_OF_COMMAND = {
     "added_gang": "gang",
     "concealed_gang": "gang",
     "flower_gang": "flower_gang",
+    "winds": "four_winds",
+    "range": "range_mark",
     "penalty": "penalty",
     "hu": "win",
     "draw": "draw",
@@ -127,6 +131,10 @@ def build(context: Context, command: Command, state: TableState) -> Event:
         return gang_event(context, command)
     if command.name == "flower_gang":
         return flower_gang_event(context, command)
+    if command.name == "winds":
+        return winds_event(context, command)
+    if command.name == "range":
+        return range_event(context, command, state)
     if command.name == "penalty":
         return penalty_event(context, command)
     if command.name == "hu":

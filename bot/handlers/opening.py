@@ -27,6 +27,8 @@ async def new(context: Context) -> Response:
         raise Refusal(Reply("night.already_open", {"players": player_list(context.seats)}))
     seats = seats_for_new(command, incoming)
     preset_name, preset_json = preset_choice(context, command)
+    if "start" in command.options:
+        preset_json = {**preset_json, "start": start_points_of(command.options["start"])}
     stake_cents = stake_cents_of(command.options.get("stake", "1"))
     dealer = resolve(seats, command.options["dealer"]) if "dealer" in command.options else 0
     nights = context.desk.nights
@@ -96,6 +98,16 @@ def preset_choice(context: Context, command: Command) -> tuple[str, dict[str, ob
     if name not in PRESET_NAMES:
         raise Refusal(Reply("preset.unknown", {"name": name, "known": ", ".join(PRESET_NAMES)}))
     return name, resolved_builtin(name)
+
+
+MAX_START = 10**9
+
+
+def start_points_of(text: str) -> int:
+    """`start=1000`: the points each balance starts from (a whole number, 0 or more)."""
+    if not text.isascii() or not text.isdigit() or int(text) > MAX_START:
+        raise Refusal(Reply("new.bad_start", {"start": text}))
+    return int(text)
 
 
 def stake_cents_of(text: str) -> int:

@@ -56,7 +56,14 @@ def summary_replies(night: Night) -> list[Reply]:
     totals = night.booked
     stats = night_stats(night.fold.played, totals.by_reason)
     return summary_lines(
-        night.row, night.seats, night.preset, totals.amounts, totals.money, stats, night.hands_played()
+        night.row,
+        night.seats,
+        night.preset,
+        totals.amounts,
+        totals.money,
+        stats,
+        night.hands_played(),
+        night.state.dealer_passes,
     )
 
 

@@ -1,4 +1,4 @@
-"""Handlers for what happens at the table: 碰, 杠, 花杠, 罚, 胡, 荒庄."""
+"""Handlers for what happens at the table: 碰, 杠, 花杠, 罚, 胡, 荒庄, 四风归齐 and 架 (敞开头)."""
 
 from __future__ import annotations
 
@@ -24,11 +24,23 @@ from bot.views import payment_lines
 from engine.errors import EngineError
 from engine.hand import MeldKind
 from engine.notation import parse_hand_parts, parse_tile
-from engine.table import Draw, Event, FlowerGang, Gang, Penalty, Pong, TableState, Win, WinInput
+from engine.table import (
+    Draw,
+    Event,
+    FlowerGang,
+    FourWinds,
+    Gang,
+    Penalty,
+    Pong,
+    RangeMark,
+    TableState,
+    Win,
+    WinInput,
+)
 from engine.units import WinFlags
 
 GANG_KINDS = {"exposed": MeldKind.EXPOSED_GANG, "added": MeldKind.ADDED_GANG, "concealed": MeldKind.CONCEALED_GANG}
-REVERSIBLE = ("pong", "gang", "flower_gang", "penalty", "win", "draw", "fix", "join")
+REVERSIBLE = ("pong", "gang", "flower_gang", "penalty", "win", "draw", "four_winds", "range_mark", "fix", "join")
 
 
 def tile_of(text: str | None) -> int | None:
@@ -47,7 +59,8 @@ def pong_event(context: Context, command: Command) -> Pong:
     names = command.names
     if len(names) > 2:
         raise Refusal(Reply("command.too_many_names", {"names": " ".join(names)}))
-    return Pong(actor(context, names[:-1]), resolve(context.seats, names[-1]), tile_of(command.tile))
+    feeder = resolve(context.seats, names[-1])
+    return Pong(actor(context, names[:-1]), feeder, tile_of(command.tile), command.flowers)
 
 
 def gang_event(context: Context, command: Command) -> Gang:
@@ -56,16 +69,41 @@ def gang_event(context: Context, command: Command) -> Gang:
     if kind is MeldKind.EXPOSED_GANG:
         if len(names) > 2:
             raise Refusal(Reply("command.too_many_names", {"names": " ".join(names)}))
-        return Gang(actor(context, names[:-1]), kind, resolve(context.seats, names[-1]), tile_of(command.tile))
+        feeder = resolve(context.seats, names[-1])
+        return Gang(actor(context, names[:-1]), kind, feeder, tile_of(command.tile), command.flowers)
     if len(names) > 1:
         raise Refusal(Reply("command.too_many_names", {"names": " ".join(names)}))
-    return Gang(actor(context, names), kind, None, tile_of(command.tile))
+    return Gang(actor(context, names), kind, None, tile_of(command.tile), command.flowers)
 
 
 def flower_gang_event(context: Context, command: Command) -> FlowerGang:
     if len(command.names) > 1:
         raise Refusal(Reply("command.too_many_names", {"names": " ".join(command.names)}))
     return FlowerGang(actor(context, command.names))
+
+
+def winds_event(context: Context, command: Command) -> FourWinds:
+    if len(command.names) > 1:
+        raise Refusal(Reply("command.too_many_names", {"names": " ".join(command.names)}))
+    return FourWinds(actor(context, command.names))
+
+
+def range_event(context: Context, command: Command, state: TableState) -> RangeMark:
+    """架 TILE: the seat named, else the one seat that has just made its fourth meld by a pong, else
+    the speaker."""
+    if len(command.names) > 1:
+        raise Refusal(Reply("command.too_many_names", {"names": " ".join(command.names)}))
+    tile = tile_of(command.tile)
+    if tile is None:
+        raise Refusal(Reply("range.needs_tile"))
+    if command.names:
+        return RangeMark(resolve(context.seats, command.names[0]), tile)
+    ready = [
+        seat
+        for seat, melds in enumerate(state.melds)
+        if len(melds) == 4 and melds[-1].kind is MeldKind.PONG and state.range_marks[seat] is None
+    ]
+    return RangeMark(ready[0] if len(ready) == 1 else actor(context, ()), tile)
 
 
 def penalty_event(context: Context, command: Command) -> Penalty:
@@ -159,6 +197,16 @@ async def penalty(context: Context) -> Response:
         )
         return ask(context, Reply("penalty.who"), choices)
     return await record(context, penalty_event(context, context.command))
+
+
+async def winds(context: Context) -> Response:
+    recording_night(context)
+    return await record(context, winds_event(context, context.command))
+
+
+async def range_mark(context: Context) -> Response:
+    night = recording_night(context)
+    return await record(context, range_event(context, context.command, night.state))
 
 
 async def draw(context: Context) -> Response:
