@@ -16,6 +16,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TextIO
 
+from bot.database import EXIT_UNAVAILABLE, DatabaseUnavailable, owned
 from bot.replies import Response, render, render_response
 from bot.seating import Speaker
 from bot.service import Incoming, Referee
@@ -99,6 +100,15 @@ async def run_console(argv: Sequence[str] | None = None) -> int:
     if args.lang and language is None:
         print(f"unknown language {args.lang!r}", file=sys.stderr)
         return 2
+    try:
+        with owned(args.db):  # one process per database, and a file SQLite can write
+            return await _run(args, language)
+    except DatabaseUnavailable as error:
+        print(Translator(language or DEFAULT_LANGUAGE).t(error.key, **error.params), file=sys.stderr)
+        return EXIT_UNAVAILABLE
+
+
+async def _run(args: argparse.Namespace, language: str | None) -> int:
     referee = await Referee.open(args.db, rules_dir=Path.cwd())
     try:
         if language and await referee.chat_setting(args.chat, "language") != language:

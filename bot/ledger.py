@@ -19,9 +19,10 @@ from pathlib import Path
 
 import aiosqlite
 
+from bot.inbox import Inbox
 from engine.settlement import Payment
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 _MIGRATIONS: dict[int, str] = {
     1: """
     CREATE TABLE chat_settings (
@@ -78,7 +79,48 @@ _MIGRATIONS: dict[int, str] = {
     2: """
     CREATE INDEX events_by_night_kind ON events (night_id, kind, id);
     """,
+    # 3: the Telegram inbox (bot/inbox.py); an update's row is marked done by the same transaction
+    # that records its events, so a crash can neither lose an acknowledged update nor apply it twice
+    3: """
+    CREATE TABLE inbox (
+        update_id INTEGER PRIMARY KEY,
+        chat INTEGER,
+        key TEXT,
+        body TEXT NOT NULL,
+        done INTEGER NOT NULL DEFAULT 0,
+        event_id INTEGER,
+        received_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+    );
+    CREATE INDEX inbox_pending ON inbox (update_id) WHERE done = 0;
+    CREATE INDEX inbox_by_key ON inbox (key, update_id);
+    CREATE TRIGGER inbox_done_with_its_events AFTER INSERT ON events WHEN NEW.update_key IS NOT NULL
+    BEGIN
+        UPDATE inbox SET done = 1, event_id = NEW.id
+        WHERE update_id = (SELECT MIN(update_id) FROM inbox WHERE key = NEW.update_key AND done = 0);
+    END;
+    CREATE TABLE chat_aliases (
+        chat INTEGER PRIMARY KEY,
+        chat_key TEXT NOT NULL
+    );
+    INSERT OR REPLACE INTO chat_aliases (chat, chat_key)
+        SELECT CAST(substr(chat_id, 4) AS INTEGER), value FROM chat_settings
+        WHERE key = 'migrated_from' AND chat_id LIKE 'tg:%' ORDER BY id;
+    """,
 }
+
+
+def _statements(script: str) -> list[str]:
+    """Split a migration into statements; a trigger's body holds `;` of its own."""
+    statements: list[str] = []
+    current = ""
+    for line in script.splitlines(keepends=True):
+        current += line
+        if sqlite3.complete_statement(current):
+            statements.append(current.strip())
+            current = ""
+    if current.strip():
+        statements.append(current.strip())
+    return statements
 
 
 @dataclass(frozen=True)
@@ -99,6 +141,7 @@ class NightRow:
     dealer: int
     opened_by: str
     created_at: str
+    number: int = 1  # the chat's own count: its first night is 1 whatever other chats did
 
 
 @dataclass(frozen=True)
@@ -137,6 +180,12 @@ class NewEvent:
     reverses: int | None = None
 
 
+# A night row with its number within its chat (ids are global across chats).
+_NIGHTS = (
+    "SELECT n.*, (SELECT COUNT(*) FROM nights m WHERE m.chat_id = n.chat_id AND m.id <= n.id) AS number FROM nights n"
+)
+
+
 class DuplicateUpdate(Exception):
     """The update_key was recorded before: the command must not be applied again."""
 
@@ -157,6 +206,7 @@ def _night(row: aiosqlite.Row) -> NightRow:
         row["dealer"],
         row["opened_by"],
         row["created_at"],
+        row["number"],
     )
 
 
@@ -194,15 +244,19 @@ class Ledger:
     async def close(self) -> None:
         await self._db.close()
 
+    def inbox(self) -> Inbox:
+        """The Telegram intake, on this connection: an update is marked done by the transaction that
+        records its events (see bot/inbox.py)."""
+        return Inbox(self._db, self._transaction)
+
     async def _migrate(self) -> None:
         async with self._db.execute("PRAGMA user_version") as cursor:
             row = await cursor.fetchone()
         version = row[0] if row else 0
         for target in sorted(v for v in _MIGRATIONS if v > version):
             async with self._transaction():
-                for statement in _MIGRATIONS[target].split(";"):
-                    if statement.strip():
-                        await self._db.execute(statement)
+                for statement in _statements(_MIGRATIONS[target]):
+                    await self._db.execute(statement)
                 await self._db.execute(f"PRAGMA user_version = {target}")
 
     async def schema_version(self) -> int:
@@ -337,14 +391,12 @@ class Ledger:
         return str(row["value"]) if row else None
 
     async def latest_night(self, chat_id: str) -> NightRow | None:
-        async with self._db.execute(
-            "SELECT * FROM nights WHERE chat_id = ? ORDER BY id DESC LIMIT 1", (chat_id,)
-        ) as cursor:
+        async with self._db.execute(f"{_NIGHTS} WHERE chat_id = ? ORDER BY id DESC LIMIT 1", (chat_id,)) as cursor:
             row = await cursor.fetchone()
         return _night(row) if row else None
 
     async def nights(self, chat_id: str) -> list[NightRow]:
-        async with self._db.execute("SELECT * FROM nights WHERE chat_id = ? ORDER BY id", (chat_id,)) as cursor:
+        async with self._db.execute(f"{_NIGHTS} WHERE chat_id = ? ORDER BY id", (chat_id,)) as cursor:
             return [_night(row) for row in await cursor.fetchall()]
 
     async def nights_of_user(self, user_id: str) -> list[NightRow]:
@@ -352,7 +404,7 @@ class Ledger:
         join/bind event); callers confirm with the seats themselves."""
         pattern = f'%"user_id": "{user_id}"%'
         async with self._db.execute(
-            "SELECT * FROM nights WHERE players LIKE ? OR id IN"
+            f"{_NIGHTS} WHERE players LIKE ? OR id IN"
             " (SELECT night_id FROM events WHERE kind IN ('join', 'bind') AND payload LIKE ?) ORDER BY id",
             (pattern, pattern),
         ) as cursor:

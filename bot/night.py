@@ -289,6 +289,11 @@ class Night:
         return self.row.id
 
     @property
+    def number(self) -> int:
+        """What the chat calls this night ("第 2 局"): its own count, not the global id."""
+        return self.row.number
+
+    @property
     def state(self) -> TableState:
         return self.fold.state
 

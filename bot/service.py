@@ -16,6 +16,7 @@ from bot.codec import SeatChange
 from bot.commands import parse, usage_hint
 from bot.handlers import corrections, opening, questions, table_events
 from bot.handlers.common import Context, Desk, Incoming, Refusal, meld_conflict, readable, refused_win
+from bot.inbox import Inbox
 from bot.ledger import DuplicateUpdate, Ledger
 from bot.night import Line, Night, Nights
 from bot.replies import Reply, Response
@@ -153,6 +154,11 @@ class Referee:
 
     async def close(self) -> None:
         await self.nights.close()
+
+    def inbox(self) -> Inbox:
+        """The Telegram front end's durable intake, on the ledger's connection, so that an update is
+        marked done by the very transaction that records its events."""
+        return self.nights.ledger.inbox()
 
     # ---- for the console's --json ---------------------------------------------------------------
 

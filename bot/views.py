@@ -241,7 +241,7 @@ def summary(
     hands: int,
     passes: int = 0,
 ) -> list[Reply]:
-    header = {"night": night.id, "preset": preset.name, "stake": format_money(night.stake_cents)}
+    header = {"night": night.number, "preset": preset.name, "stake": format_money(night.stake_cents)}
     lines = [Reply("summary.header", header, count=hands)]
     if preset.jiang_passes:
         lines.append(Reply("summary.jiang", {"passes": passes, "of": preset.jiang_passes}))

@@ -26,6 +26,11 @@ class Call:
     params: dict[str, Any]
 
 
+# A fault the server injects into the next calls of a method: an HTTP error status with its Bot API
+# body (502, or 429 with retry_after), or "drop" to close the connection without an answer.
+Fault = tuple[int, dict[str, Any]] | str
+
+
 def user(user_id: int, name: str) -> dict[str, Any]:
     return {"id": user_id, "is_bot": False, "first_name": name, "username": name.lower(), "language_code": "zh-hans"}
 
@@ -39,6 +44,8 @@ class FakeTelegram:
     next_message_id: int = 1000
     base_url: str = ""
     _runner: web.AppRunner | None = None
+    faults: dict[str, list[Fault]] = field(default_factory=dict)
+    failed: list[Call] = field(default_factory=list)  # calls answered with a fault
     _new_update: asyncio.Event = field(default_factory=asyncio.Event)
 
     async def start(self) -> None:
@@ -174,9 +181,33 @@ class FakeTelegram:
             result["reply_markup"] = params["reply_markup"]
         return result
 
-    async def _handle(self, request: web.Request) -> web.Response:
+    def fail_next(self, method: str, *faults: Fault) -> None:
+        """The next calls of `method` fail, one fault each, in order."""
+        self.faults.setdefault(method, []).extend(faults)
+
+    def bad_gateway(self) -> Fault:
+        return (502, {"ok": False, "error_code": 502, "description": "Bad Gateway"})
+
+    def too_many(self, retry_after: int = 1) -> Fault:
+        description = f"Too Many Requests: retry after {retry_after}"
+        return (
+            429,
+            {"ok": False, "error_code": 429, "description": description, "parameters": {"retry_after": retry_after}},
+        )
+
+    async def _handle(self, request: web.Request) -> web.StreamResponse:
         method = request.match_info["method"]
         params = await self._params(request)
+        pending_faults = self.faults.get(method)
+        if pending_faults:
+            fault = pending_faults.pop(0)
+            self.failed.append(Call(method, params))
+            if fault == "drop":
+                assert request.transport is not None
+                request.transport.close()  # the connection drops: no answer at all
+                return web.Response()
+            status, body = fault
+            return web.json_response(body, status=status)
         result: Any = True
         if method == "getMe":
             result = {
@@ -187,6 +218,7 @@ class FakeTelegram:
             }
         elif method == "getUpdates":
             offset = int(params.get("offset", 0) or 0)
+            limit = int(params.get("limit", 100) or 100)  # as Telegram: at most 100 a call
             self._confirmed = max(self._confirmed, offset)
             pending = [u for u in self.updates if u["update_id"] >= offset]
             if not pending:
@@ -194,8 +226,8 @@ class FakeTelegram:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._new_update.wait(), LONG_POLL_CAP)
                 pending = [u for u in self.updates if u["update_id"] >= offset]
-            result = pending
-        elif method == "sendMessage" or method == "editMessageText":
+            result = pending[:limit]
+        elif method in ("sendMessage", "editMessageText", "editMessageReplyMarkup"):
             result = self._message_result(params, text=params.get("text", ""))
         elif method == "sendPhoto":
             result = self._message_result(
@@ -226,7 +258,7 @@ class FakeTelegram:
                 }
                 for uid in self.admins.get(chat_id, [])
             ]
-        elif method not in ("deleteWebhook", "setMyCommands", "answerCallbackQuery", "close", "logOut"):
+        elif method not in ("deleteWebhook", "setWebhook", "setMyCommands", "answerCallbackQuery", "close", "logOut"):
             return web.json_response({"ok": False, "error_code": 400, "description": f"fake: {method} not served"})
         if method != "getUpdates":
             self.calls.append(Call(method, {**params, "_result": result}))

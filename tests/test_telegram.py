@@ -13,8 +13,9 @@ from typing import Any
 
 import pytest
 
+from bot.delivery import RetryPolicy
 from bot.ledger import Ledger
-from bot.telegram_app import build_application
+from bot.telegram_app import TelegramFrontEnd, build_application
 from tests.fake_telegram import FakeTelegram, user
 
 GROUP, OTHER_GROUP = -100111, -100222
@@ -30,9 +31,10 @@ async def fake() -> AsyncIterator[FakeTelegram]:
 
 
 class Running:
-    def __init__(self, fake: FakeTelegram, db: Path) -> None:
+    def __init__(self, fake: FakeTelegram, db: Path, policy: RetryPolicy | None = None) -> None:
         self.fake = fake
-        self.application = build_application("123:TEST", str(db), fake.base_url)
+        self.application = build_application("123:TEST", str(db), fake.base_url, policy=policy)
+        self.front: TelegramFrontEnd = self.application.bot_data["front"]
 
     async def __aenter__(self) -> Running:
         await self.application.initialize()
@@ -46,6 +48,7 @@ class Running:
         assert self.application.updater is not None
         await self.application.updater.stop()
         await self.application.stop()
+        await self.application.post_stop(self.application)  # type: ignore[misc]
         await self.application.post_shutdown(self.application)  # type: ignore[misc]
         await self.application.shutdown()
 

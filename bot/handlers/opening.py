@@ -46,7 +46,7 @@ async def new(context: Context) -> Response:
     if await nights.setting(incoming.chat_id, "language") is None and normalize_language(incoming.speaker.language):
         await nights.set_setting(incoming.chat_id, "language", language)
     opened = {
-        "night": night.id,
+        "night": night.number,
         "preset": preset_name,
         "stake": format_money(stake_cents),
         "dealer": seats[dealer].name,
@@ -149,7 +149,7 @@ async def close(context: Context) -> Response:
         return Response((Reply("close.summary_first"),), context.language)
     pending.discard(context.incoming.chat_id)
     await night.record_mark(context.line, "close")
-    return Response((Reply("close.done", {"night": night.id}),), context.language, recorded=True, night_id=night.id)
+    return Response((Reply("close.done", {"night": night.number}),), context.language, recorded=True, night_id=night.id)
 
 
 async def reopen(context: Context) -> Response:
@@ -159,7 +159,9 @@ async def reopen(context: Context) -> Response:
     if not may_record(night.row, context.seats, context.incoming.speaker):
         raise Refusal(Reply("permission.not_at_table", {"players": player_list(context.seats)}))
     await night.record_mark(context.line, "reopen")
-    return Response((Reply("reopen.done", {"night": night.id}),), context.language, recorded=True, night_id=night.id)
+    return Response(
+        (Reply("reopen.done", {"night": night.number}),), context.language, recorded=True, night_id=night.id
+    )
 
 
 async def lang(context: Context) -> Response:

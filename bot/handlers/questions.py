@@ -28,7 +28,9 @@ def any_night(context: Context) -> Night:
 
 async def score(context: Context) -> Response:
     night = any_night(context)
-    replies = [board(night)] if not context.closed else [Reply("night.closed_note", {"night": night.id}), board(night)]
+    replies = (
+        [board(night)] if not context.closed else [Reply("night.closed_note", {"night": night.number}), board(night)]
+    )
     return Response(tuple(replies), context.language, night_id=night.id)
 
 
@@ -113,7 +115,7 @@ async def export_(context: Context) -> Response:
     night = any_night(context)
     data = export.night_csv(night.row, night.seats, night.events, await night.payments())
     return Response(
-        (Reply("export.done", {"night": night.id}),),
+        (Reply("export.done", {"night": night.number}),),
         context.language,
         attachments=(Attachment("document", f"night-{night.id}.csv", data),),
     )

@@ -1,0 +1,205 @@
+"""Replies are delivery, not outcome: the ledger has decided and committed before anything is sent.
+
+Each chat has an outbox and one sender. Recording never waits for it: the chat's worker pushes the
+answer and moves on to the next update. The sender retries what fails (a 429 waits as long as
+Telegram asks, a 5xx or dropped connection backs off); a message that still cannot be sent leaves a
+short "recorded #N …" note that goes out with the chat's next message or after a pause, and an
+answer that recorded nothing is dropped (a later question supersedes it). When a chat has a backlog,
+everything waiting is coalesced into as few messages as possible (one line per recorded event, one
+scoreboard), which keeps a busy table within Telegram's 20 messages a minute per group; texts over
+Telegram's 4,096 characters are split at line breaks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+import logging
+import warnings
+from collections import deque
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+from telegram.error import BadRequest, NetworkError, RetryAfter, TimedOut
+from telegram.warnings import PTBDeprecationWarning
+
+from bot.replies import Response, render, render_response
+from locales import Translator
+
+log = logging.getLogger(__name__)
+MESSAGE_LIMIT = 4096
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Outgoing:
+    """One answer for one chat (and forum topic), as decided by the command layer."""
+
+    chat: int
+    thread: int | None
+    chat_key: str
+    response: Response
+    clear_keyboard: int | None = None  # the message whose buttons this result replaces
+
+    @property
+    def plain(self) -> bool:
+        """Only text (and a scoreboard): can share a message with its neighbours."""
+        return not self.response.choices and not self.response.attachments
+
+    def short(self) -> str:
+        """The first line of a recorded answer ("✅ recorded #12: …"): what a backlog or a late note shows."""
+        translator = Translator(self.response.language)
+        return render(self.response.replies[0], translator) if self.response.replies else ""
+
+    def full(self) -> str:
+        return render_response(self.response, Translator(self.response.language))
+
+
+def split_text(text: str, limit: int = MESSAGE_LIMIT) -> list[str]:
+    """Pieces of at most `limit` characters, cut at line breaks where possible."""
+    pieces: list[str] = []
+    current = ""
+    for line in text.split("\n"):
+        while len(line) > limit:  # one line longer than a message: cut it
+            if current:
+                pieces.append(current)
+                current = ""
+            pieces.append(line[:limit])
+            line = line[limit:]
+        candidate = f"{current}\n{line}" if current else line
+        if len(candidate) > limit:
+            pieces.append(current)
+            current = line
+        else:
+            current = candidate
+    if current:
+        pieces.append(current)
+    return pieces
+
+
+def coalesce(batch: list[Outgoing]) -> str:
+    """One text for several answers: recorded events as one line each, other answers in full."""
+    if len(batch) == 1:
+        return batch[0].full()
+    return "\n".join(item.short() if item.response.recorded else item.full() for item in batch)
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    attempts: int = 6
+    first_backoff: float = 0.5  # doubled after each network failure
+    late_note_pause: float = 30.0  # before a failed answer's short note is tried again
+    late_note_attempts: int = 5
+
+
+def _seconds(value: int | float | datetime.timedelta) -> float:
+    return value.total_seconds() if isinstance(value, datetime.timedelta) else float(value)
+
+
+def _wait_asked(error: RetryAfter) -> float:
+    with warnings.catch_warnings():  # PTB 22 warns that the type will become a timedelta: both are handled
+        warnings.simplefilter("ignore", PTBDeprecationWarning)
+        return _seconds(error.retry_after)
+
+
+async def with_retries(send: Callable[[], Awaitable[T]], policy: RetryPolicy) -> T:
+    """Call `send` until it succeeds; BadRequest (the request itself is wrong) is not retried."""
+    backoff = policy.first_backoff
+    for attempt in range(1, policy.attempts + 1):
+        try:
+            return await send()
+        except RetryAfter as error:
+            if attempt == policy.attempts:
+                raise
+            await asyncio.sleep(_wait_asked(error))
+        except BadRequest:
+            raise
+        except (TimedOut, NetworkError):
+            if attempt == policy.attempts:
+                raise
+            await asyncio.sleep(backoff)
+            backoff *= 2
+    raise AssertionError("unreachable")
+
+
+Sender = Callable[[int, list[Outgoing], str], Awaitable[None]]  # chat, batch (empty: a late note), text
+
+
+@dataclass
+class Outbox:
+    """Per-chat queues of answers, each drained by its own sender task."""
+
+    send_batch: Sender  # sends one coalesced batch with its text, retrying; raises if the text never went out
+    policy: RetryPolicy = field(default_factory=RetryPolicy)
+    _queues: dict[int, deque[Outgoing]] = field(default_factory=dict)
+    _late: dict[int, list[str]] = field(default_factory=dict)
+    _senders: dict[int, asyncio.Task[None]] = field(default_factory=dict)
+
+    def push(self, item: Outgoing) -> None:
+        self._queues.setdefault(item.chat, deque()).append(item)
+        if item.chat not in self._senders:
+            self._senders[item.chat] = asyncio.create_task(self._drain(item.chat))
+
+    def waiting(self) -> int:
+        return sum(len(q) for q in self._queues.values())
+
+    async def idle(self) -> None:
+        """Wait until every answer so far has been sent (or given up)."""
+        while self._senders:
+            await asyncio.gather(*self._senders.values(), return_exceptions=True)
+
+    async def stop(self) -> None:
+        for task in list(self._senders.values()):
+            task.cancel()
+        await asyncio.gather(*self._senders.values(), return_exceptions=True)
+
+    def _next_batch(self, queue: deque[Outgoing]) -> list[Outgoing]:
+        batch = [queue.popleft()]
+        if not batch[0].plain:
+            return batch
+        while queue and queue[0].plain and queue[0].thread == batch[0].thread:
+            batch.append(queue.popleft())
+        return batch
+
+    async def _drain(self, chat: int) -> None:
+        queue = self._queues[chat]
+        try:
+            late_tries = 0
+            while queue or self._late.get(chat):
+                if not queue:  # only late notes left: pause, then try them on their own
+                    if late_tries >= self.policy.late_note_attempts:
+                        log.error("chat %s: giving up on late notes %r", chat, self._late.pop(chat))
+                        break
+                    late_tries += 1
+                    await asyncio.sleep(self.policy.late_note_pause)
+                    await self._send_late(chat)
+                    continue
+                batch = self._next_batch(queue)
+                late = self._late.pop(chat, [])
+                text = "\n".join([*late, coalesce(batch)]) if late and batch[0].plain else coalesce(batch)
+                if late and not batch[0].plain:
+                    self._late[chat] = late
+                try:
+                    await self.send_batch(chat, batch, text)
+                except Exception:
+                    log.exception("chat %s: an answer could not be delivered", chat)
+                    notes = [item.short() for item in batch if item.response.recorded]
+                    if late and batch[0].plain:
+                        notes = late + notes
+                    if notes:
+                        self._late.setdefault(chat, []).extend(notes)
+        finally:
+            del self._senders[chat]
+            if not queue:
+                self._queues.pop(chat, None)
+
+    async def _send_late(self, chat: int) -> None:
+        notes = self._late.pop(chat, [])
+        if not notes:
+            return
+        try:
+            await self.send_batch(chat, [], "\n".join(notes))
+        except Exception:
+            log.warning("chat %s: late note not delivered yet", chat)
+            self._late.setdefault(chat, [])[:0] = notes

@@ -1,0 +1,233 @@
+"""The real `python -m bot` process against the fake Bot API: killed mid-burst and restarted, a second
+process on the same file, an unopenable file, and webhook mode.
+
+Money, worked by hand from RULES.md: a flower gang (花杠) is paid 6 by each of the three others.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+
+from tests.fake_telegram import FakeTelegram
+from tests.test_telegram import ALICE, BOB
+
+ROOT = Path(__file__).resolve().parent.parent
+CHATS = (-100301, -100302, -100303, -100304)
+NEW = "/new @alice @bob @carol @dave"
+BURST = 200
+
+
+def start_bot(db: Path, base_url: str, log: Path, **extra: str) -> subprocess.Popen[str]:
+    env = {
+        **os.environ,
+        "TELEGRAM_BOT_TOKEN": "123:TEST",
+        "TELEGRAM_BASE_URL": base_url,
+        "REFEREE_DB": str(db),
+        "PYTHONPATH": str(ROOT),
+        **extra,
+    }
+    with open(log, "a", encoding="utf-8") as stderr:
+        return subprocess.Popen([sys.executable, "-m", "bot"], cwd=ROOT, env=env, stderr=stderr, text=True)
+
+
+async def stop(process: subprocess.Popen[str], sig: int = signal.SIGINT, timeout: float = 20) -> int:
+    process.send_signal(sig)
+    started = time.monotonic()
+    while process.poll() is None and time.monotonic() - started < timeout:
+        await asyncio.sleep(0.05)
+    if process.poll() is None:
+        process.kill()
+        process.wait()
+    return process.returncode
+
+
+def count(db: Path, sql: str, *params: Any) -> int:
+    with sqlite3.connect(db) as connection:
+        return int(connection.execute(sql, params).fetchone()[0])
+
+
+async def wait_until(condition: Any, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise TimeoutError("condition not met in time")
+        await asyncio.sleep(0.05)
+
+
+def test_sigkill_during_a_burst_then_restart_records_every_acknowledged_update_once(tmp_path: Path) -> None:
+    db, log = tmp_path / "kill.sqlite3", tmp_path / "bot.log"
+
+    async def scenario() -> None:
+        fake = FakeTelegram()
+        await fake.start()
+        process = start_bot(db, fake.base_url, log)
+        try:
+            for chat in CHATS:
+                fake.message(chat, ALICE, NEW)
+            await fake.wait_for(lambda: len(fake.sent("sendMessage")) >= 4, timeout=60)
+            ids = [fake.message(chat, BOB, "/flowergang") for _ in range(BURST // len(CHATS)) for chat in CHATS]
+            # Telegram hands out 100 a call: kill once the first 100 are acknowledged, mid-burst
+            await fake.wait_for(lambda: fake._confirmed > ids[99], timeout=30)
+            os.kill(process.pid, signal.SIGKILL)
+            process.wait()
+            process = start_bot(db, fake.base_url, log)
+            sql = "SELECT COUNT(*) FROM events WHERE kind = 'flower_gang'"
+            await wait_until(lambda: count(db, sql) >= BURST)
+            await wait_until(lambda: count(db, "SELECT COUNT(*) FROM inbox WHERE done = 0") == 0)
+            assert count(db, sql) == BURST
+            for chat in CHATS:
+                # 100 flower gangs by Bob: +18 each for him (6 from each of the other three)
+                assert count(
+                    db, "SELECT COUNT(*) FROM events WHERE kind = 'flower_gang' AND chat_id = ?", f"tg:{chat}"
+                ) == BURST // len(CHATS)
+                bob = count(
+                    db,
+                    "SELECT SUM(CASE WHEN payee = 1 THEN amount ELSE -amount END) FROM payments p"
+                    " JOIN events e ON e.id = p.event_id WHERE e.chat_id = ? AND (payee = 1 OR payer = 1)",
+                    f"tg:{chat}",
+                )
+                assert bob == 18 * BURST // len(CHATS)
+            before = len(fake.sent("sendMessage"))
+            fake.message(CHATS[0], ALICE, "/score")  # and the restarted bot goes on as usual
+            await fake.wait_for(lambda: len(fake.sent("sendMessage")) > before, timeout=30)
+            assert await stop(process) == 0
+        finally:
+            if process.poll() is None:
+                process.kill()
+            await fake.stop()
+
+    asyncio.run(scenario())
+
+
+def test_a_second_process_on_the_same_database_refuses_to_start(tmp_path: Path) -> None:
+    db, log = tmp_path / "one.sqlite3", tmp_path / "bot.log"
+
+    async def scenario() -> None:
+        fake = FakeTelegram()
+        await fake.start()
+        first = start_bot(db, fake.base_url + "/bot", log)  # the form with /bot works as well
+        try:
+            fake.message(CHATS[0], ALICE, NEW)
+            await fake.wait_for(lambda: bool(fake.sent("sendMessage")), timeout=30)
+            started = time.monotonic()
+            second = subprocess.run(
+                [sys.executable, "-m", "bot"],
+                cwd=ROOT,
+                env={
+                    **os.environ,
+                    "TELEGRAM_BOT_TOKEN": "123:TEST",
+                    "TELEGRAM_BASE_URL": fake.base_url,
+                    "REFEREE_DB": str(db),
+                    "PYTHONPATH": str(ROOT),
+                },
+                capture_output=True,
+                text=True,
+                timeout=30,
+            )
+            assert second.returncode != 0 and time.monotonic() - started < 10
+            assert "一个数据库只能由一个进程使用" in second.stderr and str(first.pid) in second.stderr
+            before = len(fake.sent("sendMessage"))
+            fake.message(CHATS[0], BOB, "/flowergang")  # the first one is unaffected
+            await fake.wait_for(lambda: len(fake.sent("sendMessage")) > before, timeout=30)
+            assert await stop(first) == 0
+        finally:
+            if first.poll() is None:
+                first.kill()
+            await fake.stop()
+
+    asyncio.run(scenario())
+
+
+def test_an_unopenable_database_exits_with_a_clear_message_in_both_front_ends(tmp_path: Path) -> None:
+    junk = tmp_path / "junk.sqlite3"
+    junk.write_text("this is not an SQLite database\n" * 200, encoding="utf-8")
+    env = {
+        **os.environ,
+        "TELEGRAM_BOT_TOKEN": "123:TEST",
+        "TELEGRAM_BASE_URL": "http://127.0.0.1:9",
+        "REFEREE_DB": str(junk),
+        "PYTHONPATH": str(ROOT),
+    }
+    for argv, environment in (
+        (["-m", "bot"], env),
+        (
+            ["-m", "bot", "console", "--db", str(junk), "--script", os.devnull],
+            {k: v for k, v in env.items() if k != "TELEGRAM_BOT_TOKEN"},
+        ),
+    ):
+        started = time.monotonic()
+        result = subprocess.run(
+            [sys.executable, *argv], cwd=ROOT, env=environment, capture_output=True, text=True, timeout=30
+        )
+        assert result.returncode != 0 and time.monotonic() - started < 10
+        assert "打不开数据库" in result.stderr and "file is not a database" in result.stderr
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_webhook_mode_end_to_end(tmp_path: Path) -> None:
+    db, log = tmp_path / "hook.sqlite3", tmp_path / "bot.log"
+    port = free_port()
+
+    async def post(session: aiohttp.ClientSession, update: dict[str, Any]) -> int:
+        for _ in range(200):  # the webhook server may still be starting
+            try:
+                async with session.post(
+                    f"http://127.0.0.1:{port}/telegram",
+                    json=update,
+                    headers={"X-Telegram-Bot-Api-Secret-Token": "s3cret"},
+                ) as answer:
+                    return answer.status
+            except aiohttp.ClientConnectionError:
+                await asyncio.sleep(0.1)
+        raise TimeoutError("the webhook never listened")
+
+    async def scenario() -> None:
+        fake = FakeTelegram()
+        await fake.start()
+        process = start_bot(
+            db,
+            fake.base_url,
+            log,
+            WEBHOOK_URL=f"http://127.0.0.1:{port}",
+            LISTEN="127.0.0.1",
+            PORT=str(port),
+            WEBHOOK_SECRET="s3cret",
+        )
+        try:
+            await fake.wait_for(lambda: bool(fake.sent("setWebhook")), timeout=30)
+            assert fake.sent("setWebhook")[0].params["url"] == f"http://127.0.0.1:{port}/telegram"
+            async with aiohttp.ClientSession() as session:
+                for text, sender in ((NEW, ALICE), ("/flowergang", BOB)):
+                    update_id = fake.message(CHATS[0], sender, text)
+                    update = fake.updates[-1]
+                    assert await post(session, update) == 200
+                    # answered 200 only once stored: Telegram may forget it now
+                    assert count(db, "SELECT COUNT(*) FROM inbox WHERE update_id = ?", update_id) == 1
+                    before = len(fake.sent("sendMessage"))
+                    await fake.wait_for(lambda before=before: len(fake.sent("sendMessage")) > before, timeout=30)
+            assert any("第 1 局开始" in t for t in fake.texts())
+            assert any("bob 花杠" in t for t in fake.texts())
+            assert count(db, "SELECT COUNT(*) FROM events WHERE kind = 'flower_gang'") == 1
+            assert await stop(process) == 0
+        finally:
+            if process.poll() is None:
+                process.kill()
+            await fake.stop()
+
+    asyncio.run(scenario())
