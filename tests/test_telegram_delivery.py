@@ -4,7 +4,7 @@ commands for other bots are ignored, a backlog in one chat does not hold up anot
 
 Money in these tests, worked by hand from RULES.md: a flower gang (花杠) is paid 6 by each of the
 three others (18 to the player, as in test_telegram's free-seats test); a follow penalty (跟牌) costs
-the offender 10 to each of the three others (-30).
+the offender 10 to each of the three others (-30); a custom penalty of 5 costs the offender 5 to each.
 """
 
 from __future__ import annotations
@@ -204,23 +204,24 @@ async def test_a_backlog_in_one_chat_does_not_hold_up_another(fake: FakeTelegram
         await bot.say(ALICE, NEW)
         await bot.say(ALICE, NEW, chat=OTHER_GROUP)
         before_a = len(fake.texts(GROUP))
-        for _ in range(300):
-            fake.message(GROUP, BOB, "/flowergang")
+        for _ in range(300):  # a hand holds at most five flower gangs: a custom penalty has no limit
+            fake.message(GROUP, ALICE, "/penalty bob 5")
         asked = time.monotonic()
         before_b = len(fake.texts(OTHER_GROUP))
         fake.message(OTHER_GROUP, EVE, "/score")
         await fake.wait_for(lambda: any("📋" in t for t in fake.texts(OTHER_GROUP)[before_b:]), timeout=30)
         assert time.monotonic() - asked < 20
         deadline = time.monotonic() + 60
-        while recorded(db, "flower_gang") < 300 and time.monotonic() < deadline:
+        while recorded(db, "penalty") < 300 and time.monotonic() < deadline:
             await asyncio.sleep(0.1)
-        assert recorded(db, "flower_gang") == 300
+        assert recorded(db, "penalty") == 300
         # every event's line reaches the chat, in far fewer messages than events (coalesced)
         await asyncio.wait_for(bot.front.idle(), 60)
         texts = fake.texts(GROUP)[before_a:]
         assert len(texts) < 60
-        assert sum(t.count("bob 花杠") for t in texts) == 300
-    assert await balances(db) == [-6 * 300, 18 * 300, -6 * 300, -6 * 300]
+        assert sum(t.count("罚 bob 5") for t in texts) == 300
+    # a custom penalty of 5: bob pays 5 to each of the three others, 300 times
+    assert await balances(db) == [5 * 300, -15 * 300, 5 * 300, 5 * 300]
 
 
 async def test_a_score_in_the_same_batch_as_the_supergroup_migration_finds_the_night(

@@ -1,7 +1,8 @@
 """The real `python -m bot` process against the fake Bot API: killed mid-burst and restarted, a second
 process on the same file, an unopenable file, and webhook mode.
 
-Money, worked by hand from RULES.md: a flower gang (花杠) is paid 6 by each of the three others.
+Money, worked by hand from RULES.md: a flower gang (花杠) is paid 6 by each of the three others; a
+custom penalty (罚 bob 5) costs the offender 5 to each of the three others.
 """
 
 from __future__ import annotations
@@ -76,20 +77,20 @@ def test_sigkill_during_a_burst_then_restart_records_every_acknowledged_update_o
             for chat in CHATS:
                 fake.message(chat, ALICE, NEW)
             await fake.wait_for(lambda: len(fake.sent("sendMessage")) >= 4, timeout=60)
-            ids = [fake.message(chat, BOB, "/flowergang") for _ in range(BURST // len(CHATS)) for chat in CHATS]
+            ids = [fake.message(chat, ALICE, "/penalty bob 5") for _ in range(BURST // len(CHATS)) for chat in CHATS]
             # Telegram hands out 100 a call: kill once the first 100 are acknowledged, mid-burst
             await fake.wait_for(lambda: fake._confirmed > ids[99], timeout=30)
             os.kill(process.pid, signal.SIGKILL)
             process.wait()
             process = start_bot(db, fake.base_url, log)
-            sql = "SELECT COUNT(*) FROM events WHERE kind = 'flower_gang'"
+            sql = "SELECT COUNT(*) FROM events WHERE kind = 'penalty'"
             await wait_until(lambda: count(db, sql) >= BURST)
             await wait_until(lambda: count(db, "SELECT COUNT(*) FROM inbox WHERE done = 0") == 0)
             assert count(db, sql) == BURST
             for chat in CHATS:
-                # 100 flower gangs by Bob: +18 each for him (6 from each of the other three)
+                # 50 custom penalties of 5 on Bob: he pays 5 to each of the three others, 15 each time
                 assert count(
-                    db, "SELECT COUNT(*) FROM events WHERE kind = 'flower_gang' AND chat_id = ?", f"tg:{chat}"
+                    db, "SELECT COUNT(*) FROM events WHERE kind = 'penalty' AND chat_id = ?", f"tg:{chat}"
                 ) == BURST // len(CHATS)
                 bob = count(
                     db,
@@ -97,7 +98,7 @@ def test_sigkill_during_a_burst_then_restart_records_every_acknowledged_update_o
                     " JOIN events e ON e.id = p.event_id WHERE e.chat_id = ? AND (payee = 1 OR payer = 1)",
                     f"tg:{chat}",
                 )
-                assert bob == 18 * BURST // len(CHATS)
+                assert bob == -15 * BURST // len(CHATS)
             before = len(fake.sent("sendMessage"))
             fake.message(CHATS[0], ALICE, "/score")  # and the restarted bot goes on as usual
             await fake.wait_for(lambda: len(fake.sent("sendMessage")) > before, timeout=30)
