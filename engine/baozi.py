@@ -48,8 +48,12 @@ def suit_key(tile: Tile) -> str:
 
 
 def sanqing_suit(melds: Sequence[MeldLike]) -> str | None:
-    """The suit ("m", "p", "s", or "z" for winds) of a seat showing exactly three melds of one suit."""
-    if len(melds) != SANQING_MELDS:
+    """The suit ("m", "p", "s", or "z" for winds) of a seat showing three melds, all of one suit.
+
+    A fourth meld of that suit can only be the seat's own concealed gang (one fed by anyone ends the
+    hand at once), so four melds of one suit still show 三清.
+    """
+    if len(melds) < SANQING_MELDS:
         return None
     tiles = [m.tile for m in melds]
     if any(tile is None for tile in tiles):

@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from engine.baozi import SANZUI_MOUTHS, WINDS, in_range, sanqing_suit, sanzui_feeder, suit_key
+from engine.baozi import SANQING_MELDS, SANZUI_MOUTHS, WINDS, in_range, sanqing_suit, sanzui_feeder, suit_key
 from engine.claims import ClaimRefused, ClaimSituation, check_claims, check_hard_flowers, situation_of
 from engine.errors import EngineError
 from engine.hand import Hand, Meld, MeldKind
@@ -327,7 +327,8 @@ def _forced_end(before: TableState, actor: int, record: MeldRecord) -> Liability
         if kind == "sanzui" and (feeder := sanzui_feeder(before.melds[actor])) is not None:
             forced = "quanqiu" if record.fed_by in (None, feeder) else "duiduihu"
             return Liability(feeder, kind, frozenset({forced}), self_draw=True)
-        suit = sanqing_suit(before.melds[actor]) if kind == "sanqing" else None
+        showing = before.melds[actor]
+        suit = sanqing_suit(showing) if kind == "sanqing" and len(showing) == SANQING_MELDS else None
         feeder, tile = record.fed_by, record.tile
         if suit is not None and feeder is not None and tile is not None and suit_key(tile) == suit:
             forced_keys = {"quanqiu"} if suit == WINDS else {"qingyise", "quanqiu"}
@@ -342,7 +343,7 @@ def _baozi_notices(state: TableState, actor: int) -> list[Notice]:
     notices: list[Notice] = []
     if "sanzui" in kinds and len(melds) == SANZUI_MOUTHS and (feeder := sanzui_feeder(melds)) is not None:
         notices.append(Notice("table.sanzui", {"feeder": feeder, "taker": actor}))
-    if "sanqing" in kinds and (suit := sanqing_suit(melds)) is not None:
+    if "sanqing" in kinds and len(melds) == SANQING_MELDS and (suit := sanqing_suit(melds)) is not None:
         notices.append(Notice("table.sanqing", {"taker": actor, "suit": suit}))
     return notices
 

@@ -639,3 +639,11 @@ def test_flower_gangs_at_most_five_per_hand() -> None:
     with pytest.raises(EngineError) as error:
         apply(state, FlowerGang(B))
     assert error.value.key == "flower_gang.all_made"
+
+
+def test_sanqing_still_shown_after_the_players_own_concealed_gang_of_the_suit() -> None:
+    # A adds a concealed 3333m (5 ×2 = 10 from each) to 1m 5m 9m; B discards 7m into A's 清一色 全球独钓:
+    # 10 + 清一色 40 + 全球独钓 80 + 2×(1 + 暗杠 2) = 136; ×2 = 272; B pays 3 shares = 816.
+    state = apply(a_shows_three_wan_melds(), Gang(A, MeldKind.CONCEALED_GANG, tile=M3)).state
+    outcome = apply(state, hu(A, "7m [111m] [555m] [999m] (3333m) +7m", B, hard_flowers=1))
+    assert net(outcome.payments) == {A: 816, B: -816, C: 0, D: 0}
