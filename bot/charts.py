@@ -39,25 +39,33 @@ def cjk_font_name() -> str | None:
     return None
 
 
-def cumulative_by_hand(deltas: Sequence[tuple[int, int, int]]) -> list[tuple[int, list[int]]]:
-    """(hand number, balances after it) for hand 0 (start) and every hand that saw a payment."""
+def cumulative_by_hand(deltas: Sequence[tuple[int, int, int]], hands: int = 0) -> list[tuple[int, list[int]]]:
+    """(hand number, balances after it) for hand 0 (the start) and every hand up to the last: the
+    `hands` played, or a later one that already saw a payment; a hand without payments keeps the line
+    level."""
     per_hand: dict[int, list[int]] = {}
     for hand, seat, amount in deltas:
         per_hand.setdefault(hand, [0, 0, 0, 0])[seat] += amount
+    last = max([hands, *per_hand])
     points = [(0, [0, 0, 0, 0])]
     running = [0, 0, 0, 0]
-    for hand in sorted(per_hand):
-        running = [a + b for a, b in zip(running, per_hand[hand], strict=True)]
+    for hand in range(1, last + 1):
+        running = [a + b for a, b in zip(running, per_hand.get(hand, [0, 0, 0, 0]), strict=True)]
         points.append((hand, list(running)))
     return points
 
 
 def balance_chart(
-    night: NightRow, seats: Sequence[Seat], deltas: Sequence[tuple[int, int, int]], doubled: set[int], language: str
+    night: NightRow,
+    seats: Sequence[Seat],
+    deltas: Sequence[tuple[int, int, int]],
+    doubled: set[int],
+    language: str,
+    played: int = 0,
 ) -> bytes:
     translator = Translator(language)
     family = cjk_font_name()
-    points = cumulative_by_hand(deltas)
+    points = cumulative_by_hand(deltas, played)
     figure = Figure(figsize=(8, 4.5), dpi=100)
     axes = figure.subplots()
     hands = [hand for hand, _ in points]
@@ -76,6 +84,7 @@ def balance_chart(
         axes.plot([], [], "k*", label=translator.t("chart.doubled_mark"))
     axes.legend(prop={"family": family} if family else None)
     axes.xaxis.set_major_locator(MaxNLocator(integer=True))
+    axes.set_xlim(-0.3, hands[-1] + 0.3)  # the axis ends at the last hand, whatever the ticks
     axes.grid(True, alpha=0.3)
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", bbox_inches="tight")

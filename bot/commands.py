@@ -280,7 +280,7 @@ class _Scanner:
 
     def count_option(self, at: int) -> Piece | None:
         match = _COUNT_OPTION.match(self.line, at)
-        if match is None:
+        if match is None or len(match[2]) > MAX_DIGITS:
             return None
         kind = SOFT if fold(match[1]) in {fold(w) for w in SOFT_WORDS} or match[1].lower() == "soft" else FLOWERS
         prefix = "soft" if kind == SOFT else "flowers"
@@ -303,6 +303,8 @@ class _Scanner:
         if match := _SEAT_OR_ID.match(self.line, at):
             return Piece(SEAT, match[0], at, match.end())
         if (match := _DIGITS.match(self.line, at)) and _bounded(self.line, at, match.end()):
+            if len(match[0]) > MAX_DIGITS:  # a typo or a prank, not a number: left for the command to refuse
+                return None
             return Piece(NUMBER, str(int(match[0])), at, match.end())
         if (match := _CHINESE_NUMBER.match(self.line, at)) and (value := chinese_number(match[0])) is not None:
             return Piece(NUMBER, str(value), at, match.end())
@@ -454,7 +456,10 @@ def _parse_plain(raw: str, line: str, known: Sequence[str]) -> Command | None:
     if not _exact(name, args):
         return None
     tokens = [p.text for p in (*lead, *args) if p.kind != PARTICLE]
-    return _BUILDERS.get(name, _simple)(name, raw, tokens, known, True)
+    try:
+        return _BUILDERS.get(name, _simple)(name, raw, tokens, known, True)
+    except EngineError:
+        return None  # words of the command that do not fit together (罚 跟牌 李四 10): talk, not a command
 
 
 def _verb(pieces: Sequence[Piece]) -> tuple[str, tuple[Piece, ...], tuple[Piece, ...]] | None:
@@ -564,7 +569,7 @@ def _hand_like(token: str) -> bool:
 
 
 def _int(token: str) -> int | None:
-    return int(token) if token.isascii() and token.isdigit() else None
+    return int(token) if token.isascii() and token.isdigit() and len(token) <= MAX_DIGITS else None
 
 
 def _fix(raw: str, rest: str, plain: bool) -> Command | None:
@@ -672,8 +677,8 @@ def _penalty(name: str, raw: str, tokens: list[str], known: Sequence[str], plain
     return Command(name, raw, names=tuple(names), kind=kind, amount=amount, plain=plain)
 
 
-_FLOWERS = re.compile(r"^flowers=(\d+)$")
-_SOFT = re.compile(r"^soft=(\d+)$")
+_FLOWERS = re.compile(rf"^flowers=(\d{{1,{MAX_DIGITS}}})$")
+_SOFT = re.compile(rf"^soft=(\d{{1,{MAX_DIGITS}}})$")
 
 
 def _hu(name: str, raw: str, tokens: list[str], known: Sequence[str], plain: bool) -> Command:

@@ -68,12 +68,13 @@ class Console:
         text = render_response(response, translator)
         if text:
             print(text, file=self.out)
-        if response.scoreboard is not None:
+        if response.scoreboard is not None and response.moved_money:
             print(render(response.scoreboard, translator), file=self.out)
         for choice in response.choices:
             print(f"  [{render(choice.label, translator)}] {choice.command}", file=self.out)
         for attachment in response.attachments:
-            path = self.chart_dir / attachment.filename
+            path = self.chart_dir / (attachment.path or attachment.filename)  # an absolute path stays as typed
+            path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(attachment.data)
             print(translator.t("console.wrote_file", path=str(path)), file=self.out)
         print("", file=self.out)

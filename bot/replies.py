@@ -3,9 +3,21 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
+from opencc import OpenCC
+
 from locales import Translator
+
+
+@cache
+def _converter() -> OpenCC:
+    return OpenCC("s2t")
+
+
+def to_traditional(text: str) -> str:
+    return str(_converter().convert(text))
 
 
 @dataclass(frozen=True)
@@ -24,10 +36,18 @@ class Joined:
 
 
 @dataclass(frozen=True)
+class Chinese:
+    """Free Chinese text from data (a preset's description): shown in Traditional in zh-Hant."""
+
+    text: str
+
+
+@dataclass(frozen=True)
 class Attachment:
     kind: str  # "photo" or "document"
     filename: str
     data: bytes
+    path: str | None = None  # where the console writes it, as the player typed it (`--chart out/x.png`)
 
 
 @dataclass(frozen=True)
@@ -48,11 +68,14 @@ class Response:
     night_id: int | None = None
     hand_no: int | None = None
     scoreboard: Reply | None = None  # the live scoreboard after a recorded event
+    moved_money: bool = True  # False: a recorded event with no payments (碰): the console skips the board
 
 
 def render_value(value: Any, translator: Translator) -> Any:
     if isinstance(value, Reply):
         return render(value, translator)
+    if isinstance(value, Chinese):
+        return to_traditional(value.text) if translator.language == "zh-Hant" else value.text
     if isinstance(value, Joined):
         return value.separator.join(str(render_value(v, translator)) for v in value.items)
     if isinstance(value, list | tuple):

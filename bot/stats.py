@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from bot.night import Night, Nights
 from bot.replies import Joined, Reply
+from bot.views import format_money
 from engine.table import Draw, Win
 
 
@@ -15,7 +16,8 @@ from engine.table import Draw, Win
 class Career:
     nights: int = 0
     hands: int = 0
-    net: int = 0
+    net: int = 0  # flowers (or chips): each night's own unit, summed
+    money_cents: int = 0  # each night's flowers × that night's stake
     wins: int = 0
     self_draws: int = 0
     deal_ins: int = 0
@@ -26,6 +28,7 @@ class Career:
 def _add_night(night: Night, seat: int, career: Career) -> None:
     career.nights += 1
     career.net += night.booked.amounts[seat]
+    career.money_cents += night.booked.money[seat]
     for played in night.fold.played:
         event = played.event
         if isinstance(event, Draw):
@@ -54,6 +57,7 @@ def _career_reply(name: str, career: Career) -> Reply:
             "name": name,
             "nights": career.nights,
             "net": career.net,
+            "money": format_money(career.money_cents),
             "win_rate": f"{100 * career.wins / hands:.0f}%",
             "self_draw_rate": f"{100 * career.self_draws / hands:.0f}%",
             "deal_in_rate": f"{100 * career.deal_ins / hands:.0f}%",

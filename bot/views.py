@@ -8,8 +8,8 @@ from decimal import Decimal
 
 from bot.ledger import EventRow, NightRow, PaymentRow, Seat
 from bot.night import Played
-from bot.replies import Joined, Reply
-from engine.preset import Preset
+from bot.replies import Chinese, Joined, Reply
+from engine.preset import Preset, UnitRule
 from engine.settlement import Factor
 from engine.table import TableState, Win
 from engine.transfers import minimal_transfers
@@ -116,7 +116,8 @@ def history(events: Sequence[EventRow], reversed_ids: set[int], hands: Mapping[i
 def rules(preset: Preset, stake_cents: int) -> list[Reply]:
     lines = [
         Reply(
-            "rules.header", {"name": preset.name, "description": preset.description, "stake": format_money(stake_cents)}
+            "rules.header",
+            {"name": preset.name, "description": Chinese(preset.description), "stake": format_money(stake_cents)},
         )
     ]
     lines.append(
@@ -143,13 +144,16 @@ def rules(preset: Preset, stake_cents: int) -> list[Reply]:
             },
         )
     )
+    if "hard" in preset.soft:  # a count the players give, not a soft flower
+        lines.append(Reply("rules.hard", {"value": preset.soft["hard"].value}))
     lines.append(Reply("rules.soft_header"))
-    lines.extend(Reply("rules.unit", {"name": Reply(f"unit.{k}"), "value": r.value}) for k, r in preset.soft.items())
-    lines.append(Reply("rules.pattern_header"))
     lines.extend(
-        Reply("rules.unit_big" if r.big else "rules.unit", {"name": Reply(f"unit.{k}"), "value": r.value})
-        for k, r in preset.patterns.items()
+        Reply("rules.unit", {"name": Reply(f"unit.{k}"), "value": r.value})
+        for k, r in preset.soft.items()
+        if k != "hard"
     )
+    lines.append(Reply("rules.pattern_header"))
+    lines.extend(_pattern_line(key, rule) for key, rule in preset.patterns.items())
     if preset.triggers:
         triggers = Joined(tuple(Reply(f"trigger.{t}") for t in sorted(preset.triggers)), "、")
         lines.append(Reply("rules.triggers", {"triggers": triggers}))
@@ -188,6 +192,16 @@ def _changkaitou_rules(preset: Preset) -> list[Reply]:
 
 
 CHANGKAITOU_LIABILITIES = frozenset({"sanzui", "sanqing", "quanqiu_range", "gang_after"})
+
+
+def _pattern_line(key: str, rule: UnitRule) -> Reply:
+    """A pattern's worth: its value, or what it does when it is not a number (兜底翻, 整铲)."""
+    name = Reply(f"unit.{key}")
+    if rule.doubles_total:
+        return Reply("rules.unit_doubles", {"name": name})
+    if rule.takes_all:
+        return Reply("rules.unit_takes_all", {"name": name})
+    return Reply("rules.unit_big" if rule.big else "rules.unit", {"name": name, "value": rule.value})
 
 
 @dataclass
@@ -282,15 +296,20 @@ def summary(
                     "self_draws": player.self_draws,
                     "deal_ins": player.deal_ins,
                     "biggest": player.biggest,
-                    "patterns": Joined(
-                        tuple(Reply(f"unit.{k}") for k in player.biggest_keys if k not in ("pao", "hard")), " "
-                    ),
+                    "patterns": _patterns_of(player.biggest_keys),
                     "gang": player.gang_net,
                     "penalty": player.penalty_net,
+                    "unit": Reply(unit_key(preset)),
                 },
             )
         )
     return lines
+
+
+def _patterns_of(keys: Sequence[str]) -> Reply | str:
+    """The biggest hand's patterns in brackets, or nothing at all (no stray separator)."""
+    shown = tuple(Reply(f"unit.{k}") for k in keys if k not in ("pao", "hard"))
+    return Reply("summary.patterns", {"patterns": Joined(shown, " ")}) if shown else ""
 
 
 def transfers_json(money: Sequence[int], seats: Sequence[Seat]) -> list[dict[str, str]]:

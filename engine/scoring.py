@@ -48,6 +48,7 @@ class WinScore:
     big: bool = False  # has a 大胡
     takes_all: bool = False  # jinyuanzi 天胡 整铲
     flat: bool = False  # 敞开头 天胡: `total` from each payer, never doubled or multiplied
+    from_log: tuple[str, ...] = ()  # declared win: the unit keys counted from the table's log
 
     @property
     def keys(self) -> frozenset[str]:
@@ -176,33 +177,55 @@ def best_reading(views: Iterable[WinView], preset: Preset, forced: frozenset[str
 
 
 def score_declared(
-    keys: Iterable[str], flags: WinFlags, preset: Preset, soft: int = 0, menqing: bool = False
+    keys: Iterable[str],
+    flags: WinFlags,
+    preset: Preset,
+    soft: int = 0,
+    menqing: bool = False,
+    logged: Sequence[tuple[MeldKind, Tile | None]] | None = None,
 ) -> WinScore:
     """A win the players describe by pattern names, e.g. 清一色 对对胡 with 3 hard flowers.
 
-    `soft` is a count of plain soft flowers (each worth the preset's soft unit before 砸).
+    `soft` is a count of plain soft flowers (each worth the preset's soft unit before 砸). `logged`:
+    the winner's melds as the table logged them this hand; what they show is counted as the table
+    knows it (gang and wind soft flowers, 门清 when `menqing`, 无花果 when no hard flower) and the keys
+    so added are the score's `from_log`. Without a log only the named patterns count.
     """
     counts: dict[str, int] = {"pao": 1, "hard": flags.hard_flowers}
     for key in keys:
         if key not in UNITS_BY_KEY:
             raise EngineError("win.unknown_pattern", pattern=key)
         counts[key] = counts.get(key, 0) + 1
-    if menqing:
-        counts["menqing"] = 1
+    added: dict[str, int] = _known_from_log(logged, flags, preset, menqing) if logged is not None else {}
+    for key, count in added.items():
+        counts[key] = max(counts.get(key, 0), count) if key in ("menqing", "wuhuaguo") else counts.get(key, 0) + count
     counts.update(flag_pattern_counts(flags))
     score = evaluate(counts, preset, flags.hard_flowers, "menqing" in counts)
+    shown = frozenset(item.key for item in score.items)
+    score = replace(score, from_log=tuple(key for key in added if key in shown))
     if soft and not score.flat:
         extra = soft * preset.soft_unit * preset.zha
-        score = WinScore(
-            valid=score.valid,
-            total=score.total + extra,
-            items=(*score.items, Item("soft", soft, extra)),
-            reason=score.reason,
-            big=score.big,
-            takes_all=score.takes_all,
-            flat=score.flat,
-        )
+        score = replace(score, total=score.total + extra, items=(*score.items, Item("soft", soft, extra)))
     return score
+
+
+def _known_from_log(
+    logged: Sequence[tuple[MeldKind, Tile | None]], flags: WinFlags, preset: Preset, menqing: bool
+) -> dict[str, int]:
+    """What a declared win takes from the table's log: each logged gang's soft flowers, each wind
+    pong or gang (风碰), 门清 when nothing broke it, 无花果 when the hard count is 0."""
+    counts: dict[str, int] = {}
+    for kind, tile in logged:
+        if kind in _GANG_SOFT:
+            counts[_GANG_SOFT[kind]] = counts.get(_GANG_SOFT[kind], 0) + 1
+        if tile is not None and is_wind(tile):
+            counts["wind_pong"] = counts.get("wind_pong", 0) + 1
+    if menqing:
+        counts["menqing"] = 1
+    wuhuaguo = preset.rules.get("wuhuaguo")
+    if flags.hard_flowers == 0 and wuhuaguo is not None and (menqing or not wuhuaguo.needs_menqing):
+        counts["wuhuaguo"] = 1
+    return counts
 
 
 _GANG_SOFT = {

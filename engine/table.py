@@ -508,7 +508,8 @@ def _score_claim(
         check_claims(claim.flags, state.preset, situation(None))
         menqing = state.preset.is_menqing(m.kind for m in logged)
         keys = (*claim.declared, *sorted(forced - set(claim.declared)))
-        return score_declared(keys, claim.flags, state.preset, claim.soft, menqing and "menqing" in keys)
+        shown = tuple((m.kind, m.tile) for m in logged)
+        return score_declared(keys, claim.flags, state.preset, claim.soft, menqing, shown)
     if claim.winning is None:
         raise EngineError("hand.no_winning_tile")
     melds = reconcile_melds(claim.winner, claim.melds, logged)

@@ -71,7 +71,9 @@ async def test_stats_across_nights_of_one_chat_only(referee: Referee) -> None:
     await first.play("/new Alice Bob Carol Dave\nBob: /hu self flowers=4\n/summary\nyes")
     await other.play("/new Alice Bob Carol Dave\nCarol: /hu Bob flowers=9")
     stats = await first.say("/stats Bob")
-    assert "2 局" in stats and "净 114" in stats  # 30 from Carol, then 28 from each of three
+    # nothing ponged, so 门清 from the log: 20 + 2×5 + 20 = 50 from Carol, then 20 + 2×4 + 20 = 48 from
+    # each of three: 50 + 144 = 194
+    assert "2 局" in stats and "净 194" in stats
     assert "Carol" not in stats
     assert "本群共 1 局" in await other.say("/stats")
 

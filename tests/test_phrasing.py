@@ -367,3 +367,25 @@ def test_every_pattern_and_flag_is_understood_by_its_catalog_name(language: str)
     assert pattern_keys() | {u for f in flag_fields() for u in flag_units(f)} | IMPLICIT_UNITS >= {
         key for key in UNITS_BY_KEY if not key.startswith("gang_")
     }
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "罚 李四 {n}",
+        "/penalty 李四 {n}",
+        "/undo {n}",
+        "撤销 #{n}",
+        "胡 王五 花{n}",
+        "/hu 王五 flowers={n}",
+        "/hu 王五 soft={n}",
+    ],
+)
+def test_a_five_thousand_digit_number_is_refused_never_a_crash(line: str) -> None:
+    text = line.format(n="9" * 5000)
+    try:
+        command = parse(text, SEATED)
+    except EngineError as error:
+        assert text.startswith("/") and error.key  # a /command gets a clear error
+    else:
+        assert command is None or (command.amount is None and command.flowers is None and command.number is None)

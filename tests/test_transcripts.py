@@ -81,9 +81,9 @@ async def test_traditional_chinese_words(table: Table) -> None:
 async def test_declared_win_with_named_patterns(table: Table) -> None:
     await table.play(NEW)
     out = await table.say("Alice: /hu Alice Bob 清一色 对对胡 flowers=3")
-    # 20 + 2×3 + 60 + 40 = 126, paid by Bob
-    assert "126" in out
-    assert (await table.balances())["Bob"] == -126
+    # nothing logged for Alice: 门清 from the log; 20 + 2×3 + 60 + 40 + 门清 20 = 146, paid by Bob
+    assert "146" in out
+    assert (await table.balances())["Bob"] == -146
 
 
 async def test_bixiahu_and_leibaota(table: Table) -> None:
@@ -133,8 +133,8 @@ async def test_robbing_a_gang(table: Table) -> None:
 async def test_several_winners_comma_form(table: Table) -> None:
     await table.play(NEW)
     await table.say("Alice: /hu Alice,Dave Carol flowers=5")
-    # declared small wins: 20 + 2×5 = 30 each, both from Carol
-    assert await table.balances() == {"Alice": 30, "Bob": 0, "Carol": -60, "Dave": 30}
+    # declared wins, nothing ponged (门清 from the log): 20 + 2×5 + 20 = 50 each, both from Carol
+    assert await table.balances() == {"Alice": 50, "Bob": 0, "Carol": -100, "Dave": 50}
 
 
 async def test_several_winners_two_lines_merge(table: Table) -> None:

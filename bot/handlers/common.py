@@ -9,7 +9,7 @@ from pathlib import Path
 from bot.commands import Command
 from bot.ledger import Seat
 from bot.night import Line, Night, Nights, Played, Recorded
-from bot.replies import Choice, Reply, Response
+from bot.replies import Choice, Joined, Reply, Response
 from bot.seating import Speaker, may_record, player_list, resolve, seat_of
 from bot.views import factor_lines, payment_lines, scoreboard
 from engine.melds import LoggedMeldMissing
@@ -201,6 +201,9 @@ def explained(played: Played, seats: Sequence[Seat]) -> list[Reply]:
     replies: list[Reply] = []
     for winner, score in played.scores:
         replies.append(breakdown(seats[winner].name, score.items, score.total))
+        if score.from_log:
+            units = Joined(tuple(Reply(f"unit.{key}") for key in score.from_log), " · ")
+            replies.append(Reply("score.from_log", {"units": units}))
         replies.extend(factor_lines([f for f in played.factors if f.seat == winner], seats))
     replies.extend(factor_lines([f for f in played.factors if f.seat is None], seats))
     return replies
@@ -224,4 +227,5 @@ def recorded_response(context: Context, night: Night, recorded: Recorded) -> Res
         night_id=night.id,
         hand_no=night.state.hand_no,
         scoreboard=board(night),
+        moved_money=bool(recorded.payments),
     )

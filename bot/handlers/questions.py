@@ -75,11 +75,18 @@ async def summary(context: Context) -> Response:
     attachments: list[Attachment] = []
     if context.desk.charts_enabled:
         png = charts.balance_chart(
-            night.row, night.seats, hand_deltas(night.fold), doubled_hands(night.fold), context.language
+            night.row,
+            night.seats,
+            hand_deltas(night.fold),
+            doubled_hands(night.fold),
+            context.language,
+            night.hands_played(),
         )
         chart = Attachment("photo", f"night-{night.id}.png", png)
-        wanted = Path(context.command.options.get("chart", chart.filename)).name  # a file name, no path
-        attachments.append(replace(chart, filename=wanted or chart.filename))
+        wanted = context.command.options.get("chart")
+        if wanted and Path(wanted).name:  # the chat sees the file name; the console writes to the path
+            chart = replace(chart, filename=Path(wanted).name, path=wanted)
+        attachments.append(chart)
     choices: tuple[Choice, ...] = ()
     if not context.closed:
         lines.append(Reply("summary.confirm"))
