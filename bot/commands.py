@@ -420,11 +420,11 @@ def _parse_slash(raw: str, line: str, known: Sequence[str]) -> Command | None:
     match = _SLASH_HEAD.match(line, 1)
     assert match is not None  # the pattern matches any text
     head, rest = match.groups()
-    name, at, _bot = head.partition("@")
+    name = head.partition("@")[0]
     spec = _SLASH.get(name.lower())
     if spec is None:
-        # `/foo@somebot` may be another bot's command: only a bare unknown /word is answered.
-        return None if at or not name else Command(UNKNOWN, raw, word="/" + name)
+        # A front end drops `/foo@otherbot` before it gets here (the console has no other bots).
+        return Command(UNKNOWN, raw, word="/" + name) if name else None
     if spec.name == "fix":
         return _fix(raw, rest, False)
     if spec.name in ("new", "summary", "export", "lang", "rules", "join"):

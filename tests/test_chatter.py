@@ -66,9 +66,8 @@ CHATTER = (
     "haha hu",
     "hu 🤣",
     "flower gang again lol",
-    # another bot's command
-    "/foo@other_bot",
 )
+OTHER_BOTS = ("/foo@other_bot", "/undo@other_bot", "/flowergang@other_bot Alice")  # the front end drops them
 
 
 def test_the_chatter_list_is_long_enough() -> None:
@@ -144,12 +143,14 @@ async def test_chatter_in_a_telegram_group_gets_no_reply(fake: FakeTelegram, tmp
         await bot.say(ALICE, "/new @alice @bob @carol @dave")
         recorded = event_count(db)
         before = len(fake.calls)
-        for line in CHATTER:
+        for line in (*CHATTER, *OTHER_BOTS):
             fake.message(GROUP, BOB, line)
         board = await bot.say(EVE, "/score")  # answered after every chatter line (one chat, in order)
         answers = [c for c in fake.calls[before:] if c.method in ("sendMessage", "sendPhoto", "editMessageText")]
         assert [c.params.get("text") for c in answers] == [board], "only /score was answered"
-    assert event_count(db) == recorded
+        assert event_count(db) == recorded
+        assert "没有 /chart 这个命令，发 /help 看看有哪些" in await bot.say(BOB, "/chart@referee_bot")
+        assert "没有这个玩家：Carl" in await bot.say(BOB, "/flowergang Carl")
     assert await balances(db) == [0, 0, 0, 0]
 
 

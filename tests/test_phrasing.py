@@ -278,7 +278,8 @@ CORPUS: tuple[tuple[str, str], ...] = (
     # ---- unknown /commands -------------------------------------------------------------------------
     ("/foo", "unknown word=/foo"),
     ("/chart", "unknown word=/chart"),
-    ("/foo@other_bot", "-"),
+    ("/foo@referee_bot", "unknown word=/foo"),
+    ("/", "-"),
     # ---- ordinary talk -----------------------------------------------------------------------------
     ("hello everyone", "-"),
     ("今天手气真差", "-"),
