@@ -523,15 +523,23 @@ USAGE_ERRORS = frozenset(
         "hu.whose_discard",
         "penalty.needs_amount",
         "command.too_many_names",
+        "command.extra_args",
+        "number.too_big",
         "undo.bad_id",
     }
 )
 
 
-def usage_hint(command: Command, replies: Sequence[Reply]) -> Reply | None:
-    """The one-line right form of a /command that was refused for its form, else None."""
-    spec = SPEC_BY_NAME.get(command.name)
-    if command.plain or spec is None or not any(reply.key in USAGE_ERRORS for reply in replies):
+def usage_hint(command: Command | str | None, replies: Sequence[Reply]) -> Reply | None:
+    """The one-line right form of a /command (a Command, or the text of a line that did not parse)
+    refused for its form; None for plain lines and other refusals."""
+    if isinstance(command, str):
+        line = normalize_width(command).strip()
+        match = _SLASH_HEAD.match(line, 1) if line.startswith("/") else None
+        spec = _SLASH.get(match[1].partition("@")[0].lower()) if match else None
+    else:
+        spec = SPEC_BY_NAME.get(command.name) if command is not None and not command.plain else None
+    if spec is None or not any(reply.key in USAGE_ERRORS for reply in replies):
         return None
     return Reply("command.usage", {"usage": Reply(f"help.{spec.name}", {"example": spec.example})})
 

@@ -85,7 +85,9 @@ class Referee:
         try:
             command = parse(incoming.text, seated_names(seats))
         except EngineError as error:
-            return Response((Reply(error.key, error.params),), language)
+            replies = (Reply(error.key, error.params),)
+            hint = usage_hint(incoming.text, replies)  # the line's /command in its right form
+            return Response((*replies, hint) if hint else replies, language)
         if command is None:
             return None
         handler = HANDLERS.get(command.name)

@@ -110,9 +110,12 @@ async def test_a_command_in_the_wrong_form_shows_the_right_form(table: Table) ->
     await table.say("/new Alice Bob Carol Dave")
     out = await table.say("Bob: /hu Carol 花")
     assert "请给出硬花数" in out and "写法：胡 自摸|放炮者" in out
+    out = await table.say("Bob: /undo abc")  # refused while parsing: the hint all the same
+    assert "写法：撤销 [记录号]" in out
     await table.say("/lang en")
     out = await table.say("Bob: /pong Zed")
     assert "no player Zed" in out and "how to write it:" in out and "/pong Bob 7p" in out
+    assert "how to write it" not in await table.say("Bob: /lang xx")  # not a form error: no hint
 
 
 async def test_the_same_words_spoken_exactly_are_recorded(table: Table) -> None:
