@@ -181,10 +181,12 @@ def _latin_kind(table: Mapping[str, str], word: str) -> str:
     return next(key for key, value in table.items() if key.isascii() and value == table[word])
 
 
+@cache
 def flag_keys() -> frozenset[str]:
     return frozenset(flag_words().values())
 
 
+@cache
 def pattern_keys() -> frozenset[str]:
     return frozenset(text for _, kind, text in _lexicon() if kind == PATTERN)
 
@@ -207,11 +209,21 @@ _ASCII_WORD = re.compile(r"[^\s,，、;；\u0080-\U0010ffff]+")
 
 
 def chinese_number(text: str) -> int | None:
-    """二 → 2, 两 → 2, 十二 → 12, 二十 → 20, 一百 → 100; None for what is not a number."""
+    """二 → 2, 两 → 2, 十二 → 12, 二十 → 20, 一百 → 100, 一百零二 → 102, 一百二 → 120 (as it is said);
+    None for what is not a number."""
     if "百" in text:
         hundreds, _, rest = text.partition("百")
         high = chinese_number(hundreds) if hundreds else 1
-        low = chinese_number(rest.lstrip("零")) if rest.lstrip("零") else 0
+        if not rest:
+            low: int | None = 0
+        elif rest[0] == "零":
+            low = _CHINESE_DIGITS.get(rest[1:]) if len(rest) == 2 else None
+        elif len(rest) == 1:
+            digit = _CHINESE_DIGITS.get(rest)
+            low = None if digit is None else digit * 10  # 一百二 is 120
+        else:
+            low = chinese_number(rest)
+            low = low if low is not None and low >= 10 else None
         return None if high is None or low is None or not 0 < high < 10 else high * 100 + low
     if "十" in text:
         tens, _, ones = text.partition("十")

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.commands import Command, parse, pattern_keys
+from bot.commands import Command, chinese_number, parse, pattern_keys
 from bot.vocabulary import IMPLICIT_UNITS, flag_fields, flag_units
 from engine.errors import EngineError
 from engine.units import UNITS_BY_KEY
@@ -390,3 +390,14 @@ def test_a_five_thousand_digit_number_is_refused_never_a_crash(line: str) -> Non
         assert text.startswith("/") and error.key  # a /command gets a clear error
     else:
         assert command is None or (command.amount is None and command.flowers is None and command.number is None)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        *(("二", 2), ("两", 2), ("兩", 2), ("十", 10), ("十二", 12), ("二十", 20), ("二十五", 25), ("一百", 100)),
+        *(("一百零二", 102), ("一百二", 120), ("一百二十五", 125), ("两百", 200), ("十十", None), ("百百", None)),
+    ],
+)
+def test_chinese_numbers_as_they_are_said(text: str, value: int | None) -> None:
+    assert chinese_number(text) == value
