@@ -12,7 +12,19 @@ from typing import Any
 
 from engine.errors import EngineError
 from engine.hand import Meld, MeldKind
-from engine.table import Draw, Event, FlowerGang, FourWinds, Gang, Penalty, Pong, RangeMark, Win, WinInput
+from engine.table import (
+    Draw,
+    Event,
+    FlowerGang,
+    FourWinds,
+    Gang,
+    Penalty,
+    Pong,
+    RangeMark,
+    SetDealer,
+    Win,
+    WinInput,
+)
 from engine.units import WinFlags
 
 EVENT_KINDS: dict[str, type] = {
@@ -24,9 +36,12 @@ EVENT_KINDS: dict[str, type] = {
     "draw": Draw,
     "four_winds": FourWinds,
     "range_mark": RangeMark,
+    "dealer": SetDealer,
 }
 KIND_OF = {cls: kind for kind, cls in EVENT_KINDS.items()}
-SEAT_KINDS = ("join", "bind", "unseat")  # the events that change who sits where
+SEAT_KINDS = ("join", "bind", "unseat", "rename", "swap")  # the events that change who sits where
+SWAP = "swap"  # a new player takes the seat; the old one keeps the balance made so far
+STAKE = "stake"
 
 
 def event_kind(event: Event) -> str:
@@ -71,6 +86,8 @@ def _event_from(kind: str, raw: dict[str, Any]) -> Event:
         return FourWinds(**raw)
     if kind == "range_mark":
         return RangeMark(**raw)
+    if kind == "dealer":
+        return SetDealer(int(raw["seat"]))
     raise EngineError("ledger.unknown_event", kind=kind)
 
 
@@ -122,3 +139,23 @@ def decode_fix(payload: str) -> Fix:
 
 def encode_undo(target: int) -> str:
     return json.dumps({"target": target})
+
+
+# ---- the stake ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StakeChange:
+    """改底: money per flower from hand `from_hand` on (minor units)."""
+
+    stake_cents: int
+    from_hand: int
+
+
+def encode_stake(change: StakeChange) -> str:
+    return json.dumps(asdict(change), sort_keys=True)
+
+
+def decode_stake(payload: str) -> StakeChange:
+    raw = json.loads(payload)
+    return StakeChange(int(raw["stake_cents"]), int(raw["from_hand"]))

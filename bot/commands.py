@@ -54,6 +54,10 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("undo", ("undo",), ("撤销", "撤銷"), "/undo 17"),
     CommandSpec("fix", ("fix",), ("改", "更正"), "/fix 2 /hu self 123m456m789m234p5p+5p flowers=3"),
     CommandSpec("unseat", ("unseat",), ("让座", "讓座", "离座", "離座"), "/unseat Dave"),
+    CommandSpec("rename", ("rename",), ("改名",), "/rename Dave David"),
+    CommandSpec("swap", ("swap",), ("换人", "換人"), "/swap Dave Eve"),
+    CommandSpec("stake", ("stake",), ("改底",), "/stake 2"),
+    CommandSpec("dealer", ("dealer",), ("定庄", "定莊"), "/dealer Bob"),
     CommandSpec("score", ("score",), ("查分", "分数", "分數"), "/score"),
     CommandSpec("history", ("history",), ("记录", "記錄", "历史", "歷史"), "/history"),
     CommandSpec("rules", ("rules",), ("规则", "規則"), "/rules"),
@@ -411,7 +415,12 @@ _FREE_TEXT: dict[str, Callable[[list[str]], bool]] = {
     "new": lambda words: True,
     "lang": lambda words: not words or (len(words) == 1 and normalize_language(words[0]) is not None),
     "rules": lambda words: not words or (len(words) == 1 and words[0].lower() in PRESET_NAMES),
+    "rename": lambda words: len(words) == 2,
+    "swap": lambda words: len(words) == 2,
+    "stake": lambda words: len(words) == 1 and re.fullmatch(r"\d+(\.\d+)?", words[0]) is not None,
+    "dealer": lambda words: len(words) == 1,
 }
+CHORES = frozenset({"rename", "swap", "stake", "dealer"})  # their words are read whole: new names, amounts
 _SINGLE_TILE = frozenset({"pong", "gang", "added_gang", "concealed_gang", "range"})
 _ONE_ARG = frozenset({"undo", "stats", "unseat"})
 
@@ -439,7 +448,7 @@ def _parse_slash(raw: str, line: str, known: Sequence[str]) -> Command | None:
         return Command(UNKNOWN, raw, word="/" + name) if name else None
     if spec.name == "fix":
         return _fix(raw, rest, False)
-    if spec.name in ("new", "summary", "export", "lang", "rules", "join"):
+    if spec.name in ("new", "summary", "export", "lang", "rules", "join", *CHORES):
         tokens = _tokens(rest)  # free text: names to seat, options, a path, a language
     else:
         tokens = [p.text for p in scan(rest, known) if p.kind != PARTICLE]
@@ -759,8 +768,13 @@ def _summary(name: str, raw: str, tokens: list[str], known: Sequence[str], plain
     return Command(name, raw, options=options, plain=plain)
 
 
+def _chore(name: str, raw: str, tokens: list[str], known: Sequence[str], plain: bool) -> Command:
+    return Command(name, raw, names=tuple(tokens), plain=plain)
+
+
 _BUILDERS = {
     "new": _new,
+    **dict.fromkeys(CHORES, _chore),
     "pong": _pong,
     "gang": _gang,
     "added_gang": _gang,

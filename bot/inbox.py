@@ -13,6 +13,7 @@ The inbox shares the ledger's connection and write turn (one process owns a data
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
@@ -34,19 +35,44 @@ class Row:
 
 class Inbox:
     def __init__(
-        self, connection: aiosqlite.Connection, transaction: Callable[[], AbstractAsyncContextManager[None]]
+        self,
+        connection: aiosqlite.Connection,
+        transaction: Callable[[], AbstractAsyncContextManager[None]],
+        defer: Callable[[str, tuple[object, ...]], None],
     ) -> None:
         self._db = connection
         self._transaction = transaction
+        self._defer = defer
+        self._batch: list[tuple[Row, asyncio.Future[bool]]] = []
+        self._writer: asyncio.Task[None] | None = None
 
     async def add(self, row: Row) -> bool:
-        """Store an update (committed when this returns); False if it was stored before."""
-        async with self._transaction():
-            cursor = await self._db.execute(
-                "INSERT OR IGNORE INTO inbox (update_id, chat, key, body) VALUES (?, ?, ?, ?)",
-                (row.update_id, row.chat, row.key, json.dumps(row.body, ensure_ascii=False)),
-            )
-            return cursor.rowcount == 1
+        """Store an update (committed when this returns); False if it was stored before. Updates
+        arriving together (webhook calls, many chats) share one commit."""
+        done: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self._batch.append((row, done))
+        if self._writer is None or self._writer.done():
+            self._writer = asyncio.create_task(self._write_batches())
+        return await done
+
+    async def _write_batches(self) -> None:
+        while self._batch:
+            batch, self._batch = self._batch, []
+            try:
+                stored = []
+                async with self._transaction():
+                    for row, _ in batch:
+                        cursor = await self._db.execute(
+                            "INSERT OR IGNORE INTO inbox (update_id, chat, key, body) VALUES (?, ?, ?, ?)",
+                            (row.update_id, row.chat, row.key, json.dumps(row.body, ensure_ascii=False)),
+                        )
+                        stored.append(cursor.rowcount == 1)
+            except Exception as error:
+                for _, done in batch:
+                    done.set_exception(error)
+                continue
+            for (_, done), new in zip(batch, stored, strict=True):
+                done.set_result(new)
 
     async def pending(self) -> list[Row]:
         """Every update not yet done, oldest first (what a restart drains before anything new)."""
@@ -60,9 +86,16 @@ class Inbox:
             row = await cursor.fetchone()
         return bool(row and row[0])
 
-    async def mark_done(self, update_id: int) -> None:
+    def mark_done(self, update_id: int) -> None:
+        """An update that recorded nothing is done. The mark rides along with the next transaction,
+        which comes before any later update of the chat can record; if the process dies first, the
+        update is simply answered again, against the same state."""
+        self._defer("UPDATE inbox SET done = 1 WHERE update_id = ? AND done = 0", (update_id,))
+
+    async def flush(self) -> None:
+        """Commit the marks still waiting (at shutdown)."""
         async with self._transaction():
-            await self._db.execute("UPDATE inbox SET done = 1 WHERE update_id = ? AND done = 0", (update_id,))
+            pass
 
     async def earlier(self, key: str, update_id: int) -> int | None:
         """The event an earlier update with this key recorded: a button that was used before."""

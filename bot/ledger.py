@@ -230,6 +230,9 @@ class Ledger:
         self._db = connection
         # One connection serves every chat; write transactions take turns so they never nest.
         self._write_lock = asyncio.Lock()
+        # Small writes that may ride along with the next transaction (the inbox's "done" marks of
+        # updates that recorded nothing): one commit fewer per update.
+        self._deferred: list[tuple[str, tuple[object, ...]]] = []
 
     @classmethod
     async def open(cls, path: str | Path) -> Ledger:
@@ -247,7 +250,10 @@ class Ledger:
     def inbox(self) -> Inbox:
         """The Telegram intake, on this connection: an update is marked done by the transaction that
         records its events (see bot/inbox.py)."""
-        return Inbox(self._db, self._transaction)
+        return Inbox(self._db, self._transaction, self._defer)
+
+    def _defer(self, sql: str, params: tuple[object, ...]) -> None:
+        self._deferred.append((sql, params))
 
     async def _migrate(self) -> None:
         async with self._db.execute("PRAGMA user_version") as cursor:
@@ -271,10 +277,14 @@ class Ledger:
         """BEGIN IMMEDIATE ... COMMIT, rolled back on any error, one at a time."""
         async with self._write_lock:
             await self._db.execute("BEGIN IMMEDIATE")
+            deferred, self._deferred = self._deferred, []
             try:
+                for sql, params in deferred:
+                    await self._db.execute(sql, params)
                 yield
             except BaseException:
                 await self._db.rollback()
+                self._deferred[:0] = deferred
                 raise
             await self._db.commit()
 

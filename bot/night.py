@@ -22,18 +22,23 @@ from dataclasses import dataclass, field, replace
 from bot.codec import (
     EVENT_KINDS,
     SEAT_KINDS,
+    STAKE,
     Fix,
     SeatChange,
+    StakeChange,
     decode_event,
     decode_fix,
     decode_seat,
     encode_event,
     encode_fix,
     encode_seat,
+    encode_stake,
     encode_undo,
     event_kind,
 )
 from bot.ledger import EventRow, Ledger, NewEvent, NightRow, PaymentRow, Seat
+from bot.people import Person, occupancy, people, stake_at, stake_schedule
+from bot.vocabulary import fold
 from engine.errors import EngineError
 from engine.hand import MeldKind
 from engine.preset import Preset, preset_from_dict
@@ -278,6 +283,7 @@ class Night:
         self.events: list[EventRow] = list(events)
         self.booked = Totals()
         self.booked.add(payments)
+        self.payment_rows: list[PaymentRow] = list(payments)
         self.active: set[int] = set()
         self.seats: tuple[Seat, ...] = row.seats
         self.closed = False
@@ -363,18 +369,38 @@ class Night:
 
     # ---- writes --------------------------------------------------------------------------------
 
-    async def _append(self, line: Line, chat_id: str, news: Sequence[NewEvent]) -> list[EventRow]:
+    def stake_at(self, hand: int) -> int:
+        """Money per flower in `hand` (minor units): the opening stake, or a later 改底."""
+        return stake_at(stake_schedule(self.row.stake_cents, self.events, self.active), hand)
+
+    def people(self) -> list[Person]:
+        """Everyone who played tonight (more than four after a 换人) and their net."""
+        seating = occupancy(self.row.seats, self.events, self.active)
+        schedule = stake_schedule(self.row.stake_cents, self.events, self.active)
+        return people(seating, self.events, self.payment_rows, schedule, self.fold.hand_of)
+
+    def seat_totals(self) -> tuple[list[int], list[int]]:
+        """(flowers, money) of the player now in each seat, for the scoreboard."""
+        seating = occupancy(self.row.seats, self.events, self.active)
+        by_name = {fold(p.name): p for p in self.people()}
+        found = [by_name.get(fold(seating.names[index])) for index in seating.now]
+        return [p.amount if p else 0 for p in found], [p.money_cents if p else 0 for p in found]
+
+    async def _append(
+        self, line: Line, chat_id: str, news: Sequence[NewEvent], hand: int | None = None
+    ) -> list[EventRow]:
         last = self.events[-1].id if self.events else 0
-        ids = await self.ledger.append(
-            chat_id, self.id, line.speaker, line.text, line.update_key, self.row.stake_cents, news
-        )
+        stake = self.stake_at(hand if hand is not None else self.state.hand_no)
+        ids = await self.ledger.append(chat_id, self.id, line.speaker, line.text, line.update_key, stake, news)
         rows = [e for e in await self.ledger.events(self.id, after_id=last) if e.id in ids]
         self.events.extend(rows)
         return rows
 
-    def _booked_rows(self, event_id: int, payments: Sequence[Payment]) -> tuple[PaymentRow, ...]:
-        stake = self.row.stake_cents
-        return tuple(PaymentRow(event_id, p.payer, p.payee, p.amount, p.amount * stake, p.reason) for p in payments)
+    def _booked_rows(self, event_id: int, payments: Sequence[Payment], hand: int) -> tuple[PaymentRow, ...]:
+        stake = self.stake_at(hand)
+        rows = tuple(PaymentRow(event_id, p.payer, p.payee, p.amount, p.amount * stake, p.reason) for p in payments)
+        self.payment_rows.extend(rows)
+        return rows
 
     async def record(self, line: Line, event: Event) -> Recorded:
         """Apply a table event, append it with its payments, and fold it in; raises EngineError
@@ -386,7 +412,7 @@ class Night:
         played = replace(played, event_id=row.id, slot=row.id)
         self.fold = Fold(fold.state, (*self.fold.played, played))
         self.active.add(row.id)
-        rows = self._booked_rows(row.id, played.payments)
+        rows = self._booked_rows(row.id, played.payments, played.hand_no)
         self.booked.add(rows)
         return Recorded(row.id, played, rows)
 
@@ -397,6 +423,14 @@ class Night:
         )
         self.active.add(row.id)
         self.seats = seats_from(self.row, self.events, self.active)
+        return row.id
+
+    async def record_stake(self, line: Line, change: StakeChange) -> int:
+        """改底 from a hand on."""
+        (row,) = await self._append(
+            line, self.row.chat_id, [NewEvent(self.state.hand_no, STAKE, None, encode_stake(change))]
+        )
+        self.active.add(row.id)
         return row.id
 
     async def record_mark(self, line: Line, kind: str) -> int:
@@ -427,7 +461,8 @@ class Night:
         payload = encode_fix(Fix(replacement)) if replacement is not None else encode_undo(target.id)
         actor = actor_of(replacement) if replacement is not None else None
         new = NewEvent(fold.state.hand_no, kind, actor, payload, tuple(payments), target.id)
-        (row,) = await self._append(line, self.row.chat_id, [new])
+        target_hand = self.fold.hand_of(target.id) or target.hand_no
+        (row,) = await self._append(line, self.row.chat_id, [new], target_hand)
         fold = Fold(
             fold.state,
             tuple(replace(p, event_id=row.id) if p.event_id == PENDING_ID else p for p in fold.played),
@@ -436,7 +471,7 @@ class Night:
         self.fold = fold
         self.active = active_ids(self.events)
         self.seats = seats_from(self.row, self.events, self.active)
-        rows = self._booked_rows(row.id, payments)
+        rows = self._booked_rows(row.id, payments, target_hand)
         self.booked.add(rows)
         changes = [0] * SEATS
         for p in payments:

@@ -14,10 +14,10 @@ from pathlib import Path
 
 from bot.codec import SeatChange
 from bot.commands import parse, usage_hint
-from bot.handlers import corrections, opening, questions, table_events
+from bot.handlers import chores, corrections, opening, questions, table_events
 from bot.handlers.common import Context, Desk, Incoming, Refusal, meld_conflict, readable, refused_win
 from bot.inbox import Inbox
-from bot.ledger import DuplicateUpdate, Ledger
+from bot.ledger import DuplicateUpdate, Ledger, Seat
 from bot.night import Line, Night, Nights
 from bot.replies import Reply, Response
 from bot.seating import seat_of, seated_names
@@ -35,6 +35,10 @@ HANDLERS: dict[str, Handler] = {
     "new": opening.new,
     "join": opening.join,
     "unseat": opening.unseat,
+    "rename": chores.rename,
+    "swap": chores.swap,
+    "stake": chores.stake,
+    "dealer": chores.dealer,
     "close": opening.close,
     "reopen": opening.reopen,
     "lang": opening.lang,
@@ -168,14 +172,16 @@ class Referee:
         night = await self.nights.latest(chat_id)
         if night is None:
             return None
-        seats, totals = night.seats, night.booked
+        everyone = night.people()
+        money = [p.money_cents for p in everyone]
+        names = tuple(Seat(p.name) for p in everyone)
         return {
             "night": night.id,
             "preset": night.row.preset_name,
             "stake": format_money(night.row.stake_cents),
-            "balances": {seats[i].name: totals.amounts[i] for i in range(SEATS)},
-            "money": {seats[i].name: format_money(totals.money[i]) for i in range(SEATS)},
-            "transfers": transfers_json(totals.money, seats),
+            "balances": {p.name: p.amount for p in everyone},
+            "money": {p.name: format_money(p.money_cents) for p in everyone},
+            "transfers": transfers_json(money, names),
             "hands": night.hands_played(),
             "unit": unit_key(night.preset).rsplit(".", 1)[-1],
         }

@@ -146,6 +146,7 @@ class TelegramFrontEnd:
             task.cancel()
         await asyncio.gather(*self._workers.values(), return_exceptions=True)
         await self.outbox.stop()
+        await self.inbox.flush()
 
     async def close(self, application: Application[Any, Any, Any, Any, Any, Any]) -> None:
         if self._referee is not None:
@@ -202,7 +203,7 @@ class TelegramFrontEnd:
             log.exception("update %s failed", row.update_id)
             await self.report_failure(update, row)
         if not (recorded and row.key):
-            await self.inbox.mark_done(row.update_id)
+            self.inbox.mark_done(row.update_id)
 
     async def report_failure(self, update: Update, row: Row) -> None:
         """Say what is true: nothing recorded, unless the update's events were committed."""

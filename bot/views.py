@@ -254,12 +254,15 @@ def summary(
     stats: Sequence[PlayerStats],
     hands: int,
     passes: int = 0,
+    players: Sequence[Seat] | None = None,
 ) -> list[Reply]:
+    """`seats`, `amounts`, `money`: everyone who played tonight (more than four after a 换人);
+    `players`: the four seats now, for the per-seat statistics (default: `seats`)."""
     header = {"night": night.number, "preset": preset.name, "stake": format_money(night.stake_cents)}
     lines = [Reply("summary.header", header, count=hands)]
     if preset.jiang_passes:
         lines.append(Reply("summary.jiang", {"passes": passes, "of": preset.jiang_passes}))
-    ranked = sorted(range(4), key=lambda s: (-amounts[s], s))
+    ranked = sorted(range(len(amounts)), key=lambda s: (-amounts[s], s))
     for place, seat in enumerate(ranked, start=1):
         lines.append(
             Reply(
@@ -285,13 +288,12 @@ def summary(
         )
     else:
         lines.append(Reply("summary.all_square"))
-    for seat in range(4):
-        player = stats[seat]
+    for seat, player in enumerate(stats):
         lines.append(
             Reply(
                 "summary.player_stats",
                 {
-                    "name": seats[seat].name,
+                    "name": (players or seats)[seat].name,
                     "wins": player.wins,
                     "self_draws": player.self_draws,
                     "deal_ins": player.deal_ins,

@@ -140,7 +140,14 @@ class RangeMark:
     tile: Tile
 
 
-Event = Pong | Gang | FlowerGang | Penalty | Win | Draw | FourWinds | RangeMark
+@dataclass(frozen=True)
+class SetDealer:
+    """定庄: the table names the dealer before a hand starts (the dealer's streak starts again)."""
+
+    seat: int
+
+
+Event = Pong | Gang | FlowerGang | Penalty | Win | Draw | FourWinds | RangeMark | SetDealer
 
 
 @dataclass(frozen=True)
@@ -782,4 +789,19 @@ def apply(state: TableState, event: Event) -> Outcome:
         return _apply_four_winds(state, event)
     if isinstance(event, RangeMark):
         return _apply_range_mark(state, event)
+    if isinstance(event, SetDealer):
+        return _apply_set_dealer(state, event)
     return _apply_draw(state)
+
+
+def hand_started(state: TableState) -> bool:
+    """Whether anything was logged in the current hand (a meld, a payment, a penalty)."""
+    return any(act is not None for act in state.last_acts) or any(state.melds) or bool(state.hand_gang_payments)
+
+
+def _apply_set_dealer(state: TableState, event: SetDealer) -> Outcome:
+    _check_seat(event.seat)
+    if hand_started(state):
+        raise EngineError("dealer.hand_started", hand=state.hand_no)
+    after = replace(state, dealer=event.seat, dealer_streak=0)
+    return Outcome(after, (), (Notice("table.dealer_set", {"dealer": event.seat, "hand": state.hand_no}),))

@@ -62,8 +62,7 @@ async def test_event_with_no_night_open(table: Table) -> None:
     assert await table.row_counts() == before
 
 
-async def test_new_night_needs_four_distinct_names(table: Table) -> None:
-    assert "要四个人的名字" in await table.say("/new Alice Bob")
+async def test_new_night_needs_distinct_names(table: Table) -> None:
     assert "名字重复了" in await table.say("/new Alice Bob Bob Dave")
     assert "底分不对" in await table.say("/new Alice Bob Carol Dave stake=abc")
     assert "没有规则 shanghai" in await table.say("/new Alice Bob Carol Dave preset=shanghai")

@@ -14,7 +14,7 @@ from bot.seating import Speaker, may_record, player_list, resolve, seat_of
 from bot.views import factor_lines, payment_lines, scoreboard
 from engine.melds import LoggedMeldMissing
 from engine.scoring import Item
-from engine.table import Draw, Event, FlowerGang, FourWinds, Gang, Penalty, Pong, RangeMark, Win, WinRefused
+from engine.table import Draw, Event, FlowerGang, FourWinds, Gang, Penalty, Pong, RangeMark, SetDealer, Win, WinRefused
 from engine.tiles import tile_name
 
 
@@ -138,7 +138,8 @@ def meld_conflict(night: Night, error: LoggedMeldMissing, hand: int) -> Reply:
 
 
 def board(night: Night) -> Reply:
-    return scoreboard(night.seats, night.state, night.booked.amounts, night.booked.money)
+    amounts, money = night.seat_totals()  # the player now in each seat (a newcomer after 换人 starts at 0)
+    return scoreboard(night.seats, night.state, amounts, money)
 
 
 def breakdown(winner: str, items: Sequence[Item], total: int) -> Reply:
@@ -192,6 +193,8 @@ def describe(event: Event, seats: Sequence[Seat]) -> Reply:
             "what.robbing" if robbing else "what.discard_win",
             {"winners": winners, "discarder": who(event.discarder)},
         )
+    if isinstance(event, SetDealer):
+        return Reply("what.dealer", {"dealer": who(event.seat)})
     assert isinstance(event, Draw)
     return Reply("what.draw")
 

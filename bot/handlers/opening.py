@@ -75,8 +75,6 @@ def seats_for_new(command: Command, incoming: Incoming) -> tuple[Seat, ...]:
             seats.append(Seat(token.lstrip("@")))
     if len(seats) > SEATS:
         raise Refusal(Reply("new.too_many_players", {"count": len(seats)}))
-    if not incoming.mentions and len(seats) < SEATS and incoming.speaker.by_name:
-        raise Refusal(Reply("new.needs_four", {"count": len(seats)}))
     folded = [fold(s.name) for s in seats]  # 张三 and 張三 are one name: typed names match across scripts
     if len(set(folded)) != len(folded):
         raise Refusal(Reply("new.duplicate_name"))

@@ -8,6 +8,7 @@ from pathlib import Path
 from bot import charts, export
 from bot.commands import SPEC_BY_NAME
 from bot.handlers.common import Context, Refusal, board
+from bot.ledger import Seat
 from bot.night import Night, doubled_hands, hand_deltas
 from bot.replies import Attachment, Choice, Reply, Response
 from bot.stats import chat_stats, my_stats
@@ -57,15 +58,17 @@ async def rules(context: Context) -> Response:
 def summary_replies(night: Night) -> list[Reply]:
     totals = night.booked
     stats = night_stats(night.fold.played, totals.by_reason)
+    everyone = night.people()
     return summary_lines(
         night.row,
-        night.seats,
+        tuple(Seat(p.name) for p in everyone),
         night.preset,
-        totals.amounts,
-        totals.money,
+        [p.amount for p in everyone],
+        [p.money_cents for p in everyone],
         stats,
         night.hands_played(),
         night.state.dealer_passes,
+        night.seats,
     )
 
 

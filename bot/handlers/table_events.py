@@ -40,7 +40,22 @@ from engine.table import (
 from engine.units import WinFlags
 
 GANG_KINDS = {"exposed": MeldKind.EXPOSED_GANG, "added": MeldKind.ADDED_GANG, "concealed": MeldKind.CONCEALED_GANG}
-REVERSIBLE = ("pong", "gang", "flower_gang", "penalty", "win", "draw", "four_winds", "range_mark", "fix", "join")
+REVERSIBLE = (
+    "pong",
+    "gang",
+    "flower_gang",
+    "penalty",
+    "win",
+    "draw",
+    "four_winds",
+    "range_mark",
+    "fix",
+    "join",
+    "rename",
+    "swap",
+    "stake",
+    "dealer",
+)
 
 
 def tile_of(text: str | None) -> int | None:

@@ -1,0 +1,103 @@
+"""Who sat where when: a night's players, seat by seat through renames and swaps, and what each of them
+won or lost.
+
+A seat may see several players in one night (换人): the payments of each event belong to whoever sat
+in the seat at that event, so the one who stood up keeps the balance made so far and the newcomer
+starts from zero. A rename changes what the current occupant is called. Money is each payment's
+flowers at the stake of its hand (改底 takes effect from a hand on), so an undone stake change
+re-derives the money like any correction. Everything here is folded from the night's effective events.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from bot.codec import STAKE, SWAP, decode_seat, decode_stake
+from bot.ledger import EventRow, PaymentRow, Seat
+from bot.vocabulary import fold
+
+RENAMING = ("join", "bind", "unseat", "rename")
+
+
+@dataclass(frozen=True)
+class Person:
+    name: str
+    amount: int  # flowers (or chips) won, net
+    money_cents: int
+
+
+@dataclass(frozen=True)
+class Occupancy:
+    """The night's players by index, and for each event the player in each seat when it happened."""
+
+    names: tuple[str, ...]
+    at: Mapping[int, tuple[int, ...]]  # event id -> player index per seat
+    now: tuple[int, ...]
+
+
+def occupancy(seats: Sequence[Seat], events: Iterable[EventRow], active: set[int]) -> Occupancy:
+    names = [seat.name for seat in seats]
+    current = list(range(len(seats)))
+    at: dict[int, tuple[int, ...]] = {}
+    for event in events:
+        at[event.id] = tuple(current)
+        if event.id not in active or (event.kind != SWAP and event.kind not in RENAMING):
+            continue
+        change = decode_seat(event.payload)
+        if event.kind == SWAP:
+            names.append(change.name)
+            current[change.seat] = len(names) - 1
+        else:
+            names[current[change.seat]] = change.name
+    return Occupancy(tuple(names), at, tuple(current))
+
+
+def stake_schedule(opening_cents: int, events: Iterable[EventRow], active: set[int]) -> list[tuple[int, int]]:
+    """(from hand, stake) in the order typed: the latest change covering a hand wins."""
+    schedule = [(1, opening_cents)]
+    for event in events:
+        if event.kind == STAKE and event.id in active:
+            change = decode_stake(event.payload)
+            schedule.append((change.from_hand, change.stake_cents))
+    return schedule
+
+
+def stake_at(schedule: Sequence[tuple[int, int]], hand: int) -> int:
+    stake = schedule[0][1]
+    for from_hand, cents in schedule:
+        if from_hand <= hand:
+            stake = cents
+    return stake
+
+
+def people(
+    seating: Occupancy,
+    events: Sequence[EventRow],
+    payments: Iterable[PaymentRow],
+    schedule: Sequence[tuple[int, int]],
+    hand_of: Callable[[int], int | None],
+) -> list[Person]:
+    """Each player's net, in the order they sat down; the same name twice (back after a swap) is one
+    player."""
+    by_id = {event.id: event for event in events}
+    amounts = [0] * len(seating.names)
+    money = [0] * len(seating.names)
+    for payment in payments:
+        event = by_id.get(payment.event_id)
+        if event is None:
+            continue
+        # a correction's money belongs to the hand and the players of the event it corrects
+        source = by_id.get(event.reverses, event) if event.reverses is not None else event
+        sitting = seating.at.get(source.id, seating.now)
+        hand = hand_of(source.id) or source.hand_no
+        cents = payment.amount * stake_at(schedule, hand)
+        for seat, sign in ((payment.payer, -1), (payment.payee, 1)):
+            amounts[sitting[seat]] += sign * payment.amount
+            money[sitting[seat]] += sign * cents
+    merged: dict[str, tuple[str, int, int]] = {}
+    for index, name in enumerate(seating.names):
+        key = fold(name)  # a free seat ("") keeps its balance for whoever sits down next
+        first, amount, cents = merged.get(key, (name, 0, 0))
+        merged[key] = (first, amount + amounts[index], cents + money[index])
+    return [Person(name, amount, cents) for name, amount, cents in merged.values()]
