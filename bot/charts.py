@@ -77,7 +77,7 @@ def balance_chart(
             axes.scatter([h for h, _ in marked], [v for _, v in marked], marker="*", s=120, zorder=3)
     axes.axhline(0, color="grey", linewidth=0.8)
     fontdict = {"family": family} if family else None
-    axes.set_title(translator.t("chart.title", night=night.id), fontdict=fontdict)
+    axes.set_title(translator.t("chart.title", night=night.number), fontdict=fontdict)
     axes.set_xlabel(translator.t("chart.hand_axis"), fontdict=fontdict)
     axes.set_ylabel(translator.t("chart.balance_axis"), fontdict=fontdict)
     if doubled:

@@ -264,7 +264,9 @@ class _Scanner:
     def __init__(self, line: str, known: Sequence[str]) -> None:
         self.line = line
         self.folded = fold(line)
-        self.names = sorted({(fold(name), name) for name in known if name}, key=lambda n: -len(n[0]))
+        self.names: dict[str, list[tuple[str, str]]] = {}  # by first folded character, longest first
+        for folded, name in sorted({(fold(name), name) for name in known if name}, key=lambda n: -len(n[0])):
+            self.names.setdefault(folded[0], []).append((folded, name))
 
     def pieces(self) -> list[Piece]:
         pieces: list[Piece] = []
@@ -288,7 +290,7 @@ class _Scanner:
 
     def name(self, at: int) -> Piece | None:
         start = at + 1 if self.line[at] == "@" and at + 1 < len(self.line) else at
-        for folded, name in self.names:
+        for folded, name in self.names.get(self.folded[start], ()):
             end = start + len(folded)
             if self.folded.startswith(folded, start) and _bounded(self.line, start, end):
                 return Piece(NAME, name, at, end)

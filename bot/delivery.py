@@ -135,9 +135,12 @@ class Outbox:
     _queues: dict[int, deque[Outgoing]] = field(default_factory=dict)
     _late: dict[int, list[str]] = field(default_factory=dict)
     _senders: dict[int, asyncio.Task[None]] = field(default_factory=dict)
+    _wake: dict[int, asyncio.Event] = field(default_factory=dict)  # a sender waiting with late notes
 
     def push(self, item: Outgoing) -> None:
         self._queues.setdefault(item.chat, deque()).append(item)
+        if item.chat in self._wake:
+            self._wake[item.chat].set()
         if item.chat not in self._senders:
             self._senders[item.chat] = asyncio.create_task(self._drain(item.chat))
 
@@ -167,13 +170,17 @@ class Outbox:
         try:
             late_tries = 0
             while queue or self._late.get(chat):
-                if not queue:  # only late notes left: pause, then try them on their own
+                if not queue:  # only late notes left: they go with the next answer, or alone after a pause
                     if late_tries >= self.policy.late_note_attempts:
                         log.error("chat %s: giving up on late notes %r", chat, self._late.pop(chat))
                         break
                     late_tries += 1
-                    await asyncio.sleep(self.policy.late_note_pause)
-                    await self._send_late(chat)
+                    wake = self._wake.setdefault(chat, asyncio.Event())
+                    wake.clear()
+                    try:
+                        await asyncio.wait_for(wake.wait(), self.policy.late_note_pause)
+                    except TimeoutError:
+                        await self._send_late(chat)
                     continue
                 batch = self._next_batch(queue)
                 late = self._late.pop(chat, [])
@@ -191,6 +198,7 @@ class Outbox:
                         self._late.setdefault(chat, []).extend(notes)
         finally:
             del self._senders[chat]
+            self._wake.pop(chat, None)
             if not queue:
                 self._queues.pop(chat, None)
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Mapping
-from functools import cache
+from functools import cache, lru_cache
 from types import MappingProxyType
 
 from opencc import OpenCC
@@ -50,6 +50,7 @@ def fold_char(char: str) -> str:
     return simplified if len(simplified) == 1 else lowered
 
 
+@lru_cache(maxsize=4096)  # names and words are folded again and again
 def fold(text: str) -> str:
     """Text as matching sees it, character by character (the length never changes)."""
     return "".join(fold_char(char) for char in normalize_width(text))

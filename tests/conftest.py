@@ -4,10 +4,15 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from bot.ledger import Ledger
 from bot.service import Referee
 from tests.harness import Table
+
+# Property tests are deterministic (the same examples on every run and machine) and never timed.
+settings.register_profile("deterministic", derandomize=True, deadline=None, print_blob=True)
+settings.load_profile("deterministic")
 
 
 @pytest.fixture

@@ -1,4 +1,14 @@
-"""Hypothesis strategies: random legal winning hands (four sets + a pair, or seven pairs)."""
+"""Hypothesis strategies: random legal winning hands that reach the hard cases.
+
+- `standard_hands`: four sets + a pair with exactly 0-4 melds (the meld count is drawn first, so four
+  melds are as common as none), melds of every kind.
+- `sole_wait_hands`: a 压档, 边枝 or 独占 wait that is the hand's only wait (the rest of the hand
+  avoids the wait's suit), with or without the winner's own pong of the winning tile (压绝).
+- `near_wait_hands`: the same shapes, but the rest may use the wait's suit, so the wait is often not
+  sole: the shapes where a wait flower or 压绝 must be refused.
+- `seven_pairs_hands`: seven pairs, with fours of a kind.
+`winning_hands` mixes them; seven pairs are one branch of six.
+"""
 
 from __future__ import annotations
 
@@ -7,46 +17,117 @@ from collections import Counter
 from hypothesis import strategies as st
 
 from engine.hand import Hand, Meld, MeldKind
-from engine.tiles import COPIES, NUM_KINDS, SUIT_SIZE, Tile, is_wind
+from engine.tiles import COPIES, NUM_KINDS, SUIT_SIZE, Tile, is_wind, suit_of, suited
 
 SEQUENCE_STARTS = [t for t in range(NUM_KINDS) if not is_wind(t) and t % SUIT_SIZE <= SUIT_SIZE - 3]
 MELD_KINDS = list(MeldKind)
+ALL_TILES = list(range(NUM_KINDS))
+
+
+def _free(counts: Counter[Tile], tile: Tile, needed: int) -> bool:
+    return counts[tile] + needed <= COPIES
+
+
+@st.composite
+def _rest(
+    draw: st.DrawFn, counts: Counter[Tile], sets: int, pair: bool, max_melds: int, avoid_suit: int | None
+) -> tuple[list[Tile], list[Meld]]:
+    """`sets` sets (some melded, at most `max_melds`) and optionally a pair, outside `avoid_suit`."""
+
+    def allowed(tile: Tile) -> bool:
+        return avoid_suit is None or suit_of(tile) != avoid_suit
+
+    closed: list[Tile] = []
+    melds: list[Meld] = []
+    meld_count = draw(st.integers(0, min(max_melds, sets)))
+    for index in range(sets):
+        if index < meld_count:
+            kind = draw(st.sampled_from(MELD_KINDS))
+            size = 4 if kind.is_gang else 3
+            tile = draw(st.sampled_from([t for t in ALL_TILES if allowed(t) and _free(counts, t, size)]))
+            counts[tile] += size
+            melds.append(Meld(kind, tile))
+            continue
+        starts = [
+            s
+            for s in SEQUENCE_STARTS
+            if allowed(s) and all(_free(counts, s + i, 1) for i in range(3)) and closed.count(s) < 2
+        ]  # an identical sequence at most twice: four would be read as seven pairs
+        if starts and draw(st.booleans()):
+            start = draw(st.sampled_from(starts))
+            tiles = [start, start + 1, start + 2]
+        else:
+            tile = draw(st.sampled_from([t for t in ALL_TILES if allowed(t) and _free(counts, t, 3)]))
+            tiles = [tile] * 3
+        counts.update(tiles)
+        closed.extend(tiles)
+    if pair:
+        tile = draw(st.sampled_from([t for t in ALL_TILES if allowed(t) and _free(counts, t, 2)]))
+        counts[tile] += 2
+        closed.extend([tile, tile])
+    return closed, melds
 
 
 @st.composite
 def standard_hands(draw: st.DrawFn) -> Hand:
-    """Four sets and a pair; some triplets become melds (pong or gang), never more than 4 copies."""
-    counts: Counter[Tile] = Counter()
-    closed: list[Tile] = []
-    melds: list[Meld] = []
-    for _ in range(4):
-        if draw(st.booleans()):
-            start = draw(st.sampled_from(SEQUENCE_STARTS))
-            tiles = [start, start + 1, start + 2]
-            if any(counts[t] >= COPIES for t in tiles):
-                continue
-            counts.update(tiles)
-            closed.extend(tiles)
-        else:
-            tile = draw(st.integers(0, NUM_KINDS - 1).filter(lambda t: counts[t] == 0))
-            kind = draw(st.sampled_from([None, *MELD_KINDS]))
-            if kind is None:
-                counts[tile] += 3
-                closed.extend([tile] * 3)
-            else:
-                counts[tile] += 4 if kind.is_gang else 3
-                melds.append(Meld(kind, tile))
-    sets_made = (len(closed) // 3) + len(melds)
-    while sets_made < 4:  # top up with triplets where a draw was skipped
-        tile = draw(st.integers(0, NUM_KINDS - 1).filter(lambda t: counts[t] == 0))
-        counts[tile] += 3
-        closed.extend([tile] * 3)
-        sets_made += 1
-    pair = draw(st.integers(0, NUM_KINDS - 1).filter(lambda t: counts[t] <= COPIES - 2))
-    closed.extend([pair, pair])
+    """Four sets and a pair with exactly 0-4 melds; the winning tile is any closed tile."""
+    closed, melds = draw(_exact_melds(draw(st.integers(0, 4))))
     winning = draw(st.sampled_from(closed))
     closed.remove(winning)
     return Hand(tuple(sorted(closed)), tuple(melds), winning)
+
+
+@st.composite
+def _exact_melds(draw: st.DrawFn, meld_count: int) -> tuple[list[Tile], list[Meld]]:
+    counts: Counter[Tile] = Counter()
+    melds: list[Meld] = []
+    for _ in range(meld_count):
+        kind = draw(st.sampled_from(MELD_KINDS))
+        size = 4 if kind.is_gang else 3
+        tile = draw(st.sampled_from([t for t in ALL_TILES if _free(counts, t, size)]))
+        counts[tile] += size
+        melds.append(Meld(kind, tile))
+    closed, _ = draw(_rest(counts, 4 - meld_count, True, 0, None))
+    return closed, melds
+
+
+WAIT_SHAPES = ("middle", "edge_low", "edge_high", "pair")
+
+
+@st.composite
+def _wait_hand(draw: st.DrawFn, sole: bool) -> Hand:
+    """A 压档 (r-1 r+1 wins r), 边枝 (12 wins 3, 89 wins 7) or 独占 (t wins t) in one suit; with the
+    winner's pong of the winning tile for 压绝 (sequence waits only)."""
+    suit = draw(st.integers(0, 2))
+    shape = draw(st.sampled_from(WAIT_SHAPES))
+    if shape == "middle":
+        rank = draw(st.integers(2, 8))
+        partial = [suited(rank - 1, suit), suited(rank + 1, suit)]
+    elif shape == "edge_low":
+        rank, partial = 3, [suited(1, suit), suited(2, suit)]
+    elif shape == "edge_high":
+        rank, partial = 7, [suited(8, suit), suited(9, suit)]
+    else:
+        rank = draw(st.integers(1, 9))
+        partial = [suited(rank, suit)]
+    winning = suited(rank, suit)
+    counts: Counter[Tile] = Counter(partial)
+    counts[winning] += 1
+    melds: list[Meld] = []
+    if shape != "pair" and draw(st.booleans()):
+        melds.append(Meld(MeldKind.PONG, winning))  # the other three copies: 压绝
+        counts[winning] += 3
+    sets = 3 if shape != "pair" else 4
+    closed, rest_melds = draw(_rest(counts, sets - len(melds), shape != "pair", 4 - len(melds), suit if sole else None))
+    return Hand(tuple(sorted([*partial, *closed])), (*melds, *rest_melds), winning)
+
+
+def sole_wait_hands() -> st.SearchStrategy[Hand]:
+    return _wait_hand(sole=True)
+
+
+def near_wait_hands() -> st.SearchStrategy[Hand]:
+    return _wait_hand(sole=False)
 
 
 @st.composite
@@ -67,4 +148,6 @@ def seven_pairs_hands(draw: st.DrawFn) -> Hand:
     return Hand(tuple(tiles), (), winning)
 
 
-winning_hands = st.one_of(standard_hands(), seven_pairs_hands())
+winning_hands = st.one_of(
+    standard_hands(), standard_hands(), standard_hands(), sole_wait_hands(), near_wait_hands(), seven_pairs_hands()
+)

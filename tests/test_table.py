@@ -10,7 +10,7 @@ import pytest
 from engine.errors import EngineError
 from engine.hand import MeldKind
 from engine.notation import parse_hand_parts
-from engine.preset import load_preset
+from engine.preset import load_preset, load_preset_text
 from engine.settlement import Payment
 from engine.table import (
     Draw,
@@ -180,8 +180,8 @@ def test_kuaizhao_three_mouths_from_one_feeder_makes_them_liable_for_all_pongs()
     # C fed B three pongs; B wins 对对胡 on D's discard: C pays instead of D.
     state = run(table(), Pong(B, C, suited(1, 0)), Pong(B, C, suited(2, 1)), Pong(B, C, wind(0))).state
     outcome = apply(state, hu(B, "999s 5p [111m] [222p] [EEE] +5p", D, hard_flowers=1))
-    paid = net(outcome.payments)
-    assert paid[C] < 0 and paid[D] == 0 and paid[B] == -paid[C]
+    # 对对胡 40; soft: hard 1 + 风碰 1; all three suits: 20 + 2×2 + 40 = 64, one share, from C.
+    assert net(outcome.payments) == {A: 0, B: 64, C: -64, D: 0}
 
 
 def test_kuaizhao_notice_on_the_third_mouth() -> None:
@@ -192,8 +192,8 @@ def test_kuaizhao_notice_on_the_third_mouth() -> None:
 def test_kuaizhao_self_draw_the_feeder_pays_three_shares() -> None:
     state = run(table(), Pong(B, C, suited(1, 0)), Pong(B, C, suited(2, 1)), Pong(B, C, wind(0))).state
     outcome = apply(state, hu(B, "999s 5p [111m] [222p] [EEE] +5p", None, hard_flowers=1))
-    total = outcome.scores[0][1].total
-    assert net(outcome.payments) == {A: 0, B: 3 * total, C: -3 * total, D: 0}
+    # 64 as above; C pays the three shares: 192.
+    assert net(outcome.payments) == {A: 0, B: 192, C: -192, D: 0}
 
 
 def test_qingyise_three_mouths_the_feeder_of_the_fourth_pays() -> None:
@@ -201,8 +201,8 @@ def test_qingyise_three_mouths_the_feeder_of_the_fourth_pays() -> None:
         table(), Pong(B, A, suited(1, 0)), Pong(B, C, suited(2, 0)), Pong(B, D, suited(3, 0)), Pong(B, A, suited(5, 0))
     ).state
     outcome = apply(state, hu(B, "9m [111m] [222m] [333m] [555m] +9m", None, hard_flowers=1))
-    total = outcome.scores[0][1].total
-    assert net(outcome.payments) == {A: -3 * total, B: 3 * total, C: 0, D: 0}
+    # 清一色 60 + 对对胡 40 + 全球独钓 60, hard 1: 20 + 2 + 160 = 182; A fed the fourth: 3 × 182 = 546.
+    assert net(outcome.payments) == {A: -546, B: 546, C: 0, D: 0}
 
 
 def test_jinyuanzi_liability_is_the_fixed_50_chips() -> None:
@@ -342,12 +342,20 @@ def test_app_draw_refunds_the_hands_gang_money() -> None:
     assert net(outcome.payments) == {A: -60, B: 20, C: 20, D: 20}
 
 
-def test_jinyuanzi_chips_are_half_the_flowers_rounded_half_up() -> None:
+def test_jinyuanzi_chips_are_half_the_flowers() -> None:
+    # §11.2 in jinyuanzi: 20 + 2×4 + 风刻 2 + 缺门 2 + 卡张 2 = 34 flowers = 17 chips; 5 hard: 36 = 18.
     outcome = run(table("jinyuanzi"), Pong(B, C), Pong(B, D), hu(B, EXAMPLE_2, C, hard_flowers=4))
     assert net(outcome.payments)[B] == 17
-    # 35 flowers: 17.5 chips, rounded half up to 18 (one more hard flower is +2 flowers: 36 -> 18)
-    outcome = run(table("jinyuanzi"), Pong(B, C), Pong(B, D), hu(B, "11p 567s 79s [EEE] [444p] +8s", C, hard_flowers=5))
+    outcome = run(table("jinyuanzi"), Pong(B, C), Pong(B, D), hu(B, EXAMPLE_2, C, hard_flowers=5))
     assert net(outcome.payments)[B] == 18
+
+
+def test_chips_round_an_exact_half_up() -> None:
+    # Every jinyuanzi value is even, so a half needs a house file: 跑 19 makes §11.2 19 + 8 + 6 = 33
+    # flowers = 16.5 chips, rounded half up to 17 (down or to even would give 16).
+    house = load_preset_text('base = "jinyuanzi"\nname = "odd"\n[patterns]\npao = 19\n')
+    outcome = run(new_table(house), Pong(B, C), Pong(B, D), hu(B, EXAMPLE_2, C, hard_flowers=4))
+    assert net(outcome.payments) == {A: 0, B: 17, C: -17, D: 0}
 
 
 def test_jinyuanzi_a_bust_player_pays_only_what_is_left() -> None:

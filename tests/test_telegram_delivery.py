@@ -81,6 +81,21 @@ async def test_a_reply_that_never_gets_through_becomes_a_short_recorded_note(
     assert recorded(db, "flower_gang") == 1
 
 
+async def test_a_late_note_goes_out_with_the_next_answer_without_waiting(fake: FakeTelegram, tmp_path: Path) -> None:
+    db = tmp_path / "tg.sqlite3"
+    policy = RetryPolicy(attempts=2, first_backoff=0.01, late_note_pause=600, late_note_attempts=5)
+    async with Running(fake, db, policy) as bot:
+        await bot.say(ALICE, NEW)
+        fake.fail_next("sendMessage", fake.bad_gateway(), fake.bad_gateway())
+        fake.message(GROUP, BOB, "/flowergang")
+        await fake.wait_for(lambda: len(fake.failed) == 2)
+        out = await bot.say(CAROL, "/flowergang")
+        lines = out.split("\n")
+        assert lines[0].startswith("✅ #") and lines[0].endswith("bob 花杠")  # the late note first
+        assert any(line.endswith("carol 花杠") for line in lines[1:])
+    assert await balances(db) == [-12, 18 - 6, 18 - 6, -12]
+
+
 async def test_a_failure_after_the_commit_says_it_was_recorded_in_the_chats_language(
     fake: FakeTelegram, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -1,0 +1,345 @@
+"""Mutation score of the engine's core: `python -m bench.mutation [--jobs N] [--file engine/table.py]`.
+
+A small mutator over the AST of each target file. Each mutant is one small change:
+- a comparison flipped (`<` -> `<=`, `==` -> `!=`, `in` -> `not in`, `is` -> `is not`, ...),
+- an arithmetic or set operator swapped (`+` <-> `-`, `*` -> `+`, `//` -> `*`, `|` <-> `&`),
+- an integer constant changed by +1 and by -1, a boolean constant negated,
+- `and` <-> `or`, a `not` dropped, `min` <-> `max`, `any` <-> `all`,
+- a statement dropped (a call, an augmented assignment, an `if`, a `raise`, a `return`, a loop).
+Annotations and docstrings are left alone. The run works on a snapshot (a copy of the working tree,
+or with `--at REV` that git revision's files, e.g. to measure an older suite), so editing the
+project during a run changes nothing. For each mutant a child process (forked from one that
+has already imported the test tools) loads the mutated module in place of the real one and runs the
+engine's fast tests with `-x`; a failing run or a timeout kills the mutant, a passing run lets it
+survive. Mutants known to be equivalent (they cannot change any result) are listed in
+`EQUIVALENT` with the reason and counted apart. Slow (minutes): not part of CI.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import contextlib
+import copy
+import importlib.util
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+PROJECT = Path(__file__).resolve().parent.parent
+ROOT = PROJECT  # the snapshot being measured; set by main()
+TARGETS = ("engine/scoring.py", "engine/units.py", "engine/settlement.py", "engine/table.py")
+# Tests that exercise the engine and run fast; the bot's slower tests are left out on purpose.
+TESTS = (
+    "tests/test_worked_examples.py",
+    "tests/test_patterns_nanjing.py",
+    "tests/test_presets.py",
+    "tests/test_table.py",
+    "tests/test_preset_values.py",
+    "tests/test_money_between_players.py",
+    "tests/test_properties.py",
+)
+
+COMPARE_SWAPS: dict[type[ast.cmpop], type[ast.cmpop]] = {
+    ast.Lt: ast.LtE,
+    ast.LtE: ast.Lt,
+    ast.Gt: ast.GtE,
+    ast.GtE: ast.Gt,
+    ast.Eq: ast.NotEq,
+    ast.NotEq: ast.Eq,
+    ast.In: ast.NotIn,
+    ast.NotIn: ast.In,
+    ast.Is: ast.IsNot,
+    ast.IsNot: ast.Is,
+}
+BINOP_SWAPS: dict[type[ast.operator], type[ast.operator]] = {
+    ast.Add: ast.Sub,
+    ast.Sub: ast.Add,
+    ast.Mult: ast.Add,
+    ast.FloorDiv: ast.Mult,
+    ast.BitOr: ast.BitAnd,
+    ast.BitAnd: ast.BitOr,
+}
+NAME_SWAPS = {"min": "max", "max": "min", "any": "all", "all": "any"}
+DROPPABLE = (ast.Expr, ast.AugAssign, ast.If, ast.Raise, ast.Return, ast.For)
+
+# "file:line:col description" -> why the change cannot alter any result.
+EQUIVALENT: dict[str, str] = {}
+
+
+@dataclass(frozen=True)
+class Mutant:
+    file: str
+    index: int  # the index-th mutation point of the file, in walk order
+    line: int
+    col: int
+    description: str
+
+    @property
+    def ident(self) -> str:
+        return f"{self.file}:{self.line}:{self.col} {self.description}"
+
+
+def _skipped_nodes(tree: ast.AST) -> set[int]:
+    """Annotations and docstrings: changing them cannot change behaviour."""
+    skipped: set[int] = set()
+
+    def skip(node: ast.AST | None) -> None:
+        if node is not None:
+            skipped.update(id(n) for n in ast.walk(node))
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.arg | ast.AnnAssign):
+            skip(node.annotation)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            skip(node.returns)
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+                skip(body[0])
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+            skip(node)
+        if isinstance(node, ast.ImportFrom | ast.Import):
+            skip(node)
+    return skipped
+
+
+def _points(tree: ast.AST) -> Iterator[tuple[ast.AST, str, object]]:
+    """Every mutation point: (node, description, how to apply it), in a fixed walk order."""
+    skipped = _skipped_nodes(tree)
+    for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
+        if isinstance(node, ast.Compare):
+            for position, op in enumerate(node.ops):
+                if type(op) in COMPARE_SWAPS:
+                    swap = COMPARE_SWAPS[type(op)]
+                    yield node, f"{type(op).__name__}->{swap.__name__}", ("cmp", position, swap)
+        elif isinstance(node, ast.BinOp | ast.AugAssign) and type(node.op) in BINOP_SWAPS:
+            swap_op = BINOP_SWAPS[type(node.op)]
+            yield node, f"{type(node.op).__name__}->{swap_op.__name__}", ("op", swap_op)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, bool):
+            yield node, f"{node.value}->{not node.value}", ("const", not node.value)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, int):
+            yield node, f"{node.value}->{node.value + 1}", ("const", node.value + 1)
+            yield node, f"{node.value}->{node.value - 1}", ("const", node.value - 1)
+        elif isinstance(node, ast.BoolOp):
+            swap_bool = ast.Or if isinstance(node.op, ast.And) else ast.And
+            yield node, f"{type(node.op).__name__}->{swap_bool.__name__}", ("bool", swap_bool)
+        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            yield node, "drop not", ("not",)
+        elif isinstance(node, ast.Name) and node.id in NAME_SWAPS:
+            yield node, f"{node.id}->{NAME_SWAPS[node.id]}", ("name", NAME_SWAPS[node.id])
+        for field in ("body", "orelse"):
+            statements = getattr(node, field, None)
+            if not isinstance(statements, list) or isinstance(node, ast.Module | ast.ClassDef):
+                continue
+            for position, statement in enumerate(statements):
+                if isinstance(statement, DROPPABLE) and id(statement) not in skipped:
+                    yield statement, f"drop {type(statement).__name__.lower()}", ("drop", node, field, position)
+
+
+def mutants(file: str) -> list[Mutant]:
+    tree = ast.parse((ROOT / file).read_text(encoding="utf-8"))
+    found = []
+    for index, (node, description, _) in enumerate(_points(tree)):
+        found.append(Mutant(file, index, getattr(node, "lineno", 0), getattr(node, "col_offset", 0), description))
+    return found
+
+
+class _UnaryNot(ast.NodeTransformer):
+    def __init__(self, target: ast.AST) -> None:
+        self.target = target
+
+    def visit_UnaryOp(self, node: ast.UnaryOp) -> ast.AST:
+        self.generic_visit(node)
+        return node.operand if node is self.target else node
+
+
+def mutated_source(mutant: Mutant) -> str:
+    tree = ast.parse((ROOT / mutant.file).read_text(encoding="utf-8"))
+    for index, (node, _, how) in enumerate(_points(tree)):
+        if index != mutant.index:
+            continue
+        assert isinstance(how, tuple)
+        kind = how[0]
+        if kind == "cmp":
+            assert isinstance(node, ast.Compare)
+            node.ops[how[1]] = how[2]()
+        elif kind == "op":
+            assert isinstance(node, ast.BinOp | ast.AugAssign)
+            node.op = how[1]()
+        elif kind == "const":
+            assert isinstance(node, ast.Constant)
+            node.value = how[1]
+        elif kind == "bool":
+            assert isinstance(node, ast.BoolOp)
+            node.op = how[1]()
+        elif kind == "not":
+            tree = _UnaryNot(node).visit(tree)
+        elif kind == "name":
+            assert isinstance(node, ast.Name)
+            node.id = how[1]
+        elif kind == "drop":
+            _, parent, field, position = how
+            replacement = ast.Pass() if not isinstance(node, ast.Return) else ast.Return(ast.Constant(None))
+            getattr(parent, field)[position] = copy.copy(ast.copy_location(replacement, node))
+        break
+    return ast.unparse(ast.fix_missing_locations(tree))
+
+
+def _run_child(mutant: Mutant | None, tests: tuple[str, ...]) -> None:
+    """In a forked child: install the mutated module, run the tests, exit with pytest's code."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.dup2(devnull, 2)
+    import hypothesis
+    import pytest
+
+    hypothesis.settings.register_profile("mutation", database=None, derandomize=True, deadline=None)
+    hypothesis.settings.load_profile("mutation")
+    sys.path.insert(0, str(ROOT))
+    import engine
+
+    if not Path(engine.__file__).resolve().is_relative_to(ROOT.resolve()):
+        os._exit(4)  # the installed project shadows the snapshot
+    if mutant is not None:
+        name = mutant.file.removesuffix(".py").replace("/", ".")
+        path = ROOT / mutant.file
+        spec = importlib.util.spec_from_file_location(name, path)
+        assert spec is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        package = importlib.import_module(name.rpartition(".")[0])
+        exec(compile(mutated_source(mutant), str(path), "exec"), module.__dict__)
+        setattr(package, name.rpartition(".")[2], module)
+    code = pytest.main(["-x", "-q", "-p", "no:cacheprovider", *tests])
+    os._exit(int(code))
+
+
+def _fork(mutant: Mutant | None, tests: tuple[str, ...]) -> int:
+    pid = os.fork()
+    if pid == 0:
+        try:
+            _run_child(mutant, tests)
+        finally:
+            os._exit(3)
+    return pid
+
+
+def _preload() -> None:
+    """Import the heavy third-party modules once, before forking (never the project's own)."""
+    for name in ("pytest", "hypothesis", "pytest_asyncio", "aiosqlite", "babel", "telegram", "telegram.ext"):
+        with contextlib.suppress(ImportError):
+            importlib.import_module(name)
+
+
+def run(files: tuple[str, ...], tests: tuple[str, ...], jobs: int, timeout: float) -> int:
+    os.chdir(ROOT)
+    _preload()
+    started = time.monotonic()
+    _, status = os.waitpid(_fork(None, tests), 0)
+    baseline = time.monotonic() - started
+    if os.waitstatus_to_exitcode(status) != 0:
+        print(f"the unmutated run failed (exit {os.waitstatus_to_exitcode(status)}): fix the tests first")
+        return 1
+    limit = max(timeout, 5 * baseline)
+    print(f"tests: {len(tests)} files, {baseline:.1f} s unmutated; timeout {limit:.0f} s per mutant")
+    queue = [m for f in files for m in mutants(f)]
+    results: dict[Mutant, str] = {}
+    running: dict[int, tuple[Mutant, float]] = {}
+    while queue or running:
+        while queue and len(running) < jobs:
+            mutant = queue.pop(0)
+            if mutant.ident in EQUIVALENT:
+                results[mutant] = "equivalent"
+                continue
+            running[_fork(mutant, tests)] = (mutant, time.monotonic())
+        time.sleep(0.02)
+        for pid, (mutant, since) in list(running.items()):
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done == 0 and time.monotonic() - since > limit:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                results[mutant] = "killed"  # a timeout: the mutant hangs the tests
+                del running[pid]
+            elif done:
+                code = os.waitstatus_to_exitcode(status)
+                results[mutant] = "survived" if code == 0 else "killed"
+                del running[pid]
+    return _report(files, results, time.monotonic() - started)
+
+
+def _report(files: tuple[str, ...], results: dict[Mutant, str], elapsed: float) -> int:
+    print(f"{'file':<24} {'mutants':>7} {'killed':>7} {'survived':>9} {'equivalent':>11} {'score':>7}")
+    totals = {"killed": 0, "survived": 0, "equivalent": 0}
+    for file in files:
+        counts = {"killed": 0, "survived": 0, "equivalent": 0}
+        for mutant, result in results.items():
+            if mutant.file == file:
+                counts[result] += 1
+        for key in totals:
+            totals[key] += counts[key]
+        print(_row(file, counts))
+    print(_row("total", totals))
+    survivors = sorted((m for m, r in results.items() if r == "survived"), key=lambda m: (m.file, m.line, m.col))
+    if survivors:
+        print("\nsurvivors:")
+        for mutant in survivors:
+            print(f"  {mutant.ident}")
+    print(f"\n{elapsed:.0f} s")
+    return 0
+
+
+def _row(label: str, counts: dict[str, int]) -> str:
+    scored = counts["killed"] + counts["survived"]
+    score = f"{100 * counts['killed'] / scored:.1f}%" if scored else "-"
+    total = scored + counts["equivalent"]
+    return f"{label:<24} {total:>7} {counts['killed']:>7} {counts['survived']:>9} {counts['equivalent']:>11} {score:>7}"
+
+
+def snapshot(at: str | None, folder: Path) -> Path:
+    """A copy of the project to measure: the working tree, or the files of git revision `at`."""
+    target = folder / "project"
+    if at is None:
+        ignore = shutil.ignore_patterns(".venv", ".git", "__pycache__", ".hypothesis", ".pytest_cache", "*.egg-info")
+        shutil.copytree(PROJECT, target, ignore=ignore)
+    else:
+        target.mkdir()
+        archive = subprocess.run(["git", "archive", at], cwd=PROJECT, check=True, capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(target)], input=archive, check=True)
+    return target
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--file", action="append", help="a target file (repeatable); default: the four core files")
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--timeout", type=float, default=30.0, help="seconds per mutant (at least 5x the clean run)")
+    parser.add_argument("--list", action="store_true", help="list the mutants and stop")
+    parser.add_argument("--at", help="measure this git revision's code and tests instead of the working tree")
+    parser.add_argument("--tests", action="append", help="a test file to run per mutant (repeatable)")
+    args = parser.parse_args()
+    files = tuple(args.file or TARGETS)
+    if args.list:
+        for file in files:
+            for mutant in mutants(file):
+                print(mutant.ident)
+        return 0
+    global ROOT
+    with tempfile.TemporaryDirectory(prefix="mutation-") as folder:
+        ROOT = snapshot(args.at, Path(folder))
+        tests = tuple(args.tests or (t for t in TESTS if (ROOT / t).exists()))
+        print(f"snapshot: {args.at or 'working tree'}")
+        return run(files, tests, args.jobs, args.timeout)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
