@@ -400,6 +400,10 @@ class Ledger:
             row = await cursor.fetchone()
         return str(row["value"]) if row else None
 
+    async def has_update(self, update_key: str) -> bool:
+        """Whether a line with this update key was recorded (a repeated Telegram update)."""
+        return await self._is_recorded(update_key)
+
     async def latest_night(self, chat_id: str) -> NightRow | None:
         async with self._db.execute(f"{_NIGHTS} WHERE chat_id = ? ORDER BY id DESC LIMIT 1", (chat_id,)) as cursor:
             row = await cursor.fetchone()

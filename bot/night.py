@@ -39,12 +39,13 @@ from bot.codec import (
 from bot.ledger import EventRow, Ledger, NewEvent, NightRow, PaymentRow, Seat
 from bot.people import Person, occupancy, people, stake_at, stake_schedule
 from bot.vocabulary import fold
+from engine.checks import check_flower_gangs, check_meld, check_penalty_amount, check_soft, check_win_copies
 from engine.errors import EngineError
 from engine.hand import MeldKind
 from engine.preset import Preset, preset_from_dict
 from engine.scoring import WinScore
 from engine.settlement import Factor, Payment
-from engine.table import Event, Gang, Notice, Pong, TableState, Win, apply, new_table
+from engine.table import Event, FlowerGang, Gang, Notice, Penalty, Pong, TableState, Win, apply, new_table
 from engine.tiles import Tile
 
 SEATS = 4
@@ -84,6 +85,8 @@ class Fold:
     def then(self, event_id: int, slot: int, event: Event) -> Fold:
         """The fold with one more event; raises EngineError (nothing changes) if it is not legal."""
         event = with_dealer(event, self.state.dealer)
+        if event_id == PENDING_ID:  # a line being recorded (or a corrected one): check it first
+            check_against_table(self, event)
         outcome = apply(self.state, event)
         before = self.state
         played = Played(
@@ -108,6 +111,30 @@ class Fold:
             if event_id in (played.event_id, played.slot):
                 return played.hand_no
         return None
+
+
+def check_against_table(fold: Fold, event: Event) -> None:
+    """Refuse what the table makes impossible before it costs anyone money (engine.checks)."""
+    state = fold.state
+    in_hand = [p for p in fold.played if p.hand_no == state.hand_no]
+    if isinstance(event, Pong | Gang) and event.tile is not None:
+        same = next((p for p in in_hand if p.event == event), None)
+        if same is not None:
+            raise EngineError("event.already_recorded", id=same.event_id)
+    if isinstance(event, Pong):
+        check_meld(state.melds, event.actor, MeldKind.PONG, event.tile)
+    elif isinstance(event, Gang):
+        check_meld(state.melds, event.actor, event.kind, event.tile)
+    elif isinstance(event, FlowerGang):
+        check_flower_gangs(sum(isinstance(p.event, FlowerGang) for p in in_hand))
+    elif isinstance(event, Penalty):
+        check_penalty_amount(event.amount)
+    elif isinstance(event, Win):
+        for claim in event.claims:
+            check_soft(claim.soft)
+            if claim.winning is not None:
+                robbed = event.discarder if claim.flags.robbing_gang else None
+                check_win_copies(state.melds, claim.winner, claim.concealed, claim.melds, claim.winning, robbed)
 
 
 def with_dealer(event: Event, dealer: int) -> Event:
@@ -526,6 +553,11 @@ class Nights:
             row = await self.ledger.latest_night(chat_id)
             self._latest[chat_id] = await self.load(row) if row is not None else None
         return self._latest[chat_id]
+
+    def forget(self, chat_id: str) -> None:
+        """Drop the cached night (after an unexpected failure): it is loaded again from the ledger."""
+        self._latest.pop(chat_id, None)
+        self._settings = {key: value for key, value in self._settings.items() if key[0] != chat_id}
 
     async def open(
         self,

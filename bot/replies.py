@@ -65,6 +65,7 @@ class Response:
     attachments: tuple[Attachment, ...] = ()
     choices: tuple[Choice, ...] = ()
     recorded: bool = False  # something was written to the ledger
+    refused: bool = False  # the line was for the referee but wrong: an error reply, nothing written
     night_id: int | None = None
     hand_no: int | None = None
     scoreboard: Reply | None = None  # the live scoreboard after a recorded event

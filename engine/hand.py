@@ -8,7 +8,7 @@ from enum import StrEnum
 from functools import cached_property
 
 from engine.errors import EngineError
-from engine.tiles import COPIES, Tile, is_wind, tile_name
+from engine.tiles import COPIES, Tile, is_wind, suits_of, tile_name
 
 WINNING_HAND_SIZE = 14
 MAX_MELDS = 4
@@ -77,6 +77,16 @@ class Hand:
         for meld in self.melds:
             counts[meld.tile] += meld.size
         return counts
+
+    # Every reading of a hand asks which suits are present and whether winds are: found once here.
+    @cached_property
+    def suits(self) -> frozenset[int]:
+        """The suits present (0 m, 1 p, 2 s), melds included."""
+        return suits_of((*self.concealed, self.winning, *(m.tile for m in self.melds)))
+
+    @cached_property
+    def has_winds(self) -> bool:
+        return any(is_wind(tile) for tile in (*self.concealed, self.winning, *(m.tile for m in self.melds)))
 
     def tile_counts(self) -> Counter[Tile]:
         """Every physical tile of the hand, melds included (a gang counts four). A copy: callers may

@@ -153,6 +153,10 @@ class Preset:
     chips: ChipRules
     start: int = 0  # points each player starts the night with (敞开头: 1000); balances may go negative
 
+    def __hash__(self) -> int:
+        # By name (equal presets share it): lets scoring keep what it worked out per preset.
+        return hash(self.name)
+
     def unit(self, key: str) -> UnitRule | None:
         return self.rules.get(key)
 

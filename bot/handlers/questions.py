@@ -87,7 +87,11 @@ async def summary(context: Context) -> Response:
         )
         chart = Attachment("photo", f"night-{night.id}.png", png)
         wanted = context.command.options.get("chart")
-        if wanted and Path(wanted).name:  # the chat sees the file name; the console writes to the path
+        if wanted and Path(wanted).name not in (
+            "",
+            ".",
+            "..",
+        ):  # the chat sees the file name; the console writes to the path
             chart = replace(chart, filename=Path(wanted).name, path=wanted)
         attachments.append(chart)
     choices: tuple[Choice, ...] = ()
