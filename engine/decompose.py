@@ -96,8 +96,8 @@ def _standard_waits(tiles: tuple[Tile, ...]) -> set[Tile]:
 def _seven_pairs_wait(tiles: tuple[Tile, ...]) -> Tile | None:
     """The tile that makes 13 sorted concealed tiles seven pairs: the one kind held an odd number of
     times (found where the pairs fall out of step)."""
-    if len(tiles) != SEVEN_PAIRS_SIZE - 1:
-        return None
+    if len(tiles) != SEVEN_PAIRS_SIZE - 1 or len(set(tiles)) > SEVEN_PAIRS_SIZE // 2:
+        return None  # six pairs and a single hold at most seven kinds
     for index in range(0, SEVEN_PAIRS_SIZE - 2, 2):
         if tiles[index] != tiles[index + 1]:
             single = tiles[index]
