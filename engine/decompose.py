@@ -38,7 +38,7 @@ def counts_of(tiles: Iterable[Tile]) -> list[int]:
     return counts
 
 
-def _by_suit(tiles: SuitTiles) -> tuple[SuitTiles, SuitTiles, SuitTiles, SuitTiles]:
+def _by_suit(tiles: tuple[Tile, ...]) -> tuple[SuitTiles, SuitTiles, SuitTiles, SuitTiles]:
     """Sorted tiles cut into m, p, s and winds (the cuts found by bisection, not by a loop)."""
     pin = bisect_left(tiles, SUIT_SIZE)
     sou = bisect_left(tiles, 2 * SUIT_SIZE, pin)
