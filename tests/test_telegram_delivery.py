@@ -316,3 +316,17 @@ async def test_updates_left_in_the_inbox_by_a_crash_are_drained_at_start(fake: F
         texts = fake.texts(GROUP)
         assert "第 1 局开始" in texts[0]
     assert await balances(db) == [-12, 18 - 6, 18 - 6, -12]
+
+
+async def test_an_expired_admin_list_is_used_while_a_fresh_one_is_fetched(fake: FakeTelegram, tmp_path: Path) -> None:
+    """Recording does not wait for the admin lookup (it shares the group's rate limit with replies)."""
+    db = tmp_path / "tg.sqlite3"
+    async with Running(fake, db, FAST) as bot:
+        await bot.say(ALICE, NEW)
+        bot.front.admins[GROUP] = (time.monotonic() - 3600, frozenset({5}))  # Eve was an admin an hour ago
+        fake.admins[GROUP] = []  # and is not any more
+        assert "✅" in await bot.say(EVE, "/gang carol bob 5s")  # answered from the old list at once
+        await fake.wait_for(lambda: bool(fake.sent("getChatAdministrators")))
+        assert "只有在座的玩家" in await bot.say(EVE, "/gang carol bob 6s")  # the fresh list applies next
+    # one exposed gang (明杠) fed by Bob: Bob pays Carol 6, as in test_a_chat_admin_may_record_for_the_table
+    assert await balances(db) == [0, -6, 6, 0]
