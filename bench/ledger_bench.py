@@ -105,9 +105,66 @@ async def big_night(folder: Path) -> None:
     await ledger.close()
 
 
+RECORDING = ("/pong {other}", "/gang {other}", "/penalty {across} 2", "/flowergang", "/draw")
+
+
+async def chat_stream(referee: Referee, chat: str, commands: int, latencies: list[float]) -> None:
+    """One chat's players typing recording commands one after another (a chat's lines are in order)."""
+    for i in range(commands):
+        actor, other, across = PLAYERS[i % 4], PLAYERS[(i + 1) % 4], PLAYERS[(i + 2) % 4]
+        text = RECORDING[i % len(RECORDING)].format(other=other, across=across)
+        begin = time.perf_counter()
+        response = await referee.handle(Incoming(chat, Speaker(actor, actor, by_name=True), text, f"{chat}:{i}"))
+        latencies.append((time.perf_counter() - begin) * 1000)
+        assert response is not None and response.recorded, (text, response)
+
+
+async def group_commit(folder: Path, chats: int, per_chat: int) -> None:
+    """`chats` chats in flight at once, each recording `per_chat` commands: commands that arrive
+    together share one transaction and one fsync, and each returns only after its commit."""
+    ledger = await Ledger.open(folder / f"group{chats}.sqlite3")
+    referee = Referee(ledger, charts_enabled=False)
+    names = [f"chat{c}" for c in range(chats)]
+    await asyncio.gather(*(referee.handle(Incoming(n, ALICE, "/new " + " ".join(PLAYERS), f"{n}:new")) for n in names))
+    latencies: list[float] = []
+    started = time.perf_counter()
+    await asyncio.gather(*(chat_stream(referee, n, per_chat, latencies) for n in names))
+    elapsed = time.perf_counter() - started
+    async with ledger._db.execute("SELECT COUNT(*) FROM events WHERE kind <> 'open'") as cursor:
+        row = await cursor.fetchone()
+    await ledger.close()
+    assert row is not None and row[0] >= len(latencies)  # every acknowledged command is in the file
+    print(
+        f"  {chats:>3} chats in flight: {len(latencies) / elapsed:,.0f} recorded commands/s,"
+        f" p50 {statistics.median(latencies):.1f} ms, p99 {percentile(latencies, 0.99):.1f} ms per command"
+    )
+
+
+def rss_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+async def active_chats(folder: Path, chats: int) -> None:
+    """Resident memory with `chats` nights open and cached (each a few hands in)."""
+    ledger = await Ledger.open(folder / "active.sqlite3")
+    referee = Referee(ledger, charts_enabled=False)
+    names = [f"chat{c}" for c in range(chats)]
+    await asyncio.gather(*(referee.handle(Incoming(n, ALICE, "/new " + " ".join(PLAYERS), f"{n}:new")) for n in names))
+    await asyncio.gather(*(chat_stream(referee, n, 20, []) for n in names))
+    print(f"RSS with {chats:,} active chats (each night 20 commands in, cached): {rss_mb():.0f} MB")
+    await ledger.close()
+
+
 async def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         await command_rate(Path(folder))
+        print("group commit (file database, WAL, synchronous=FULL):")
+        for chats, per_chat in ((1, 1_000), (20, 100), (200, 20)):
+            await group_commit(Path(folder), chats, per_chat)
+        await active_chats(Path(folder), 1_000)
         await big_night(Path(folder))
 
 

@@ -416,10 +416,8 @@ class Night:
     async def _append(
         self, line: Line, chat_id: str, news: Sequence[NewEvent], hand: int | None = None
     ) -> list[EventRow]:
-        last = self.events[-1].id if self.events else 0
         stake = self.stake_at(hand if hand is not None else self.state.hand_no)
-        ids = await self.ledger.append(chat_id, self.id, line.speaker, line.text, line.update_key, stake, news)
-        rows = [e for e in await self.ledger.events(self.id, after_id=last) if e.id in ids]
+        rows = await self.ledger.append_rows(chat_id, self.id, line.speaker, line.text, line.update_key, stake, news)
         self.events.extend(rows)
         return rows
 
