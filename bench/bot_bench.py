@@ -234,6 +234,31 @@ async def backlog(folder: str, counter: list[int]) -> None:
     await stopped(application)
 
 
+async def many_chats(folder: str, counter: list[int]) -> None:
+    """Rate limiter on: 1,000 chats open a night at once; a new chat's /help waits for its turn."""
+    request = RecordingRequest()
+    application = await started(request, folder, "many.sqlite3", rate_limit=True)
+    front: TelegramFrontEnd = application.bot_data["front"]
+    opening = [Update.de_json(updates_for(2000 + chat, counter)[0], application.bot) for chat in range(1000)]
+    help_update = Update.de_json(updates_for(3001, counter)[0], application.bot)
+    assert help_update.message is not None
+    help_update = Update.de_json(
+        {"update_id": help_update.update_id, "message": {**help_update.message.to_dict(), "text": "/help"}},
+        application.bot,
+    )
+    for update in opening:
+        await front.accept(update)
+    asked = time.perf_counter()
+    await front.accept(help_update)
+    chat = -1000000 - 3001
+    while not any(c == chat for _, c in request.sent):
+        await asyncio.sleep(0.005)
+    answered = min(at for at, c in request.sent if c == chat) - asked
+    print(f"1,000 chats opening a night at once: a new chat's /help answered in {answered * 1000:.0f} ms")
+    await front.idle()
+    await stopped(application)
+
+
 async def coalesced(folder: str, counter: list[int]) -> None:
     """Rate limiter on: 1,000 commands in one chat, recorded while their replies are coalesced."""
     request = RecordingRequest()
@@ -349,6 +374,7 @@ async def main() -> None:
         await throughput(folder)
         counter = [10_000_000]
         await backlog(folder, counter)
+        await many_chats(folder, counter)
         await coalesced(folder, counter)
         await inbox_drain(folder, counter)
         await kill_and_restart(folder)

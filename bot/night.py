@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 from bot.codec import (
     EVENT_KINDS,
@@ -107,10 +108,17 @@ class Fold:
         return self.played[-1]
 
     def hand_of(self, event_id: int) -> int | None:
+        return self._hands.get(event_id)
+
+    @cached_property
+    def _hands(self) -> dict[int, int]:
+        """Hand of each played event, by ledger id and by slot (the first match wins, as in order):
+        built once per fold, since a night's money looks up every event."""
+        hands: dict[int, int] = {}
         for played in self.played:
-            if event_id in (played.event_id, played.slot):
-                return played.hand_no
-        return None
+            hands.setdefault(played.event_id, played.hand_no)
+            hands.setdefault(played.slot, played.hand_no)
+        return hands
 
 
 def check_against_table(fold: Fold, event: Event) -> None:

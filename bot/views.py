@@ -93,23 +93,28 @@ def scoreboard(seats: Sequence[Seat], state: TableState, amounts: Sequence[int],
     )
 
 
-def history(events: Sequence[EventRow], reversed_ids: set[int], hands: Mapping[int, int]) -> list[Reply]:
-    """The latest log lines; `hands` gives each event's hand as the corrected night has it."""
+def history(
+    events: Sequence[EventRow],
+    reversed_ids: set[int],
+    hands: Mapping[int, int],
+    fixed_by: Mapping[int, int] | None = None,
+) -> list[Reply]:
+    """The latest log lines; `hands` gives each event's hand as the corrected night has it, and
+    `fixed_by` which event corrected a line (shown instead of "undone")."""
     lines: list[Reply] = []
+    fixed_by = fixed_by or {}
     for event in events:
         key = "history.line_undone" if event.id in reversed_ids else "history.line"
-        lines.append(
-            Reply(
-                key,
-                {
-                    "id": event.id,
-                    "hand": hands.get(event.id, event.hand_no),
-                    "kind": Reply(f"kind.{event.kind}"),
-                    "text": event.raw_text,
-                    "speaker": event.speaker,
-                },
-            )
-        )
+        params: dict[str, object] = {
+            "id": event.id,
+            "hand": hands.get(event.id, event.hand_no),
+            "kind": Reply(f"kind.{event.kind}"),
+            "text": event.raw_text,
+            "speaker": event.speaker,
+        }
+        if event.id in reversed_ids and event.id in fixed_by:
+            key, params = "history.line_fixed", {**params, "by": fixed_by[event.id]}
+        lines.append(Reply(key, params))
     return lines or [Reply("history.empty")]
 
 

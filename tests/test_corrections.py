@@ -214,3 +214,24 @@ async def check_correction(script: list[str], pick: int, fix: bool) -> None:
 @given(st.lists(lines(), min_size=1, max_size=12), st.integers(0, 100), st.booleans())
 def test_undo_or_fix_equals_replaying_the_corrected_log(script: list[str], pick: int, fix: bool) -> None:
     asyncio.run(check_correction(script, pick, fix))
+
+
+async def test_fix_of_flowers_three_hands_back_across_a_doubled_hand_in_chinese(table: Table) -> None:
+    table.default_speaker = "甲"
+    await table.play(
+        f"""
+        开局 甲 乙 丙 丁
+        甲: 胡 自摸 {HAND} 花2
+        丙: 胡 丁 {HAND} 花2
+        丁: 胡 甲 {HAND} 花2
+        """
+    )
+    # hand 1: 甲 (dealer) self-draws 46 from each: a dealer win makes hand 2 比下胡 and 甲 deals again;
+    # hand 2: 丁 feeds 丙 (46 + 10 × 1) × 2 = 112; the deal passes to 乙; hand 3: 甲 feeds 丁 46
+    assert await table.balances() == {"甲": 138 - 46, "乙": -46, "丙": -46 + 112, "丁": -46 - 112 + 46}
+    out = await table.say(f"甲: 改 2 胡 自摸 {HAND} 花3")
+    # hand 1 is now 48 from each; hand 2 stays doubled (still a dealer win) and pays 112 as before
+    assert await table.balances() == {"甲": 144 - 46, "乙": -48, "丙": -48 + 112, "丁": -48 - 112 + 46}
+    assert "变动：甲 +6 · 乙 −2 · 丙 −2 · 丁 −2" in out
+    assert "重新计算" not in out  # no later hand moved: hand 2 and 3 pay exactly what they did
+    assert "现在是第 4 盘" in out

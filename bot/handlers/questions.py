@@ -40,7 +40,8 @@ async def history(context: Context) -> Response:
     events = night.events[-HISTORY_LINES:]
     undone = {e.id for e in events if e.id not in night.active}
     hands = {e.id: night.fold.hand_of(e.id) or e.hand_no for e in events}
-    return Response(tuple(history_lines(events, undone, hands)), context.language, night_id=night.id)
+    fixed_by = {e.reverses: e.id for e in night.events if e.kind == "fix" and e.reverses is not None}
+    return Response(tuple(history_lines(events, undone, hands, fixed_by)), context.language, night_id=night.id)
 
 
 async def rules(context: Context) -> Response:
