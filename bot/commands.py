@@ -423,6 +423,7 @@ _FREE_TEXT: dict[str, Callable[[list[str]], bool]] = {
     "dealer": lambda words: len(words) == 1,
 }
 CHORES = frozenset({"rename", "swap", "stake", "dealer"})  # their words are read whole: new names, amounts
+FLOWS = frozenset({"hu", "gang", "penalty"})  # `/hu ~…`: a step of a guided flow (bot/handlers/flows.py)
 _SINGLE_TILE = frozenset({"pong", "gang", "added_gang", "concealed_gang", "range"})
 _ONE_ARG = frozenset({"undo", "stats", "unseat"})
 
@@ -454,6 +455,8 @@ def _parse_slash(raw: str, line: str, known: Sequence[str]) -> Command | None:
         return Command(UNKNOWN, raw, word="/" + name) if name else None
     if spec.name == "fix":
         return _fix(raw, rest, False)
+    if spec.name in FLOWS and rest.startswith("~"):  # a guided flow's step: its state, read by the flow
+        return Command(spec.name, raw, word=rest.strip())
     if spec.name in ("new", "summary", "export", "lang", "rules", "join", *CHORES):
         tokens = _tokens(rest)  # free text: names to seat, options, a path, a language
     else:

@@ -69,6 +69,7 @@ class Response:
     night_id: int | None = None
     hand_no: int | None = None
     scoreboard: Reply | None = None  # the live scoreboard after a recorded event
+    edits: bool = False  # a guided flow's step or result: written over the message whose button was pressed
     moved_money: bool = True  # False: a recorded event with no payments (碰): the console skips the board
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from bot.codec import SeatChange
 from bot.commands import parse, usage_hint
-from bot.handlers import chores, corrections, opening, questions, table_events
+from bot.handlers import chores, corrections, flows, opening, questions, table_events
 from bot.handlers.common import Context, Desk, Incoming, Refusal, meld_conflict, readable, refused_win
 from bot.inbox import Inbox
 from bot.ledger import DuplicateUpdate, Ledger, Seat
@@ -45,14 +45,14 @@ HANDLERS: dict[str, Handler] = {
     "reopen": opening.reopen,
     "lang": opening.lang,
     "pong": table_events.pong,
-    "gang": table_events.gang,
+    "gang": flows.guided_gang,
     "added_gang": table_events.gang,
     "concealed_gang": table_events.gang,
     "flower_gang": table_events.flower_gang,
     "winds": table_events.winds,
     "range": table_events.range_mark,
-    "penalty": table_events.penalty,
-    "hu": table_events.hu,
+    "penalty": flows.guided_penalty,
+    "hu": flows.guided_hu,
     "draw": table_events.draw,
     "undo": corrections.undo,
     "fix": corrections.fix,

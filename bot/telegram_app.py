@@ -37,7 +37,7 @@ from telegram.request import BaseRequest
 
 from bot.commands import COMMANDS
 from bot.database import EXIT_UNAVAILABLE, DatabaseUnavailable, owned
-from bot.delivery import Outbox, Outgoing, RetryPolicy, split_text, with_retries
+from bot.delivery import MESSAGE_LIMIT, Outbox, Outgoing, RetryPolicy, split_text, with_retries
 from bot.inbox import Inbox, Row
 from bot.replies import Reply, Response, render, render_response
 from bot.seating import Speaker
@@ -332,11 +332,16 @@ class TelegramFrontEnd:
             private=message.chat.type == ChatType.PRIVATE,
         )
         response = await self.referee.handle(incoming)
-        if response is None or not (response.recorded or response.choices):
+        if response is None or not (response.recorded or response.choices or response.edits):
             text = render_response(response, translator) if response is not None else ""
             await self.answer(query, text or translator.t("button.used"))
             return False
         await self.answer(query, None)
+        if response.edits:  # a guided flow: its next step (or its result) is written over the same message
+            self.outbox.push(
+                Outgoing(message.chat.id, self.thread(message), chat_key, response, edit=message.message_id)
+            )
+            return response.recorded
         keep = parts[2].startswith(PER_PRESSER)  # the join button stays while seats are free
         clear = None if keep else message.message_id
         self.outbox.push(Outgoing(message.chat.id, self.thread(message), chat_key, response, clear_keyboard=clear))
@@ -386,7 +391,15 @@ class TelegramFrontEnd:
         markup = self.keyboard(response, translator) if response else None
         photos = [a for a in response.attachments if a.kind == "photo"] if response else []
         documents = [a for a in response.attachments if a.kind == "document"] if response else []
-        if photos and len(text) <= CAPTION_LIMIT:
+        edit = batch[-1].edit if batch else None
+        if edit is not None and text and not photos:
+            await with_retries(
+                lambda: self.bot.edit_message_text(
+                    text[:MESSAGE_LIMIT], chat_id=chat, message_id=edit, reply_markup=markup
+                ),
+                self.policy,
+            )
+        elif photos and len(text) <= CAPTION_LIMIT:
             await with_retries(
                 lambda: self.bot.send_photo(
                     chat, photos[0].data, caption=text, reply_markup=markup, message_thread_id=thread

@@ -144,22 +144,26 @@ async def test_a_button_pressed_three_times_records_once(fake: FakeTelegram, tmp
     db = tmp_path / "tg.sqlite3"
     async with Running(fake, db, FAST) as bot:
         await bot.say(ALICE, NEW)
-        await bot.say(ALICE, "/penalty")
+        await bot.say(ALICE, "/penalty")  # the guided flow: kind, then who (one message, edited)
         keyboard = [c for c in fake.calls if "reply_markup" in c.params][-1]
-        data = buttons(fake)["跟牌 bob"]
+        step = fake.press(ALICE, keyboard, buttons(fake)["跟牌"])
+        await fake.wait_for(lambda: [c for c in fake.calls if "reply_markup" in c.params][-1] is not keyboard)
+        await fake.settle(step)
+        keyboard = [c for c in fake.calls if "reply_markup" in c.params][-1]
+        data = buttons(fake)["bob"]
         before = len(fake.calls)
         last = 0
         for presser in (ALICE, CAROL, ALICE):
             last = fake.press(presser, keyboard, data)
         await fake.settle(last)
+        await fake.wait_for(lambda: any("✅" in str(c.params.get("text", "")) for c in fake.calls[before:]))
         later = fake.calls[before:]
-        group_messages = [c for c in later if c.method == "sendMessage" and "📋" not in c.params["text"]]
-        assert len(group_messages) == 1 and "✅" in group_messages[0].params["text"]
+        results = [c for c in later if c.method in ("sendMessage", "editMessageText") and "✅" in c.params["text"]]
+        assert len(results) == 1 and results[0].method == "editMessageText"
+        assert int(results[0].params["message_id"]) == keyboard.params["_result"]["message_id"]
+        assert not results[0].params.get("reply_markup")  # the buttons are gone with the edit
         answers = [str(c.params.get("text", "")) for c in later if c.method == "answerCallbackQuery"]
         assert len(answers) == 3 and sum("已记录 #" in a for a in answers) == 2
-        removed = [c for c in later if c.method == "editMessageReplyMarkup"]
-        assert [int(c.params["message_id"]) for c in removed] == [keyboard.params["_result"]["message_id"]]
-        assert "reply_markup" not in removed[0].params or not removed[0].params["reply_markup"]
     assert recorded(db, "penalty") == 1
     assert await balances(db) == [10, -30, 10, 10]
 

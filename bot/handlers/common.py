@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,6 +37,7 @@ class Desk:
     rules_dir: Path | None = None  # where /new rules=FILE may read house rules (console only)
     charts_enabled: bool = True
     pending_close: set[str] = field(default_factory=set)  # chats shown /summary, awaiting `yes`
+    clock: Callable[[], float] = time.time  # guided flows expire (tests move it on)
 
 
 @dataclass(frozen=True)
