@@ -21,7 +21,7 @@ from bot.inbox import Inbox
 from bot.writer import PRAGMAS, Writer
 from engine.settlement import Payment
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 _MIGRATIONS: dict[int, str] = {
     1: """
     CREATE TABLE chat_settings (
@@ -104,6 +104,16 @@ _MIGRATIONS: dict[int, str] = {
     INSERT OR REPLACE INTO chat_aliases (chat, chat_key)
         SELECT CAST(substr(chat_id, 4) AS INTEGER), value FROM chat_settings
         WHERE key = 'migrated_from' AND chat_id LIKE 'tg:%' ORDER BY id;
+    """,
+    # 4: the night's folded table state at closed hands (bot/checkpoint.py): a cache, never the truth
+    4: """
+    CREATE TABLE checkpoints (
+        night_id INTEGER NOT NULL REFERENCES nights (id),
+        last_event_id INTEGER NOT NULL,
+        version TEXT NOT NULL,
+        state TEXT NOT NULL,
+        PRIMARY KEY (night_id, last_event_id)
+    );
     """,
 }
 
@@ -382,11 +392,36 @@ class Ledger:
         update_key: str | None,
         stake_cents: int,
         events: Sequence[NewEvent],
+        checkpoint: tuple[str, str] | None = None,
     ) -> list[EventRow]:
         """`append`, returning the rows as recorded: read back in the same transaction, so that no
-        reader's older snapshot can hide them."""
+        reader's older snapshot can hide them. A checkpoint (version, state) of the table after the
+        last of these events rides in the same transaction."""
         line = _Line(chat_id, night_id, speaker, raw_text, update_key, stake_cents)
-        return await self._writer.run(lambda db: _read_back(db, _append_events(db, line, events)))
+
+        def write(db: sqlite3.Connection) -> list[EventRow]:
+            ids = _append_events(db, line, events)
+            if checkpoint is not None and ids:
+                db.execute(
+                    "INSERT OR REPLACE INTO checkpoints (night_id, last_event_id, version, state) VALUES (?, ?, ?, ?)",
+                    (night_id, ids[-1], *checkpoint),
+                )
+            return _read_back(db, ids)
+
+        return await self._writer.run(write)
+
+    async def checkpoint(self, night_id: int, version: str) -> tuple[int, str] | None:
+        """(last event id, state) of the night's newest checkpoint of this version that no later
+        correction reaches into (an undo or fix of an event it covers invalidates it)."""
+        rows = await self._db.execute_fetchall(
+            "SELECT c.last_event_id, c.state FROM checkpoints c WHERE c.night_id = ? AND c.version = ?"
+            " AND NOT EXISTS (SELECT 1 FROM events e WHERE e.night_id = c.night_id AND e.id > c.last_event_id"
+            "  AND e.reverses IS NOT NULL AND e.reverses <= c.last_event_id)"
+            " ORDER BY c.last_event_id DESC LIMIT 1",
+            (night_id, version),
+        )
+        row = next(iter(rows), None)
+        return (int(row[0]), str(row[1])) if row else None
 
     async def set_setting(self, chat_id: str, key: str, value: str) -> None:
         def write(db: sqlite3.Connection) -> None:

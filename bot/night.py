@@ -20,6 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
+from bot import checkpoint as checkpoints
 from bot.codec import (
     EVENT_KINDS,
     SEAT_KINDS,
@@ -311,7 +312,14 @@ class Corrected:
 
 
 class Night:
-    def __init__(self, ledger: Ledger, row: NightRow, events: Sequence[EventRow], payments: Sequence[PaymentRow]):
+    def __init__(
+        self,
+        ledger: Ledger,
+        row: NightRow,
+        events: Sequence[EventRow],
+        payments: Sequence[PaymentRow],
+        checkpoint: tuple[int, str] | None = None,
+    ):
         self.ledger = ledger
         self.row = row
         self.preset: Preset = preset_from_dict(json.loads(row.preset_json))
@@ -322,8 +330,12 @@ class Night:
         self.active: set[int] = set()
         self.seats: tuple[Seat, ...] = row.seats
         self.closed = False
-        self.fold = Fold(self.start())
-        self._derive()
+        self.version = checkpoints.version(row.preset_json)
+        # The fold in memory starts after event `_from` (a checkpoint's) or at the start (0); the
+        # whole night's fold is folded from the start the first time something asks for it.
+        self._fold = Fold(self.start())
+        self._from = 0
+        self._derive(checkpoint)
 
     @property
     def id(self) -> int:
@@ -336,16 +348,33 @@ class Night:
 
     @property
     def state(self) -> TableState:
-        return self.fold.state
+        return self._fold.state
+
+    @property
+    def fold(self) -> Fold:
+        """The whole night's fold, every effective event played (after a restart from a checkpoint it
+        is folded from the start once, when first needed: a correction, a summary, the stats)."""
+        if self._from:
+            self._fold = fold_entries(self.start(), entries(self.events, self.active), None)
+            self._from = 0
+        return self._fold
 
     def start(self) -> TableState:
         return new_table(self.preset, self.row.dealer)
 
-    def _derive(self) -> None:
+    def _derive(self, checkpoint: tuple[int, str] | None = None) -> None:
         self.active = active_ids(self.events)
         self.seats = seats_from(self.row, self.events, self.active)
         self.closed = is_closed(self.events)
-        self.fold = fold_entries(self.start(), entries(self.events, self.active), None)
+        start, after = self.start(), 0
+        if checkpoint is not None:
+            try:
+                start, after = checkpoints.decode_state(checkpoint[1], self.preset), checkpoint[0]
+            except checkpoints.CheckpointMismatch:
+                start, after = self.start(), 0  # another engine wrote it: fold the whole night
+        items = [item for item in entries(self.events, self.active) if item[1] > after]
+        self._fold = fold_entries(start, items, None)
+        self._from = after
 
     # ---- questions -----------------------------------------------------------------------------
 
@@ -412,7 +441,9 @@ class Night:
         """Everyone who played tonight (more than four after a 换人) and their net."""
         seating = occupancy(self.row.seats, self.events, self.active)
         schedule = stake_schedule(self.row.stake_cents, self.events, self.active)
-        return people(seating, self.events, self.payment_rows, schedule, self.fold.hand_of)
+        # the hand only picks the stake: with one stake all night, the whole fold is not needed
+        hand_of = self.fold.hand_of if len(schedule) > 1 else _no_hand
+        return people(seating, self.events, self.payment_rows, schedule, hand_of)
 
     def seat_totals(self) -> tuple[list[int], list[int]]:
         """(flowers, money) of the player now in each seat, for the scoreboard."""
@@ -422,10 +453,18 @@ class Night:
         return [p.amount if p else 0 for p in found], [p.money_cents if p else 0 for p in found]
 
     async def _append(
-        self, line: Line, chat_id: str, news: Sequence[NewEvent], hand: int | None = None
+        self,
+        line: Line,
+        chat_id: str,
+        news: Sequence[NewEvent],
+        hand: int | None = None,
+        checkpoint: TableState | None = None,
     ) -> list[EventRow]:
         stake = self.stake_at(hand if hand is not None else self.state.hand_no)
-        rows = await self.ledger.append_rows(chat_id, self.id, line.speaker, line.text, line.update_key, stake, news)
+        saved = (self.version, checkpoints.encode_state(checkpoint)) if checkpoint is not None else None
+        rows = await self.ledger.append_rows(
+            chat_id, self.id, line.speaker, line.text, line.update_key, stake, news, saved
+        )
         self.events.extend(rows)
         return rows
 
@@ -438,12 +477,13 @@ class Night:
     async def record(self, line: Line, event: Event) -> Recorded:
         """Apply a table event, append it with its payments, and fold it in; raises EngineError
         (nothing written) if the table refuses it."""
-        fold = self.fold.then(PENDING_ID, PENDING_ID, event)
+        fold = self._fold.then(PENDING_ID, PENDING_ID, event)
         played = fold.last
         new = NewEvent(played.hand_no, event_kind(event), actor_of(event), encode_event(event), played.payments)
-        (row,) = await self._append(line, self.row.chat_id, [new])
+        closes_hand = fold.state.hand_no != self.state.hand_no and checkpoints.engine_fits()
+        (row,) = await self._append(line, self.row.chat_id, [new], checkpoint=fold.state if closes_hand else None)
         played = replace(played, event_id=row.id, slot=row.id)
-        self.fold = Fold(fold.state, (*self.fold.played, played))
+        self._fold = Fold(fold.state, (*self._fold.played, played))
         self.active.add(row.id)
         rows = self._booked_rows(row.id, played.payments, played.hand_no)
         self.booked.add(rows)
@@ -501,7 +541,7 @@ class Night:
             tuple(replace(p, event_id=row.id) if p.event_id == PENDING_ID else p for p in fold.played),
         )
         moved = moved_hands(self.fold, fold, slots(self.events).get(target.id, target.id))
-        self.fold = fold
+        self._fold, self._from = fold, 0
         self.active = active_ids(self.events)
         self.seats = seats_from(self.row, self.events, self.active)
         rows = self._booked_rows(row.id, payments, target_hand)
@@ -512,6 +552,10 @@ class Night:
             changes[p.payee] += p.amount
         replacement_played = next((p for p in fold.played if p.event_id == row.id), None)
         return Corrected(row.id, target, rows, tuple(changes), moved, replacement_played)
+
+
+def _no_hand(event_id: int) -> int | None:
+    return None
 
 
 def moved_hands(before: Fold, after: Fold, from_slot: int) -> tuple[int, ...]:
@@ -552,7 +596,9 @@ class Nights:
         cached = self._latest.get(row.chat_id)
         if cached is not None and cached.id == row.id:
             return cached
-        return Night(self.ledger, row, await self.ledger.events(row.id), await self.ledger.payments(row.id))
+        checkpoint = await self.ledger.checkpoint(row.id, checkpoints.version(row.preset_json))
+        events, payments = await self.ledger.events(row.id), await self.ledger.payments(row.id)
+        return Night(self.ledger, row, events, payments, checkpoint)
 
     async def latest(self, chat_id: str) -> Night | None:
         if chat_id not in self._latest:
