@@ -60,8 +60,8 @@ def standard_decompositions(closed: Iterable[Tile]) -> list[Decomposition]:
     for reading in product(*per_suit):
         man, pin, sou, winds = reading
         # Sequences before triplets, each ascending: the order `sorted` gives TileSets.
-        sets = man.sequences + pin.sequences + sou.sequences + man.triplets + pin.triplets + sou.triplets
-        found.append(Decomposition(cast(Tile, reading[holder].pair), sets + winds.triplets))
+        sets = (*man.sequences, *pin.sequences, *sou.sequences, *man.triplets, *pin.triplets, *sou.triplets)
+        found.append(Decomposition(cast(Tile, reading[holder].pair), (*sets, *winds.triplets)))
     if len(found) > 1:
         found.sort(key=lambda d: (d.pair, d.sets))
     return found
@@ -73,11 +73,11 @@ def is_seven_pairs(closed: Iterable[Tile]) -> bool:
     return len(tiles) == SEVEN_PAIRS_SIZE and tiles[0::2] == tiles[1::2]  # each tile equals the next
 
 
-def _standard_waits(tiles: list[Tile]) -> set[Tile]:
+def _standard_waits(tiles: tuple[Tile, ...]) -> set[Tile]:
     """Tiles that complete sorted `tiles` as sets + a pair. Every suit but the one the tile joins
     must already be ready; the one it joins must be ready after; and exactly one suit may then hold
     the pair."""
-    shapes = [suit_shape(suit) for suit in _by_suit(tuple(tiles))]
+    shapes = [suit_shape(suit) for suit in _by_suit(tiles)]
     broken = [shape for shape in shapes if not shape.ready]
     if len(broken) > 1:
         return set()
@@ -89,7 +89,7 @@ def _standard_waits(tiles: list[Tile]) -> set[Tile]:
     return waits
 
 
-def _seven_pairs_wait(tiles: list[Tile]) -> Tile | None:
+def _seven_pairs_wait(tiles: tuple[Tile, ...]) -> Tile | None:
     """The tile that makes 13 sorted concealed tiles seven pairs: the one kind held an odd number of
     times (found where the pairs fall out of step)."""
     if len(tiles) != SEVEN_PAIRS_SIZE - 1:
@@ -105,10 +105,11 @@ def _seven_pairs_wait(tiles: list[Tile]) -> Tile | None:
 def waiting_tiles(concealed: Iterable[Tile], meld_tiles: Iterable[Tile], meld_count: int) -> set[Tile]:
     """The tile kinds that would complete the hand. A kind whose four copies the player already
     holds (melds included) cannot be waited on."""
-    tiles, melded = sorted(concealed), list(meld_tiles)
+    tiles = tuple(sorted(concealed))
     waits = _standard_waits(tiles)
     if meld_count == 0 and (seven := _seven_pairs_wait(tiles)) is not None:
         waits.add(seven)
+    melded = list(meld_tiles)
     return {tile for tile in waits if tiles.count(tile) + melded.count(tile) < COPIES}
 
 

@@ -78,15 +78,19 @@ class Hand:
             counts[meld.tile] += meld.size
         return counts
 
+    def _kinds(self) -> tuple[Tile, ...]:
+        """The closed tiles, then the tile of each meld: enough to tell every kind the hand holds."""
+        return (*self.closed_tiles, *(m.tile for m in self.melds)) if self.melds else self.closed_tiles
+
     # Every reading of a hand asks which suits are present and whether winds are: found once here.
     @cached_property
     def suits(self) -> frozenset[int]:
         """The suits present (0 m, 1 p, 2 s), melds included."""
-        return suits_of((*self.concealed, self.winning, *(m.tile for m in self.melds)))
+        return suits_of(self._kinds())
 
     @cached_property
     def has_winds(self) -> bool:
-        return any(is_wind(tile) for tile in (*self.concealed, self.winning, *(m.tile for m in self.melds)))
+        return any(map(is_wind, self._kinds()))
 
     def tile_counts(self) -> Counter[Tile]:
         """Every physical tile of the hand, melds included (a gang counts four). A copy: callers may

@@ -7,7 +7,7 @@ scored with the preset's units; the reading that scores highest is the one used.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from types import MappingProxyType
@@ -24,7 +24,7 @@ from engine.errors import EngineError
 from engine.hand import Hand, MeldKind
 from engine.preset import Preset, UnitRule
 from engine.tiles import Tile, is_wind, suit_of
-from engine.units import PATTERN_UNITS, SOFT_UNITS, UNITS_BY_KEY, Unit, WinFlags, WinView, flag_pattern_counts
+from engine.units import PATTERN_UNITS, SOFT_UNITS, UNITS_BY_KEY, WinFlags, WinView, flag_pattern_counts
 
 DISPLAY_ORDER = ("pao", *(u.key for u in SOFT_UNITS), *(u.key for u in PATTERN_UNITS if u.key != "pao"))
 DISPLAY_RANK = MappingProxyType({key: rank for rank, key in enumerate(DISPLAY_ORDER)})
@@ -135,7 +135,7 @@ def evaluate(counts: Mapping[str, int], preset: Preset, hard_flowers: int, menqi
     items = [
         once if (count := counts[key]) == 1 else Item(key, count, count * worth) for key, worth, once in plan.lines
     ]
-    total = sum(item.flowers for item in items)
+    total = sum([item.flowers for item in items])
     if plan.doubling:
         items = [Item(i.key, i.count, total) if i.key in plan.doubling else i for i in items]
         total *= 2
@@ -143,45 +143,43 @@ def evaluate(counts: Mapping[str, int], preset: Preset, hard_flowers: int, menqi
     reason = None if valid else REFUSED_LIMIT
     if plan.refused_together:
         valid, reason = False, REFUSED_TOGETHER
-    return WinScore(
-        valid=valid,
-        total=total,
-        items=tuple(items),
-        reason=reason,
-        big=plan.big,
-        takes_all=plan.takes_all,
-    )
+    return WinScore(valid, total, tuple(items), reason, plan.big, plan.takes_all)
 
 
 SOLE_WAIT_SHAPES = frozenset({WaitShape.MIDDLE, WaitShape.EDGE, WaitShape.PAIR})
 
 
-def _views(hand: Hand, flags: WinFlags, table_pongs: frozenset[Tile]) -> Iterable[WinView]:
+def _views(hand: Hand, flags: WinFlags, table_pongs: frozenset[Tile]) -> list[WinView]:
     closed = hand.closed_tiles
     readings: list[tuple[Decomposition | None, WaitShape]] = []
     if not hand.melds and is_seven_pairs(closed):
         readings.append((None, WaitShape.SEVEN_PAIRS))
     for split in standard_decompositions(closed):
-        readings.extend((split, shape) for shape in wait_shapes(split, hand.winning))
+        for shape in wait_shapes(split, hand.winning):
+            readings.append((split, shape))
     # Whether the wait was sole matters only where the winning tile could earn a wait flower.
     unique = False
-    if any(shape in SOLE_WAIT_SHAPES for _, shape in readings):
+    if not SOLE_WAIT_SHAPES.isdisjoint([shape for _, shape in readings]):
         meld_tiles = [m.tile for m in hand.melds for _ in range(m.size)]
         unique = waits_only_on(hand.concealed, meld_tiles, len(hand.melds), hand.winning)
-    for reading, shape in readings:
-        yield WinView(hand, flags, reading, shape, unique, table_pongs)
+    return [WinView(hand, flags, reading, shape, unique, table_pongs) for reading, shape in readings]
+
+
+Question = tuple[str, Callable[[WinView, UnitRule], int], UnitRule]  # a unit's key, its count method, its rule
 
 
 @lru_cache(maxsize=4096)
-def _units_to_ask(preset: Preset, facts: frozenset[str]) -> tuple[tuple[Unit, UnitRule], ...]:
+def _units_to_ask(preset: Preset, facts: frozenset[str]) -> tuple[Question, ...]:
     """The preset's units that can count on a reading with these facts, in the preset's order."""
-    return tuple((unit, rule) for unit, rule in preset.scored_units if unit.needs is None or unit.needs in facts)
+    return tuple(
+        (unit.key, unit.count, rule) for unit, rule in preset.scored_units if unit.needs is None or unit.needs in facts
+    )
 
 
 def unit_counts(view: WinView, preset: Preset, forced: frozenset[str] = frozenset()) -> dict[str, int]:
     """How many times each of the preset's units applies to this reading (a forced pattern once)."""
-    units = _units_to_ask(preset, view.facts())
-    counts = {unit.key: count for unit, rule in units if (count := unit.count(view, rule))}
+    questions = _units_to_ask(preset, view.facts())
+    counts = {key: n for key, count, rule in questions if (n := count(view, rule))}
     counts.update(dict.fromkeys(forced, 1))
     return counts
 

@@ -93,6 +93,31 @@ def suit_splits(tiles: SuitTiles) -> tuple[SuitSplit, ...]:
     return tuple(found)
 
 
+def _without(tiles: SuitTiles, taken: tuple[Tile, ...]) -> SuitTiles:
+    rest = list(tiles)
+    for tile in taken:
+        rest.remove(tile)
+    return tuple(rest)
+
+
+@cache
+def readable(tiles: SuitTiles) -> bool:
+    """Whether one suit's tiles have a reading at all: `bool(suit_splits(tiles))`, found by a search
+    that stops at the first reading (the waits ask this of many shapes that never win)."""
+    if len(tiles) % 3 == 2:
+        return any(readable(_without(tiles, (kind, kind))) for kind in set(tiles) if tiles.count(kind) >= 2)
+    if not tiles:
+        return True
+    if len(tiles) % 3 == 1:
+        return False
+    low = tiles[0]  # the lowest tile starts a triplet or a sequence
+    if tiles[:3] == (low, low, low) and readable(tiles[3:]):
+        return True
+    if is_wind(low) or low + 2 not in _kinds_of(low) or low + 1 not in tiles or low + 2 not in tiles:
+        return False  # no sequence starts at `low`
+    return readable(_without(tiles, (low, low + 1, low + 2)))
+
+
 @dataclass(frozen=True)
 class SuitShape:
     """What the waits of a hand need to know about the tiles it holds of one suit."""
@@ -109,7 +134,7 @@ def suit_shape(tiles: SuitTiles) -> SuitShape:
     completions: it has no fifth copy to wait on. (No tiles: ready, and no single tile completes it.)"""
     kinds = _kinds_of(tiles[0]) if tiles else range(0)
     completions = frozenset(
-        kind for kind in kinds if tiles.count(kind) < COPIES and suit_splits(tuple(sorted((*tiles, kind))))
+        kind for kind in kinds if tiles.count(kind) < COPIES and readable(tuple(sorted((*tiles, kind))))
     )
     size = len(tiles)
-    return SuitShape(bool(suit_splits(tiles)), size % 3 == 2, completions, (size + 1) % 3 == 2)
+    return SuitShape(readable(tiles), size % 3 == 2, completions, (size + 1) % 3 == 2)

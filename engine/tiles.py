@@ -48,7 +48,7 @@ def suit_of(tile: Tile) -> int | None:
 
 def suits_of(tiles: Iterable[Tile]) -> frozenset[int]:
     """The suit indices among `tiles` (winds have none)."""
-    return frozenset(tile // SUIT_SIZE for tile in tiles if tile < FIRST_WIND)
+    return frozenset({tile // SUIT_SIZE for tile in tiles if tile < FIRST_WIND})
 
 
 def rank_of(tile: Tile) -> int:

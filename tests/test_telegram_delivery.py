@@ -96,6 +96,24 @@ async def test_a_late_note_goes_out_with_the_next_answer_without_waiting(fake: F
     assert await balances(db) == [-12, 18 - 6, 18 - 6, -12]
 
 
+async def test_an_answer_that_recorded_nothing_is_dropped_when_it_cannot_be_sent(
+    fake: FakeTelegram, tmp_path: Path
+) -> None:
+    """A /score answer that never gets through is superseded by the next question: no late note."""
+    db = tmp_path / "tg.sqlite3"
+    policy = RetryPolicy(attempts=2, first_backoff=0.01, late_note_pause=0.05, late_note_attempts=5)
+    async with Running(fake, db, policy) as bot:
+        await bot.say(ALICE, NEW)
+        fake.fail_next("sendMessage", fake.bad_gateway(), fake.bad_gateway())
+        before = len(fake.texts(GROUP))
+        fake.message(GROUP, EVE, "/score")
+        await fake.wait_for(lambda: len(fake.failed) == 2)
+        await asyncio.sleep(0.5)  # ten times the pause after which a late note would go out
+        assert len(fake.texts(GROUP)) == before
+        out = await bot.say(BOB, "/flowergang")
+        assert out.startswith("✅ #") and "📋" not in out.split("\n")[0]
+
+
 async def test_a_failure_after_the_commit_says_it_was_recorded_in_the_chats_language(
     fake: FakeTelegram, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -298,3 +316,17 @@ async def test_updates_left_in_the_inbox_by_a_crash_are_drained_at_start(fake: F
         texts = fake.texts(GROUP)
         assert "第 1 局开始" in texts[0]
     assert await balances(db) == [-12, 18 - 6, 18 - 6, -12]
+
+
+async def test_an_expired_admin_list_is_used_while_a_fresh_one_is_fetched(fake: FakeTelegram, tmp_path: Path) -> None:
+    """Recording does not wait for the admin lookup (it shares the group's rate limit with replies)."""
+    db = tmp_path / "tg.sqlite3"
+    async with Running(fake, db, FAST) as bot:
+        await bot.say(ALICE, NEW)
+        bot.front.admins[GROUP] = (time.monotonic() - 3600, frozenset({5}))  # Eve was an admin an hour ago
+        fake.admins[GROUP] = []  # and is not any more
+        assert "✅" in await bot.say(EVE, "/gang carol bob 5s")  # answered from the old list at once
+        await fake.wait_for(lambda: bool(fake.sent("getChatAdministrators")))
+        assert "只有在座的玩家" in await bot.say(EVE, "/gang carol bob 6s")  # the fresh list applies next
+    # one exposed gang (明杠) fed by Bob: Bob pays Carol 6, as in test_a_chat_admin_may_record_for_the_table
+    assert await balances(db) == [0, -6, 6, 0]
