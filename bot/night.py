@@ -243,27 +243,29 @@ def table_event(event: EventRow) -> Event | None:
     return None
 
 
-def entries(events: Sequence[EventRow], active: set[int]) -> list[tuple[int, int, Event]]:
-    """(event id, slot, event) of the effective table events, in the night's order."""
+def entries(events: Sequence[EventRow], active: set[int], after: int = 0) -> list[tuple[int, int, Event]]:
+    """(event id, slot, event) of the effective table events in slots after `after`, in the night's order."""
     places = slots(events)
-    found = [(e.id, places[e.id], table_event(e)) for e in events if e.id in active]
+    found = [(e.id, places[e.id], table_event(e)) for e in events if e.id in active and places[e.id] > after]
     return sorted(((i, s, ev) for i, s, ev in found if ev is not None), key=lambda entry: entry[1])
 
 
 def fold_entries(start: TableState, items: Iterable[tuple[int, int, Event]], strict_after: int | None) -> Fold:
     """Fold events in order. Events that no longer apply are skipped (older ledgers) unless they come
     after `strict_after`: then the correction that made them impossible is refused."""
-    fold = Fold(start)
+    state, played = start, list[Played]()  # a list, not a tuple per step: folding a long night stays linear
     for event_id, slot, event in items:
-        try:
-            fold = fold.then(event_id, slot, event)
+        try:  # a line being recorded is checked against its hand's earlier events (Fold.then)
+            step = Fold(state, tuple(played) if event_id == PENDING_ID else ()).then(event_id, slot, event)
         except EngineError as error:
             if strict_after is None or slot < strict_after:
                 continue
             if event_id == PENDING_ID:
                 raise  # the corrected line itself is wrong: say why, as if it had been typed
             raise LaterEventBreaks(slot, error) from error
-    return fold
+        state = step.state
+        played.append(step.last)
+    return Fold(state, tuple(played))
 
 
 def seats_from(row: NightRow, events: Iterable[EventRow], active: set[int]) -> tuple[Seat, ...]:
@@ -335,6 +337,7 @@ class Night:
         # whole night's fold is folded from the start the first time something asks for it.
         self._fold = Fold(self.start())
         self._from = 0
+        self._people: list[Person] | None = None  # derived from the events; dropped at every write
         self._derive(checkpoint)
 
     @property
@@ -372,8 +375,7 @@ class Night:
                 start, after = checkpoints.decode_state(checkpoint[1], self.preset), checkpoint[0]
             except checkpoints.CheckpointMismatch:
                 start, after = self.start(), 0  # another engine wrote it: fold the whole night
-        items = [item for item in entries(self.events, self.active) if item[1] > after]
-        self._fold = fold_entries(start, items, None)
+        self._fold = fold_entries(start, entries(self.events, self.active, after), None)
         self._from = after
 
     # ---- questions -----------------------------------------------------------------------------
@@ -439,6 +441,11 @@ class Night:
 
     def people(self) -> list[Person]:
         """Everyone who played tonight (more than four after a 换人) and their net."""
+        if self._people is None:
+            self._people = self._derive_people()
+        return list(self._people)
+
+    def _derive_people(self) -> list[Person]:
         seating = occupancy(self.row.seats, self.events, self.active)
         schedule = stake_schedule(self.row.stake_cents, self.events, self.active)
         # the hand only picks the stake: with one stake all night, the whole fold is not needed
@@ -466,12 +473,14 @@ class Night:
             chat_id, self.id, line.speaker, line.text, line.update_key, stake, news, saved
         )
         self.events.extend(rows)
+        self._people = None  # whatever this line wrote, the nets are derived again
         return rows
 
     def _booked_rows(self, event_id: int, payments: Sequence[Payment], hand: int) -> tuple[PaymentRow, ...]:
         stake = self.stake_at(hand)
         rows = tuple(PaymentRow(event_id, p.payer, p.payee, p.amount, p.amount * stake, p.reason) for p in payments)
         self.payment_rows.extend(rows)
+        self._people = None
         return rows
 
     async def record(self, line: Line, event: Event) -> Recorded:
