@@ -126,7 +126,7 @@ async def big_night(folder: Path) -> None:
         warm = await timed(referee, "/score", 20)
         print(
             f"  restart {run + 1}: first /score {first:.0f} ms (from the newest checkpoint),"
-            f" then p50 {statistics.median(warm):.1f} ms"
+            f" then p50 {statistics.median(warm):.2f} ms"
         )
         await ledger.close()
     ledger = await Ledger.open(path)

@@ -337,7 +337,9 @@ class Night:
         # whole night's fold is folded from the start the first time something asks for it.
         self._fold = Fold(self.start())
         self._from = 0
-        self._people: list[Person] | None = None  # derived from the events; dropped at every write
+        # derived from the events, dropped at every write: the nets, and each seat's (flowers, money)
+        self._people: list[Person] | None = None
+        self._seat_totals: tuple[list[int], list[int]] | None = None
         self._derive(checkpoint)
 
     @property
@@ -454,6 +456,12 @@ class Night:
 
     def seat_totals(self) -> tuple[list[int], list[int]]:
         """(flowers, money) of the player now in each seat, for the scoreboard."""
+        if self._seat_totals is None:
+            self._seat_totals = self._derive_seat_totals()
+        amounts, money = self._seat_totals
+        return list(amounts), list(money)
+
+    def _derive_seat_totals(self) -> tuple[list[int], list[int]]:
         seating = occupancy(self.row.seats, self.events, self.active)
         by_name = {fold(p.name): p for p in self.people()}
         found = [by_name.get(fold(seating.names[index])) for index in seating.now]
@@ -473,14 +481,14 @@ class Night:
             chat_id, self.id, line.speaker, line.text, line.update_key, stake, news, saved
         )
         self.events.extend(rows)
-        self._people = None  # whatever this line wrote, the nets are derived again
+        self._people, self._seat_totals = None, None  # whatever this line wrote, derive them again
         return rows
 
     def _booked_rows(self, event_id: int, payments: Sequence[Payment], hand: int) -> tuple[PaymentRow, ...]:
         stake = self.stake_at(hand)
         rows = tuple(PaymentRow(event_id, p.payer, p.payee, p.amount, p.amount * stake, p.reason) for p in payments)
         self.payment_rows.extend(rows)
-        self._people = None
+        self._people, self._seat_totals = None, None
         return rows
 
     async def record(self, line: Line, event: Event) -> Recorded:
