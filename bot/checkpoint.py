@@ -36,6 +36,7 @@ STATE_FIELDS = (
     "chips",
     "gang_liable",
     "range_marks",
+    "waibao_paid",
 )
 
 
@@ -107,6 +108,7 @@ def encode_state(state: TableState) -> str:
         "chips": None if state.chips is None else list(state.chips),
         "gang_liable": None if state.gang_liable is None else list(state.gang_liable),
         "range_marks": list(state.range_marks),
+        "waibao_paid": sorted(state.waibao_paid),
     }
     return json.dumps(body, ensure_ascii=False, separators=(",", ":"))
 
@@ -135,6 +137,7 @@ def decode_state(text: str, preset: Preset) -> TableState:
             chips=_optional_ints(raw["chips"]),
             gang_liable=None if liable is None else (int(liable[0]), int(liable[1])),
             range_marks=tuple(None if t is None else int(t) for t in raw["range_marks"]),
+            waibao_paid=frozenset(int(seat) for seat in raw["waibao_paid"]),
         )
     except CheckpointMismatch:
         raise

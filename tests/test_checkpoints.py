@@ -45,6 +45,7 @@ def test_every_field_survives_encode_then_decode() -> None:
         chips=(90, 110, 100, 100),
         gang_liable=(0, 3),
         range_marks=(None, 12, None, None),
+        waibao_paid=frozenset({1}),
     )
     assert decode_state(encode_state(state), preset) == state
 
