@@ -86,17 +86,22 @@ async def write_big_night(ledger: Ledger, chat: str, events: int) -> None:
     night = await ledger.latest_night(chat)
     assert night is not None
     state, hand, written = new_table(preset_from_dict(json.loads(night.preset_json))), 1, 1
+    version = checkpoints.version(night.preset_json)
     while written < events:
         batch: list[NewEvent] = []
+        closed_at, closed_state = 0, state  # the batch's last closed hand, and the table after it
         while len(batch) < BATCH and written + len(batch) < events:
             for event in hand_events(hand)[: events - written - len(batch)]:
                 outcome = apply(state, event)
                 batch.append(NewEvent(state.hand_no, event_kind(event), None, encode_event(event), outcome.payments))
                 state = outcome.state
+            if state.hand_no > hand:
+                closed_at, closed_state = len(batch), state
             hand += 1
-        closed = state.hand_no == hand
-        saved = (checkpoints.version(night.preset_json), checkpoints.encode_state(state)) if closed else None
-        await ledger.append_rows(chat, night.id, "bench", "(bench)", None, night.stake_cents, batch, saved)
+        for part, saved in ((batch[:closed_at], closed_state), (batch[closed_at:], None)):
+            if part:
+                checkpoint = (version, checkpoints.encode_state(saved)) if saved is not None else None
+                await ledger.append_rows(chat, night.id, "bench", "(bench)", None, night.stake_cents, part, checkpoint)
         written += len(batch)
 
 

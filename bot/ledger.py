@@ -2,7 +2,8 @@
 
 Nothing is updated or deleted. A night is opened by a row in `nights` and an `open` event; closing,
 reopening, undo and language changes are further events or rows. Balances are sums over `payments`.
-Every command's writes happen in one transaction, and a reply is sent only after it commits. A
+Every command's writes are atomic (a savepoint in a transaction that commands arriving together
+share: one COMMIT, one fsync, bot/writer.py), and a reply is sent only after that commit. A
 Telegram update (or console line) carries an `update_key`, unique in `events`, so a repeated
 update is recorded once.
 """
@@ -165,6 +166,9 @@ class EventRow:
     speaker: str
     reverses: int | None
     created_at: str
+
+
+_EVENT_COLUMNS = "id, night_id, hand_no, kind, actor, payload, raw_text, speaker, reverses, created_at"
 
 
 @dataclass(frozen=True)
@@ -466,9 +470,9 @@ class Ledger:
 
     async def events(self, night_id: int, after_id: int = 0) -> list[EventRow]:
         rows = await self._db.execute_fetchall(
-            "SELECT * FROM events WHERE night_id = ? AND id > ? ORDER BY id", (night_id, after_id)
+            f"SELECT {_EVENT_COLUMNS} FROM events WHERE night_id = ? AND id > ? ORDER BY id", (night_id, after_id)
         )
-        return [_event(row) for row in rows]
+        return [EventRow(*row) for row in rows]  # the columns in the dataclass's order: a long night loads fast
 
     async def last_event_id(self, night_id: int) -> int:
         rows = await self._db.execute_fetchall(

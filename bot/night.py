@@ -326,8 +326,7 @@ class Night:
         self.row = row
         self.preset: Preset = preset_from_dict(json.loads(row.preset_json))
         self.events: list[EventRow] = list(events)
-        self.booked = Totals()
-        self.booked.add(payments)
+        self._booked: Totals | None = None  # summed from the payments when first asked for
         self.payment_rows: list[PaymentRow] = list(payments)
         self._people: tuple[tuple[int, int], list[Person], tuple[str, ...]] | None = None
         self._schedule: tuple[int, list[tuple[int, int]]] | None = None
@@ -353,6 +352,15 @@ class Night:
     @property
     def state(self) -> TableState:
         return self._fold.state
+
+    @property
+    def booked(self) -> Totals:
+        """Sums of every payment booked tonight (a restart sums them when a correction or the stats
+        first need them, not before the first /score)."""
+        if self._booked is None:
+            self._booked = Totals()
+            self._booked.add(self.payment_rows)
+        return self._booked
 
     @property
     def fold(self) -> Fold:
@@ -509,6 +517,8 @@ class Night:
         stake = self.stake_at(hand)
         rows = tuple(PaymentRow(event_id, p.payer, p.payee, p.amount, p.amount * stake, p.reason) for p in payments)
         self.payment_rows.extend(rows)
+        if self._booked is not None:
+            self._booked.add(rows)
         return rows
 
     async def record(self, line: Line, event: Event) -> Recorded:
@@ -523,7 +533,6 @@ class Night:
         self._fold = Fold(fold.state, (*self._fold.played, played))
         self.active.add(row.id)
         rows = self._booked_rows(row.id, played.payments, played.hand_no)
-        self.booked.add(rows)
         return Recorded(row.id, played, rows)
 
     async def record_seat(self, line: Line, kind: str, change: SeatChange) -> int:
@@ -582,7 +591,6 @@ class Night:
         self.active = active_ids(self.events)
         self.seats = seats_from(self.row, self.events, self.active)
         rows = self._booked_rows(row.id, payments, target_hand)
-        self.booked.add(rows)
         changes = [0] * SEATS
         for p in payments:
             changes[p.payer] -= p.amount

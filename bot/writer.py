@@ -48,6 +48,7 @@ class Writer:
         # Small writes that ride along with the next transaction (the inbox's "done" marks of
         # updates that recorded nothing): one commit fewer per update.
         self._deferred: list[tuple[str, tuple[object, ...]]] = []
+        self.commits = 0  # transactions committed (a bench and the tests read it)
 
     @classmethod
     async def open(cls, path: str | Path) -> Writer:
@@ -98,6 +99,7 @@ class Writer:
                 db.execute(sql, params)
             outcomes = [self._one(db, work) for work in works]
             db.execute("COMMIT")
+            self.commits += 1
         except BaseException:
             if db.in_transaction:
                 db.execute("ROLLBACK")
