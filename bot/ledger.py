@@ -191,6 +191,7 @@ class NewEvent:
     payload: str
     payments: tuple[Payment, ...] = ()
     reverses: int | None = None
+    stake_cents: int | None = None  # money per unit for these payments, when not the append's stake
 
 
 # A night row with its number within its chat (ids are global across chats).
@@ -293,13 +294,11 @@ def _append_events(db: sqlite3.Connection, line: _Line, events: Sequence[NewEven
         key = line.update_key if index == 0 else None
         row = (line.chat_id, line.night_id, new.hand_no, new.kind, new.actor, new.payload, line.raw_text, line.speaker)
         event_id = _insert_event(db, (*row, key, new.reverses))
+        stake = new.stake_cents if new.stake_cents is not None else line.stake_cents
         db.executemany(
             "INSERT INTO payments (event_id, night_id, payer, payee, amount, money_cents, reason)"
             " VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [
-                (event_id, line.night_id, p.payer, p.payee, p.amount, p.amount * line.stake_cents, p.reason)
-                for p in new.payments
-            ],
+            [(event_id, line.night_id, p.payer, p.payee, p.amount, p.amount * stake, p.reason) for p in new.payments],
         )
         ids.append(event_id)
     return ids
