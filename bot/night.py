@@ -319,6 +319,8 @@ class Night:
         self.booked = Totals()
         self.booked.add(payments)
         self.payment_rows: list[PaymentRow] = list(payments)
+        self._people: tuple[tuple[int, int], list[Person], tuple[str, ...]] | None = None
+        self._schedule: tuple[int, list[tuple[int, int]]] | None = None
         self.active: set[int] = set()
         self.seats: tuple[Seat, ...] = row.seats
         self.closed = False
@@ -405,21 +407,51 @@ class Night:
     # ---- writes --------------------------------------------------------------------------------
 
     def stake_at(self, hand: int) -> int:
-        """Money per flower in `hand` (minor units): the opening stake, or a later 改底."""
-        return stake_at(stake_schedule(self.row.stake_cents, self.events, self.active), hand)
+        """Money per flower in `hand` (minor units): the opening stake, or a later 改底 (the schedule
+        is kept until the next event is appended)."""
+        if self._schedule is None or self._schedule[0] != len(self.events):
+            self._schedule = (len(self.events), stake_schedule(self.row.stake_cents, self.events, self.active))
+        return stake_at(self._schedule[1], hand)
 
     def people(self) -> list[Person]:
         """Everyone who played tonight (more than four after a 换人) and their net."""
-        seating = occupancy(self.row.seats, self.events, self.active)
-        schedule = stake_schedule(self.row.stake_cents, self.events, self.active)
-        return people(seating, self.events, self.payment_rows, schedule, self.fold.hand_of)
+        return self._seating()[1]
 
     def seat_totals(self) -> tuple[list[int], list[int]]:
         """(flowers, money) of the player now in each seat, for the scoreboard."""
-        seating = occupancy(self.row.seats, self.events, self.active)
-        by_name = {fold(p.name): p for p in self.people()}
-        found = [by_name.get(fold(seating.names[index])) for index in seating.now]
+        _, persons, now = self._seating()
+        by_name = {fold(p.name): p for p in persons}
+        found = [by_name.get(fold(name)) for name in now]
         return [p.amount if p else 0 for p in found], [p.money_cents if p else 0 for p in found]
+
+    def _seating(self) -> tuple[tuple[int, int], list[Person], tuple[str, ...]]:
+        """(version, people, names now in each seat), kept until the next write. Every write appends
+        events or payments here, so their counts key it; a write that only adds a table event's
+        payments extends it, anything that moves seats, stakes or the past folds it again."""
+        version = (len(self.events), len(self.payment_rows))
+        cached = self._people
+        if cached is not None and cached[0] == version:
+            return cached
+        if cached is not None and self._only_payments_since(cached[0]):
+            persons = {fold(p.name): p for p in cached[1]}
+            for row in self.payment_rows[cached[0][1] :]:  # booked at their hand's stake already
+                for seat, sign in ((row.payer, -1), (row.payee, 1)):
+                    key = fold(cached[2][seat])
+                    old = persons.get(key, Person(cached[2][seat], 0, 0))
+                    persons[key] = Person(
+                        old.name, old.amount + sign * row.amount, old.money_cents + sign * row.money_cents
+                    )
+            self._people = (version, list(persons.values()), cached[2])
+            return self._people
+        seating = occupancy(self.row.seats, self.events, self.active)
+        schedule = stake_schedule(self.row.stake_cents, self.events, self.active)
+        persons_list = people(seating, self.events, self.payment_rows, schedule, self.fold.hand_of)
+        self._people = (version, persons_list, tuple(seating.names[index] for index in seating.now))
+        return self._people
+
+    def _only_payments_since(self, version: tuple[int, int]) -> bool:
+        """Whether every event since `version` is a plain table event (no seat, stake or correction)."""
+        return all(e.kind in EVENT_KINDS and e.reverses is None for e in self.events[version[0] :])
 
     async def _append(
         self, line: Line, chat_id: str, news: Sequence[NewEvent], hand: int | None = None

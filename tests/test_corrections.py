@@ -180,6 +180,11 @@ async def check_correction(script: list[str], pick: int, fix: bool) -> None:
             referee = Referee(ledger, charts_enabled=False)
             table, kept, event_ids = await play(referee, "night", script)
             assume(kept)
+            played = await referee.nights.latest("night")
+            assert played is not None
+            extended = played.people()  # kept up to date line by line
+            played._people = None
+            assert played.people() == extended  # the same as folding the whole night again
             index = pick % len(kept)
             speaker = kept[index].split(": ", 1)[0]
             if fix:
@@ -206,6 +211,10 @@ async def check_correction(script: list[str], pick: int, fix: bool) -> None:
                     derived[p.payer] -= p.amount
                     derived[p.payee] += p.amount
             assert derived == night.booked.amounts
+            # the scoreboard's running per-player totals agree with folding the whole night again
+            kept_people = night.people()
+            night._people = None
+            assert night.people() == kept_people
         finally:
             await ledger.close()
 
