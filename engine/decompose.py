@@ -38,7 +38,7 @@ def counts_of(tiles: Iterable[Tile]) -> list[int]:
     return counts
 
 
-def _by_suit(tiles: SuitTiles) -> tuple[SuitTiles, SuitTiles, SuitTiles, SuitTiles]:
+def _by_suit(tiles: tuple[Tile, ...]) -> tuple[SuitTiles, SuitTiles, SuitTiles, SuitTiles]:
     """Sorted tiles cut into m, p, s and winds (the cuts found by bisection, not by a loop)."""
     pin = bisect_left(tiles, SUIT_SIZE)
     sou = bisect_left(tiles, 2 * SUIT_SIZE, pin)
@@ -51,10 +51,14 @@ def standard_decompositions(closed: Iterable[Tile]) -> list[Decomposition]:
     tiles = tuple(sorted(closed))
     if len(tiles) % 3 != 2:
         return []
-    per_suit = [suit_splits(suit) for suit in _by_suit(tiles)]
-    holders = [index for index, splits in enumerate(per_suit) if splits and splits[0].pair is not None]
-    if len(holders) != 1 or not all(per_suit):
-        return []  # a suit with no reading, or the pair in none or in two of them
+    suits = _by_suit(tiles)
+    # The pair lies in the one suit holding 2 mod 3 tiles (its every reading has it).
+    holders = [index for index, suit in enumerate(suits) if len(suit) % 3 == 2]
+    if len(holders) != 1:
+        return []
+    per_suit = [suit_splits(suit) for suit in suits]
+    if not all(per_suit):
+        return []  # a suit with no reading
     holder = holders[0]
     found = []
     for reading in product(*per_suit):
@@ -92,8 +96,8 @@ def _standard_waits(tiles: tuple[Tile, ...]) -> set[Tile]:
 def _seven_pairs_wait(tiles: tuple[Tile, ...]) -> Tile | None:
     """The tile that makes 13 sorted concealed tiles seven pairs: the one kind held an odd number of
     times (found where the pairs fall out of step)."""
-    if len(tiles) != SEVEN_PAIRS_SIZE - 1:
-        return None
+    if len(tiles) != SEVEN_PAIRS_SIZE - 1 or len(set(tiles)) > SEVEN_PAIRS_SIZE // 2:
+        return None  # six pairs and a single hold at most seven kinds
     for index in range(0, SEVEN_PAIRS_SIZE - 2, 2):
         if tiles[index] != tiles[index + 1]:
             single = tiles[index]
@@ -137,16 +141,14 @@ def wait_shapes(decomposition: Decomposition, winning: Tile) -> set[WaitShape]:
     if decomposition.pair == winning:
         shapes.add(WaitShape.PAIR)
     for tile_set in decomposition.sets:
-        if not tile_set.contains(winning):
-            continue
+        low = tile_set.tile
         if tile_set.kind is SetKind.TRIPLET:
-            shapes.add(WaitShape.TRIPLET)
-        elif winning == tile_set.tile + 1:
+            if winning == low:
+                shapes.add(WaitShape.TRIPLET)
+        elif winning == low + 1:
             shapes.add(WaitShape.MIDDLE)
-        elif (rank_of(tile_set.tile) == 1 and winning == tile_set.tile + 2) or (
-            rank_of(tile_set.tile) == 7 and winning == tile_set.tile
-        ):
-            shapes.add(WaitShape.EDGE)
-        else:
-            shapes.add(WaitShape.OPEN)
+        elif winning == low + 2:  # 12 wins 3 is an edge wait, 34 wins 5 an open one
+            shapes.add(WaitShape.EDGE if rank_of(low) == 1 else WaitShape.OPEN)
+        elif winning == low:  # 89 wins 7 is an edge wait, 56 wins 4 an open one
+            shapes.add(WaitShape.EDGE if rank_of(low) == 7 else WaitShape.OPEN)
     return shapes

@@ -20,7 +20,6 @@ from engine.decompose import (
     WaitShape,
     counts_of,
     is_seven_pairs,
-    wait_shapes,
 )
 from engine.hand import Hand
 from engine.preset import Preset
@@ -36,7 +35,7 @@ from engine.scoring import (
     _surviving,
     best_reading,
 )
-from engine.tiles import ALL_TILES, COPIES, FIRST_WIND, NUM_KINDS, SUIT_SIZE, Tile, is_wind
+from engine.tiles import ALL_TILES, COPIES, FIRST_WIND, NUM_KINDS, SUIT_SIZE, Tile, is_wind, rank_of
 from engine.units import WinFlags, WinView
 
 
@@ -174,6 +173,27 @@ def waits_only_on(concealed: Iterable[Tile], meld_tiles: Iterable[Tile], meld_co
         if complete:
             return False
     return held[tile] < COPIES
+
+
+def wait_shapes(decomposition: Decomposition, winning: Tile) -> set[WaitShape]:
+    """Every position the winning tile can take in this decomposition."""
+    shapes: set[WaitShape] = set()
+    if decomposition.pair == winning:
+        shapes.add(WaitShape.PAIR)
+    for tile_set in decomposition.sets:
+        if not tile_set.contains(winning):
+            continue
+        if tile_set.kind is SetKind.TRIPLET:
+            shapes.add(WaitShape.TRIPLET)
+        elif winning == tile_set.tile + 1:
+            shapes.add(WaitShape.MIDDLE)
+        elif (rank_of(tile_set.tile) == 1 and winning == tile_set.tile + 2) or (
+            rank_of(tile_set.tile) == 7 and winning == tile_set.tile
+        ):
+            shapes.add(WaitShape.EDGE)
+        else:
+            shapes.add(WaitShape.OPEN)
+    return shapes
 
 
 def reference_views(hand: Hand, flags: WinFlags, table_pongs: frozenset[Tile]) -> list[WinView]:

@@ -6,9 +6,11 @@ make them readable. The winds are read the same way as a fourth suit that forms 
 never span two suits, so a hand's readings are the products of its suits' readings, and its waits
 are the completions of the one suit that is short of a reading.
 
-Both tables are keyed by the suit's tiles (sorted), filled on first sight of a shape and kept
-(`functools.cache`): there are few distinct suit shapes, so after warm-up a hand is read with four
-dictionary look-ups instead of a recursion over the whole hand.
+The tables (`suit_splits` for decompositions, `readable` and `suit_shape` for waits) are keyed by
+the suit's tiles (sorted), filled on first sight of a shape and kept (`functools.cache`): winning
+hands have few distinct suit shapes, so after warm-up a hand is read with four dictionary look-ups
+instead of a recursion over the whole hand. (10,000 random hands leave about 46,000 entries, some
+11 MB.)
 """
 
 from __future__ import annotations

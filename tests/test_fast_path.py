@@ -32,10 +32,14 @@ def test_the_mix_has_every_kind_of_hand() -> None:
     assert sum(1 for h in HANDS if len(reference.standard_decompositions(h.closed_tiles)) > 1) >= 20
 
 
-def test_same_decompositions() -> None:
+def test_same_decompositions_and_wait_shapes() -> None:
     for hand in HANDS:
         closed = hand.closed_tiles
-        assert decompose.standard_decompositions(closed) == reference.standard_decompositions(closed), hand
+        splits = decompose.standard_decompositions(closed)
+        assert splits == reference.standard_decompositions(closed), hand
+        for split in splits:
+            for tile in set(closed):
+                assert decompose.wait_shapes(split, tile) == reference.wait_shapes(split, tile), (split, tile)
 
 
 def test_same_waits_before_the_win() -> None:
