@@ -678,9 +678,17 @@ def _flowers_of(tokens: list[str]) -> tuple[int | None, list[str]]:
     return flowers, rest
 
 
+def _no_second_tile(left: Sequence[str]) -> None:
+    """A pong or gang is of one tile: another tile typed after it is not used, so it is an error."""
+    extra = [token for token in left if _looks_like_tiles(token)]
+    if extra:
+        raise EngineError("command.extra_args", extra=" ".join(extra))
+
+
 def _pong(name: str, raw: str, tokens: list[str], known: Sequence[str], plain: bool) -> Command:
     flowers, tokens = _flowers_of(tokens)
     names, tile, left = _names_and_tile(tokens, known)
+    _no_second_tile(left)
     names += left  # unknown words are names the service will reject with the list of players
     return Command(name, raw, names=tuple(names), tile=tile, flowers=flowers, plain=plain)
 
@@ -700,6 +708,7 @@ def _gang(name: str, raw: str, tokens: list[str], known: Sequence[str], plain: b
         else:
             rest.append(token)
     names, tile, left = _names_and_tile(rest, known)
+    _no_second_tile(left)
     return Command("gang", raw, names=tuple(names + left), tile=tile, kind=kind, flowers=flowers, plain=plain)
 
 

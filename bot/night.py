@@ -38,7 +38,7 @@ from bot.codec import (
     event_kind,
 )
 from bot.ledger import EventRow, Ledger, NewEvent, NightRow, PaymentRow, Seat
-from bot.people import Person, occupancy, people, stake_at, stake_schedule
+from bot.people import Occupancy, Person, occupancy, people, stake_at, stake_schedule
 from bot.vocabulary import fold
 from engine.checks import check_flower_gangs, check_meld, check_penalty_amount, check_soft, check_win_copies
 from engine.errors import EngineError
@@ -416,6 +416,10 @@ class Night:
     def people(self) -> list[Person]:
         """Everyone who played tonight (more than four after a 换人) and their net."""
         return self._seating()[1]
+
+    def seating(self) -> Occupancy:
+        """Who sat where at each event (renames and swaps folded in)."""
+        return occupancy(self.row.seats, self.events, self.active)
 
     def seat_totals(self) -> tuple[list[int], list[int]]:
         """(flowers, money) of the player now in each seat, for the scoreboard."""

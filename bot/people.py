@@ -71,6 +71,36 @@ def stake_at(schedule: Sequence[tuple[int, int]], hand: int) -> int:
     return stake
 
 
+def merged_index(seating: Occupancy) -> list[int]:
+    """Each occupancy's player in `people`'s list: the same name twice is one player."""
+    order: dict[str, int] = {}
+    return [order.setdefault(fold(name), len(order)) for name in seating.names]
+
+
+def player_of(seating: Occupancy) -> Callable[[int, int], int]:
+    """(event id, seat) → the player (as in `people`) who sat there at that event."""
+    merged = merged_index(seating)
+    return lambda event_id, seat: merged[seating.at.get(event_id, seating.now)[seat]]
+
+
+def net_by_reason(
+    seating: Occupancy, events: Sequence[EventRow], payments: Iterable[PaymentRow]
+) -> dict[tuple[int, str], int]:
+    """Net amount per (player, reason), each payment to whoever sat in the seat at its event."""
+    by_id = {event.id: event for event in events}
+    who = player_of(seating)
+    net: dict[tuple[int, str], int] = {}
+    for payment in payments:
+        event = by_id.get(payment.event_id)
+        if event is None:
+            continue
+        source = by_id.get(event.reverses, event) if event.reverses is not None else event
+        for seat, sign in ((payment.payer, -1), (payment.payee, 1)):
+            key = (who(source.id, seat), payment.reason)
+            net[key] = net.get(key, 0) + sign * payment.amount
+    return net
+
+
 def people(
     seating: Occupancy,
     events: Sequence[EventRow],

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 
@@ -224,10 +224,18 @@ GANG_REASONS = frozenset({"exposed_gang", "added_gang", "concealed_gang", "flowe
 PENALTY_REASONS = frozenset({"penalty_follow", "penalty_four", "penalty_custom", "false_win"})
 
 
-def night_stats(played: Sequence[Played], net_by_reason: Mapping[tuple[int, str], int]) -> list[PlayerStats]:
-    """Per seat: wins, self-draws, deal-ins, biggest hand, gang and penalty money net."""
-    stats = [PlayerStats() for _ in range(4)]
+def night_stats(
+    played: Sequence[Played],
+    net_by_reason: Mapping[tuple[int, str], int],
+    players: int = 4,
+    player_of: Callable[[int, int], int] | None = None,
+) -> list[PlayerStats]:
+    """Per player: wins, self-draws, deal-ins, biggest hand, gang and penalty money net. A player is
+    a seat, or with `player_of(event, seat)` whoever sat there at that event (after a 换人);
+    `net_by_reason` is keyed the same way."""
+    stats = [PlayerStats() for _ in range(players)]
     for entry in played:
+        who = (lambda seat, slot=entry.slot: player_of(slot, seat)) if player_of else (lambda seat: seat)
         if not entry.scores:
             continue
         event = entry.event
@@ -235,13 +243,13 @@ def night_stats(played: Sequence[Played], net_by_reason: Mapping[tuple[int, str]
         win = event if isinstance(event, Win) else None
         self_draw = win is None or win.discarder is None or any(c.flags.robbing_gang for c in win.claims)
         for winner, score in entry.scores:
-            player = stats[winner]
+            player = stats[who(winner)]
             player.wins += 1
             player.self_draws += 1 if self_draw else 0
             if score.total > player.biggest:
                 player.biggest, player.biggest_keys = score.total, [item.key for item in score.items]
         if win is not None and win.discarder is not None and not self_draw:
-            stats[win.discarder].deal_ins += 1
+            stats[who(win.discarder)].deal_ins += 1
     for (seat, reason), amount in net_by_reason.items():
         if reason in GANG_REASONS:
             stats[seat].gang_net += amount

@@ -35,6 +35,12 @@ BAD_LINES = [
     "A: /summary --chart",
     "A: /draw now",
     "A: /undo 1 2",
+    "B: /pong C 7p 8p",
+    "D: /gang self 3m 4m",
+    "A: /penalty follow B 5",
+    "A: /penalty B 5 6",
+    "A: /history all",
+    "B: /hu self 123m456m789m234p5p+5p flowers=2 flowers=3",
     "B: /hu self １２３m456m789m234p5p+5p flowers=99999999999",
 ]
 

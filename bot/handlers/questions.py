@@ -10,6 +10,7 @@ from bot.commands import SPEC_BY_NAME
 from bot.handlers.common import Context, Refusal, board
 from bot.ledger import Seat
 from bot.night import Night, doubled_hands, hand_deltas
+from bot.people import merged_index, net_by_reason, player_of
 from bot.replies import Attachment, Choice, Reply, Response
 from bot.stats import chat_stats, my_stats
 from bot.views import history as history_lines
@@ -57,8 +58,9 @@ async def rules(context: Context) -> Response:
 
 
 def summary_replies(night: Night) -> list[Reply]:
-    totals = night.booked
-    stats = night_stats(night.fold.played, totals.by_reason)
+    seating = night.seating()  # players, not seats: after a 换人 each keeps their own figures
+    net = net_by_reason(seating, night.events, night.payment_rows)
+    stats = night_stats(night.fold.played, net, len(set(merged_index(seating))), player_of(seating))
     everyone = night.people()
     return summary_lines(
         night.row,
@@ -69,7 +71,6 @@ def summary_replies(night: Night) -> list[Reply]:
         stats,
         night.hands_played(),
         night.state.dealer_passes,
-        night.seats,
     )
 
 
