@@ -8,6 +8,8 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bot.__main__ import USAGE
 from bot.__main__ import main as bot_main
@@ -116,3 +118,14 @@ def test_engine_cli_exits_2_for_a_bad_rules_file(tmp_path: Path, capsys: pytest.
     bad.write_text("x = [", encoding="utf-8")
     assert engine_main(["score", "123m456m789m234p5p+5p", "--rules-file", str(bad)]) == 2
     assert engine_main(["score", "123m456m789m234p5p+5p", "--rules-file", str(tmp_path / "none.toml")]) == 2
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.one_of(
+        st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=40),
+        st.text(alphabet="0123456789０９²⑦٣mps+[](){} ESWN东中万筒条", max_size=30),
+    )
+)
+def test_engine_cli_never_raises_on_any_hand_text(text: str) -> None:
+    assert engine_main(["score", text]) in (0, 1, 2)
