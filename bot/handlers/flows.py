@@ -26,7 +26,7 @@ from bot.night import PENDING_ID, Night
 from bot.replies import Choice, Reply, Response
 from bot.seating import seat_of
 from bot.views import payment_lines
-from bot.vocabulary import pattern_words
+from bot.vocabulary import flag_fields, flag_units, pattern_words
 from engine.errors import EngineError
 from engine.preset import Preset
 from engine.table import WinRefused
@@ -45,11 +45,30 @@ def minute_stamp(now: float) -> str:
     return str(int(now // 60))
 
 
-def flow_patterns(preset: Preset) -> tuple[str, ...]:
-    """The preset's patterns a player names at a win, in the preset's order: 门清 and 无花果 come from
-    the log and the count, flag patterns (杠开, 海底 …) from their own words."""
+@dataclass(frozen=True)
+class Toggle:
+    """A button of the pattern step: a pattern the players name, or a flag (杠开, 海底 …) shown by the
+    name of the pattern it scores in this preset."""
+
+    key: str  # a unit key, or a WinFlags field for a flag
+    label: str  # the message key of its name
+    flag: bool = False
+
+
+def flow_toggles(preset: Preset, discard: bool) -> tuple[Toggle, ...]:
+    """The preset's patterns in its order (门清 and 无花果 come from the log and the count), then the
+    flags that score a pattern here; 抢杠 on a discard win (the discarder is the robbed player)."""
     nameable = set(pattern_words().values())
-    return tuple(k for k in preset.patterns if k in nameable and k not in ("pao", "menqing", "wuhuaguo"))
+    toggles = [
+        Toggle(k, f"unit.{k}") for k in preset.patterns if k in nameable and k not in ("pao", "menqing", "wuhuaguo")
+    ]
+    for flag in flag_fields():
+        units = [unit for unit in flag_units(flag) if unit in preset.patterns]
+        if units:
+            toggles.append(Toggle(flag, f"unit.{units[0]}", flag=True))
+    if discard:
+        toggles.append(Toggle("robbing_gang", "button.robbing_gang", flag=True))
+    return tuple(toggles)
 
 
 @dataclass(frozen=True)
@@ -132,9 +151,9 @@ async def hu_flow(context: Context, state: str | None) -> Response:
             Step(Reply("flow.hu_flowers", {"winner": name}), (), (*choices, back(at_w if not more else at_f))),
         )
     at_h = f"{at_f}h{int(hard)}"
-    keys = flow_patterns(night.preset)
+    keys = flow_toggles(night.preset, discard=source != "s")
     chosen = int(mask, 16) if mask else 0
-    selected = tuple(key for index, key in enumerate(keys) if chosen >> index & 1)
+    selected = [toggle for index, toggle in enumerate(keys) if chosen >> index & 1]
     command = hu_command(context, w, source, int(hard), selected)
     if last == "x":  # 确认: recorded exactly as the line /hu would be
         response = await hu(replace(context, command=command))
@@ -145,20 +164,24 @@ async def hu_flow(context: Context, state: str | None) -> Response:
     return pattern_step(context, night, at_h, keys, chosen, command)
 
 
-def hu_command(context: Context, winner: int, source: str, hard: int, declared: tuple[str, ...]) -> Command:
+def hu_command(context: Context, winner: int, source: str, hard: int, selected: list[Toggle]) -> Command:
     self_draw = source == "s"
     names = (f"#{winner}",) if self_draw else (f"#{winner}", f"#{source}")
-    return Command("hu", context.incoming.text, names=names, self_draw=self_draw, declared=declared, flowers=hard)
+    declared = tuple(t.key for t in selected if not t.flag)
+    flags = frozenset(t.key for t in selected if t.flag)
+    return Command(
+        "hu", context.incoming.text, names=names, self_draw=self_draw, declared=declared, flowers=hard, flags=flags
+    )
 
 
 def pattern_step(
-    context: Context, night: Night, at_h: str, keys: tuple[str, ...], chosen: int, command: Command
+    context: Context, night: Night, at_h: str, keys: tuple[Toggle, ...], chosen: int, command: Command
 ) -> Response:
     """Toggle patterns; the preview of the win as it stands is shown with every toggle."""
     choices: list[Choice] = []
-    for index, key in enumerate(keys):
+    for index, toggle in enumerate(keys):
         on = chosen >> index & 1
-        label = Reply("button.pattern_on" if on else "button.pattern", {"name": Reply(f"unit.{key}")})
+        label = Reply("button.pattern_on" if on else "button.pattern", {"name": Reply(toggle.label)})
         choices.append(Choice(label, f"{at_h}p{chosen ^ (1 << index):x}"))
     lines = preview(context, night, command)
     here = f"{at_h}p{chosen:x}"
