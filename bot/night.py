@@ -514,26 +514,61 @@ class Night:
     def corrected_fold(self, target: EventRow, replacement: Event | None) -> Fold:
         """The night re-derived with `target` removed (undo) or replaced (fix); raises EngineError if
         the corrected line is wrong or a later event would no longer fit."""
+        events, active = self._corrected_log(target, replacement)
+        return fold_entries(self.start(), entries(events, active), slots(events)[target.id])
+
+    def _corrected_log(self, target: EventRow, replacement: Event | None) -> tuple[list[EventRow], set[int]]:
         kind = "fix" if replacement is not None else "undo"
         payload = encode_fix(Fix(replacement)) if replacement is not None else encode_undo(target.id)
         pending = replace(target, id=PENDING_ID, kind=kind, payload=payload, reverses=target.id)
         events = [*self.events, pending]  # the newest row, so the activity pass sees it first
-        active = active_ids(events)
-        places = slots(events)
-        items = entries(events, active)
-        return fold_entries(self.start(), items, places[target.id])
+        return events, active_ids(events)
+
+    def _by_stake(
+        self, fold: Fold, events: Sequence[EventRow], active: set[int]
+    ) -> dict[int, tuple[dict[tuple[int, int, str], int], dict[tuple[int, int, str], int]]]:
+        """Derived and booked flows per stake, as the corrected night prices them: a payment's money
+        is its flowers at the stake of the hand its event is now in (改底 takes effect per hand)."""
+        schedule = stake_schedule(self.row.stake_cents, events, active)
+        groups: dict[int, tuple[dict[tuple[int, int, str], int], dict[tuple[int, int, str], int]]] = {}
+        for played in fold.played:
+            derived = groups.setdefault(stake_at(schedule, played.hand_no), ({}, {}))[0]
+            for p in played.payments:
+                _add_pair(derived, p.payer, p.payee, p.amount, p.reason)
+        by_id = {event.id: event for event in events}
+        for row in self.payment_rows:
+            event = by_id.get(row.event_id)
+            if event is None:
+                continue
+            source = by_id.get(event.reverses, event) if event.reverses is not None else event
+            hand = fold.hand_of(source.id) or source.hand_no  # as bot.people prices it
+            booked = groups.setdefault(stake_at(schedule, hand), ({}, {}))[1]
+            _add_pair(booked, row.payer, row.payee, row.amount, row.reason)
+        return groups
 
     async def correct(self, line: Line, target: EventRow, replacement: Event | None) -> Corrected:
         """Undo (`replacement` None) or fix any past event: re-derive the night and book the difference."""
-        fold = self.corrected_fold(target, replacement)
-        derived = net_pairs(p for played in fold.played for p in played.payments)
-        payments = difference(derived, self.booked.pairs)
+        events, active = self._corrected_log(target, replacement)
+        fold = fold_entries(self.start(), entries(events, active), slots(events)[target.id])
         kind = "fix" if replacement is not None else "undo"
         payload = encode_fix(Fix(replacement)) if replacement is not None else encode_undo(target.id)
         actor = actor_of(replacement) if replacement is not None else None
-        new = NewEvent(fold.state.hand_no, kind, actor, payload, tuple(payments), target.id)
-        target_hand = self.fold.hand_of(target.id) or target.hand_no
-        (row,) = await self._append(line, self.row.chat_id, [new], target_hand)
+        # The correction's own payments are priced at the corrected event's hand (as the night's
+        # money reads them); differences in hands at another stake go on `correction` rows of their own.
+        schedule = stake_schedule(self.row.stake_cents, events, active)
+        target_hand = fold.hand_of(target.id) or target.hand_no
+        target_stake = stake_at(schedule, target_hand)
+        groups = self._by_stake(fold, events, active)
+        own = difference(*groups.pop(target_stake, ({}, {})))
+        news = [NewEvent(fold.state.hand_no, kind, actor, payload, tuple(own), target.id, target_stake)]
+        for stake, (derived, booked) in sorted(groups.items()):
+            extra = difference(derived, booked)
+            if extra:
+                hand = next(h for h in range(1, fold.state.hand_no + 1) if stake_at(schedule, h) == stake)
+                news.append(NewEvent(hand, "correction", None, encode_undo(target.id), tuple(extra), None, stake))
+        rows_written = await self._append(line, self.row.chat_id, news, target_hand)
+        row = rows_written[0]
+        payments = [p for new in news for p in new.payments]
         fold = Fold(
             fold.state,
             tuple(replace(p, event_id=row.id) if p.event_id == PENDING_ID else p for p in fold.played),
@@ -542,7 +577,12 @@ class Night:
         self.fold = fold
         self.active = active_ids(self.events)
         self.seats = seats_from(self.row, self.events, self.active)
-        rows = self._booked_rows(row.id, payments, target_hand)
+        rows = tuple(
+            PaymentRow(written.id, p.payer, p.payee, p.amount, p.amount * (new.stake_cents or 0), p.reason)
+            for written, new in zip(rows_written, news, strict=True)
+            for p in new.payments
+        )
+        self.payment_rows.extend(rows)
         self.booked.add(rows)
         changes = [0] * SEATS
         for p in payments:

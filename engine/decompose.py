@@ -135,8 +135,9 @@ class WaitShape(StrEnum):
     SEVEN_PAIRS = "seven_pairs"
 
 
-def wait_shapes(decomposition: Decomposition, winning: Tile) -> set[WaitShape]:
-    """Every position the winning tile can take in this decomposition."""
+def wait_shapes(decomposition: Decomposition, winning: Tile) -> tuple[WaitShape, ...]:
+    """Every position the winning tile can take in this decomposition, in a fixed order (a set's order
+    follows the hash seed, and equal-total readings must itemize the same way in every process)."""
     shapes: set[WaitShape] = set()
     if decomposition.pair == winning:
         shapes.add(WaitShape.PAIR)
@@ -151,4 +152,4 @@ def wait_shapes(decomposition: Decomposition, winning: Tile) -> set[WaitShape]:
             shapes.add(WaitShape.EDGE if rank_of(low) == 1 else WaitShape.OPEN)
         elif winning == low:  # 89 wins 7 is an edge wait, 56 wins 4 an open one
             shapes.add(WaitShape.EDGE if rank_of(low) == 7 else WaitShape.OPEN)
-    return shapes
+    return tuple(sorted(shapes))

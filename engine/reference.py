@@ -175,8 +175,9 @@ def waits_only_on(concealed: Iterable[Tile], meld_tiles: Iterable[Tile], meld_co
     return held[tile] < COPIES
 
 
-def wait_shapes(decomposition: Decomposition, winning: Tile) -> set[WaitShape]:
-    """Every position the winning tile can take in this decomposition."""
+def wait_shapes(decomposition: Decomposition, winning: Tile) -> tuple[WaitShape, ...]:
+    """Every position the winning tile can take in this decomposition, in a fixed order (a set's order
+    follows the hash seed, and equal-total readings must itemize the same way in every process)."""
     shapes: set[WaitShape] = set()
     if decomposition.pair == winning:
         shapes.add(WaitShape.PAIR)
@@ -193,7 +194,7 @@ def wait_shapes(decomposition: Decomposition, winning: Tile) -> set[WaitShape]:
             shapes.add(WaitShape.EDGE)
         else:
             shapes.add(WaitShape.OPEN)
-    return shapes
+    return tuple(sorted(shapes))
 
 
 def reference_views(hand: Hand, flags: WinFlags, table_pongs: frozenset[Tile]) -> list[WinView]:

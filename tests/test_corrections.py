@@ -244,3 +244,21 @@ async def test_fix_of_flowers_three_hands_back_across_a_doubled_hand_in_chinese(
     assert "变动：甲 +6 · 乙 −2 · 丙 −2 · 丁 −2" in out
     assert "重新计算" not in out  # no later hand moved: hand 2 and 3 pay exactly what they did
     assert "现在是第 4 盘" in out
+
+
+async def test_a_correction_across_a_stake_change_prices_each_hand_at_its_stake(table: Table) -> None:
+    table.language = "en"
+    await table.play(
+        f"""
+        A: /new A B C D
+        B: /hu self {HAND} flowers=2
+        A: /stake 2
+        C: /hu D {HAND} flowers=2
+        A: /fix 2 /hu A self {HAND} flowers=2
+        """
+    )
+    # hand 1 (stake 1): A, the dealer, self-draws 46 from each; hand 2 (stake 2) is now 比下胡 with
+    # A's 连庄 1: D feeds C (46 + 10) × 2 = 112 flowers, 224 in money
+    night = await table.night()
+    assert night["balances"] == {"A": 138, "B": -46, "C": -46 + 112, "D": -46 - 112}
+    assert night["money"] == {"A": "138", "B": "-46", "C": str(-46 + 224), "D": str(-46 - 224)}

@@ -7,9 +7,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bot.replies import Response, render, render_response
 from bot.service import Referee
 from locales import Translator
 from tests.fake_telegram import Call, FakeTelegram
+from tests.harness import Table
 from tests.test_telegram import ALICE, BOB, CAROL, Running, balances, buttons, fake  # noqa: F401 (fixture)
 
 NEW = "/new @alice @bob @carol @dave preset=nanjing"
@@ -139,3 +141,27 @@ async def test_gang_and_penalty_in_taps(fake: FakeTelegram, tmp_path: Path) -> N
 def buttons_of(call: Call) -> dict[str, str]:
     markup = call.params["reply_markup"]
     return {b["text"]: b["callback_data"] for row in markup["inline_keyboard"] for b in row}
+
+
+async def press_label(table: Table, response: Response, speaker: str, label: str) -> Response:
+    """The command layer alone (the console's view): answer with the command a button stands for."""
+    translator = Translator(response.language)
+    command = next(c.command for c in response.choices if render(c.label, translator) == label)
+    answer = await table.respond(f"{speaker}: {command}")
+    assert answer is not None
+    return answer
+
+
+async def test_a_flag_toggle_in_the_command_layer(table: Table) -> None:
+    await table.say("/new A B C D")
+    await table.say("B: /gang self 3m")  # 3 from each
+    step = await table.respond("B: /hu")
+    assert step is not None and step.edits and not step.recorded
+    for label in ("B", "自摸", "4", "大杠开花"):
+        step = await press_label(table, step, "B", label)
+        assert not step.recorded
+    # 20 + 2×(4 hard + 2 gang) + 门清 20 + 大杠开花 40 = 92 from each (after a concealed gang: no 包牌)
+    assert "  合计 92 花" in render_response(step).splitlines()
+    done = await press_label(table, step, "B", "确认")
+    assert done.recorded and done.edits
+    assert await table.balances() == {"A": -3 - 92, "B": 9 + 276, "C": -3 - 92, "D": -3 - 92}
