@@ -136,7 +136,5 @@ def people(
     seated = {fold(seating.names[index]) for index in seating.now}
     # someone who left with nothing won or lost (a join by mistake, then /unseat) is not a player
     return [
-        Person(name, amount, cents)
-        for key, (name, amount, cents) in merged.items()
-        if key in seated or amount or cents
+        Person(name, amount, cents) for key, (name, amount, cents) in merged.items() if key in seated or amount or cents
     ]
