@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from bot.night import Night, Nights
 from bot.people import merged_index, player_of
-from bot.replies import Joined, Reply
+from bot.replies import LIST, Joined, Reply
 from bot.views import format_money
 from bot.vocabulary import fold
 from engine.table import Draw, Win
@@ -61,8 +61,6 @@ def _player_now(night: Night, seat: int) -> int:
 
 def _career_reply(name: str, career: Career) -> Reply:
     hands = max(career.hands, 1)
-    average = sum(career.win_totals) // len(career.win_totals) if career.win_totals else 0
-    favourite = Joined(tuple(Reply(f"unit.{k}") for k, _ in career.patterns.most_common(3)), " ")
     return Reply(
         "stats.player",
         {
@@ -73,9 +71,23 @@ def _career_reply(name: str, career: Career) -> Reply:
             "win_rate": f"{100 * career.wins / hands:.0f}%",
             "self_draw_rate": f"{100 * career.self_draws / hands:.0f}%",
             "deal_in_rate": f"{100 * career.deal_ins / hands:.0f}%",
-            "average": average,
-            "biggest": max(career.win_totals, default=0),
-            "favourite": favourite,
+            "wins": _wins_of(career),
+        },
+        count=career.nights,
+    )
+
+
+def _wins_of(career: Career) -> Reply | str:
+    """Average and biggest win and the favourite patterns; nothing for a player who has not won."""
+    if not career.win_totals:
+        return ""
+    favourites = tuple(Reply(f"unit.{k}") for k, _ in career.patterns.most_common(3))
+    return Reply(
+        "stats.wins",
+        {
+            "average": sum(career.win_totals) // len(career.win_totals),
+            "biggest": max(career.win_totals),
+            "favourite": Reply("stats.favourite", {"patterns": Joined(favourites, LIST)}) if favourites else "",
         },
     )
 
@@ -93,7 +105,7 @@ async def chat_stats(nights: Nights, chat_id: str, only: str | None) -> list[Rep
             _add_night(night, index, careers.setdefault(person.name, Career()))
     if not careers:
         return [Reply("player.unknown", {"name": only or "", "players": ""})]
-    replies = [Reply("stats.header", {"nights": len(found)})]
+    replies = [Reply("stats.header", {"nights": len(found)}, count=len(found))]
     for name, career in sorted(careers.items(), key=lambda item: -item[1].net):
         replies.append(_career_reply(name, career))
     return replies

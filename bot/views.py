@@ -8,7 +8,7 @@ from decimal import Decimal
 
 from bot.ledger import EventRow, NightRow, PaymentRow, Seat
 from bot.night import Played
-from bot.replies import Chinese, Joined, Reply
+from bot.replies import LIST, Chinese, Joined, Reply
 from engine.preset import Preset, UnitRule
 from engine.settlement import Factor
 from engine.table import TableState, Win
@@ -87,7 +87,7 @@ def scoreboard(seats: Sequence[Seat], state: TableState, amounts: Sequence[int],
             "hand": state.hand_no,
             "round": state.round_no,
             "dealer": seats[state.dealer].name,
-            "flags": Joined(tuple(flags), " "),
+            "flags": Joined(tuple(flags), ""),  # each flag opens with its own " · "
             "players": Joined(tuple(parts), "\n"),
         },
     )
@@ -160,12 +160,12 @@ def rules(preset: Preset, stake_cents: int) -> list[Reply]:
     lines.append(Reply("rules.pattern_header"))
     lines.extend(_pattern_line(key, rule) for key, rule in preset.patterns.items())
     if preset.triggers:
-        triggers = Joined(tuple(Reply(f"trigger.{t}") for t in sorted(preset.triggers)), "、")
+        triggers = Joined(tuple(Reply(f"trigger.{t}") for t in sorted(preset.triggers)), LIST)
         lines.append(Reply("rules.triggers", {"triggers": triggers}))
     if preset.triggers and preset.leibaota_step:
         lines.append(Reply("rules.leibaota", {"step": preset.leibaota_step}))
     if preset.dealer_stays_on:
-        reasons = Joined(tuple(Reply(f"trigger.{r}") for r in sorted(preset.dealer_stays_on)), "、")
+        reasons = Joined(tuple(Reply(f"trigger.{r}") for r in sorted(preset.dealer_stays_on)), LIST)
         lines.append(Reply("rules.dealer", {"reasons": reasons}))
     lines.extend(_changkaitou_rules(preset))
     if preset.chips.enabled:
@@ -310,8 +310,7 @@ def summary(
                     "wins": player.wins,
                     "self_draws": player.self_draws,
                     "deal_ins": player.deal_ins,
-                    "biggest": player.biggest,
-                    "patterns": _patterns_of(player.biggest_keys),
+                    "biggest": _biggest_of(player, preset),
                     "gang": player.gang_net,
                     "penalty": player.penalty_net,
                     "unit": Reply(unit_key(preset)),
@@ -321,10 +320,20 @@ def summary(
     return lines
 
 
+def _biggest_of(player: PlayerStats, preset: Preset) -> Reply | str:
+    """The biggest hand and its patterns, or nothing at all for a player who did not win (no "biggest 0")."""
+    if not player.wins:
+        return ""
+    return Reply(
+        "summary.biggest",
+        {"biggest": player.biggest, "unit": Reply(unit_key(preset)), "patterns": _patterns_of(player.biggest_keys)},
+    )
+
+
 def _patterns_of(keys: Sequence[str]) -> Reply | str:
     """The biggest hand's patterns in brackets, or nothing at all (no stray separator)."""
     shown = tuple(Reply(f"unit.{k}") for k in keys if k not in ("pao", "hard"))
-    return Reply("summary.patterns", {"patterns": Joined(shown, " ")}) if shown else ""
+    return Reply("summary.patterns", {"patterns": Joined(shown, LIST)}) if shown else ""
 
 
 def transfers_json(money: Sequence[int], seats: Sequence[Seat]) -> list[dict[str, str]]:

@@ -44,8 +44,8 @@ async def test_a_night_with_every_chore(table: Table) -> None:
     assert "Dave" not in str(night["balances"])
     summary = await table.say("/summary")
     # each player keeps their own figures: B's exposed gang +6, Eve's concealed gang +9
-    assert "  B：胡 0（自摸 0），放炮 0，最大 0 花，杠钱 6 花" in summary
-    assert "  Eve：胡 0（自摸 0），放炮 0，最大 0 花，杠钱 9 花" in summary
+    assert "  B：胡 0（自摸 0），放炮 0，杠钱 6 花" in summary
+    assert "  Eve：胡 0（自摸 0），放炮 0，杠钱 9 花" in summary
     assert "  Dan：胡 0（自摸 0），放炮 1" in summary
     stats = await table.say("/stats")
     assert "B：1 局，净 -40 花，合计金额 -40" in stats and "Eve：1 局，净 9 花，合计金额 18" in stats

@@ -171,13 +171,11 @@ def describe(event: Event, seats: Sequence[Seat]) -> Reply:
     def tile(value: int | None) -> str:
         return tile_name(value) if value is not None else ""
 
-    if isinstance(event, Pong):
-        return Reply("what.pong", {"actor": who(event.actor), "feeder": who(event.feeder), "tile": tile(event.tile)})
-    if isinstance(event, Gang):
-        return Reply(
-            f"what.{event.kind.value}",
-            {"actor": who(event.actor), "feeder": who(event.feeder), "tile": tile(event.tile)},
-        )
+    if isinstance(event, Pong | Gang):
+        kind = "pong" if isinstance(event, Pong) else event.kind.value
+        # a tile typed or not: its own sentence each way, so no language is left with a dangling word
+        key = f"what.{kind}_tile" if event.tile is not None else f"what.{kind}"
+        return Reply(key, {"actor": who(event.actor), "feeder": who(event.feeder), "tile": tile(event.tile)})
     if isinstance(event, FlowerGang):
         return Reply("what.flower_gang", {"actor": who(event.actor)})
     if isinstance(event, FourWinds):
