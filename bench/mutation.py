@@ -44,6 +44,8 @@ TESTS = (
     "tests/test_table.py",
     "tests/test_preset_values.py",
     "tests/test_money_between_players.py",
+    "tests/test_changkaitou.py",
+    "tests/test_fast_path.py",
     "tests/test_properties.py",
 )
 
@@ -203,6 +205,7 @@ def _run_child(mutant: Mutant | None, tests: tuple[str, ...]) -> None:
     import hypothesis
     import pytest
 
+    os.environ["PROPERTY_SCALE"] = "0.25"  # tests/test_properties.py: a quarter of the examples
     hypothesis.settings.register_profile("mutation", database=None, derandomize=True, deadline=None)
     hypothesis.settings.load_profile("mutation")
     sys.path.insert(0, str(ROOT))
@@ -251,8 +254,9 @@ def run(files: tuple[str, ...], tests: tuple[str, ...], jobs: int, timeout: floa
         print(f"the unmutated run failed (exit {os.waitstatus_to_exitcode(status)}): fix the tests first")
         return 1
     limit = max(timeout, 5 * baseline)
-    print(f"tests: {len(tests)} files, {baseline:.1f} s unmutated; timeout {limit:.0f} s per mutant")
+    print(f"tests: {len(tests)} files, {baseline:.1f} s unmutated; timeout {limit:.0f} s per mutant", flush=True)
     queue = [m for f in files for m in mutants(f)]
+    total = len(queue)
     results: dict[Mutant, str] = {}
     running: dict[int, tuple[Mutant, float]] = {}
     while queue or running:
@@ -274,6 +278,8 @@ def run(files: tuple[str, ...], tests: tuple[str, ...], jobs: int, timeout: floa
                 code = os.waitstatus_to_exitcode(status)
                 results[mutant] = "survived" if code == 0 else "killed"
                 del running[pid]
+            if len(results) % 50 == 0 and len(results) and pid not in running:
+                print(f"  {len(results)}/{total} done, {time.monotonic() - started:.0f} s", flush=True)
     return _report(files, results, time.monotonic() - started)
 
 
@@ -337,7 +343,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="mutation-") as folder:
         ROOT = snapshot(args.at, Path(folder))
         tests = tuple(args.tests or (t for t in TESTS if (ROOT / t).exists()))
-        print(f"snapshot: {args.at or 'working tree'}")
+        print(f"snapshot: {args.at or 'working tree'}", flush=True)
         return run(files, tests, args.jobs, args.timeout)
 
 
