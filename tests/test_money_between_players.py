@@ -488,3 +488,18 @@ def test_nanjing_6_counts_wind_gangs_as_002(hand: str, nanjing: int, nanjing_6: 
     flags = WinFlags(hard_flowers=4)
     assert score_hand(Hand(concealed, melds, winning), flags, load_preset("nanjing")).total == nanjing
     assert score_hand(Hand(concealed, melds, winning), flags, load_preset("nanjing-6")).total == nanjing_6
+
+
+def test_the_round_is_over_after_every_seat_has_dealt_once() -> None:
+    # §3: a round 圈 is every seat dealing once. Four plain wins by non-dealers pass the deal
+    # A -> B -> C -> D -> A; only the fourth pass ends round 1.
+    wins = [hu(B, EXAMPLE_2, C, hard_flowers=4), hu(C, EXAMPLE_2, D, hard_flowers=4)]
+    wins += [hu(D, EXAMPLE_2, A, hard_flowers=4), hu(A, EXAMPLE_2, B, hard_flowers=4)]
+    state = table()
+    rounds_over = []
+    for win in wins:
+        outcome = apply(state, win)
+        state = outcome.state
+        rounds_over.append([n.params for n in outcome.notices if n.key == "table.round_over"])
+    assert rounds_over == [[], [], [], [{"round": 1}]]
+    assert (state.dealer, state.round_no, state.dealer_passes) == (A, 2, 4)
