@@ -6,13 +6,15 @@ A small mutator over the AST of each target file. Each mutant is one small chang
 - an integer constant changed by +1 and by -1, a boolean constant negated,
 - `and` <-> `or`, a `not` dropped, `min` <-> `max`, `any` <-> `all`,
 - a statement dropped (a call, an augmented assignment, an `if`, a `raise`, a `return`, a loop).
-Annotations and docstrings are left alone. The run works on a snapshot (a copy of the working tree,
-or with `--at REV` that git revision's files, e.g. to measure an older suite), so editing the
-project during a run changes nothing. For each mutant a child process (forked from one that
-has already imported the test tools) loads the mutated module in place of the real one and runs the
-engine's fast tests with `-x`; a failing run or a timeout kills the mutant, a passing run lets it
-survive. Mutants known to be equivalent (they cannot change any result) are listed in
-`EQUIVALENT` with the reason and counted apart. Slow (minutes): not part of CI.
+Annotations, docstrings and decorator arguments (`frozen=True`) are left alone. The run works on a
+snapshot (a copy of the working tree, or with `--at REV` that git revision's files, e.g. to measure
+an older suite), so editing the project during a run changes nothing. For each mutant a child
+process (forked from one that has already imported the test tools) loads the mutated module in
+place of the real one and runs the engine's fast tests with `-x`; a failing run or a timeout kills
+the mutant, a passing run lets it survive. Mutants known to be equivalent (no input can tell them
+from the original) are listed in `EQUIVALENT` with the reason and counted apart. `--only FILE`
+runs just the mutants listed in FILE (e.g. the survivors of a full run, after new tests).
+Slow (an hour for the four files on the shared 2-core machine): not part of CI.
 """
 
 from __future__ import annotations
@@ -90,7 +92,7 @@ class Mutant:
 
 
 def _skipped_nodes(tree: ast.AST) -> set[int]:
-    """Annotations and docstrings: changing them cannot change behaviour."""
+    """Annotations, docstrings and decorator arguments: changing them cannot change a result."""
     skipped: set[int] = set()
 
     def skip(node: ast.AST | None) -> None:
@@ -110,6 +112,9 @@ def _skipped_nodes(tree: ast.AST) -> set[int]:
             skip(node)
         if isinstance(node, ast.ImportFrom | ast.Import):
             skip(node)
+        if isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            for decorator in node.decorator_list:  # @dataclass(frozen=True): mypy's business, not a result's
+                skip(decorator)
     return skipped
 
 
@@ -244,7 +249,9 @@ def _preload() -> None:
             importlib.import_module(name)
 
 
-def run(files: tuple[str, ...], tests: tuple[str, ...], jobs: int, timeout: float) -> int:
+def run(
+    files: tuple[str, ...], tests: tuple[str, ...], jobs: int, timeout: float, only: frozenset[str] | None = None
+) -> int:
     os.chdir(ROOT)
     _preload()
     started = time.monotonic()
@@ -255,7 +262,7 @@ def run(files: tuple[str, ...], tests: tuple[str, ...], jobs: int, timeout: floa
         return 1
     limit = max(timeout, 5 * baseline)
     print(f"tests: {len(tests)} files, {baseline:.1f} s unmutated; timeout {limit:.0f} s per mutant", flush=True)
-    queue = [m for f in files for m in mutants(f)]
+    queue = [m for f in files for m in mutants(f) if only is None or m.ident in only]
     total = len(queue)
     results: dict[Mutant, str] = {}
     running: dict[int, tuple[Mutant, float]] = {}
@@ -332,6 +339,7 @@ def main() -> int:
     parser.add_argument("--list", action="store_true", help="list the mutants and stop")
     parser.add_argument("--at", help="measure this git revision's code and tests instead of the working tree")
     parser.add_argument("--tests", action="append", help="a test file to run per mutant (repeatable)")
+    parser.add_argument("--only", type=Path, help="a file of mutant lines (as printed): run just those")
     args = parser.parse_args()
     files = tuple(args.file or TARGETS)
     if args.list:
@@ -344,7 +352,12 @@ def main() -> int:
         ROOT = snapshot(args.at, Path(folder))
         tests = tuple(args.tests or (t for t in TESTS if (ROOT / t).exists()))
         print(f"snapshot: {args.at or 'working tree'}", flush=True)
-        return run(files, tests, args.jobs, args.timeout)
+        only = None
+        if args.only is not None:
+            only = frozenset(
+                line.strip() for line in args.only.read_text(encoding="utf-8").splitlines() if line.strip()
+            )
+        return run(files, tests, args.jobs, args.timeout, only)
 
 
 if __name__ == "__main__":
