@@ -1,0 +1,213 @@
+"""Edges the other tests leave open, each pinned with a figure worked out from RULES.md: changkaitou's
+value table (§12), declared wins and what they take from the log, explanations of a share, table
+events at their limits.
+
+Seats: A=0 (East, first dealer), B=1, C=2, D=3.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from engine.errors import EngineError
+from engine.hand import MeldKind
+from engine.notation import parse_tile
+from engine.preset import load_preset, load_preset_text
+from engine.scoring import Item, score_declared, score_forced
+from engine.settlement import HandContext, WinClaim, share_steps
+from engine.table import Draw, Gang, Penalty, Pong, SetDealer, Win, apply, new_table
+from engine.units import WinFlags
+from tests.helpers import items, score
+from tests.test_money_between_players import EXAMPLE_1, EXAMPLE_2, claim, hu, net, run
+from tests.test_preset_values import (
+    ADDED_GANG,
+    BIANZHI,
+    CLOSED,
+    CONCEALED_GANG,
+    DUDIAO,
+    DUIDUIHU,
+    EXPOSED_GANG,
+    H4,
+    HAOHUA,
+    HUNYISE,
+    KANZHANG,
+    PONG,
+    QIDUI,
+    QINGYISE,
+    QUANQIU,
+    QUE_YI,
+    SELF,
+    SHUANG_QIDUI,
+    WIND_PONG,
+    YAJUE,
+)
+
+A, B, C, D = range(4)
+
+
+def t(name: str) -> int:
+    return parse_tile(name)
+
+
+# ---- changkaitou (§12): a share = 10 + patterns + 2 × (hard + soft), before the every-hand ×2 ------
+CHANGKAITOU: list[tuple[str, str, dict[str, Any], int, int]] = [
+    ("hard", PONG, H4, 8, 18),  # 10 + 2×4
+    ("wind_pong", WIND_PONG, H4, 2, 20),  # 10 + 2×(4 + 1)
+    ("gang_exposed", EXPOSED_GANG, H4, 2, 30),  # 10 + 2×(4 + 1) + 门清 10 (a gang keeps it)
+    ("gang_added", ADDED_GANG, H4, 2, 30),  # 10 + 2×(4 + 1) + 门清 10 (the upgrade restores it)
+    ("gang_concealed", CONCEALED_GANG, H4, 4, 32),  # 10 + 2×(4 + 2) + 10
+    ("que_yi", QUE_YI, H4, 2, 20),
+    ("kanzhang", KANZHANG, H4, 2, 20),
+    ("bianzhi", BIANZHI, H4, 2, 20),
+    ("dudiao", DUDIAO, H4, 2, 20),
+    ("menqing", CLOSED, H4, 10, 28),  # 10 + 8 + 10
+    ("hunyise", HUNYISE, H4, 30, 50),  # 10 + 2×(4 + 1) + 30
+    ("qingyise", QINGYISE, H4, 40, 58),  # 10 + 8 + 40
+    ("duiduihu", DUIDUIHU, H4, 30, 48),  # 10 + 8 + 30
+    ("quanqiu", QUANQIU, H4, 80, 98),  # 10 + 8 + 80 (not with 对对胡)
+    ("qidui", QIDUI, H4, 50, 78),  # 10 + 8 + 50 + 门清 10 (seven pairs count it)
+    ("qidui", HAOHUA, H4, 50, 78),  # the four was held before the win: no 龙七对
+    ("long_qidui", SHUANG_QIDUI, H4, 100, 128),  # 10 + 8 + 100 + 10 (not with 七对)
+    ("yajue", YAJUE, H4, 30, 50),  # 10 + 2×(4 + 缺一 1) + 30
+    ("wuhuaguo", CLOSED, {}, 30, 50),  # 10 + 门清 10 + 30
+    ("huakai", PONG, {**SELF, "after_flower": True}, 10, 28),  # 10 + 8 + 10
+    ("gangkai", ADDED_GANG, {**SELF, "after_gang": True}, 20, 50),  # 10 + 2×5 + 门清 10 + 20
+    ("dihu", CLOSED, {**H4, "earthly": True}, 30, 58),  # 10 + 8 + 10 + 30
+]
+
+
+@pytest.mark.parametrize(
+    ("key", "hand", "flags", "flowers", "total"), CHANGKAITOU, ids=[f"{r[0]}-{r[4]}" for r in CHANGKAITOU]
+)
+def test_changkaitou_values(key: str, hand: str, flags: dict[str, Any], flowers: int, total: int) -> None:
+    result = score(hand, "changkaitou", **flags)
+    assert result.valid and items(result)[key] == flowers and result.total == total
+
+
+def test_changkaitou_tianhu_is_a_flat_1000_alone() -> None:
+    result = score(CLOSED, "changkaitou", hard_flowers=4, self_draw=True, dealer=True, heavenly=True)
+    assert result.valid and result.flat and result.items == (Item("tianhu", 1, 1000),) and result.total == 1000
+
+
+def test_changkaitou_huakai_with_gangkai_is_refused() -> None:
+    result = score(ADDED_GANG, "changkaitou", hard_flowers=4, self_draw=True, after_gang=True, after_flower=True)
+    assert not result.valid and result.reason == "win.claims_conflict"
+
+
+def test_changkaitou_forced_end_counts_what_the_melds_show() -> None:
+    # 三嘴 ends B's hand at a meld: concealed gang 1m, exposed gangs 2m and 3m, 1 hard flower, 对对胡
+    # forced. 10 + 2×(1 + concealed 2 + exposed 1 + 1) + 清一色 40 + 门清 10 + 对对胡 30 = 100.
+    melds = [(MeldKind.CONCEALED_GANG, t("1m")), (MeldKind.EXPOSED_GANG, t("2m")), (MeldKind.EXPOSED_GANG, t("3m"))]
+    result = score_forced(melds, 1, ["duiduihu"], load_preset("changkaitou"))
+    assert result.valid and result.total == 100 and items(result)["menqing"] == 10
+
+
+# ---- declared wins (patterns named, no tiles) ------------------------------------------------------
+
+
+def test_declared_win_with_plain_soft_flowers() -> None:
+    # nanjing 清一色 对对胡, 3 hard flowers, 3 soft: 20 + 2×3 + 60 + 40 + 2×3 = 132.
+    result = score_declared(["qingyise", "duiduihu"], WinFlags(hard_flowers=3), load_preset("nanjing"), soft=3)
+    assert result.total == 132 and items(result)["soft"] == 6
+    # 清一色 alone: jinyuanzi (hard 2, soft 2, no 砸) 20 + 2×3 + 60 + 2×3 = 92; chengbei 10 + 2×3 + 50 + 2×3 = 72.
+    assert score_declared(["qingyise"], WinFlags(hard_flowers=3), load_preset("jinyuanzi"), soft=3).total == 92
+    assert score_declared(["qingyise"], WinFlags(hard_flowers=3), load_preset("chengbei"), soft=3).total == 72
+
+
+def test_declared_win_takes_gangs_winds_menqing_and_wuhuaguo_from_the_log() -> None:
+    # nanjing, logged: a concealed gang of E. Named 混一色 and 门清, no hard flower:
+    # 20 + 2×(gang 2 + 风碰 1) + 混一色 40 + 门清 20 (once, named and logged) + 无花果 40 = 126.
+    logged = [(MeldKind.CONCEALED_GANG, t("E"))]
+    result = score_declared(["hunyise", "menqing"], WinFlags(), load_preset("nanjing"), menqing=True, logged=logged)
+    assert items(result) == {
+        "pao": 20,
+        "wind_pong": 2,
+        "gang_concealed": 4,
+        "menqing": 20,
+        "hunyise": 40,
+        "wuhuaguo": 40,
+    }
+    assert result.total == 126
+
+
+def test_declared_win_haidi_needs_a_self_draw() -> None:
+    # 海底捞月 is a self-draw: 20 + 2×4 = 28 on a discard, 20 + 8 + 10 = 38 self-drawn.
+    nanjing = load_preset("nanjing")
+    assert score_declared([], WinFlags(hard_flowers=4, last_stacks=True), nanjing).total == 28
+    assert score_declared([], WinFlags(hard_flowers=4, last_stacks=True, self_draw=True), nanjing).total == 38
+
+
+# ---- how a share was made (the lines the bot shows) -------------------------------------------------
+
+
+def test_share_steps_name_the_bixiahu_doubling() -> None:
+    # §11.2 (34) in a 比下胡 hand with N = 0: (34 + 10×0) × 2 = 68, shown as 垒宝塔; a house file without
+    # 垒宝塔 shows the plain 比下胡 ×2 (N does not count there).
+    result = score(EXAMPLE_2, "nanjing", hard_flowers=4)
+    amount, steps = share_steps(WinClaim(B, result, False), load_preset("nanjing-20"), HandContext(True, 0, None))
+    assert amount == 68 and [s.key for s in steps] == ["leibaota"]
+    house = load_preset_text('base = "nanjing"\nname = "no-tower"\n[bixiahu]\nleibaota_step = 0\n')
+    amount, steps = share_steps(WinClaim(B, result, False), house, HandContext(True, 2, None))
+    assert amount == 68 and [(s.key, s.params) for s in steps] == [("bixiahu", {"factor": 2})]
+
+
+# ---- table events at their limits ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("event", [Pong(-1, A), Pong(A, -1), Pong(4, A), Gang(-1, MeldKind.CONCEALED_GANG)])
+def test_seats_outside_0_to_3_are_refused(event: object) -> None:
+    with pytest.raises(EngineError) as caught:
+        apply(new_table(load_preset("nanjing")), event)  # type: ignore[arg-type]
+    assert caught.value.key == "table.bad_seat"
+
+
+def test_the_third_meld_of_one_suit_announces_qingyise_three() -> None:
+    state = new_table(load_preset("nanjing"))
+    notices = []
+    for feeder, tile in ((A, "1m"), (C, "2m"), (D, "3m")):
+        outcome = apply(state, Pong(B, feeder, t(tile)))
+        state = outcome.state
+        notices.append([(n.key, n.params) for n in outcome.notices])
+    assert notices == [[], [], [("table.qingyise_three", {"taker": B, "suit": "m"})]]
+
+
+def test_an_added_gang_on_one_of_two_pongs_must_say_which() -> None:
+    state = run(new_table(load_preset("nanjing")), Pong(B, A, t("1m")), Pong(B, C, t("2p"))).state
+    with pytest.raises(EngineError) as caught:
+        apply(state, Gang(B, MeldKind.ADDED_GANG))
+    assert caught.value.key == "gang.which_pong"
+    # Naming the tile picks the pong: C fed 2p, so C pays the 6.
+    assert net(apply(state, Gang(B, MeldKind.ADDED_GANG, None, t("2p"))).payments) == {A: 0, B: 6, C: -6, D: 0}
+
+
+def test_a_house_rule_keeping_the_dealer_on_a_big_win_only() -> None:
+    # stays_on = ["dealer_big_win"]: the dealer's 清一色 keeps the deal, his small win does not.
+    house = load_preset_text('base = "nanjing"\nname = "big-stays"\n[dealer]\nstays_on = ["dealer_big_win"]\n')
+    big = apply(new_table(house), hu(A, "123m 456m 78m 99m [111m] +9m", B, hard_flowers=1)).state
+    assert (big.dealer, big.dealer_streak) == (A, 1)
+    small = apply(new_table(house), hu(A, EXAMPLE_1, B, hard_flowers=2)).state
+    assert (small.dealer, small.dealer_streak) == (B, 0)
+
+
+def test_naming_the_dealer_starts_the_streak_again() -> None:
+    state = run(new_table(load_preset("nanjing")), Draw(), Draw()).state
+    assert (state.dealer, state.dealer_streak) == (A, 2)
+    after = apply(state, SetDealer(C)).state
+    assert (after.dealer, after.dealer_streak) == (C, 0)
+
+
+def test_a_custom_penalty_of_one_is_paid() -> None:
+    assert net(apply(new_table(load_preset("nanjing")), Penalty("penalty_custom", B, 1)).payments) == {
+        A: 1,
+        B: -3,
+        C: 1,
+        D: 1,
+    }
+
+
+def test_two_claims_each_paid_once() -> None:
+    both = Win((claim(B, EXAMPLE_2, hard_flowers=4), claim(D, EXAMPLE_1, hard_flowers=2)), C)
+    payments = apply(new_table(load_preset("nanjing")), both).payments
+    assert sorted((p.payer, p.payee, p.amount) for p in payments) == [(C, B, 34), (C, D, 46)]
