@@ -47,6 +47,7 @@ TESTS = (
     "tests/test_table.py",
     "tests/test_preset_values.py",
     "tests/test_money_between_players.py",
+    "tests/test_edges.py",
     "tests/test_changkaitou.py",
     "tests/test_fast_path.py",
     "tests/test_properties.py",

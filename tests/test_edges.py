@@ -11,13 +11,14 @@ from typing import Any
 
 import pytest
 
+from engine.claims import ClaimRefused
 from engine.errors import EngineError
 from engine.hand import MeldKind
 from engine.notation import parse_tile
 from engine.preset import load_preset, load_preset_text
 from engine.scoring import Item, score_declared, score_forced
 from engine.settlement import HandContext, WinClaim, share_steps
-from engine.table import Draw, Gang, Penalty, Pong, SetDealer, Win, apply, new_table
+from engine.table import Draw, Gang, Penalty, Pong, RangeMark, SetDealer, Win, WinInput, apply, new_table
 from engine.units import WinFlags
 from tests.helpers import items, score
 from tests.test_money_between_players import EXAMPLE_1, EXAMPLE_2, claim, hu, net, run
@@ -211,3 +212,52 @@ def test_two_claims_each_paid_once() -> None:
     both = Win((claim(B, EXAMPLE_2, hard_flowers=4), claim(D, EXAMPLE_1, hard_flowers=2)), C)
     payments = apply(new_table(load_preset("nanjing")), both).payments
     assert sorted((p.payer, p.payee, p.amount) for p in payments) == [(C, B, 34), (C, D, 46)]
+
+
+def test_changkaitou_gang_after_the_feeder_pays_everything_until_the_maker_discards() -> None:
+    # 杠后承包: B fed A's exposed gang; A self-draws on the replacement: 123m 456p 23s 99s [8888p] +4s,
+    # 4 hard flowers: 10 + 2×(4 + 1) + 门清 10 + 杠开 20 = 50, ×2 every hand = 100 a share; B pays all
+    # three: 300.
+    state = apply(new_table(load_preset("changkaitou")), Gang(A, MeldKind.EXPOSED_GANG, B, t("8p"))).state
+    outcome = apply(state, hu(A, EXPOSED_GANG, None, hard_flowers=4, after_gang=True))
+    assert net(outcome.payments) == {A: 300, B: -300, C: 0, D: 0}
+
+
+def test_a_range_mark_outside_changkaitou_is_refused() -> None:
+    with pytest.raises(EngineError) as caught:
+        apply(new_table(load_preset("nanjing")), RangeMark(B, t("5m")))
+    assert caught.value.key == "range.not_in_preset"
+
+
+def test_robbing_a_gang_nobody_holds_is_refused() -> None:
+    # §5: at the table, the robbed player holds a pong of the winning tile. Nobody has melded here.
+    with pytest.raises(ClaimRefused):
+        apply(
+            new_table(load_preset("nanjing")),
+            Win((claim(D, "123m 456m 789m 55p 34p +2p", hard_flowers=2, robbing_gang=True),), C),
+        )
+
+
+def test_four_melds_of_one_suit_but_a_pair_of_another_is_no_qingyise_liability() -> None:
+    # 万 melds fed by A, C, D and C; the pair is 5p: no 清一色, so nobody is liable. 5p [111m] [222m]
+    # [333m] [555m] +5p: 对对胡 40 + 全球独钓 60, 缺一 1 (no 条), hard 1: 20 + 2×2 + 100 = 124; D pays.
+    state = run(
+        new_table(load_preset("nanjing")),
+        Pong(B, A, t("1m")),
+        Pong(B, C, t("2m")),
+        Pong(B, D, t("3m")),
+        Pong(B, C, t("5m")),
+    ).state
+    outcome = apply(state, hu(B, "5p [111m] [222m] [333m] [555m] +5p", D, hard_flowers=1))
+    assert net(outcome.payments) == {A: 0, B: 124, C: 0, D: -124}
+
+
+def test_a_declared_win_at_the_table() -> None:
+    # B names 清一色 对对胡 with 3 hard flowers on C's discard. B logged no pong this hand, so the table
+    # counts 门清 (§5): 20 + 2×3 + 60 + 40 + 20 = 146. After a logged pong of 1m fed by A: no 门清,
+    # 126 (and no liability: one mouth).
+    declared = WinInput(B, WinFlags(hard_flowers=3), declared=("qingyise", "duiduihu"))
+    outcome = apply(new_table(load_preset("nanjing")), Win((declared,), C))
+    assert net(outcome.payments) == {A: 0, B: 146, C: -146, D: 0}
+    state = apply(new_table(load_preset("nanjing")), Pong(B, A, t("1m"))).state
+    assert net(apply(state, Win((declared,), C)).payments) == {A: 0, B: 126, C: -126, D: 0}

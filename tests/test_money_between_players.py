@@ -87,6 +87,7 @@ def run(state: TableState, *events: Event) -> Outcome:
         ("chengbei", 6, 6, 3, 6, 10, 10),
         ("jinyuanzi", 0, 0, 0, 0, 0, 0),
         ("jinyuanzi-ben", 0, 0, 0, 0, 0, 0),
+        ("changkaitou", 20, 20, 10, 20, 10, 10),  # §12: 10/10/5, 花杠 10, 罚 5, every hand ×2
     ],
 )
 def test_instant_payments_between_the_right_people(
