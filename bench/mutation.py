@@ -198,7 +198,11 @@ def mutated_source(mutant: Mutant) -> str:
             node.id = how[1]
         elif kind == "drop":
             _, parent, field, position = how
-            replacement = ast.Pass() if not isinstance(node, ast.Return) else ast.Return(ast.Constant(None))
+            # `return x` becomes `return None`; a bare `return` / `return None` falls through instead.
+            returns_value = isinstance(node, ast.Return) and not (
+                node.value is None or (isinstance(node.value, ast.Constant) and node.value.value is None)
+            )
+            replacement = ast.Return(ast.Constant(None)) if returns_value else ast.Pass()
             getattr(parent, field)[position] = copy.copy(ast.copy_location(replacement, node))
         break
     return ast.unparse(ast.fix_missing_locations(tree))
