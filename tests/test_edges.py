@@ -7,6 +7,7 @@ Seats: A=0 (East, first dealer), B=1, C=2, D=3.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -17,11 +18,11 @@ from engine.hand import MeldKind
 from engine.notation import parse_tile
 from engine.preset import load_preset, load_preset_text
 from engine.scoring import Item, score_declared, score_forced
-from engine.settlement import HandContext, WinClaim, share_steps
-from engine.table import Draw, Gang, Penalty, Pong, RangeMark, SetDealer, Win, WinInput, apply, new_table
+from engine.settlement import HandContext, WinClaim, gang_payments, share_steps
+from engine.table import Draw, FlowerGang, Gang, Penalty, Pong, RangeMark, SetDealer, Win, WinInput, apply, new_table
 from engine.units import WinFlags
 from tests.helpers import items, score
-from tests.test_money_between_players import EXAMPLE_1, EXAMPLE_2, claim, hu, net, run
+from tests.test_money_between_players import EXAMPLE_1, EXAMPLE_2, KUAIZHAO, claim, hu, net, run
 from tests.test_preset_values import (
     ADDED_GANG,
     BIANZHI,
@@ -261,3 +262,145 @@ def test_a_declared_win_at_the_table() -> None:
     assert net(outcome.payments) == {A: 0, B: 146, C: -146, D: 0}
     state = apply(new_table(load_preset("nanjing")), Pong(B, A, t("1m"))).state
     assert net(apply(state, Win((declared,), C)).payments) == {A: 0, B: 126, C: -126, D: 0}
+
+
+# ---- settlement and table details the mutation run found unguarded ---------------------------------
+
+
+def test_a_refused_shape_scores_nothing() -> None:
+    result = score("123m 456m 789m 234p 5p +6p", "nanjing", hard_flowers=4)
+    assert (result.valid, result.total, result.items, result.reason) == (False, 0, (), "win.not_a_winning_shape")
+
+
+def test_a_declared_pattern_the_preset_does_not_have_counts_nothing() -> None:
+    # 龙七对 is changkaitou's; named in nanjing it adds nothing: 20 + 2×4 = 28.
+    assert score_declared(["long_qidui"], WinFlags(hard_flowers=4), load_preset("nanjing")).total == 28
+
+
+def test_declared_flag_patterns_count_once() -> None:
+    # 小杠开花 on a declared self-draw: 20 + 2×4 + 20 = 48.
+    flags = WinFlags(hard_flowers=4, self_draw=True, after_flower=True)
+    assert score_declared([], flags, load_preset("nanjing")).total == 48
+
+
+def test_no_payment_of_nothing() -> None:
+    # app has no flower-gang money and no penalties (§4 "—"): nothing is paid, not four payments of 0.
+    assert apply(new_table(load_preset("app")), FlowerGang(B)).payments == ()
+    assert apply(new_table(load_preset("jinyuanzi")), Penalty("penalty_four", B)).payments == ()
+
+
+def test_an_exposed_gang_needs_its_feeder() -> None:
+    with pytest.raises(EngineError) as caught:
+        gang_payments("exposed_gang", A, None, load_preset("nanjing"), HandContext())
+    assert caught.value.key == "gang.needs_feeder"
+
+
+@pytest.mark.parametrize(
+    ("preset", "penalty", "key"),
+    [
+        ("nanjing", Penalty("penalty_custom", B, 0), "penalty.bad_amount"),
+        ("nanjing", Penalty("penalty_custom", B, -5), "penalty.bad_amount"),
+        ("jinyuanzi", Penalty("penalty_custom", B, 5), "penalty.custom_not_in_preset"),  # 003 prices none
+        ("jinyuanzi", Penalty("false_win", B, 20), "penalty.fixed_amount"),  # 诈胡 is 10 chips
+    ],
+)
+def test_penalties_a_preset_cannot_price_are_refused(preset: str, penalty: Penalty, key: str) -> None:
+    with pytest.raises(EngineError) as caught:
+        apply(new_table(load_preset(preset)), penalty)
+    assert caught.value.key == key
+
+
+def test_a_last_chip_is_paid_and_the_player_is_bust() -> None:
+    # C has 1 chip left and discards into §11.2 (17 chips): C pays 1 and is bust; one bust: the 将 goes on.
+    state = replace(new_table(load_preset("jinyuanzi")), chips=(95, 95, 1, 95))
+    outcome = run(state, Pong(B, C), Pong(B, D), hu(B, EXAMPLE_2, C, hard_flowers=4))
+    assert net(outcome.payments) == {A: 0, B: 1, C: -1, D: 0}
+    keys = [(n.key, n.params) for n in outcome.notices]
+    assert ("table.bust", {"seat": C}) in keys and ("table.jiang_over", {}) not in keys
+
+
+def test_a_player_already_bust_is_not_announced_again_and_a_second_bust_ends_the_jiang() -> None:
+    # C is at 0. B wins §11.2 from D, who has 17 chips left: D is bust, the second: the 将 is over.
+    state = replace(new_table(load_preset("jinyuanzi")), chips=(95, 95, 0, 17))
+    outcome = run(state, Pong(B, A), Pong(B, A), hu(B, EXAMPLE_2, D, hard_flowers=4))
+    assert net(outcome.payments) == {A: 0, B: 17, C: 0, D: -17}
+    busts = [n.params for n in outcome.notices if n.key == "table.bust"]
+    assert busts == [{"seat": D}] and any(n.key == "table.jiang_over" for n in outcome.notices)
+    # The same win from A (95 chips): nobody new is bust, no notice at all.
+    calm = run(state, Pong(B, C), Pong(B, D), hu(B, EXAMPLE_2, A, hard_flowers=4))
+    assert not [n for n in calm.notices if n.key in ("table.bust", "table.jiang_over")]
+
+
+def test_a_fifth_meld_is_refused() -> None:
+    state = run(new_table(load_preset("nanjing")), *(Pong(B, A, t(tile)) for tile in ("1m", "2m", "3m", "4m"))).state
+    with pytest.raises(EngineError) as caught:
+        apply(state, Pong(B, C, t("5m")))
+    assert caught.value.key == "meld.too_many"
+
+
+def test_nanjing_6_one_mouth_and_one_concealed_gang_is_not_kuaizhao() -> None:
+    # 002 counts two mouths + a concealed gang, or one mouth + two: one + one is only two. D pays.
+    # 999s 5p [111m] [222p] (EEEE) +5p as above: 68.
+    state = run(
+        new_table(load_preset("nanjing-6")),
+        Pong(B, C, t("1m")),
+        Pong(B, D, t("2p")),
+        Gang(B, MeldKind.CONCEALED_GANG, None, t("E")),
+    ).state
+    outcome = apply(state, hu(B, "999s 5p [111m] [222p] (EEEE) +5p", D, hard_flowers=1))
+    assert net(outcome.payments) == {A: 0, B: 68, C: 0, D: -68}
+
+
+def test_a_fourth_mouth_from_the_same_feeder_is_announced() -> None:
+    outcome = run(new_table(load_preset("nanjing")), *(Pong(B, C) for _ in range(4)))
+    assert [(n.key, n.params) for n in outcome.notices] == [("table.kuaizhao_fourth", {"feeder": C, "taker": B})]
+
+
+def test_three_melds_with_unknown_tiles_announce_no_qingyise() -> None:
+    outcome = run(new_table(load_preset("nanjing")), Pong(B, A), Pong(B, C), Pong(B, D))
+    assert [n.key for n in outcome.notices] == []
+
+
+def test_instant_payment_factors_show_the_doubling_only_in_a_bixiahu_hand() -> None:
+    plain = apply(new_table(load_preset("nanjing")), Gang(A, MeldKind.EXPOSED_GANG, B, t("7p")))
+    assert plain.factors == ()
+    doubled = apply(apply(new_table(load_preset("nanjing")), Draw()).state, Gang(A, MeldKind.EXPOSED_GANG, B, t("7p")))
+    assert [(f.key, f.params) for f in doubled.factors] == [("bixiahu", {"factor": 2})]
+
+
+def test_liability_factors_name_who_pays() -> None:
+    # jinyuanzi 外包: the fixed 50 from C; nanjing 快照 on a discard: one share from C.
+    state = run(new_table(load_preset("jinyuanzi")), Pong(B, C, t("1m")), Pong(B, C, t("2p")), Pong(B, C, t("E")))
+    outcome = apply(state.state, hu(B, KUAIZHAO, D, hard_flowers=1))
+    assert [(f.key, f.params) for f in outcome.factors] == [("liable_fixed", {"amount": 50, "liable": C})]
+    state = run(new_table(load_preset("nanjing")), Pong(B, C, t("1m")), Pong(B, C, t("2p")), Pong(B, C, t("E")))
+    outcome = apply(state.state, hu(B, KUAIZHAO, D, hard_flowers=1))
+    assert [(f.key, f.params) for f in outcome.factors] == [("liable_one", {"liable": C})]
+
+
+def test_robbing_shows_the_refunded_gang_money() -> None:
+    state = run(new_table(load_preset("nanjing")), Pong(C, A, t("2p")), Gang(C, MeldKind.ADDED_GANG, None, t("2p")))
+    outcome = apply(state.state, Win((claim(D, "123m 456m 789m 55p 34p +2p", hard_flowers=2, robbing_gang=True),), C))
+    assert ("robbing_refund", {"amount": 6}) in [(f.key, f.params) for f in outcome.factors]
+
+
+def test_the_dealer_staying_is_announced() -> None:
+    outcome = apply(new_table(load_preset("nanjing")), Draw())
+    assert ("table.dealer_stays", {"dealer": A, "streak": 1}) in [(n.key, n.params) for n in outcome.notices]
+
+
+def test_five_flower_gangs_in_every_hand() -> None:
+    # Five sets (中 发 白, 春夏秋冬, 梅兰竹菊): a sixth is refused; the count starts again each hand.
+    state = run(new_table(load_preset("nanjing")), *(FlowerGang(B) for _ in range(5))).state
+    with pytest.raises(EngineError) as caught:
+        apply(state, FlowerGang(C))
+    assert caught.value.key == "flower_gang.all_made"
+    state = run(state, Draw(), *(FlowerGang(C) for _ in range(5))).state
+    assert state.flower_gangs == 5
+
+
+def test_changkaitou_robbing_keeps_the_dealer() -> None:
+    # §12: the dealer stays on 抢杠. C pongs 2p from A, adds the gang, D robs it.
+    state = run(new_table(load_preset("changkaitou")), Pong(C, A, t("2p")), Gang(C, MeldKind.ADDED_GANG, None, t("2p")))
+    outcome = apply(state.state, Win((claim(D, "123m 456m 789m 55p 34p +2p", hard_flowers=4, robbing_gang=True),), C))
+    assert (outcome.state.dealer, outcome.state.dealer_streak) == (A, 1)
