@@ -18,7 +18,7 @@ from engine.hand import MeldKind
 from engine.notation import parse_tile
 from engine.preset import load_preset, load_preset_text
 from engine.scoring import Item, score_declared, score_forced
-from engine.settlement import HandContext, WinClaim, gang_payments, share_steps
+from engine.settlement import HandContext, WinClaim, gang_payments, share_steps, win_payments
 from engine.table import Draw, FlowerGang, Gang, Penalty, Pong, RangeMark, SetDealer, Win, WinInput, apply, new_table
 from engine.units import WinFlags
 from tests.helpers import items, score
@@ -404,3 +404,45 @@ def test_changkaitou_robbing_keeps_the_dealer() -> None:
     state = run(new_table(load_preset("changkaitou")), Pong(C, A, t("2p")), Gang(C, MeldKind.ADDED_GANG, None, t("2p")))
     outcome = apply(state.state, Win((claim(D, "123m 456m 789m 55p 34p +2p", hard_flowers=4, robbing_gang=True),), C))
     assert (outcome.state.dealer, outcome.state.dealer_streak) == (A, 1)
+
+
+def test_yajue_needs_a_sole_wait() -> None:
+    # 111m 222m 1113s [222s] +2s: 13s waits on 2s, but 1113s also waits on 3s (111s + 33s): not a sole
+    # wait, so neither 压绝 nor 压档 (§6). Soft: 缺一 1 (no 筒): 20 + 2×(4 + 1) = 30; with 3 hard flowers
+    # it is refused by the 小胡 limit (a 压绝 would have lifted it).
+    hand = "111m 222m 1113s [222s] +2s"
+    result = score(hand, "nanjing", hard_flowers=4)
+    assert items(result) == {"pao": 20, "hard": 8, "que_yi": 2} and result.total == 30
+    assert not score(hand, "nanjing", hard_flowers=3).valid
+
+
+def test_declared_wuhuaguo_from_the_log_without_menqing() -> None:
+    # nanjing's 无花果 needs no 门清: a logged pong, 清一色 named, no hard flower:
+    # 20 + 清一色 60 + 无花果 40 = 120.
+    logged = [(MeldKind.PONG, t("1m"))]
+    assert score_declared(["qingyise"], WinFlags(), load_preset("nanjing"), logged=logged).total == 120
+
+
+def test_engine_level_refusals() -> None:
+    nanjing = load_preset("nanjing")
+    with pytest.raises(EngineError) as caught:
+        gang_payments("bogus_gang", A, None, nanjing, HandContext())
+    assert caught.value.key == "gang.unknown_kind"
+    result = score(EXAMPLE_2, "nanjing", hard_flowers=4)
+    with pytest.raises(EngineError) as caught:
+        win_payments([WinClaim(B, result, False)], None, nanjing, HandContext())
+    assert caught.value.key == "win.needs_discarder"
+
+
+@pytest.mark.parametrize(
+    ("claims", "discarder", "key"),
+    [
+        ((claim(B, EXAMPLE_2, hard_flowers=4), claim(B, EXAMPLE_2, hard_flowers=4)), C, "win.duplicate_winner"),
+        ((claim(4, EXAMPLE_2, hard_flowers=4),), C, "table.bad_seat"),
+        ((claim(B, EXAMPLE_2, hard_flowers=4),), B, "win.discarder_wins"),
+    ],
+)
+def test_impossible_wins_are_refused(claims: tuple[WinInput, ...], discarder: int, key: str) -> None:
+    with pytest.raises(EngineError) as caught:
+        apply(new_table(load_preset("nanjing")), Win(claims, discarder))
+    assert caught.value.key == key
