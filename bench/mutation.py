@@ -76,8 +76,47 @@ BINOP_SWAPS: dict[type[ast.operator], type[ast.operator]] = {
 NAME_SWAPS = {"min": "max", "max": "min", "any": "all", "all": "any"}
 DROPPABLE = (ast.Expr, ast.AugAssign, ast.If, ast.Raise, ast.Return, ast.For)
 
-# "file:line:col description" -> why the change cannot alter any result.
-EQUIVALENT: dict[str, str] = {}
+# "file:line:col description" -> why no input can tell the mutant from the original (reviewed by
+# hand for the code as it is; a line number that moves needs the entry moved with it).
+_NOT_PRESENT = "a unit's count of 0 or -1 both mean absent: evaluate keeps positive counts only"
+EQUIVALENT: dict[str, str] = {
+    **{
+        f"engine/units.py:{line}:{col} 0->-1": _NOT_PRESENT
+        for line, col in (
+            (175, 71),
+            (184, 71),
+            (227, 15),
+            (236, 77),
+            (245, 81),
+            (255, 19),
+            (256, 89),
+            (265, 51),
+            (272, 88),
+            (281, 42),
+            (312, 94),
+            (334, 19),
+            (337, 83),
+            (347, 19),
+            (348, 15),
+            (355, 56),
+            (406, 73),
+        )
+    },
+    "engine/scoring.py:48:16 False->True": "the one score built with the default `big` is a refused shape, "
+    "and a refused win is never read for `big`",
+    "engine/scoring.py:61:67 Gt->GtE": "only `hard` can be counted 0 (declared and forced wins list it); it "
+    "excludes nothing and adds 0",
+    "engine/scoring.py:82:57 0->-1": "`counts.get(key, -1) > 0` is false for a missing key, as with 0",
+    "engine/settlement.py:43:20 False->True": "every caller passes `doubled`",
+    "engine/settlement.py:75:62 0->-1": "chips left are never negative (each payment is capped), so "
+    "max(left, 0) and max(left, -1) agree",
+    "engine/table.py:547:4 drop return": "the function's last `return None`: falling off the end is the same",
+    "engine/table.py:570:51 3->2": "the win is 清一色, so all four melds are one suit: two give it as well as three",
+    "engine/table.py:638:4 drop if": "a repeated winner is refused again further on, with the same key",
+    "engine/table.py:644:81 0->1": "`discarder or 0` only matters with one claim (a self-draw): order of one",
+    "engine/table.py:681:7 any->all": "the claims of one win all rob the same gang, or none does",
+    "engine/table.py:786:12 drop expr": "a claim's seat is checked again where the claim is scored",
+}
 
 
 @dataclass(frozen=True)

@@ -446,3 +446,14 @@ def test_impossible_wins_are_refused(claims: tuple[WinInput, ...], discarder: in
     with pytest.raises(EngineError) as caught:
         apply(new_table(load_preset("nanjing")), Win(claims, discarder))
     assert caught.value.key == key
+
+
+def test_a_house_rule_keeping_the_dealer_on_a_robbed_gang() -> None:
+    # No liability kinds but the dealer stays on 抢杠: D robs C's added gang (123m 456m 789m 55p 34p
+    # +2p, 2 hard flowers: 46, each other pays as on a self-draw); A stays.
+    house = load_preset_text(
+        'base = "nanjing"\nname = "rob"\n[liability]\nkinds = ["dagangkai"]\n[dealer]\nstays_on = ["robbing_gang"]\n'
+    )
+    state = run(new_table(house), Pong(C, A, t("2p")), Gang(C, MeldKind.ADDED_GANG, None, t("2p"))).state
+    outcome = apply(state, Win((claim(D, "123m 456m 789m 55p 34p +2p", hard_flowers=2, robbing_gang=True),), C))
+    assert (outcome.state.dealer, outcome.state.dealer_streak) == (A, 1)
