@@ -116,6 +116,14 @@ EQUIVALENT: dict[str, str] = {
     "engine/table.py:644:81 0->1": "`discarder or 0` only matters with one claim (a self-draw): order of one",
     "engine/table.py:681:7 any->all": "the claims of one win all rob the same gang, or none does",
     "engine/table.py:786:12 drop expr": "a claim's seat is checked again where the claim is scored",
+    "engine/units.py:334:12 drop return": "`return None` for `return 0`: a count of None means absent too",
+    "engine/units.py:347:12 drop return": "`return None` for `return 0`: a count of None means absent too",
+    "engine/scoring.py:61:75 0->-1": "only `hard` can be counted 0 (see 61:67)",
+    "engine/scoring.py:68:26 1->0": "an exclusive group with one member present keeps that member either way",
+    "engine/settlement.py:60:13 Add->Sub": "the other three in reverse order: each pays his own share, "
+    "capped by his own chips, so only the order of the payment rows changes",
+    "engine/table.py:236:7 Or->And": "chips are kept for both states or for neither",
+    "engine/table.py:644:81 0->-1": "`discarder or 0` only matters with one claim (a self-draw): order of one",
 }
 
 

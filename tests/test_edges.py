@@ -457,3 +457,60 @@ def test_a_house_rule_keeping_the_dealer_on_a_robbed_gang() -> None:
     state = run(new_table(house), Pong(C, A, t("2p")), Gang(C, MeldKind.ADDED_GANG, None, t("2p"))).state
     outcome = apply(state, Win((claim(D, "123m 456m 789m 55p 34p +2p", hard_flowers=2, robbing_gang=True),), C))
     assert (outcome.state.dealer, outcome.state.dealer_streak) == (A, 1)
+
+
+def test_more_refusals_at_the_table() -> None:
+    nanjing = new_table(load_preset("nanjing"))
+    with pytest.raises(EngineError) as caught:
+        apply(nanjing, Penalty("bogus", B))
+    assert caught.value.key == "penalty.unknown_kind"
+    with pytest.raises(EngineError) as caught:
+        apply(nanjing, Win((claim(B, EXAMPLE_2, hard_flowers=4),), 7))
+    assert caught.value.key == "table.bad_seat"
+    with pytest.raises(EngineError) as caught:  # 1m five times
+        apply(nanjing, Win((claim(B, "11111m 234p 567s 9s +9s", hard_flowers=4),), C))
+    assert caught.value.key == "hand.too_many_copies"
+    with pytest.raises(ClaimRefused):  # a declared 天胡 by a player who does not deal
+        apply(nanjing, Win((WinInput(B, WinFlags(hard_flowers=4, heavenly=True), declared=("qingyise",)),), C))
+    with pytest.raises(EngineError) as caught:  # the dealer is named before anything happens
+        apply(apply(nanjing, Pong(B, C, t("1m"))).state, SetDealer(C))
+    assert caught.value.key == "dealer.hand_started"
+
+
+def test_an_added_gang_needs_a_pong_of_that_tile_not_a_gang() -> None:
+    state = run(
+        new_table(load_preset("nanjing")), Gang(B, MeldKind.EXPOSED_GANG, A, t("7p")), Pong(B, C, t("1m"))
+    ).state
+    with pytest.raises(EngineError) as caught:
+        apply(state, Gang(B, MeldKind.ADDED_GANG, None, t("7p")))
+    assert caught.value.key == "gang.no_pong"
+
+
+def test_only_a_pong_or_added_gang_can_be_robbed() -> None:
+    state = apply(new_table(load_preset("nanjing")), Gang(C, MeldKind.EXPOSED_GANG, A, t("2p"))).state
+    with pytest.raises(ClaimRefused):
+        apply(state, Win((claim(D, "123m 456m 789m 55p 34p +2p", hard_flowers=2, robbing_gang=True),), C))
+
+
+def test_app_wuhuaguo_needs_menqing_even_without_hard_flowers() -> None:
+    assert items(score(PONG, "app")) == {"pao": 20}  # a pong: no 无花果; 小胡 20 (refused by the limit)
+
+
+def test_share_steps_show_leibaota_and_app_multipliers() -> None:
+    result = score(EXAMPLE_2, "nanjing", hard_flowers=4)
+    _, steps = share_steps(WinClaim(B, result, False), load_preset("nanjing"), HandContext(True, 1, None))
+    # (34 + 10×1) × 2 = 88
+    assert [(s.key, s.params) for s in steps] == [
+        ("leibaota", {"total": 34, "step": 10, "streak": 1, "factor": 2, "result": 88})
+    ]
+    app = score(EXAMPLE_1, "app", hard_flowers=2)  # 门清 40 + 5×2 + 缺一门 5 = 55; self-draw ×2 = 110
+    amount, steps = share_steps(WinClaim(D, app, True), load_preset("app"), HandContext())
+    assert amount == 110 and [(s.key, s.parts) for s in steps] == [("multipliers", (("self_draw", 2),))]
+
+
+def test_forced_end_without_hard_flowers_counts_wuhuaguo() -> None:
+    # changkaitou forced end, melds [111m] [222p] (EEE) ... as pongs: B's three pongs (no 门清), no hard
+    # flower: 10 + 2×(风 1) + 无花果 30 + 对对胡 30 = 72.
+    melds = [(MeldKind.PONG, t("1m")), (MeldKind.PONG, t("2p")), (MeldKind.PONG, t("E"))]
+    result = score_forced(melds, 0, ["duiduihu"], load_preset("changkaitou"))
+    assert result.total == 72 and items(result)["wuhuaguo"] == 30
