@@ -30,7 +30,6 @@ from telegram.request import BaseRequest, RequestData
 from bot.inbox import Row
 from bot.ledger import Ledger
 from bot.telegram_app import TelegramFrontEnd, build_application
-from tests.fake_telegram import FakeTelegram
 
 CHATS = 220
 UNLOADED = 20  # the last chats run alone, to measure the latency of a single update
@@ -123,12 +122,15 @@ class Timed:
         async def process(row: Row, update: Update) -> None:
             await original(row, update)
             self.finished[row.update_id] = time.perf_counter()
-            self.event(row.update_id).set()
+            waiting = self.done.pop(row.update_id, None)
+            if waiting is not None:
+                waiting.set()
 
         front.process = process  # type: ignore[method-assign]
 
-    def event(self, update_id: int) -> asyncio.Event:
-        return self.done.setdefault(update_id, asyncio.Event())
+    async def wait(self, update_id: int) -> None:
+        if update_id not in self.finished:
+            await self.done.setdefault(update_id, asyncio.Event()).wait()
 
 
 async def started(request: RecordingRequest, folder: str, name: str, rate_limit: bool) -> Any:
@@ -157,7 +159,7 @@ async def throughput(folder: str) -> None:
         for update in updates:  # one chat in order, each line once the last was handled; chats side by side
             begin = time.perf_counter()
             await front.accept(update)
-            await timed.event(update.update_id).wait()
+            await timed.wait(update.update_id)
             latencies.append((time.perf_counter() - begin) * 1000)
 
     begin = time.perf_counter()
@@ -212,7 +214,7 @@ async def backlog(folder: str, counter: list[int]) -> None:
     chat_b = [Update.de_json(u, application.bot) for u in updates_for(901, counter)]
     for update in (chat_a[0], chat_b[0]):  # both nights open
         await front.accept(update)
-        await timed.event(update.update_id).wait()
+        await timed.wait(update.update_id)
     await front.idle()
     begin = time.perf_counter()
     for update in chat_a[1:]:
@@ -224,12 +226,37 @@ async def backlog(folder: str, counter: list[int]) -> None:
     while not any(chat == chat_b_id and at > asked for at, chat in request.sent):
         await asyncio.sleep(0.005)
     answered = min(at for at, chat in request.sent if chat == chat_b_id and at > asked) - asked
-    await asyncio.gather(*(timed.event(u.update_id).wait() for u in chat_a[1:]))
+    await asyncio.gather(*(timed.wait(u.update_id) for u in chat_a[1:]))
     recorded_in = max(timed.finished[u.update_id] for u in chat_a[1:]) - begin
     print(
         f"backlog: 300 commands queued in one chat; another chat's /score answered in {answered * 1000:.0f} ms"
         f" (the 300 recorded in {recorded_in:.2f} s; rate limiter on)"
     )
+    await front.idle()
+    await stopped(application)
+
+
+async def many_chats(folder: str, counter: list[int]) -> None:
+    """Rate limiter on: 1,000 chats open a night at once; a new chat's /help waits for its turn."""
+    request = RecordingRequest()
+    application = await started(request, folder, "many.sqlite3", rate_limit=True)
+    front: TelegramFrontEnd = application.bot_data["front"]
+    opening = [Update.de_json(updates_for(2000 + chat, counter)[0], application.bot) for chat in range(1000)]
+    help_update = Update.de_json(updates_for(3001, counter)[0], application.bot)
+    assert help_update.message is not None
+    help_update = Update.de_json(
+        {"update_id": help_update.update_id, "message": {**help_update.message.to_dict(), "text": "/help"}},
+        application.bot,
+    )
+    for update in opening:
+        await front.accept(update)
+    asked = time.perf_counter()
+    await front.accept(help_update)
+    chat = -1000000 - 3001
+    while not any(c == chat for _, c in request.sent):
+        await asyncio.sleep(0.005)
+    answered = min(at for at, c in request.sent if c == chat) - asked
+    print(f"1,000 chats opening a night at once: a new chat's /help answered in {answered * 1000:.0f} ms")
     await front.idle()
     await stopped(application)
 
@@ -242,13 +269,13 @@ async def coalesced(folder: str, counter: list[int]) -> None:
     timed = Timed(front)
     updates = [Update.de_json(u, application.bot) for u in penalties(902, 1000, counter)]
     await front.accept(updates[0])
-    await timed.event(updates[0].update_id).wait()
+    await timed.wait(updates[0].update_id)
     await front.idle()
     sent_before = len(request.sent)
     begin = time.perf_counter()
     for update in updates[1:]:
         await front.accept(update)
-    await asyncio.gather(*(timed.event(u.update_id).wait() for u in updates[1:]))
+    await asyncio.gather(*(timed.wait(u.update_id) for u in updates[1:]))
     recorded_in = time.perf_counter() - begin
     await front.idle()
     delivered_in = time.perf_counter() - begin
@@ -291,6 +318,8 @@ async def inbox_drain(folder: str, counter: list[int]) -> None:
 
 async def kill_and_restart(folder: str) -> None:
     """The real process, killed with SIGKILL while 1,000 updates are queued, then restarted."""
+    from tests.fake_telegram import FakeTelegram  # aiohttp: imported only here, to keep it out of the RSS above
+
     fake = FakeTelegram()
     await fake.start()
     db = Path(folder) / "kill.sqlite3"
@@ -349,6 +378,7 @@ async def main() -> None:
         await throughput(folder)
         counter = [10_000_000]
         await backlog(folder, counter)
+        await many_chats(folder, counter)
         await coalesced(folder, counter)
         await inbox_drain(folder, counter)
         await kill_and_restart(folder)

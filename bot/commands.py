@@ -423,9 +423,14 @@ _FREE_TEXT: dict[str, Callable[[list[str]], bool]] = {
     "dealer": lambda words: len(words) == 1,
 }
 CHORES = frozenset({"rename", "swap", "stake", "dealer"})  # their words are read whole: new names, amounts
+FLOWS = frozenset({"hu", "gang", "penalty"})  # `/hu ~…`: a step of a guided flow (bot/handlers/flows.py)
 _SINGLE_TILE = frozenset({"pong", "gang", "added_gang", "concealed_gang", "range"})
 _ONE_ARG = frozenset({"undo", "stats", "unseat"})
 
+
+# Every argument a command does not use is an error, never silently dropped.
+_NO_ARGS = frozenset({"draw", "score", "history", "close", "reopen", "help", "me"})
+_ONE_ARG_SLASH = frozenset({"undo", "stats", "rules", "lang", "unseat", "join"})
 
 _SLASH_HEAD = re.compile(r"(\S*)\s*(.*)", re.DOTALL)
 
@@ -450,10 +455,14 @@ def _parse_slash(raw: str, line: str, known: Sequence[str]) -> Command | None:
         return Command(UNKNOWN, raw, word="/" + name) if name else None
     if spec.name == "fix":
         return _fix(raw, rest, False)
+    if spec.name in FLOWS and rest.startswith("~"):  # a guided flow's step: its state, read by the flow
+        return Command(spec.name, raw, word=rest.strip())
     if spec.name in ("new", "summary", "export", "lang", "rules", "join", *CHORES):
         tokens = _tokens(rest)  # free text: names to seat, options, a path, a language
     else:
         tokens = [p.text for p in scan(rest, known) if p.kind != PARTICLE]
+    if (spec.name in _NO_ARGS and tokens) or (spec.name in _ONE_ARG_SLASH and len(tokens) > 1):
+        raise EngineError("command.extra_args", extra=" ".join(tokens[0 if spec.name in _NO_ARGS else 1 :]))
     return _BUILDERS.get(spec.name, _simple)(spec.name, raw, tokens, known, False)
 
 
@@ -669,9 +678,17 @@ def _flowers_of(tokens: list[str]) -> tuple[int | None, list[str]]:
     return flowers, rest
 
 
+def _no_second_tile(left: Sequence[str]) -> None:
+    """A pong or gang is of one tile: another tile typed after it is not used, so it is an error."""
+    extra = [token for token in left if _looks_like_tiles(token)]
+    if extra:
+        raise EngineError("command.extra_args", extra=" ".join(extra))
+
+
 def _pong(name: str, raw: str, tokens: list[str], known: Sequence[str], plain: bool) -> Command:
     flowers, tokens = _flowers_of(tokens)
     names, tile, left = _names_and_tile(tokens, known)
+    _no_second_tile(left)
     names += left  # unknown words are names the service will reject with the list of players
     return Command(name, raw, names=tuple(names), tile=tile, flowers=flowers, plain=plain)
 
@@ -691,6 +708,7 @@ def _gang(name: str, raw: str, tokens: list[str], known: Sequence[str], plain: b
         else:
             rest.append(token)
     names, tile, left = _names_and_tile(rest, known)
+    _no_second_tile(left)
     return Command("gang", raw, names=tuple(names + left), tile=tile, kind=kind, flowers=flowers, plain=plain)
 
 
@@ -698,18 +716,34 @@ def _penalty(name: str, raw: str, tokens: list[str], known: Sequence[str], plain
     kind = "penalty_custom"
     amount: int | None = None
     names: list[str] = []
+    kinds = 0
     for token in tokens:
         if token.lower() in PENALTY_WORDS and not _is_name(token, known):
             kind = PENALTY_WORDS[token.lower()]
-        elif _int(token) is not None and not _is_name(token, known):
-            amount = _int(token)
+            kinds += 1
+        elif _number(token) is not None and not _is_name(token, known):
+            if amount is not None:
+                raise EngineError("command.extra_args", extra=token)
+            amount = _number(token)
         else:
             names.append(token)
+    # 跟牌 and 四张 are priced by the rules: an amount with them, or two kinds, is not used
+    if kinds > 1 or (amount is not None and kind in ("penalty_follow", "penalty_four")):
+        raise EngineError("command.extra_args", extra=" ".join(tokens))
     return Command(name, raw, names=tuple(names), kind=kind, amount=amount, plain=plain)
 
 
-_FLOWERS = re.compile(rf"^flowers=(\d{{1,{MAX_DIGITS}}})$")
-_SOFT = re.compile(rf"^soft=(\d{{1,{MAX_DIGITS}}})$")
+def _number(token: str) -> int | None:
+    """An amount typed by a person: ASCII digits only (full-width ones are normalized before);
+    more than MAX_DIGITS digits is refused rather than stored."""
+    value = _int(token)
+    if value is not None and len(token) > MAX_DIGITS:
+        raise EngineError("number.too_big", text=token)
+    return value
+
+
+_FLOWERS = re.compile(r"^flowers=(\d+)$")  # any length: a huge count is refused as too big, not as a tile
+_SOFT = re.compile(r"^soft=(\d+)$")
 
 
 def _hu(name: str, raw: str, tokens: list[str], known: Sequence[str], plain: bool) -> Command:
@@ -730,9 +764,13 @@ def _hu(name: str, raw: str, tokens: list[str], known: Sequence[str], plain: boo
         elif token in pattern_keys():
             declared.append(token)
         elif (match := _FLOWERS.match(token)) is not None:
-            flowers = int(match.group(1))
+            if flowers is not None:
+                raise EngineError("command.extra_args", extra=token)
+            flowers = _typed_count(match.group(1))
         elif (match := _SOFT.match(token)) is not None:
-            soft = int(match.group(1))
+            if soft:
+                raise EngineError("command.extra_args", extra=token)
+            soft = _typed_count(match.group(1))
         elif token in FLOWER_WORDS:
             continue  # 花 with no count: the service asks for the count
         elif _hand_like(token):
@@ -753,8 +791,14 @@ def _hu(name: str, raw: str, tokens: list[str], known: Sequence[str], plain: boo
     )
 
 
+def _typed_count(digits: str) -> int:
+    if len(digits) > MAX_DIGITS:
+        raise EngineError("number.too_big", text=digits)
+    return int(digits)
+
+
 def _undo(name: str, raw: str, tokens: list[str], known: Sequence[str], plain: bool) -> Command:
-    number = _int(tokens[0].lstrip("#")) if tokens else None
+    number = _number(tokens[0].lstrip("#")) if tokens else None
     if tokens and number is None:
         raise EngineError("undo.bad_id", text=tokens[0])
     return Command(name, raw, number=number, plain=plain)
@@ -762,11 +806,15 @@ def _undo(name: str, raw: str, tokens: list[str], known: Sequence[str], plain: b
 
 def _summary(name: str, raw: str, tokens: list[str], known: Sequence[str], plain: bool) -> Command:
     options: dict[str, str] = {}
-    for index, token in enumerate(tokens):
-        if token == "--chart" and index + 1 < len(tokens):
-            options["chart"] = tokens[index + 1]
-        elif token.startswith("--chart="):
+    rest = list(tokens)
+    while rest:
+        token = rest.pop(0)
+        if token == "--chart" and rest and "chart" not in options:
+            options["chart"] = rest.pop(0)
+        elif token.startswith("--chart=") and "chart" not in options:
             options["chart"] = token.split("=", 1)[1]
+        else:
+            raise EngineError("command.extra_args", extra=token)
     return Command(name, raw, options=options, plain=plain)
 
 

@@ -41,6 +41,7 @@ class Console:
         self.language = language
         self.out = out
         self.chart_dir = chart_dir
+        self.refused = 0  # lines answered with an error (the script's exit status says so)
 
     async def _first_player(self) -> str:
         return await self.referee.first_player(self.chat_id) or "console"
@@ -60,6 +61,8 @@ class Console:
         response = await self.referee.handle(Incoming(self.chat_id, speaker, text))
         if response is None:
             return None
+        if response.refused:
+            self.refused += 1
         self._print(response)
         return response
 
@@ -74,24 +77,48 @@ class Console:
             print(f"  [{render(choice.label, translator)}] {choice.command}", file=self.out)
         for attachment in response.attachments:
             path = self.chart_dir / (attachment.path or attachment.filename)  # an absolute path stays as typed
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(attachment.data)
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_bytes(attachment.data)
+            except OSError as error:
+                print(translator.t("console.cannot_write", path=str(path), error=error.strerror or ""), file=self.out)
+                continue
             print(translator.t("console.wrote_file", path=str(path)), file=self.out)
         print("", file=self.out)
 
-    async def run_lines(self, lines: Iterable[str]) -> None:
+    async def run_lines(self, lines: Iterable[str], keep_going: bool = True) -> None:
+        """Every line in turn; a refused line is answered and the script goes on (unless told to stop)."""
         for line in lines:
-            await self.run_line(line.rstrip("\n"))
+            response = await self.run_line(line.rstrip("\n"))
+            if response is not None and response.refused and not keep_going:
+                return
 
 
 def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m bot console", description="Nanjing Mahjong referee, local console")
+    parser = argparse.ArgumentParser(
+        prog="python -m bot console",
+        description="Nanjing Mahjong referee, local console",
+        epilog="Exit status with --script: 0 when every line was accepted, 1 when any line was refused "
+        "(each refused line is answered and the script goes on), 2 for bad options or an unreadable script, "
+        "3 when the database is in use by another process or cannot be opened.",
+    )
     parser.add_argument("--db", default="referee-demo.sqlite3", help="SQLite file (default: a demo database here)")
     parser.add_argument("--script", help="a file of lines `Speaker: text`; without it, an interactive prompt")
     parser.add_argument("--lang", help="zh (default), zh-Hant or en")
     parser.add_argument("--json", action="store_true", help="after the script, print the night's balances as JSON")
     parser.add_argument("--chat", default=CONSOLE_CHAT, help="the chat id to play in (each has its own nights)")
     parser.add_argument("--out-dir", default=".", help="where charts and exports are written")
+    going = parser.add_mutually_exclusive_group()
+    going.add_argument(
+        "--keep-going",
+        dest="keep_going",
+        action="store_true",
+        default=True,
+        help="after a refused line, go on with the next one (the default); the exit status is 1 at the end",
+    )
+    going.add_argument(
+        "--stop-on-error", dest="keep_going", action="store_false", help="stop the script at the first refused line"
+    )
     return parser.parse_args(argv)
 
 
@@ -101,15 +128,22 @@ async def run_console(argv: Sequence[str] | None = None) -> int:
     if args.lang and language is None:
         print(f"unknown language {args.lang!r}", file=sys.stderr)
         return 2
+    lines: list[str] | None = None
+    if args.script:
+        try:
+            lines = Path(args.script).read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as error:
+            print(f"cannot read the script {args.script!r}: {error}", file=sys.stderr)
+            return 2
     try:
         with owned(args.db):  # one process per database, and a file SQLite can write
-            return await _run(args, language)
+            return await _run(args, language, lines)
     except DatabaseUnavailable as error:
         print(Translator(language or DEFAULT_LANGUAGE).t(error.key, **error.params), file=sys.stderr)
         return EXIT_UNAVAILABLE
 
 
-async def _run(args: argparse.Namespace, language: str | None) -> int:
+async def _run(args: argparse.Namespace, language: str | None, lines: list[str] | None) -> int:
     referee = await Referee.open(args.db, rules_dir=Path.cwd())
     try:
         if language and await referee.chat_setting(args.chat, "language") != language:
@@ -117,16 +151,15 @@ async def _run(args: argparse.Namespace, language: str | None) -> int:
         out_dir = Path(args.out_dir)
         out_dir.mkdir(parents=True, exist_ok=True)
         console = Console(referee, args.chat, language, sys.stdout if not args.json else sys.stderr, out_dir)
-        if args.script:
-            lines = Path(args.script).read_text(encoding="utf-8").splitlines()
-            await console.run_lines(lines)
+        if lines is not None:
+            await console.run_lines(lines, keep_going=args.keep_going)
         else:
             await _interactive(console, language or DEFAULT_LANGUAGE)
         if args.json:
             print(json.dumps(await referee.night_json(args.chat), ensure_ascii=False))
     finally:
         await referee.close()
-    return 0
+    return 1 if lines is not None and console.refused else 0
 
 
 async def _interactive(console: Console, language: str) -> None:

@@ -41,11 +41,12 @@ class Outgoing:
     chat_key: str
     response: Response
     clear_keyboard: int | None = None  # the message whose buttons this result replaces
+    edit: int | None = None  # the message this answer is written over (a guided flow's next step)
 
     @property
     def plain(self) -> bool:
         """Only text (and a scoreboard): can share a message with its neighbours."""
-        return not self.response.choices and not self.response.attachments
+        return not self.response.choices and not self.response.attachments and self.edit is None
 
     def short(self) -> str:
         """The first line of a recorded answer ("✅ recorded #12: …"): what a backlog or a late note shows."""

@@ -178,6 +178,7 @@ class NewEvent:
     payload: str
     payments: tuple[Payment, ...] = ()
     reverses: int | None = None
+    stake_cents: int | None = None  # money per unit for these payments, when not the append's stake
 
 
 # A night row with its number within its chat (ids are global across chats).
@@ -361,6 +362,7 @@ class Ledger:
         async with self._transaction():
             ids: list[int] = []
             for index, new in enumerate(events):
+                stake = new.stake_cents if new.stake_cents is not None else stake_cents
                 event_id = await self._insert_event(
                     chat_id,
                     night_id,
@@ -377,7 +379,7 @@ class Ledger:
                     "INSERT INTO payments (event_id, night_id, payer, payee, amount, money_cents, reason)"
                     " VALUES (?, ?, ?, ?, ?, ?, ?)",
                     [
-                        (event_id, night_id, p.payer, p.payee, p.amount, p.amount * stake_cents, p.reason)
+                        (event_id, night_id, p.payer, p.payee, p.amount, p.amount * stake, p.reason)
                         for p in new.payments
                     ],
                 )
@@ -399,6 +401,10 @@ class Ledger:
         ) as cursor:
             row = await cursor.fetchone()
         return str(row["value"]) if row else None
+
+    async def has_update(self, update_key: str) -> bool:
+        """Whether a line with this update key was recorded (a repeated Telegram update)."""
+        return await self._is_recorded(update_key)
 
     async def latest_night(self, chat_id: str) -> NightRow | None:
         async with self._db.execute(f"{_NIGHTS} WHERE chat_id = ? ORDER BY id DESC LIMIT 1", (chat_id,)) as cursor:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 from bot.codec import (
     EVENT_KINDS,
@@ -37,14 +38,15 @@ from bot.codec import (
     event_kind,
 )
 from bot.ledger import EventRow, Ledger, NewEvent, NightRow, PaymentRow, Seat
-from bot.people import Person, occupancy, people, stake_at, stake_schedule
+from bot.people import Occupancy, Person, occupancy, people, stake_at, stake_schedule
 from bot.vocabulary import fold
+from engine.checks import check_flower_gangs, check_meld, check_penalty_amount, check_soft, check_win_copies
 from engine.errors import EngineError
 from engine.hand import MeldKind
 from engine.preset import Preset, preset_from_dict
 from engine.scoring import WinScore
 from engine.settlement import Factor, Payment
-from engine.table import Event, Gang, Notice, Pong, TableState, Win, apply, new_table
+from engine.table import Event, FlowerGang, Gang, Notice, Penalty, Pong, TableState, Win, apply, new_table
 from engine.tiles import Tile
 
 SEATS = 4
@@ -84,6 +86,8 @@ class Fold:
     def then(self, event_id: int, slot: int, event: Event) -> Fold:
         """The fold with one more event; raises EngineError (nothing changes) if it is not legal."""
         event = with_dealer(event, self.state.dealer)
+        if event_id == PENDING_ID:  # a line being recorded (or a corrected one): check it first
+            check_against_table(self, event)
         outcome = apply(self.state, event)
         before = self.state
         played = Played(
@@ -104,10 +108,41 @@ class Fold:
         return self.played[-1]
 
     def hand_of(self, event_id: int) -> int | None:
+        return self._hands.get(event_id)
+
+    @cached_property
+    def _hands(self) -> dict[int, int]:
+        """Hand of each played event, by ledger id and by slot (the first match wins, as in order):
+        built once per fold, since a night's money looks up every event."""
+        hands: dict[int, int] = {}
         for played in self.played:
-            if event_id in (played.event_id, played.slot):
-                return played.hand_no
-        return None
+            hands.setdefault(played.event_id, played.hand_no)
+            hands.setdefault(played.slot, played.hand_no)
+        return hands
+
+
+def check_against_table(fold: Fold, event: Event) -> None:
+    """Refuse what the table makes impossible before it costs anyone money (engine.checks)."""
+    state = fold.state
+    in_hand = [p for p in fold.played if p.hand_no == state.hand_no]
+    if isinstance(event, Pong | Gang) and event.tile is not None:
+        same = next((p for p in in_hand if p.event == event), None)
+        if same is not None:
+            raise EngineError("event.already_recorded", id=same.event_id)
+    if isinstance(event, Pong):
+        check_meld(state.melds, event.actor, MeldKind.PONG, event.tile)
+    elif isinstance(event, Gang):
+        check_meld(state.melds, event.actor, event.kind, event.tile)
+    elif isinstance(event, FlowerGang):
+        check_flower_gangs(sum(isinstance(p.event, FlowerGang) for p in in_hand))
+    elif isinstance(event, Penalty):
+        check_penalty_amount(event.amount)
+    elif isinstance(event, Win):
+        for claim in event.claims:
+            check_soft(claim.soft)
+            if claim.winning is not None:
+                robbed = event.discarder if claim.flags.robbing_gang else None
+                check_win_copies(state.melds, claim.winner, claim.concealed, claim.melds, claim.winning, robbed)
 
 
 def with_dealer(event: Event, dealer: int) -> Event:
@@ -284,6 +319,8 @@ class Night:
         self.booked = Totals()
         self.booked.add(payments)
         self.payment_rows: list[PaymentRow] = list(payments)
+        self._people: tuple[tuple[int, int], list[Person], tuple[str, ...]] | None = None
+        self._schedule: tuple[int, list[tuple[int, int]]] | None = None
         self.active: set[int] = set()
         self.seats: tuple[Seat, ...] = row.seats
         self.closed = False
@@ -370,21 +407,55 @@ class Night:
     # ---- writes --------------------------------------------------------------------------------
 
     def stake_at(self, hand: int) -> int:
-        """Money per flower in `hand` (minor units): the opening stake, or a later 改底."""
-        return stake_at(stake_schedule(self.row.stake_cents, self.events, self.active), hand)
+        """Money per flower in `hand` (minor units): the opening stake, or a later 改底 (the schedule
+        is kept until the next event is appended)."""
+        if self._schedule is None or self._schedule[0] != len(self.events):
+            self._schedule = (len(self.events), stake_schedule(self.row.stake_cents, self.events, self.active))
+        return stake_at(self._schedule[1], hand)
 
     def people(self) -> list[Person]:
         """Everyone who played tonight (more than four after a 换人) and their net."""
-        seating = occupancy(self.row.seats, self.events, self.active)
-        schedule = stake_schedule(self.row.stake_cents, self.events, self.active)
-        return people(seating, self.events, self.payment_rows, schedule, self.fold.hand_of)
+        return self._seating()[1]
+
+    def seating(self) -> Occupancy:
+        """Who sat where at each event (renames and swaps folded in)."""
+        return occupancy(self.row.seats, self.events, self.active)
 
     def seat_totals(self) -> tuple[list[int], list[int]]:
         """(flowers, money) of the player now in each seat, for the scoreboard."""
-        seating = occupancy(self.row.seats, self.events, self.active)
-        by_name = {fold(p.name): p for p in self.people()}
-        found = [by_name.get(fold(seating.names[index])) for index in seating.now]
+        _, persons, now = self._seating()
+        by_name = {fold(p.name): p for p in persons}
+        found = [by_name.get(fold(name)) for name in now]
         return [p.amount if p else 0 for p in found], [p.money_cents if p else 0 for p in found]
+
+    def _seating(self) -> tuple[tuple[int, int], list[Person], tuple[str, ...]]:
+        """(version, people, names now in each seat), kept until the next write. Every write appends
+        events or payments here, so their counts key it; a write that only adds a table event's
+        payments extends it, anything that moves seats, stakes or the past folds it again."""
+        version = (len(self.events), len(self.payment_rows))
+        cached = self._people
+        if cached is not None and cached[0] == version:
+            return cached
+        if cached is not None and self._only_payments_since(cached[0]):
+            persons = {fold(p.name): p for p in cached[1]}
+            for row in self.payment_rows[cached[0][1] :]:  # booked at their hand's stake already
+                for seat, sign in ((row.payer, -1), (row.payee, 1)):
+                    key = fold(cached[2][seat])
+                    old = persons.get(key, Person(cached[2][seat], 0, 0))
+                    persons[key] = Person(
+                        old.name, old.amount + sign * row.amount, old.money_cents + sign * row.money_cents
+                    )
+            self._people = (version, list(persons.values()), cached[2])
+            return self._people
+        seating = occupancy(self.row.seats, self.events, self.active)
+        schedule = stake_schedule(self.row.stake_cents, self.events, self.active)
+        persons_list = people(seating, self.events, self.payment_rows, schedule, self.fold.hand_of)
+        self._people = (version, persons_list, tuple(seating.names[index] for index in seating.now))
+        return self._people
+
+    def _only_payments_since(self, version: tuple[int, int]) -> bool:
+        """Whether every event since `version` is a plain table event (no seat, stake or correction)."""
+        return all(e.kind in EVENT_KINDS and e.reverses is None for e in self.events[version[0] :])
 
     async def _append(
         self, line: Line, chat_id: str, news: Sequence[NewEvent], hand: int | None = None
@@ -443,26 +514,61 @@ class Night:
     def corrected_fold(self, target: EventRow, replacement: Event | None) -> Fold:
         """The night re-derived with `target` removed (undo) or replaced (fix); raises EngineError if
         the corrected line is wrong or a later event would no longer fit."""
+        events, active = self._corrected_log(target, replacement)
+        return fold_entries(self.start(), entries(events, active), slots(events)[target.id])
+
+    def _corrected_log(self, target: EventRow, replacement: Event | None) -> tuple[list[EventRow], set[int]]:
         kind = "fix" if replacement is not None else "undo"
         payload = encode_fix(Fix(replacement)) if replacement is not None else encode_undo(target.id)
         pending = replace(target, id=PENDING_ID, kind=kind, payload=payload, reverses=target.id)
         events = [*self.events, pending]  # the newest row, so the activity pass sees it first
-        active = active_ids(events)
-        places = slots(events)
-        items = entries(events, active)
-        return fold_entries(self.start(), items, places[target.id])
+        return events, active_ids(events)
+
+    def _by_stake(
+        self, fold: Fold, events: Sequence[EventRow], active: set[int]
+    ) -> dict[int, tuple[dict[tuple[int, int, str], int], dict[tuple[int, int, str], int]]]:
+        """Derived and booked flows per stake, as the corrected night prices them: a payment's money
+        is its flowers at the stake of the hand its event is now in (改底 takes effect per hand)."""
+        schedule = stake_schedule(self.row.stake_cents, events, active)
+        groups: dict[int, tuple[dict[tuple[int, int, str], int], dict[tuple[int, int, str], int]]] = {}
+        for played in fold.played:
+            derived = groups.setdefault(stake_at(schedule, played.hand_no), ({}, {}))[0]
+            for p in played.payments:
+                _add_pair(derived, p.payer, p.payee, p.amount, p.reason)
+        by_id = {event.id: event for event in events}
+        for row in self.payment_rows:
+            event = by_id.get(row.event_id)
+            if event is None:
+                continue
+            source = by_id.get(event.reverses, event) if event.reverses is not None else event
+            hand = fold.hand_of(source.id) or source.hand_no  # as bot.people prices it
+            booked = groups.setdefault(stake_at(schedule, hand), ({}, {}))[1]
+            _add_pair(booked, row.payer, row.payee, row.amount, row.reason)
+        return groups
 
     async def correct(self, line: Line, target: EventRow, replacement: Event | None) -> Corrected:
         """Undo (`replacement` None) or fix any past event: re-derive the night and book the difference."""
-        fold = self.corrected_fold(target, replacement)
-        derived = net_pairs(p for played in fold.played for p in played.payments)
-        payments = difference(derived, self.booked.pairs)
+        events, active = self._corrected_log(target, replacement)
+        fold = fold_entries(self.start(), entries(events, active), slots(events)[target.id])
         kind = "fix" if replacement is not None else "undo"
         payload = encode_fix(Fix(replacement)) if replacement is not None else encode_undo(target.id)
         actor = actor_of(replacement) if replacement is not None else None
-        new = NewEvent(fold.state.hand_no, kind, actor, payload, tuple(payments), target.id)
-        target_hand = self.fold.hand_of(target.id) or target.hand_no
-        (row,) = await self._append(line, self.row.chat_id, [new], target_hand)
+        # The correction's own payments are priced at the corrected event's hand (as the night's
+        # money reads them); differences in hands at another stake go on `correction` rows of their own.
+        schedule = stake_schedule(self.row.stake_cents, events, active)
+        target_hand = fold.hand_of(target.id) or target.hand_no
+        target_stake = stake_at(schedule, target_hand)
+        groups = self._by_stake(fold, events, active)
+        own = difference(*groups.pop(target_stake, ({}, {})))
+        news = [NewEvent(fold.state.hand_no, kind, actor, payload, tuple(own), target.id, target_stake)]
+        for stake, (derived, booked) in sorted(groups.items()):
+            extra = difference(derived, booked)
+            if extra:
+                hand = next(h for h in range(1, fold.state.hand_no + 1) if stake_at(schedule, h) == stake)
+                news.append(NewEvent(hand, "correction", None, encode_undo(target.id), tuple(extra), None, stake))
+        rows_written = await self._append(line, self.row.chat_id, news, target_hand)
+        row = rows_written[0]
+        payments = [p for new in news for p in new.payments]
         fold = Fold(
             fold.state,
             tuple(replace(p, event_id=row.id) if p.event_id == PENDING_ID else p for p in fold.played),
@@ -471,7 +577,12 @@ class Night:
         self.fold = fold
         self.active = active_ids(self.events)
         self.seats = seats_from(self.row, self.events, self.active)
-        rows = self._booked_rows(row.id, payments, target_hand)
+        rows = tuple(
+            PaymentRow(written.id, p.payer, p.payee, p.amount, p.amount * (new.stake_cents or 0), p.reason)
+            for written, new in zip(rows_written, news, strict=True)
+            for p in new.payments
+        )
+        self.payment_rows.extend(rows)
         self.booked.add(rows)
         changes = [0] * SEATS
         for p in payments:
@@ -526,6 +637,11 @@ class Nights:
             row = await self.ledger.latest_night(chat_id)
             self._latest[chat_id] = await self.load(row) if row is not None else None
         return self._latest[chat_id]
+
+    def forget(self, chat_id: str) -> None:
+        """Drop the cached night (after an unexpected failure): it is loaded again from the ledger."""
+        self._latest.pop(chat_id, None)
+        self._settings = {key: value for key, value in self._settings.items() if key[0] != chat_id}
 
     async def open(
         self,

@@ -17,7 +17,10 @@ from bot.codec import STAKE, SWAP, decode_seat, decode_stake
 from bot.ledger import EventRow, PaymentRow, Seat
 from bot.vocabulary import fold
 
-RENAMING = ("join", "bind", "unseat", "rename")
+RENAMING = ("join", "bind", "rename")  # the seat's occupant is called something new
+# The occupant stands up and keeps what they won so far: a swap seats the newcomer at once, an unseat
+# leaves the seat free ("") for whoever joins next, who starts from zero like a swapped-in player.
+LEAVING = (SWAP, "unseat")
 
 
 @dataclass(frozen=True)
@@ -42,10 +45,10 @@ def occupancy(seats: Sequence[Seat], events: Iterable[EventRow], active: set[int
     at: dict[int, tuple[int, ...]] = {}
     for event in events:
         at[event.id] = tuple(current)
-        if event.id not in active or (event.kind != SWAP and event.kind not in RENAMING):
+        if event.id not in active or (event.kind not in LEAVING and event.kind not in RENAMING):
             continue
         change = decode_seat(event.payload)
-        if event.kind == SWAP:
+        if event.kind in LEAVING:
             names.append(change.name)
             current[change.seat] = len(names) - 1
         else:
@@ -69,6 +72,36 @@ def stake_at(schedule: Sequence[tuple[int, int]], hand: int) -> int:
         if from_hand <= hand:
             stake = cents
     return stake
+
+
+def merged_index(seating: Occupancy) -> list[int]:
+    """Each occupancy's player in `people`'s list: the same name twice is one player."""
+    order: dict[str, int] = {}
+    return [order.setdefault(fold(name), len(order)) for name in seating.names]
+
+
+def player_of(seating: Occupancy) -> Callable[[int, int], int]:
+    """(event id, seat) → the player (as in `people`) who sat there at that event."""
+    merged = merged_index(seating)
+    return lambda event_id, seat: merged[seating.at.get(event_id, seating.now)[seat]]
+
+
+def net_by_reason(
+    seating: Occupancy, events: Sequence[EventRow], payments: Iterable[PaymentRow]
+) -> dict[tuple[int, str], int]:
+    """Net amount per (player, reason), each payment to whoever sat in the seat at its event."""
+    by_id = {event.id: event for event in events}
+    who = player_of(seating)
+    net: dict[tuple[int, str], int] = {}
+    for payment in payments:
+        event = by_id.get(payment.event_id)
+        if event is None:
+            continue
+        source = by_id.get(event.reverses, event) if event.reverses is not None else event
+        for seat, sign in ((payment.payer, -1), (payment.payee, 1)):
+            key = (who(source.id, seat), payment.reason)
+            net[key] = net.get(key, 0) + sign * payment.amount
+    return net
 
 
 def people(
@@ -97,7 +130,11 @@ def people(
             money[sitting[seat]] += sign * cents
     merged: dict[str, tuple[str, int, int]] = {}
     for index, name in enumerate(seating.names):
-        key = fold(name)  # a free seat ("") keeps its balance for whoever sits down next
+        key = fold(name)
         first, amount, cents = merged.get(key, (name, 0, 0))
         merged[key] = (first, amount + amounts[index], cents + money[index])
-    return [Person(name, amount, cents) for name, amount, cents in merged.values()]
+    seated = {fold(seating.names[index]) for index in seating.now}
+    # someone who left with nothing won or lost (a join by mistake, then /unseat) is not a player
+    return [
+        Person(name, amount, cents) for key, (name, amount, cents) in merged.items() if key in seated or amount or cents
+    ]

@@ -32,7 +32,7 @@ class Joined:
     """Several values rendered and joined with a separator, as one parameter."""
 
     items: tuple[Any, ...]
-    separator: str = "\n"
+    separator: str | Reply = "\n"  # a Reply for a list a reader sees (", " in English, "、" in Chinese)
 
 
 @dataclass(frozen=True)
@@ -65,9 +65,11 @@ class Response:
     attachments: tuple[Attachment, ...] = ()
     choices: tuple[Choice, ...] = ()
     recorded: bool = False  # something was written to the ledger
+    refused: bool = False  # the line was for the referee but wrong: an error reply, nothing written
     night_id: int | None = None
     hand_no: int | None = None
     scoreboard: Reply | None = None  # the live scoreboard after a recorded event
+    edits: bool = False  # a guided flow's step or result: written over the message whose button was pressed
     moved_money: bool = True  # False: a recorded event with no payments (碰): the console skips the board
 
 
@@ -77,7 +79,8 @@ def render_value(value: Any, translator: Translator) -> Any:
     if isinstance(value, Chinese):
         return to_traditional(value.text) if translator.language == "zh-Hant" else value.text
     if isinstance(value, Joined):
-        return value.separator.join(str(render_value(v, translator)) for v in value.items)
+        separator = value.separator if isinstance(value.separator, str) else render(value.separator, translator)
+        return separator.join(str(render_value(v, translator)) for v in value.items)
     if isinstance(value, list | tuple):
         return "\n".join(str(render_value(v, translator)) for v in value)
     return value
@@ -88,6 +91,9 @@ def render(reply: Reply, translator: Translator) -> str:
     if reply.count is not None:
         return translator.n(reply.key, reply.count, **params)
     return translator.t(reply.key, **params)
+
+
+LIST = Reply("list.separator")  # between the items of a list in a sentence: "a, b" / "甲、乙"
 
 
 def render_response(response: Response, translator: Translator | None = None) -> str:

@@ -8,13 +8,14 @@ this: they never touch the ledger.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from pathlib import Path
 
 from bot.codec import SeatChange
 from bot.commands import parse, usage_hint
-from bot.handlers import chores, corrections, opening, questions, table_events
+from bot.handlers import chores, corrections, flows, opening, questions, table_events
 from bot.handlers.common import Context, Desk, Incoming, Refusal, meld_conflict, readable, refused_win
 from bot.inbox import Inbox
 from bot.ledger import DuplicateUpdate, Ledger, Seat
@@ -30,6 +31,7 @@ from locales import DEFAULT_LANGUAGE, normalize_language
 __all__ = ["Incoming", "Referee"]
 
 SEATS = 4
+log = logging.getLogger(__name__)
 Handler = Callable[[Context], Awaitable[Response]]
 HANDLERS: dict[str, Handler] = {
     "new": opening.new,
@@ -43,14 +45,14 @@ HANDLERS: dict[str, Handler] = {
     "reopen": opening.reopen,
     "lang": opening.lang,
     "pong": table_events.pong,
-    "gang": table_events.gang,
+    "gang": flows.guided_gang,
     "added_gang": table_events.gang,
     "concealed_gang": table_events.gang,
     "flower_gang": table_events.flower_gang,
     "winds": table_events.winds,
     "range": table_events.range_mark,
-    "penalty": table_events.penalty,
-    "hu": table_events.hu,
+    "penalty": flows.guided_penalty,
+    "hu": flows.guided_hu,
     "draw": table_events.draw,
     "undo": corrections.undo,
     "fix": corrections.fix,
@@ -82,7 +84,28 @@ class Referee:
     # ---- entry point ---------------------------------------------------------------------------
 
     async def handle(self, incoming: Incoming) -> Response | None:
-        """Answer one chat line; None when the line is not for the referee."""
+        """Answer one chat line; None when the line is not for the referee. Never raises for any
+        input: an unexpected failure is logged, the chat's night is reloaded from the ledger (which
+        rolled the line back), and the reply says nothing was recorded."""
+        before = await self._log_size(incoming.chat_id)
+        try:
+            return await self._handle(incoming)
+        except Exception:
+            log.exception("line %r in chat %s failed", incoming.text, incoming.chat_id)
+            self.nights.forget(incoming.chat_id)
+            if await self._log_size(incoming.chat_id) != before:  # it failed after the commit: say so
+                return Response((Reply("error.internal_after_recording"),), DEFAULT_LANGUAGE, recorded=True)
+            return Response((Reply("error.internal"),), DEFAULT_LANGUAGE, refused=True)
+
+    async def _log_size(self, chat_id: str) -> tuple[int, int] | None:
+        try:
+            night = await self.nights.latest(chat_id)
+        except Exception:  # the ledger itself cannot be read: nothing can have been written either
+            log.exception("chat %s cannot be loaded", chat_id)
+            return None
+        return (night.id, len(night.events)) if night is not None else None
+
+    async def _handle(self, incoming: Incoming) -> Response | None:
         language = await self.language(incoming.chat_id, incoming.speaker.language)
         night = await self.nights.latest(incoming.chat_id)
         seats = night.seats if night is not None else ()
@@ -91,7 +114,7 @@ class Referee:
         except EngineError as error:
             replies = (Reply(error.key, error.params),)
             hint = usage_hint(incoming.text, replies)  # the line's /command in its right form
-            return Response((*replies, hint) if hint else replies, language)
+            return Response((*replies, hint) if hint else replies, language, refused=True)
         if command is None:
             return None
         handler = HANDLERS.get(command.name)
@@ -105,9 +128,11 @@ class Referee:
         except DuplicateUpdate:
             return Response((), language)
         except (Refusal, EngineError) as error:
+            if incoming.update_key and await self.nights.ledger.has_update(incoming.update_key):
+                return Response((), language)  # a repeated update: answered the first time
             if command.plain and incoming.text.strip()[:1].isascii():
                 return None  # an English word that merely starts a chat message: stay quiet
-            response = self._refusal(error, context)
+            response = replace(self._refusal(error, context), refused=True)
             hint = usage_hint(command, response.replies)
             if hint is not None:  # a /command in the wrong form: show the right one
                 response = replace(response, replies=(*response.replies, hint))

@@ -7,8 +7,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from bot.night import Night, Nights
-from bot.replies import Joined, Reply
+from bot.people import merged_index, player_of
+from bot.replies import LIST, Joined, Reply
 from bot.views import format_money
+from bot.vocabulary import fold
 from engine.table import Draw, Win
 
 
@@ -25,10 +27,14 @@ class Career:
     patterns: Counter[str] = field(default_factory=Counter)
 
 
-def _add_night(night: Night, seat: int, career: Career) -> None:
+def _add_night(night: Night, player: int, career: Career) -> None:
+    """One player's night (a player, not a seat: after a 换人 the one who left keeps their figures)."""
+    seating = night.seating()
+    who = player_of(seating)
+    person = night.people()[player]
     career.nights += 1
-    career.net += night.booked.amounts[seat]
-    career.money_cents += night.booked.money[seat]
+    career.net += person.amount
+    career.money_cents += person.money_cents
     for played in night.fold.played:
         event = played.event
         if isinstance(event, Draw):
@@ -38,19 +44,23 @@ def _add_night(night: Night, seat: int, career: Career) -> None:
         career.hands += 1
         self_draw = event.discarder is None or any(c.flags.robbing_gang for c in event.claims)
         for winner, score in played.scores:
-            if winner == seat:
+            if who(played.slot, winner) == player:
                 career.wins += 1
                 career.self_draws += 1 if self_draw else 0
                 career.win_totals.append(score.total)
                 career.patterns.update(item.key for item in score.items if item.key not in ("pao", "hard"))
-        if event.discarder == seat and not self_draw:
+        if event.discarder is not None and who(played.slot, event.discarder) == player and not self_draw:
             career.deal_ins += 1
+
+
+def _player_now(night: Night, seat: int) -> int:
+    """The player (as in `Night.people`) sitting in `seat` now."""
+    seating = night.seating()
+    return merged_index(seating)[seating.now[seat]]
 
 
 def _career_reply(name: str, career: Career) -> Reply:
     hands = max(career.hands, 1)
-    average = sum(career.win_totals) // len(career.win_totals) if career.win_totals else 0
-    favourite = Joined(tuple(Reply(f"unit.{k}") for k, _ in career.patterns.most_common(3)), " ")
     return Reply(
         "stats.player",
         {
@@ -61,9 +71,23 @@ def _career_reply(name: str, career: Career) -> Reply:
             "win_rate": f"{100 * career.wins / hands:.0f}%",
             "self_draw_rate": f"{100 * career.self_draws / hands:.0f}%",
             "deal_in_rate": f"{100 * career.deal_ins / hands:.0f}%",
-            "average": average,
-            "biggest": max(career.win_totals, default=0),
-            "favourite": favourite,
+            "wins": _wins_of(career),
+        },
+        count=career.nights,
+    )
+
+
+def _wins_of(career: Career) -> Reply | str:
+    """Average and biggest win and the favourite patterns; nothing for a player who has not won."""
+    if not career.win_totals:
+        return ""
+    favourites = tuple(Reply(f"unit.{k}") for k, _ in career.patterns.most_common(3))
+    return Reply(
+        "stats.wins",
+        {
+            "average": sum(career.win_totals) // len(career.win_totals),
+            "biggest": max(career.win_totals),
+            "favourite": Reply("stats.favourite", {"patterns": Joined(favourites, LIST)}) if favourites else "",
         },
     )
 
@@ -75,13 +99,13 @@ async def chat_stats(nights: Nights, chat_id: str, only: str | None) -> list[Rep
         return [Reply("night.none")]
     careers: dict[str, Career] = {}
     for night in found:
-        for seat, player in enumerate(night.seats):
-            if not player.name or (only and player.name.casefold() != only.lstrip("@").casefold()):
+        for index, person in enumerate(night.people()):
+            if not person.name or (only and fold(person.name) != fold(only.lstrip("@"))):
                 continue
-            _add_night(night, seat, careers.setdefault(player.name, Career()))
+            _add_night(night, index, careers.setdefault(person.name, Career()))
     if not careers:
         return [Reply("player.unknown", {"name": only or "", "players": ""})]
-    replies = [Reply("stats.header", {"nights": len(found)})]
+    replies = [Reply("stats.header", {"nights": len(found)}, count=len(found))]
     for name, career in sorted(careers.items(), key=lambda item: -item[1].net):
         replies.append(_career_reply(name, career))
     return replies
@@ -95,7 +119,7 @@ async def my_stats(nights: Nights, user_id: str) -> list[Reply]:
         for seat, player in enumerate(night.seats):
             if player.user_id == user_id:
                 name = player.name
-                _add_night(night, seat, career)
+                _add_night(night, _player_now(night, seat), career)
     if not career.nights:
         return [Reply("me.nothing")]
     return [_career_reply(name, career)]

@@ -37,7 +37,7 @@ from telegram.request import BaseRequest
 
 from bot.commands import COMMANDS
 from bot.database import EXIT_UNAVAILABLE, DatabaseUnavailable, owned
-from bot.delivery import Outbox, Outgoing, RetryPolicy, split_text, with_retries
+from bot.delivery import MESSAGE_LIMIT, Outbox, Outgoing, RetryPolicy, split_text, with_retries
 from bot.inbox import Inbox, Row
 from bot.replies import Reply, Response, render, render_response
 from bot.seating import Speaker
@@ -50,6 +50,7 @@ CAPTION_LIMIT = 1024
 CALLBACK_LIMIT = 64
 CALLBACK_ANSWER_LIMIT = 200
 ADMIN_CACHE_SECONDS = 600
+ADMIN_LOOKUP_SECONDS = 5.0
 COMMAND_LANGUAGES = {"": DEFAULT_LANGUAGE, "zh": "zh-Hans", "en": "en"}
 PER_PRESSER = ("/join",)  # buttons whose meaning depends on who presses them: single-use per person
 
@@ -109,6 +110,7 @@ class TelegramFrontEnd:
     _bot: Bot | None = None
     _queues: dict[int | None, deque[tuple[Row, Update]]] = field(default_factory=dict)
     _workers: dict[int | None, asyncio.Task[None]] = field(default_factory=dict)
+    _refreshing: dict[int, asyncio.Task[tuple[float, frozenset[int]]]] = field(default_factory=dict)
     outbox: Outbox = field(init=False)
 
     def __post_init__(self) -> None:
@@ -254,17 +256,28 @@ class TelegramFrontEnd:
         return "".join(str(user.first_name or user.id).split())
 
     async def is_admin(self, chat_id: int, user_id: int) -> bool:
+        """From a list kept per chat. An expired list is still used while a fresh one is fetched in
+        the background, so recording never waits behind the chat's queued replies (the Bot API
+        call shares the group's rate limit)."""
         cached = self.admins.get(chat_id)
-        if cached is None or time.monotonic() - cached[0] > ADMIN_CACHE_SECONDS:
-            try:
-                members = await self.bot.get_chat_administrators(chat_id)
-                cached = (time.monotonic(), frozenset(m.user.id for m in members))
-            except BadRequest:
-                cached = (time.monotonic(), frozenset())
-            except TelegramError:  # no answer now: not an admin for this update, ask again next time
-                return False
-            self.admins[chat_id] = cached
+        if cached is None:
+            cached = await self.fetch_admins(chat_id)
+        elif time.monotonic() - cached[0] > ADMIN_CACHE_SECONDS and chat_id not in self._refreshing:
+            task = asyncio.create_task(self.fetch_admins(chat_id))
+            self._refreshing[chat_id] = task
+            task.add_done_callback(lambda _: self._refreshing.pop(chat_id, None))
         return user_id in cached[1]
+
+    async def fetch_admins(self, chat_id: int) -> tuple[float, frozenset[int]]:
+        try:
+            members = await asyncio.wait_for(self.bot.get_chat_administrators(chat_id), ADMIN_LOOKUP_SECONDS)
+            cached = (time.monotonic(), frozenset(m.user.id for m in members))
+        except BadRequest:
+            cached = (time.monotonic(), frozenset())
+        except (TelegramError, TimeoutError):  # no answer now: nobody is an admin for this update
+            return (time.monotonic(), self.admins.get(chat_id, (0.0, frozenset()))[1])
+        self.admins[chat_id] = cached
+        return cached
 
     async def speaker(self, user: Any, chat: Any) -> Speaker:
         admin = False
@@ -332,11 +345,16 @@ class TelegramFrontEnd:
             private=message.chat.type == ChatType.PRIVATE,
         )
         response = await self.referee.handle(incoming)
-        if response is None or not (response.recorded or response.choices):
+        if response is None or not (response.recorded or response.choices or response.edits):
             text = render_response(response, translator) if response is not None else ""
             await self.answer(query, text or translator.t("button.used"))
             return False
         await self.answer(query, None)
+        if response.edits:  # a guided flow: its next step (or its result) is written over the same message
+            self.outbox.push(
+                Outgoing(message.chat.id, self.thread(message), chat_key, response, edit=message.message_id)
+            )
+            return response.recorded
         keep = parts[2].startswith(PER_PRESSER)  # the join button stays while seats are free
         clear = None if keep else message.message_id
         self.outbox.push(Outgoing(message.chat.id, self.thread(message), chat_key, response, clear_keyboard=clear))
@@ -386,7 +404,15 @@ class TelegramFrontEnd:
         markup = self.keyboard(response, translator) if response else None
         photos = [a for a in response.attachments if a.kind == "photo"] if response else []
         documents = [a for a in response.attachments if a.kind == "document"] if response else []
-        if photos and len(text) <= CAPTION_LIMIT:
+        edit = batch[-1].edit if batch else None
+        if edit is not None and text and not photos:
+            await with_retries(
+                lambda: self.bot.edit_message_text(
+                    text[:MESSAGE_LIMIT], chat_id=chat, message_id=edit, reply_markup=markup
+                ),
+                self.policy,
+            )
+        elif photos and len(text) <= CAPTION_LIMIT:
             await with_retries(
                 lambda: self.bot.send_photo(
                     chat, photos[0].data, caption=text, reply_markup=markup, message_thread_id=thread

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 
 from bot.ledger import EventRow, NightRow, PaymentRow, Seat
 from bot.night import Played
-from bot.replies import Chinese, Joined, Reply
+from bot.replies import LIST, Chinese, Joined, Reply
 from engine.preset import Preset, UnitRule
 from engine.settlement import Factor
 from engine.table import TableState, Win
@@ -87,29 +87,34 @@ def scoreboard(seats: Sequence[Seat], state: TableState, amounts: Sequence[int],
             "hand": state.hand_no,
             "round": state.round_no,
             "dealer": seats[state.dealer].name,
-            "flags": Joined(tuple(flags), " "),
+            "flags": Joined(tuple(flags), ""),  # each flag opens with its own " · "
             "players": Joined(tuple(parts), "\n"),
         },
     )
 
 
-def history(events: Sequence[EventRow], reversed_ids: set[int], hands: Mapping[int, int]) -> list[Reply]:
-    """The latest log lines; `hands` gives each event's hand as the corrected night has it."""
+def history(
+    events: Sequence[EventRow],
+    reversed_ids: set[int],
+    hands: Mapping[int, int],
+    fixed_by: Mapping[int, int] | None = None,
+) -> list[Reply]:
+    """The latest log lines; `hands` gives each event's hand as the corrected night has it, and
+    `fixed_by` which event corrected a line (shown instead of "undone")."""
     lines: list[Reply] = []
+    fixed_by = fixed_by or {}
     for event in events:
         key = "history.line_undone" if event.id in reversed_ids else "history.line"
-        lines.append(
-            Reply(
-                key,
-                {
-                    "id": event.id,
-                    "hand": hands.get(event.id, event.hand_no),
-                    "kind": Reply(f"kind.{event.kind}"),
-                    "text": event.raw_text,
-                    "speaker": event.speaker,
-                },
-            )
-        )
+        params: dict[str, object] = {
+            "id": event.id,
+            "hand": hands.get(event.id, event.hand_no),
+            "kind": Reply(f"kind.{event.kind}"),
+            "text": event.raw_text,
+            "speaker": event.speaker,
+        }
+        if event.id in reversed_ids and event.id in fixed_by:
+            key, params = "history.line_fixed", {**params, "by": fixed_by[event.id]}
+        lines.append(Reply(key, params))
     return lines or [Reply("history.empty")]
 
 
@@ -155,12 +160,12 @@ def rules(preset: Preset, stake_cents: int) -> list[Reply]:
     lines.append(Reply("rules.pattern_header"))
     lines.extend(_pattern_line(key, rule) for key, rule in preset.patterns.items())
     if preset.triggers:
-        triggers = Joined(tuple(Reply(f"trigger.{t}") for t in sorted(preset.triggers)), "、")
+        triggers = Joined(tuple(Reply(f"trigger.{t}") for t in sorted(preset.triggers)), LIST)
         lines.append(Reply("rules.triggers", {"triggers": triggers}))
     if preset.triggers and preset.leibaota_step:
         lines.append(Reply("rules.leibaota", {"step": preset.leibaota_step}))
     if preset.dealer_stays_on:
-        reasons = Joined(tuple(Reply(f"trigger.{r}") for r in sorted(preset.dealer_stays_on)), "、")
+        reasons = Joined(tuple(Reply(f"trigger.{r}") for r in sorted(preset.dealer_stays_on)), LIST)
         lines.append(Reply("rules.dealer", {"reasons": reasons}))
     lines.extend(_changkaitou_rules(preset))
     if preset.chips.enabled:
@@ -219,10 +224,18 @@ GANG_REASONS = frozenset({"exposed_gang", "added_gang", "concealed_gang", "flowe
 PENALTY_REASONS = frozenset({"penalty_follow", "penalty_four", "penalty_custom", "false_win"})
 
 
-def night_stats(played: Sequence[Played], net_by_reason: Mapping[tuple[int, str], int]) -> list[PlayerStats]:
-    """Per seat: wins, self-draws, deal-ins, biggest hand, gang and penalty money net."""
-    stats = [PlayerStats() for _ in range(4)]
+def night_stats(
+    played: Sequence[Played],
+    net_by_reason: Mapping[tuple[int, str], int],
+    players: int = 4,
+    player_of: Callable[[int, int], int] | None = None,
+) -> list[PlayerStats]:
+    """Per player: wins, self-draws, deal-ins, biggest hand, gang and penalty money net. A player is
+    a seat, or with `player_of(event, seat)` whoever sat there at that event (after a 换人);
+    `net_by_reason` is keyed the same way."""
+    stats = [PlayerStats() for _ in range(players)]
     for entry in played:
+        who = (lambda seat, slot=entry.slot: player_of(slot, seat)) if player_of else (lambda seat: seat)
         if not entry.scores:
             continue
         event = entry.event
@@ -230,13 +243,13 @@ def night_stats(played: Sequence[Played], net_by_reason: Mapping[tuple[int, str]
         win = event if isinstance(event, Win) else None
         self_draw = win is None or win.discarder is None or any(c.flags.robbing_gang for c in win.claims)
         for winner, score in entry.scores:
-            player = stats[winner]
+            player = stats[who(winner)]
             player.wins += 1
             player.self_draws += 1 if self_draw else 0
             if score.total > player.biggest:
                 player.biggest, player.biggest_keys = score.total, [item.key for item in score.items]
         if win is not None and win.discarder is not None and not self_draw:
-            stats[win.discarder].deal_ins += 1
+            stats[who(win.discarder)].deal_ins += 1
     for (seat, reason), amount in net_by_reason.items():
         if reason in GANG_REASONS:
             stats[seat].gang_net += amount
@@ -297,8 +310,7 @@ def summary(
                     "wins": player.wins,
                     "self_draws": player.self_draws,
                     "deal_ins": player.deal_ins,
-                    "biggest": player.biggest,
-                    "patterns": _patterns_of(player.biggest_keys),
+                    "biggest": _biggest_of(player, preset),
                     "gang": player.gang_net,
                     "penalty": player.penalty_net,
                     "unit": Reply(unit_key(preset)),
@@ -308,10 +320,20 @@ def summary(
     return lines
 
 
+def _biggest_of(player: PlayerStats, preset: Preset) -> Reply | str:
+    """The biggest hand and its patterns, or nothing at all for a player who did not win (no "biggest 0")."""
+    if not player.wins:
+        return ""
+    return Reply(
+        "summary.biggest",
+        {"biggest": player.biggest, "unit": Reply(unit_key(preset)), "patterns": _patterns_of(player.biggest_keys)},
+    )
+
+
 def _patterns_of(keys: Sequence[str]) -> Reply | str:
     """The biggest hand's patterns in brackets, or nothing at all (no stray separator)."""
     shown = tuple(Reply(f"unit.{k}") for k in keys if k not in ("pao", "hard"))
-    return Reply("summary.patterns", {"patterns": Joined(shown, " ")}) if shown else ""
+    return Reply("summary.patterns", {"patterns": Joined(shown, LIST)}) if shown else ""
 
 
 def transfers_json(money: Sequence[int], seats: Sequence[Seat]) -> list[dict[str, str]]:

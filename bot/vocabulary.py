@@ -25,8 +25,8 @@ from locales import LANGUAGES, load_catalog
 _FULL_WIDTH = {0xFF01 + offset: 0x21 + offset for offset in range(0x5E)} | {0x3000: 0x20}
 # Units that are never named in a win: every win has its base, and hard flowers are a count.
 IMPLICIT_UNITS = frozenset({"pao", "hard"})
-# WinFlags fields that are not words of a win line: the count, 自摸 (its own word) and the dealer.
-_NOT_FLAG_WORDS = frozenset({"hard_flowers", "self_draw", "dealer"})
+# WinFlags yes/no fields that are not flag words: 自摸 is a word of its own, the dealer is known.
+_NOT_FLAG_WORDS = frozenset({"self_draw", "dealer"})
 ALIAS_SEPARATOR = "|"
 
 
@@ -73,7 +73,9 @@ def _folded(pairs: Iterable[tuple[str, str]]) -> Mapping[str, str]:
 
 def flag_fields() -> tuple[str, ...]:
     """The WinFlags fields a player names with a word (杠开, 抢杠, 海底, 天胡 …)."""
-    return tuple(f.name for f in dataclasses.fields(WinFlags) if f.name not in _NOT_FLAG_WORDS)
+    return tuple(
+        f.name for f in dataclasses.fields(WinFlags) if f.type in ("bool", bool) and f.name not in _NOT_FLAG_WORDS
+    )
 
 
 def flag_units(flag: str) -> tuple[str, ...]:

@@ -10,6 +10,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from engine.claims import ClaimRefused, check_claims, check_hard_flowers, situation_of
 from engine.errors import EngineError
@@ -76,7 +77,12 @@ def format_score(score: WinScore, translator: Translator) -> str:
 
 def _preset(args: argparse.Namespace) -> Preset:
     if args.rules_file:
-        return load_preset_file(args.rules_file)
+        try:
+            return load_preset_file(Path(args.rules_file))
+        except EngineError:
+            raise
+        except (OSError, ValueError, KeyError, TypeError) as error:  # unreadable or malformed TOML
+            raise EngineError("cli.bad_rules_file", path=args.rules_file, error=str(error)) from error
     return load_preset(args.preset)
 
 

@@ -1,28 +1,26 @@
 """All ways to split closed tiles into sets and a pair, seven pairs, and the waits of a ready hand.
 
-Works suit by suit: a set never spans two suits, so a hand's splits are the products of its suits'
-splits, and each suit's splits come from a table keyed by its nine counts (engine/suit_shapes.py).
-Winds form no sequences, so each wind is a pair, a triplet or absent. The straightforward
+Works suit by suit (the winds are a fourth suit without sequences): a set never spans two suits, so
+a hand's splits are the products of its suits' splits, and each suit's splits and completions come
+from tables keyed by the tiles the hand holds of it (engine/suit_shapes.py). The straightforward
 whole-hand algorithms these must agree with are kept in engine/reference.py.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 from itertools import product
+from typing import cast
 
-from engine.suit_shapes import WIND_SHAPES, SuitCounts, suit_shape, suit_splits
+from engine.suit_shapes import SuitTiles, suit_shape, suit_splits
 from engine.tile_sets import SetKind as SetKind
 from engine.tile_sets import TileSet as TileSet
 from engine.tiles import COPIES, FIRST_WIND, NUM_KINDS, SUIT_SIZE, Tile, rank_of
 
 SEVEN_PAIRS_SIZE = 14
-SUITS = range(3)
-WINDS = range(FIRST_WIND, NUM_KINDS)
-# Built once: a hand's wind triplets are these objects, not new ones per hand.
-_WIND_TRIPLETS = {tile: TileSet(SetKind.TRIPLET, tile) for tile in WINDS}
 
 
 @dataclass(frozen=True)
@@ -40,29 +38,34 @@ def counts_of(tiles: Iterable[Tile]) -> list[int]:
     return counts
 
 
-def _suit_counts(counts: list[int], suit: int) -> SuitCounts:
-    return tuple(counts[suit * SUIT_SIZE : (suit + 1) * SUIT_SIZE])
+def _by_suit(tiles: tuple[Tile, ...]) -> tuple[SuitTiles, SuitTiles, SuitTiles, SuitTiles]:
+    """Sorted tiles cut into m, p, s and winds (the cuts found by bisection, not by a loop)."""
+    pin = bisect_left(tiles, SUIT_SIZE)
+    sou = bisect_left(tiles, 2 * SUIT_SIZE, pin)
+    winds = bisect_left(tiles, FIRST_WIND, sou)
+    return tiles[:pin], tiles[pin:sou], tiles[sou:winds], tiles[winds:]
 
 
 def standard_decompositions(closed: Iterable[Tile]) -> list[Decomposition]:
     """All distinct pair + sets splits of the closed tiles (empty if none), ordered by pair, then sets."""
-    counts = counts_of(closed)
-    if sum(counts) % 3 != 2:
+    tiles = tuple(sorted(closed))
+    if len(tiles) % 3 != 2:
         return []
-    wind_pairs = [tile for tile in WINDS if counts[tile] == 2]
-    wind_triplets = tuple(_WIND_TRIPLETS[tile] for tile in WINDS if counts[tile] == 3)
-    if len(wind_pairs) + len(wind_triplets) != sum(1 for tile in WINDS if counts[tile]):
-        return []  # a wind held once or four times fits no set
-    per_suit = [suit_splits(suit, _suit_counts(counts, suit)) for suit in SUITS]
-    pair_holders = len(wind_pairs) + sum(1 for splits in per_suit if splits and splits[0].pair is not None)
-    if pair_holders != 1 or not all(per_suit):
+    suits = _by_suit(tiles)
+    # The pair lies in the one suit holding 2 mod 3 tiles (its every reading has it).
+    holders = [index for index, suit in enumerate(suits) if len(suit) % 3 == 2]
+    if len(holders) != 1:
         return []
+    per_suit = [suit_splits(suit) for suit in suits]
+    if not all(per_suit):
+        return []  # a suit with no reading
+    holder = holders[0]
     found = []
-    for man, pin, sou in product(*per_suit):
-        pair = next(p for p in (man.pair, pin.pair, sou.pair, *wind_pairs) if p is not None)
+    for reading in product(*per_suit):
+        man, pin, sou, winds = reading
         # Sequences before triplets, each ascending: the order `sorted` gives TileSets.
-        sets = man.sequences + pin.sequences + sou.sequences + man.triplets + pin.triplets + sou.triplets
-        found.append(Decomposition(pair, sets + wind_triplets))
+        sets = (*man.sequences, *pin.sequences, *sou.sequences, *man.triplets, *pin.triplets, *sou.triplets)
+        found.append(Decomposition(cast(Tile, reading[holder].pair), (*sets, *winds.triplets)))
     if len(found) > 1:
         found.sort(key=lambda d: (d.pair, d.sets))
     return found
@@ -70,44 +73,48 @@ def standard_decompositions(closed: Iterable[Tile]) -> list[Decomposition]:
 
 def is_seven_pairs(closed: Iterable[Tile]) -> bool:
     """14 concealed tiles in pairs; four of a kind not declared as a gang counts as two pairs."""
-    counts = counts_of(closed)
-    return sum(counts) == SEVEN_PAIRS_SIZE and all(c % 2 == 0 for c in counts)
+    tiles = sorted(closed)
+    return len(tiles) == SEVEN_PAIRS_SIZE and tiles[0::2] == tiles[1::2]  # each tile equals the next
 
 
-def _standard_waits(counts: list[int]) -> set[Tile]:
-    """Tiles that complete `counts` as sets + a pair. Every group (a suit, or one wind) but the one
-    the tile joins must already be ready; the one it joins must be ready after; and exactly one
-    group may then hold the pair."""
-    groups = [suit_shape(suit, _suit_counts(counts, suit)) for suit in SUITS]
-    groups += [WIND_SHAPES[tile, counts[tile]] for tile in WINDS]
-    broken = [group for group in groups if not group.ready]
+def _standard_waits(tiles: tuple[Tile, ...]) -> set[Tile]:
+    """Tiles that complete sorted `tiles` as sets + a pair. Every suit but the one the tile joins
+    must already be ready; the one it joins must be ready after; and exactly one suit may then hold
+    the pair."""
+    shapes = [suit_shape(suit) for suit in _by_suit(tiles)]
+    broken = [shape for shape in shapes if not shape.ready]
     if len(broken) > 1:
         return set()
-    pairs = sum(1 for group in groups if group.holds_pair)
+    pairs = sum(1 for shape in shapes if shape.holds_pair)
     waits: set[Tile] = set()
-    for group in broken or groups:
-        if pairs - group.holds_pair + group.pair_after == 1:
-            waits |= group.completions
+    for shape in broken or shapes:
+        if pairs - shape.holds_pair + shape.pair_after == 1:
+            waits |= shape.completions
     return waits
 
 
-def _seven_pairs_wait(counts: list[int]) -> Tile | None:
-    """The tile that makes 13 concealed tiles seven pairs: the one kind held an odd number of times."""
-    odd = [tile for tile, count in enumerate(counts) if count % 2]
-    return odd[0] if sum(counts) == SEVEN_PAIRS_SIZE - 1 and len(odd) == 1 else None
+def _seven_pairs_wait(tiles: tuple[Tile, ...]) -> Tile | None:
+    """The tile that makes 13 sorted concealed tiles seven pairs: the one kind held an odd number of
+    times (found where the pairs fall out of step)."""
+    if len(tiles) != SEVEN_PAIRS_SIZE - 1 or len(set(tiles)) > SEVEN_PAIRS_SIZE // 2:
+        return None  # six pairs and a single hold at most seven kinds
+    for index in range(0, SEVEN_PAIRS_SIZE - 2, 2):
+        if tiles[index] != tiles[index + 1]:
+            single = tiles[index]
+            rest = tiles[index + 1 :]
+            return single if rest[0::2] == rest[1::2] else None
+    return tiles[-1]
 
 
 def waiting_tiles(concealed: Iterable[Tile], meld_tiles: Iterable[Tile], meld_count: int) -> set[Tile]:
     """The tile kinds that would complete the hand. A kind whose four copies the player already
     holds (melds included) cannot be waited on."""
-    counts = counts_of(concealed)
-    held = list(counts)
-    for tile in meld_tiles:
-        held[tile] += 1
-    waits = _standard_waits(counts)
-    if meld_count == 0 and (seven := _seven_pairs_wait(counts)) is not None:
+    tiles = tuple(sorted(concealed))
+    waits = _standard_waits(tiles)
+    if meld_count == 0 and (seven := _seven_pairs_wait(tiles)) is not None:
         waits.add(seven)
-    return {tile for tile in waits if held[tile] < COPIES}
+    melded = list(meld_tiles)
+    return {tile for tile in waits if tiles.count(tile) + melded.count(tile) < COPIES}
 
 
 def waits_only_on(concealed: Iterable[Tile], meld_tiles: Iterable[Tile], meld_count: int, tile: Tile) -> bool:
@@ -128,22 +135,21 @@ class WaitShape(StrEnum):
     SEVEN_PAIRS = "seven_pairs"
 
 
-def wait_shapes(decomposition: Decomposition, winning: Tile) -> set[WaitShape]:
-    """Every position the winning tile can take in this decomposition."""
+def wait_shapes(decomposition: Decomposition, winning: Tile) -> tuple[WaitShape, ...]:
+    """Every position the winning tile can take in this decomposition, in a fixed order (a set's order
+    follows the hash seed, and equal-total readings must itemize the same way in every process)."""
     shapes: set[WaitShape] = set()
     if decomposition.pair == winning:
         shapes.add(WaitShape.PAIR)
     for tile_set in decomposition.sets:
-        if not tile_set.contains(winning):
-            continue
+        low = tile_set.tile
         if tile_set.kind is SetKind.TRIPLET:
-            shapes.add(WaitShape.TRIPLET)
-        elif winning == tile_set.tile + 1:
+            if winning == low:
+                shapes.add(WaitShape.TRIPLET)
+        elif winning == low + 1:
             shapes.add(WaitShape.MIDDLE)
-        elif (rank_of(tile_set.tile) == 1 and winning == tile_set.tile + 2) or (
-            rank_of(tile_set.tile) == 7 and winning == tile_set.tile
-        ):
-            shapes.add(WaitShape.EDGE)
-        else:
-            shapes.add(WaitShape.OPEN)
-    return shapes
+        elif winning == low + 2:  # 12 wins 3 is an edge wait, 34 wins 5 an open one
+            shapes.add(WaitShape.EDGE if rank_of(low) == 1 else WaitShape.OPEN)
+        elif winning == low:  # 89 wins 7 is an edge wait, 56 wins 4 an open one
+            shapes.add(WaitShape.EDGE if rank_of(low) == 7 else WaitShape.OPEN)
+    return tuple(sorted(shapes))

@@ -8,7 +8,7 @@ from enum import StrEnum
 from functools import cached_property
 
 from engine.errors import EngineError
-from engine.tiles import COPIES, Tile, is_wind, tile_name
+from engine.tiles import COPIES, Tile, is_wind, suits_of, tile_name
 
 WINNING_HAND_SIZE = 14
 MAX_MELDS = 4
@@ -77,6 +77,20 @@ class Hand:
         for meld in self.melds:
             counts[meld.tile] += meld.size
         return counts
+
+    def _kinds(self) -> tuple[Tile, ...]:
+        """The closed tiles, then the tile of each meld: enough to tell every kind the hand holds."""
+        return (*self.closed_tiles, *(m.tile for m in self.melds)) if self.melds else self.closed_tiles
+
+    # Every reading of a hand asks which suits are present and whether winds are: found once here.
+    @cached_property
+    def suits(self) -> frozenset[int]:
+        """The suits present (0 m, 1 p, 2 s), melds included."""
+        return suits_of(self._kinds())
+
+    @cached_property
+    def has_winds(self) -> bool:
+        return any(map(is_wind, self._kinds()))
 
     def tile_counts(self) -> Counter[Tile]:
         """Every physical tile of the hand, melds included (a gang counts four). A copy: callers may

@@ -29,6 +29,10 @@ _MELD_CLOSERS = {"[": "]", "{": "}", "(": ")"}
 _HONOR_DIGIT_HARD_FLOWERS = {5: "白", 6: "发", 7: "中"}  # 5z-7z in the usual numbering
 
 
+ASCII_DIGITS = "0123456789"  # other digits (², ⑦, ٣) are not tile numbers: bad input, never int()
+FULL_WIDTH = str.maketrans("０１２３４５６７８９", ASCII_DIGITS)
+
+
 @dataclass(frozen=True)
 class _Token:
     tiles: tuple[Tile, ...]
@@ -38,7 +42,7 @@ class _Token:
 def _read_digit_group(text: str, start: int) -> tuple[_Token, int]:
     """Digits followed by one suit mark: `123m`, `5z`, `34万`."""
     end = start
-    while end < len(text) and text[end].isdigit():
+    while end < len(text) and text[end] in ASCII_DIGITS:
         end += 1
     if end >= len(text) or (text[end] not in SUITS + "z" and text[end] not in CHINESE_SUITS):
         raise EngineError("tile.unknown", tile=text[start : end + 1].strip() or text[start:end])
@@ -63,7 +67,7 @@ def _read_digit_group(text: str, start: int) -> tuple[_Token, int]:
 
 def _read_tile_token(text: str, start: int) -> tuple[_Token, int]:
     char = text[start]
-    if char.isdigit():
+    if char in ASCII_DIGITS:
         return _read_digit_group(text, start)
     if char in WIND_LETTERS:
         return _Token((wind(WIND_LETTERS.index(char)),), char), start + 1
@@ -82,6 +86,7 @@ def _read_tile_token(text: str, start: int) -> tuple[_Token, int]:
 
 def parse_tiles(text: str) -> tuple[Tile, ...]:
     """Plain tiles, no melds or winning mark: `123m E 五万`."""
+    text = text.translate(FULL_WIDTH)
     tiles: list[Tile] = []
     position = 0
     while position < len(text):
@@ -117,6 +122,7 @@ def _meld_from(opener: str, inner: str) -> Meld:
 
 def parse_hand_parts(text: str) -> tuple[tuple[Tile, ...], tuple[Meld, ...], Tile | None]:
     """Split a hand string into concealed tiles, melds and the winning tile (None if not given)."""
+    text = text.translate(FULL_WIDTH)
     concealed: list[Tile] = []
     melds: list[Meld] = []
     winning: Tile | None = None

@@ -34,6 +34,7 @@ LIABILITY_KINDS = frozenset(
     {
         "robbing_gang",
         "dagangkai",
+        "qingyise_discard",
         "kuaizhao",
         "qingyise_three",
         # 敞开头 包子 (RULES §12)
@@ -110,6 +111,9 @@ class LiabilityRules:
     kuaizhao_concealed_counts: bool  # 002: a concealed gang of B counts as a mouth toward 快照
     mode: str  # "shares": the liable player pays the shares; "fixed": pays `fixed` (外包)
     fixed: int
+    shares_kinds: frozenset[str] = frozenset()  # 内包: kinds paid in shares even when the mode is fixed
+    fourth_mouth_at_once: bool = False  # 快照's feeder owes 外包 as soon as a fourth mouth is fed (003)
+    range_after: frozenset[str] = frozenset({"pong"})  # 架: the fourth meld kinds that allow marking a range
 
 
 @dataclass(frozen=True)
@@ -152,6 +156,10 @@ class Preset:
     jiang_passes: int  # passes of the deal that make a 将, counted in the summary; 0: not counted
     chips: ChipRules
     start: int = 0  # points each player starts the night with (敞开头: 1000); balances may go negative
+
+    def __hash__(self) -> int:
+        # By name (equal presets share it): lets scoring keep what it worked out per preset.
+        return hash(self.name)
 
     def unit(self, key: str) -> UnitRule | None:
         return self.rules.get(key)
@@ -336,6 +344,9 @@ def preset_from_dict(raw: Mapping[str, Any]) -> Preset:
         kuaizhao_concealed_counts=liability_reader.take("kuaizhao_concealed_counts", bool, False),
         mode=liability_mode,
         fixed=liability_reader.take("fixed", int, 0),
+        shares_kinds=liability_reader.strings("shares_kinds", LIABILITY_KINDS, []),
+        fourth_mouth_at_once=liability_reader.take("fourth_mouth_at_once", bool, False),
+        range_after=liability_reader.strings("range_after", MELD_KINDS, ["pong"]),
     )
     multiplier_reader = reader.sub("multipliers")
     multipliers = Multipliers(

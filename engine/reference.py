@@ -1,14 +1,15 @@
 """The straightforward algorithms the fast path is checked against.
 
-Whole-hand recursion for the decompositions, and the waits found by adding each nearby tile to the
-13 tiles and asking whether the 14 make a hand. Slow but plainly right: the benchmark and
-tests/test_fast_path.py check that engine/decompose.py (built on per-suit tables) gives exactly
-the same answers, and `reference_score_hand` scores a hand with these readings.
+Whole-hand recursion for the decompositions; the waits found by adding each nearby tile to the 13
+tiles and asking whether the 14 make a hand; each reading's score worked out afresh (no kept
+plans). Slow but plainly right: the benchmark and tests/test_fast_path.py check that the fast path
+(engine/decompose.py on per-suit tables, engine/scoring.py with kept plans) gives exactly the same
+answers.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from functools import cache
 
 from engine.decompose import (
@@ -19,12 +20,22 @@ from engine.decompose import (
     WaitShape,
     counts_of,
     is_seven_pairs,
-    wait_shapes,
 )
 from engine.hand import Hand
 from engine.preset import Preset
-from engine.scoring import SOLE_WAIT_SHAPES, WinScore, best_reading
-from engine.tiles import ALL_TILES, COPIES, FIRST_WIND, NUM_KINDS, SUIT_SIZE, Tile, is_wind
+from engine.scoring import (
+    DISPLAY_ORDER,
+    REFUSED_LIMIT,
+    REFUSED_TOGETHER,
+    SOLE_WAIT_SHAPES,
+    Item,
+    WinScore,
+    _flat_score,
+    _refused_together,
+    _surviving,
+    best_reading,
+)
+from engine.tiles import ALL_TILES, COPIES, FIRST_WIND, NUM_KINDS, SUIT_SIZE, Tile, is_wind, rank_of
 from engine.units import WinFlags, WinView
 
 
@@ -164,6 +175,28 @@ def waits_only_on(concealed: Iterable[Tile], meld_tiles: Iterable[Tile], meld_co
     return held[tile] < COPIES
 
 
+def wait_shapes(decomposition: Decomposition, winning: Tile) -> tuple[WaitShape, ...]:
+    """Every position the winning tile can take in this decomposition, in a fixed order (a set's order
+    follows the hash seed, and equal-total readings must itemize the same way in every process)."""
+    shapes: set[WaitShape] = set()
+    if decomposition.pair == winning:
+        shapes.add(WaitShape.PAIR)
+    for tile_set in decomposition.sets:
+        if not tile_set.contains(winning):
+            continue
+        if tile_set.kind is SetKind.TRIPLET:
+            shapes.add(WaitShape.TRIPLET)
+        elif winning == tile_set.tile + 1:
+            shapes.add(WaitShape.MIDDLE)
+        elif (rank_of(tile_set.tile) == 1 and winning == tile_set.tile + 2) or (
+            rank_of(tile_set.tile) == 7 and winning == tile_set.tile
+        ):
+            shapes.add(WaitShape.EDGE)
+        else:
+            shapes.add(WaitShape.OPEN)
+    return tuple(sorted(shapes))
+
+
 def reference_views(hand: Hand, flags: WinFlags, table_pongs: frozenset[Tile]) -> list[WinView]:
     """Every reading of the win, found with the algorithms above (as `engine.scoring` reads it)."""
     closed = hand.closed_tiles
@@ -179,6 +212,39 @@ def reference_views(hand: Hand, flags: WinFlags, table_pongs: frozenset[Tile]) -
     return [WinView(hand, flags, reading, shape, unique, table_pongs) for reading, shape in readings]
 
 
+def reference_evaluate(counts: Mapping[str, int], preset: Preset, hard_flowers: int, menqing: bool) -> WinScore:
+    """`engine.scoring.evaluate` worked out afresh for every reading, without its kept plans."""
+    rules = _surviving(counts, preset)
+    if (flat := _flat_score(rules)) is not None:
+        return flat
+    items: list[Item] = []
+    for key, rule in rules.items():
+        multiplier = preset.zha if key in preset.soft else 1
+        flowers = counts[key] * rule.value * multiplier
+        if flowers or rule.takes_all or rule.doubles_total:
+            items.append(Item(key, counts[key], flowers))
+    order = {key: index for index, key in enumerate(DISPLAY_ORDER)}
+    items.sort(key=lambda item: order[item.key])
+    total = sum(item.flowers for item in items)
+    doubling = [item for item in items if rules[item.key].doubles_total]
+    if doubling:
+        items = [Item(i.key, i.count, total) if i in doubling else i for i in items]
+        total *= 2
+    big = any(rule.big for key, rule in rules.items() if key in preset.patterns)
+    valid = menqing or big or hard_flowers >= preset.small_hu_min_hard
+    reason = None if valid else REFUSED_LIMIT
+    if _refused_together(counts, preset):
+        valid, reason = False, REFUSED_TOGETHER
+    return WinScore(
+        valid=valid,
+        total=total,
+        items=tuple(items),
+        reason=reason,
+        big=big,
+        takes_all=any(rule.takes_all for rule in rules.values()),
+    )
+
+
 def reference_score_hand(
     hand: Hand,
     flags: WinFlags,
@@ -186,5 +252,11 @@ def reference_score_hand(
     table_pongs: frozenset[Tile] = frozenset(),
     forced: frozenset[str] = frozenset(),
 ) -> WinScore:
-    """`engine.scoring.score_hand` with the readings found the straightforward way."""
-    return best_reading(reference_views(hand, flags, table_pongs), preset, forced)
+    """`engine.scoring.score_hand` the straightforward way: every unit asked on every reading."""
+    scores = []
+    for view in reference_views(hand, flags, table_pongs):
+        menqing = preset.is_menqing(m.kind for m in hand.melds)
+        counts = {unit.key: count for unit, rule in preset.scored_units if (count := unit.count(view, rule))}
+        counts.update(dict.fromkeys(forced, 1))
+        scores.append(reference_evaluate(counts, preset, flags.hard_flowers, menqing))
+    return best_reading(scores)

@@ -7,8 +7,10 @@ scored with the preset's units; the reading that scores highest is the one used.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
+from types import MappingProxyType
 
 from engine.decompose import (
     Decomposition,
@@ -25,6 +27,7 @@ from engine.tiles import Tile, is_wind, suit_of
 from engine.units import PATTERN_UNITS, SOFT_UNITS, UNITS_BY_KEY, WinFlags, WinView, flag_pattern_counts
 
 DISPLAY_ORDER = ("pao", *(u.key for u in SOFT_UNITS), *(u.key for u in PATTERN_UNITS if u.key != "pao"))
+DISPLAY_RANK = MappingProxyType({key: rank for rank, key in enumerate(DISPLAY_ORDER)})
 REFUSED_SHAPE = "win.not_a_winning_shape"
 REFUSED_LIMIT = "win.below_limit"
 REFUSED_TOGETHER = "win.claims_conflict"
@@ -91,63 +94,99 @@ def _flat_score(rules: Mapping[str, UnitRule]) -> WinScore | None:
     return WinScore(valid=True, total=rule.value, items=(Item(rule.key, 1, rule.value),), big=rule.big, flat=True)
 
 
+@dataclass(frozen=True)
+class _Plan:
+    """What a set of present units comes to in one preset, whatever their counts: the units that
+    survive the exclusions, in display order, each with its flowers per count (砸 applied), and what
+    follows from presence alone. Few distinct sets occur, so plans are kept (`_plan`)."""
+
+    lines: tuple[tuple[str, int, Item], ...]  # (key, flowers per count, its line when counted once)
+    doubling: frozenset[str]  # units that double the total (chengbei 兜底翻)
+    flat: WinScore | None  # a flat pattern: the whole score
+    big: bool
+    takes_all: bool
+    refused_together: bool
+
+
+@lru_cache(maxsize=4096)
+def _plan(preset: Preset, present: tuple[str, ...]) -> _Plan:
+    """`present` in the counts' order: among equal values, the first present unit is kept."""
+    counts = dict.fromkeys(present, 1)  # every rule below asks only whether a unit is present
+    rules = _surviving(counts, preset)
+    worth = {key: rule.value * (preset.zha if key in preset.soft else 1) for key, rule in rules.items()}
+    shown = [key for key, rule in rules.items() if rule.value or rule.takes_all or rule.doubles_total]
+    shown.sort(key=DISPLAY_RANK.__getitem__)
+    return _Plan(
+        lines=tuple((key, worth[key], Item(key, 1, worth[key])) for key in shown),
+        doubling=frozenset(key for key, rule in rules.items() if rule.doubles_total),
+        flat=_flat_score(rules),
+        big=any(rule.big for key, rule in rules.items() if key in preset.patterns),
+        takes_all=any(rule.takes_all for rule in rules.values()),
+        refused_together=_refused_together(counts, preset),
+    )
+
+
 def evaluate(counts: Mapping[str, int], preset: Preset, hard_flowers: int, menqing: bool) -> WinScore:
     """Turn raw unit counts into the itemized score and the validity of the win."""
-    rules = _surviving(counts, preset)
-    if (flat := _flat_score(rules)) is not None:
-        return flat
-    items: list[Item] = []
-    for key, rule in rules.items():
-        multiplier = preset.zha if key in preset.soft else 1
-        flowers = counts[key] * rule.value * multiplier
-        if flowers or rule.takes_all or rule.doubles_total:
-            items.append(Item(key, counts[key], flowers))
-    order = {key: index for index, key in enumerate(DISPLAY_ORDER)}
-    items.sort(key=lambda item: order[item.key])
-    total = sum(item.flowers for item in items)
-    doubling = [item for item in items if rules[item.key].doubles_total]
-    if doubling:
-        items = [Item(i.key, i.count, total) if i in doubling else i for i in items]
+    present = tuple(counts) if 0 not in counts.values() else tuple(key for key, count in counts.items() if count > 0)
+    plan = _plan(preset, present)
+    if plan.flat is not None:
+        return plan.flat
+    items = [
+        once if (count := counts[key]) == 1 else Item(key, count, count * worth) for key, worth, once in plan.lines
+    ]
+    total = sum([item.flowers for item in items])
+    if plan.doubling:
+        items = [Item(i.key, i.count, total) if i.key in plan.doubling else i for i in items]
         total *= 2
-    big = any(rule.big for key, rule in rules.items() if key in preset.patterns)
-    valid = menqing or big or hard_flowers >= preset.small_hu_min_hard
+    valid = menqing or plan.big or hard_flowers >= preset.small_hu_min_hard
     reason = None if valid else REFUSED_LIMIT
-    if _refused_together(counts, preset):
+    if plan.refused_together:
         valid, reason = False, REFUSED_TOGETHER
-    return WinScore(
-        valid=valid,
-        total=total,
-        items=tuple(items),
-        reason=reason,
-        big=big,
-        takes_all=any(rule.takes_all for rule in rules.values()),
-    )
+    return WinScore(valid, total, tuple(items), reason, plan.big, plan.takes_all)
 
 
 SOLE_WAIT_SHAPES = frozenset({WaitShape.MIDDLE, WaitShape.EDGE, WaitShape.PAIR})
 
 
-def _views(hand: Hand, flags: WinFlags, table_pongs: frozenset[Tile]) -> Iterable[WinView]:
+def _views(hand: Hand, flags: WinFlags, table_pongs: frozenset[Tile]) -> list[WinView]:
     closed = hand.closed_tiles
     readings: list[tuple[Decomposition | None, WaitShape]] = []
     if not hand.melds and is_seven_pairs(closed):
         readings.append((None, WaitShape.SEVEN_PAIRS))
     for split in standard_decompositions(closed):
-        readings.extend((split, shape) for shape in wait_shapes(split, hand.winning))
+        for shape in wait_shapes(split, hand.winning):
+            readings.append((split, shape))
     # Whether the wait was sole matters only where the winning tile could earn a wait flower.
     unique = False
-    if any(shape in SOLE_WAIT_SHAPES for _, shape in readings):
+    if not SOLE_WAIT_SHAPES.isdisjoint([shape for _, shape in readings]):
         meld_tiles = [m.tile for m in hand.melds for _ in range(m.size)]
         unique = waits_only_on(hand.concealed, meld_tiles, len(hand.melds), hand.winning)
-    for reading, shape in readings:
-        yield WinView(hand, flags, reading, shape, unique, table_pongs)
+    return [WinView(hand, flags, reading, shape, unique, table_pongs) for reading, shape in readings]
+
+
+Question = tuple[str, Callable[[WinView, UnitRule], int], UnitRule]  # a unit's key, its count method, its rule
+
+
+@lru_cache(maxsize=4096)
+def _units_to_ask(preset: Preset, facts: frozenset[str]) -> tuple[Question, ...]:
+    """The preset's units that can count on a reading with these facts, in the preset's order."""
+    return tuple(
+        (unit.key, unit.count, rule) for unit, rule in preset.scored_units if unit.needs is None or unit.needs in facts
+    )
+
+
+def unit_counts(view: WinView, preset: Preset, forced: frozenset[str] = frozenset()) -> dict[str, int]:
+    """How many times each of the preset's units applies to this reading (a forced pattern once)."""
+    questions = _units_to_ask(preset, view.facts())
+    counts = {key: n for key, count, rule in questions if (n := count(view, rule))}
+    counts.update(dict.fromkeys(forced, 1))
+    return counts
 
 
 def score_view(view: WinView, preset: Preset, forced: frozenset[str] = frozenset()) -> WinScore:
-    counts = {unit.key: count for unit, rule in preset.scored_units if (count := unit.count(view, rule))}
-    counts.update(dict.fromkeys(forced, 1))
-    menqing = preset.is_menqing(m.kind for m in view.hand.melds)
-    return evaluate(counts, preset, view.flags.hard_flowers, menqing)
+    menqing = not view.hand.melds or preset.is_menqing(m.kind for m in view.hand.melds)
+    return evaluate(unit_counts(view, preset, forced), preset, view.flags.hard_flowers, menqing)
 
 
 def score_hand(
@@ -161,14 +200,13 @@ def score_hand(
 
     `table_pongs`: the tiles of the pongs standing at the table (敞开头 压绝 on anyone's pong).
     `forced`: patterns a liability gives the win whatever the tiles show (敞开头 三嘴: 全球独钓)."""
-    return best_reading(_views(hand, flags, table_pongs), preset, forced)
+    return best_reading(score_view(view, preset, forced) for view in _views(hand, flags, table_pongs))
 
 
-def best_reading(views: Iterable[WinView], preset: Preset, forced: frozenset[str] = frozenset()) -> WinScore:
-    """The highest-scoring of the readings (the first among equals); refused if there are none."""
+def best_reading(scores: Iterable[WinScore]) -> WinScore:
+    """The highest of the readings' scores (the first among equals); refused if there are none."""
     best: WinScore | None = None
-    for view in views:
-        result = score_view(view, preset, forced)
+    for result in scores:
         if best is None or (result.valid, result.total) > (best.valid, best.total):
             best = result
     if best is None:

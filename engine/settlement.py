@@ -53,6 +53,7 @@ class WinClaim:
     robbing_gang: bool = False
     after_gang: bool = False
     liable: int | None = None  # the seat that pays for everyone (包牌)
+    liable_kind: str | None = None  # why (the preset's liability kind): 内包 kinds pay shares
 
 
 def others(seat: int) -> list[int]:
@@ -235,7 +236,7 @@ def _claim_payments(claim: WinClaim, discarder: int | None, preset: Preset, cont
         return [Payment(payer, winner, context.chips[payer], "win") for payer in others(winner)]
     everyone_pays = claim.self_draw or claim.robbing_gang
     if claim.liable is not None:
-        if preset.liability.mode == "fixed":
+        if preset.liability.mode == "fixed" and claim.liable_kind not in preset.liability.shares_kinds:
             return [Payment(claim.liable, winner, preset.liability.fixed * doubling(preset, context), "liability")]
         shares = SEATS - 1 if everyone_pays else 1
         return [Payment(claim.liable, winner, share(claim, preset, context) * shares, "liability")]

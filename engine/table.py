@@ -26,6 +26,7 @@ from engine.settlement import (
     HandContext,
     Payment,
     WinClaim,
+    cap_to_chips,
     doubling,
     four_winds_payments,
     gang_payments,
@@ -188,6 +189,7 @@ class TableState:
     chips: tuple[int, ...] | None = None
     gang_liable: tuple[int, int] | None = None  # 杠后承包: (gang-maker, liable seat) until his next discard
     range_marks: tuple[Tile | None, ...] = (None, None, None, None)  # 全球 架: the tile each seat marked
+    waibao_paid: frozenset[int] = frozenset()  # takers whose 快照 外包 was paid at the fourth mouth (003)
 
     @property
     def round_no(self) -> int:
@@ -295,7 +297,32 @@ def _apply_pong(state: TableState, event: Pong) -> Outcome:
     if forced is not None:
         return _settle_forced(state, event.actor, forced, event.hard_flowers, ())
     notices = (*_meld_notices(state, event.actor, event.feeder), *_baozi_notices(state, event.actor))
-    return Outcome(state, (), notices)
+    return _with_fourth_mouth(before, Outcome(state, (), notices), event.actor, record)
+
+
+def _with_fourth_mouth(before: TableState, outcome: Outcome, taker: int, record: MeldRecord) -> Outcome:
+    """003 外包: B held exactly three mouths, all from A (B's concealed gangs count as A's); as soon as
+    anyone feeds B a fourth, A owes 外包 at once, win or not. Recorded on the pong or gang itself."""
+    liability = before.preset.liability
+    if not liability.fourth_mouth_at_once or record.fed_by is None or len(before.melds[taker]) != KUAIZHAO_MOUTHS:
+        return outcome
+    feeder = kuaizhao_feeder(before, taker)
+    if feeder is None:
+        return outcome
+    state = outcome.state
+    owed = [Payment(feeder, taker, liability.fixed * doubling(state.preset, state.context()), "liability")]
+    paid = tuple(cap_to_chips(owed, state.chips))
+    after = _with_chips(state, paid)
+    after = replace(after, triggers=after.triggers | {"liability", "kuaizhao"}, waibao_paid=after.waibao_paid | {taker})
+    amount = sum(p.amount for p in paid)
+    notice = Notice("table.waibao_fourth", {"feeder": feeder, "taker": taker, "amount": amount})
+    return Outcome(
+        after,
+        (*outcome.payments, *paid),
+        (*outcome.notices, notice, *_bust_notices(state, after)),
+        outcome.scores,
+        outcome.factors,
+    )
 
 
 # ---- 敞开头 包子 at a meld (RULES §12) -----------------------------------------------------------
@@ -338,7 +365,7 @@ def _settle_forced(
     check_hard_flowers(hard_flowers)
     melds = tuple((m.kind, m.tile) for m in state.melds[actor])
     score = score_forced(melds, hard_flowers, liability.forced, state.preset)
-    claim = WinClaim(actor, score, self_draw=True, liable=liability.seat)
+    claim = WinClaim(actor, score, self_draw=True, liable=liability.seat, liable_kind=liability.why)
     payments = (*paid, *win_payments([claim], None, state.preset, state.context()))
     facts = {"liability", liability.why} | ({"dealer_win"} if actor == state.dealer else set())
     after = _with_chips(replace(state, triggers=state.triggers | facts), payments[len(paid) :])
@@ -368,6 +395,7 @@ def _find_pong(state: TableState, actor: int, tile: Tile | None) -> int:
 def _apply_gang(state: TableState, event: Gang) -> Outcome:
     _check_seat(event.feeder)
     actor = event.actor
+    before = state
     notices: list[Notice] = []
     forced: Liability | None = None
     if event.kind is MeldKind.ADDED_GANG:
@@ -412,7 +440,10 @@ def _apply_gang(state: TableState, event: Gang) -> Outcome:
     after = _with_act(after, actor, Act(event.kind.value, feeder))
     notices = [*notices, *_baozi_notices(after, actor)] if event.kind is not MeldKind.ADDED_GANG else notices
     factors = _instant_factors(state, payments)
-    return Outcome(after, payments, (*notices, *_bust_notices(state, after)), factors=factors)
+    outcome = Outcome(after, payments, (*notices, *_bust_notices(state, after)), factors=factors)
+    if event.kind is MeldKind.EXPOSED_GANG:
+        return _with_fourth_mouth(before, outcome, actor, record)
+    return outcome
 
 
 def _paid_by_gang_liable(state: TableState, actor: int, payments: tuple[Payment, ...]) -> tuple[Payment, ...]:
@@ -557,8 +588,8 @@ def _dagangkai(state: TableState, claim: WinInput, score: WinScore, discarder: i
 
 
 def _kuaizhao(state: TableState, claim: WinInput, score: WinScore, discarder: int | None) -> Liability | None:
-    if "duiduihu" not in score.keys:
-        return None
+    if "duiduihu" not in score.keys or claim.winner in state.waibao_paid:
+        return None  # (003: a 外包 already paid at the fourth mouth settles the 快照)
     feeder = kuaizhao_feeder(state, claim.winner)
     return Liability(feeder, "kuaizhao") if feeder is not None else None
 
@@ -571,6 +602,16 @@ def _qingyise_three(state: TableState, claim: WinInput, score: WinScore, discard
     last = melds[3]
     same = len(first_suits) == 1 and last.tile is not None and suit_of(last.tile) in first_suits
     return Liability(last.fed_by, "qingyise_three") if same and last.fed_by is not None else None
+
+
+def _qingyise_discard(state: TableState, claim: WinInput, score: WinScore, discarder: int | None) -> Liability | None:
+    """003: whoever discards into the 清一色 of a player showing three melds of one suit owes 外包."""
+    melds = state.melds[claim.winner]
+    suits = {suit_of(m.tile) if m.tile is not None else None for m in melds}
+    one_suit = len(melds) == 3 and len(suits) == 1 and None not in suits
+    if discarder is None or not one_suit or "qingyise" not in score.keys:
+        return None
+    return Liability(discarder, "qingyise_discard")
 
 
 def _sanzui(state: TableState, claim: WinInput, score: WinScore, discarder: int | None) -> Liability | None:
@@ -594,7 +635,8 @@ def _sanqing(state: TableState, claim: WinInput, score: WinScore, discarder: int
 def _quanqiu_range(state: TableState, claim: WinInput, score: WinScore, discarder: int | None) -> Liability | None:
     """全球: a discard inside the range B marked (架) that B wins on as 全球独钓."""
     mark = state.range_marks[claim.winner]
-    if discarder is None or mark is None or claim.winning is None or "quanqiu" not in score.keys:
+    quanqiu = "quanqiu" in score.keys or len(state.melds[claim.winner]) == 4  # jinyuanzi scores no 全球独钓
+    if discarder is None or mark is None or claim.winning is None or not quanqiu:
         return None
     return Liability(discarder, "quanqiu_range", self_draw=True) if in_range(mark, claim.winning) else None
 
@@ -612,6 +654,7 @@ _LIABILITY_CHECKS = {
     "dagangkai": _dagangkai,
     "kuaizhao": _kuaizhao,
     "qingyise_three": _qingyise_three,
+    "qingyise_discard": _qingyise_discard,
     "sanzui": _sanzui,
     "sanqing": _sanqing,
     "quanqiu_range": _quanqiu_range,
@@ -663,7 +706,15 @@ def _apply_win(state: TableState, event: Win) -> Outcome:
             triggers.add("big_hu")
         self_draw = event.discarder is None or claim.flags.self_draw or (liability is not None and liability.self_draw)
         claims.append(
-            WinClaim(claim.winner, score, self_draw, claim.flags.robbing_gang, claim.flags.after_gang, liable)
+            WinClaim(
+                claim.winner,
+                score,
+                self_draw,
+                claim.flags.robbing_gang,
+                claim.flags.after_gang,
+                liable,
+                liability.why if liability is not None else None,
+            )
         )
         scores.append((claim.winner, score))
     if len(claims) > 1:
@@ -704,7 +755,7 @@ def _apply_range_mark(state: TableState, event: RangeMark) -> Outcome:
     if "quanqiu_range" not in state.preset.liability.kinds:
         raise EngineError("range.not_in_preset", preset=state.preset.name)
     melds = state.melds[event.actor]
-    if len(melds) != 4 or melds[-1].kind is not MeldKind.PONG:
+    if len(melds) != 4 or melds[-1].kind.value not in state.preset.liability.range_after:
         raise EngineError("range.needs_fourth_pong", seat=event.actor)
     marks = list(state.range_marks)
     marks[event.actor] = event.tile
@@ -763,6 +814,7 @@ def _end_hand(state: TableState) -> Outcome:
         last_acts=(None, None, None, None),
         gang_liable=None,
         range_marks=(None,) * SEATS,
+        waibao_paid=frozenset(),
         flower_gangs=0,
     )
     return Outcome(new_state, (), tuple(notices))

@@ -7,6 +7,7 @@ encoding. Hard flowers (中发白, 春夏秋冬梅兰竹菊) are never tiles of 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TypeAlias
 
 Tile: TypeAlias = int
@@ -43,6 +44,11 @@ def is_wind(tile: Tile) -> bool:
 def suit_of(tile: Tile) -> int | None:
     """Suit index 0-2, or None for a wind."""
     return None if is_wind(tile) else tile // SUIT_SIZE
+
+
+def suits_of(tiles: Iterable[Tile]) -> frozenset[int]:
+    """The suit indices among `tiles` (winds have none)."""
+    return frozenset({tile // SUIT_SIZE for tile in tiles if tile < FIRST_WIND})
 
 
 def rank_of(tile: Tile) -> int:

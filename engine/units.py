@@ -10,14 +10,13 @@ of MahjongRepository/mahjong.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
-from functools import cached_property
+from dataclasses import dataclass, fields
 from types import MappingProxyType
 from typing import TYPE_CHECKING, ClassVar
 
 from engine.decompose import Decomposition, SetKind, WaitShape
 from engine.hand import Hand, Meld, MeldKind
-from engine.tiles import COPIES, Tile, is_wind, suit_of
+from engine.tiles import COPIES, Tile, is_wind
 
 if TYPE_CHECKING:
     from engine.preset import UnitRule
@@ -38,6 +37,9 @@ class WinFlags:
     robbing_gang: bool = False  # 抢杠
 
 
+FLAG_NAMES = tuple(field.name for field in fields(WinFlags) if field.default is False)  # the yes/no flags
+
+
 @dataclass(frozen=True)
 class WinView:
     """One reading of a win: the hand with one decomposition and one place for the winning tile."""
@@ -53,23 +55,26 @@ class WinView:
     def seven_pairs(self) -> bool:
         return self.decomposition is None
 
+    def facts(self) -> frozenset[str]:
+        """The facts a unit may need (`Unit.needs`): each flag that is set, "seven_pairs",
+        "sole_wait" and "melds" when they hold."""
+        facts = [name for name in FLAG_NAMES if getattr(self.flags, name)]
+        if self.decomposition is None:
+            facts.append("seven_pairs")
+        if self.unique_wait:
+            facts.append("sole_wait")
+        if self.hand.melds:
+            facts.append("melds")
+        return frozenset(facts)
+
     def all_counts(self) -> Counter[Tile]:
         return self.hand._counts  # read-only here: no copy
 
-    # Cached: every unit asks, and a view never changes (cached_property writes past frozen).
-    @cached_property
-    def _suits(self) -> frozenset[int]:
-        return frozenset(s for t in self.all_counts() if (s := suit_of(t)) is not None)
-
-    @cached_property
-    def _winds(self) -> bool:
-        return any(is_wind(t) for t in self.all_counts())
-
     def suits_present(self) -> frozenset[int]:
-        return self._suits
+        return self.hand.suits  # found once per hand, shared by its readings
 
     def has_winds(self) -> bool:
-        return self._winds
+        return self.hand.has_winds
 
     def triplet_tiles(self) -> list[Tile]:
         """Tiles of every triplet or gang: closed triplets of the decomposition and all melds."""
@@ -82,6 +87,10 @@ class WinView:
 
 class Unit:
     key: ClassVar[str]
+    # The fact of a reading (`WinView.facts`) without which this unit never counts, or None if it
+    # may count on any reading. Scoring asks only the units whose fact holds: most readings have
+    # no flag, no meld, no sole wait and are not seven pairs, so most units need not be asked.
+    needs: ClassVar[str | None] = None
 
     def count(self, view: WinView, rule: UnitRule) -> int:
         raise NotImplementedError
@@ -110,7 +119,7 @@ class WindPong(Unit):
     key = "wind_pong"
 
     def count(self, view: WinView, rule: UnitRule) -> int:
-        winds = sum(1 for tile in view.triplet_tiles() if is_wind(tile))
+        winds = sum(map(is_wind, view.triplet_tiles()))
         if rule.skip_wind_gangs:
             winds -= sum(1 for meld in view.hand.melds if _is_wind_gang(meld))
         return winds
@@ -118,6 +127,7 @@ class WindPong(Unit):
 
 class _GangSoft(Unit):
     kind: ClassVar[MeldKind]
+    needs = "melds"
 
     def count(self, view: WinView, rule: UnitRule) -> int:
         return sum(
@@ -152,6 +162,7 @@ class WindGangOpen(Unit):
     """风杠, exposed or added (002 "明杠算2個軟花"): in place of 风碰 + the gang's own soft flowers."""
 
     key = "wind_gang_open"
+    needs = "melds"
 
     def count(self, view: WinView, rule: UnitRule) -> int:
         return sum(1 for m in view.hand.melds if _is_wind_gang(m) and m.kind is not MeldKind.CONCEALED_GANG)
@@ -161,6 +172,7 @@ class WindGangConcealed(Unit):
     """风杠, concealed (002 "暗杠算3個軟花"): in place of 风碰 + the gang's own soft flowers."""
 
     key = "wind_gang_concealed"
+    needs = "melds"
 
     def count(self, view: WinView, rule: UnitRule) -> int:
         return sum(1 for m in view.hand.melds if _is_wind_gang(m) and m.kind is MeldKind.CONCEALED_GANG)
@@ -179,6 +191,7 @@ class _WaitFlower(Unit):
     """A wait flower counts only on a sole wait ("单听一张"), by where the winning tile sits."""
 
     shape: ClassVar[WaitShape]
+    needs = "sole_wait"
 
     def count(self, view: WinView, rule: UnitRule) -> int:
         return 1 if view.unique_wait and view.shape is self.shape else 0
@@ -224,7 +237,8 @@ class MenQing(Unit):
     key = "menqing"
 
     def count(self, view: WinView, rule: UnitRule) -> int:
-        return 0 if any(m.kind.value in rule.broken_by for m in view.hand.melds) else 1
+        melds = view.hand.melds
+        return 0 if melds and any(m.kind.value in rule.broken_by for m in melds) else 1
 
 
 class HunYiSe(Unit):
@@ -260,6 +274,7 @@ class QuanQiuDuDiao(Unit):
     """全球独钓/金钩钓: all four sets melded, won on the single tile left in hand."""
 
     key = "quanqiu"
+    needs = "melds"
 
     def count(self, view: WinView, rule: UnitRule) -> int:
         return 1 if len(view.hand.melds) == 4 else 0
@@ -267,6 +282,7 @@ class QuanQiuDuDiao(Unit):
 
 class _SevenPairsWithQuads(Unit):
     quads: ClassVar[int]
+    needs = "seven_pairs"
 
     def count(self, view: WinView, rule: UnitRule) -> int:
         return 1 if view.seven_pairs and view.quads_in_seven_pairs() == self.quads else 0
@@ -276,6 +292,7 @@ class QiDui(Unit):
     """七对: seven pairs from 14 concealed tiles."""
 
     key = "qidui"
+    needs = "seven_pairs"
 
     def count(self, view: WinView, rule: UnitRule) -> int:
         return 1 if view.seven_pairs else 0
@@ -306,6 +323,7 @@ class ShuangQiDui(Unit):
     """双七对: seven pairs where the winning tile completes a four of a kind."""
 
     key = "shuang_qidui"
+    needs = "seven_pairs"
 
     def count(self, view: WinView, rule: UnitRule) -> int:
         winning = view.hand.winning
@@ -328,6 +346,7 @@ class YaJue(Unit):
     """
 
     key = "yajue"
+    needs = "sole_wait"
 
     def count(self, view: WinView, rule: UnitRule) -> int:
         if not view.unique_wait or view.shape not in (WaitShape.MIDDLE, WaitShape.EDGE):
@@ -350,6 +369,10 @@ class WuHuaGuo(Unit):
 
 class _FlagPattern(Unit):
     flag: ClassVar[str]
+
+    def __init_subclass__(cls) -> None:
+        super().__init_subclass__()
+        cls.needs = cls.flag  # a flag pattern counts only when its flag is set
 
     def count(self, view: WinView, rule: UnitRule) -> int:
         return 1 if getattr(view.flags, self.flag) else 0
@@ -401,6 +424,7 @@ class HaiDi(Unit):
     """海底捞月: self-draw within the last 8 stacks."""
 
     key = "haidi"
+    needs = "last_stacks"
 
     def count(self, view: WinView, rule: UnitRule) -> int:
         return 1 if view.flags.last_stacks and view.flags.self_draw else 0

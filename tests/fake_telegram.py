@@ -229,6 +229,8 @@ class FakeTelegram:
             result = pending[:limit]
         elif method in ("sendMessage", "editMessageText", "editMessageReplyMarkup"):
             result = self._message_result(params, text=params.get("text", ""))
+            if method != "sendMessage" and "message_id" in params:  # an edited message keeps its id
+                result["message_id"] = int(params["message_id"])
         elif method == "sendPhoto":
             result = self._message_result(
                 params,

@@ -647,3 +647,73 @@ def test_sanqing_still_shown_after_the_players_own_concealed_gang_of_the_suit() 
     state = apply(a_shows_three_wan_melds(), Gang(A, MeldKind.CONCEALED_GANG, tile=M3)).state
     outcome = apply(state, hu(A, "7m [111m] [555m] [999m] (3333m) +7m", B, hard_flowers=1))
     assert net(outcome.payments) == {A: 816, B: -816, C: 0, D: 0}
+
+
+def test_the_dealer_over_one_night_with_each_stay_reason() -> None:
+    state = table()
+    expected: list[tuple[str, tuple[object, ...], int, int]] = [
+        # (what happens, events, the dealer of the next hand, passes of the deal so far)
+        ("B's plain self-draw: the deal passes", (hu(B, EXAMPLE_1, hard_flowers=2),), B, 1),
+        ("dealer win", (hu(B, EXAMPLE_1, hard_flowers=2),), B, 1),
+        ("draw", (Draw(),), B, 1),
+        (
+            "杠开",
+            (
+                Pong(C, D, EAST),
+                Gang(C, MeldKind.EXPOSED_GANG, feeder=A, tile=suited(4, 1)),
+                hu(C, GANGKAI, hard_flowers=4, after_gang=True),
+            ),
+            B,
+            1,
+        ),
+        (
+            "一炮多响",
+            (Win(tuple(WinInput(s, WinFlags(hard_flowers=4), *parse_hand_parts(EXAMPLE_2)) for s in (C, D)), A),),
+            B,
+            1,
+        ),
+        (
+            "抢杠",
+            (
+                Pong(C, A, suited(5, 1)),
+                Gang(C, MeldKind.ADDED_GANG, tile=suited(5, 1)),
+                hu(D, ROB, C, hard_flowers=1, robbing_gang=True),
+            ),
+            B,
+            1,
+        ),
+        ("三嘴", (Pong(C, A, M1), Pong(C, A, P9), Pong(C, A, EAST), Pong(C, D, S5, hard_flowers=1)), B, 1),
+        (
+            "三清",
+            (Pong(C, A, M1), Pong(C, D, suited(5, 0)), Pong(C, A, suited(9, 0)), hu(C, FLUSH_C, A, hard_flowers=1)),
+            B,
+            1,
+        ),
+        (
+            "全球",
+            (
+                Pong(D, A, M1),
+                Pong(D, B, P9),
+                Pong(D, C, EAST),
+                Pong(D, A, suited(2, 2)),
+                RangeMark(D, S5),
+                hu(D, "4s [111m] [999p] [EEE] [222s] +4s", B, hard_flowers=1),
+            ),
+            B,
+            1,
+        ),
+        (
+            "杠后承包 with 花开: the deal passes",
+            (
+                Gang(C, MeldKind.EXPOSED_GANG, feeder=D, tile=suited(5, 1)),
+                hu(C, GANG_HAND, hard_flowers=1, after_flower=True),
+            ),
+            C,
+            2,
+        ),
+        ("D's discard win: the deal passes", (hu(D, EXAMPLE_2, A, hard_flowers=4),), D, 3),
+    ]
+    for what, events, dealer, passes in expected:
+        state = run(state, *events).state
+        assert (state.dealer, state.dealer_passes) == (dealer, passes), what
+    assert state.hand_no == len(expected) + 1

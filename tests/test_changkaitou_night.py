@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from tests.harness import Table
 
-NEW = "/new Alice Bob Carol Dave preset=changkaitou"
+NEW = "/new Alice Bob Carol Dave preset=changkaitou start=1000"
 
 
 async def test_four_winds_words_in_both_scripts_and_english(table: Table) -> None:
@@ -53,6 +53,8 @@ async def test_sanzui_forced_end_and_quanqiu_range_over_two_hands(table: Table) 
     assert await table.balances() == {"Alice": -264, "Bob": 828, "Carol": -564, "Dave": 0}
     # the dealer stayed both times (三嘴, 全球): no pass of the deal yet; balances from 1000
     assert "0/16" in out and "1828" in out and "436" in out
+    summary = await table.say("/summary")
+    assert "0 次，共 16 次" in summary and "1828" in summary
 
 
 async def test_new_with_start_points_and_rules(table: Table) -> None:

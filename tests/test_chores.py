@@ -43,7 +43,12 @@ async def test_a_night_with_every_chore(table: Table) -> None:
     assert night["money"] == {"A": "132", "B": "-40", "C": "38", "Dan": "-148", "Eve": "18"}
     assert "Dave" not in str(night["balances"])
     summary = await table.say("/summary")
-    assert "B" in summary and "Eve" in summary and "Dan" in summary
+    # each player keeps their own figures: B's exposed gang +6, Eve's concealed gang +9
+    assert "  B：胡 0（自摸 0），放炮 0，杠钱 6 花" in summary
+    assert "  Eve：胡 0（自摸 0），放炮 0，杠钱 9 花" in summary
+    assert "  Dan：胡 0（自摸 0），放炮 1" in summary
+    stats = await table.say("/stats")
+    assert "B：1 局，净 -40 花，合计金额 -40" in stats and "Eve：1 局，净 9 花，合计金额 18" in stats
     history = await table.say("/history")
     for word in ("改名", "换人", "改底", "定庄"):
         assert word in history

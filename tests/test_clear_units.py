@@ -56,9 +56,9 @@ async def test_english_reads_whole(table: Table) -> None:
     await table.say("/lang en")
     await table.say("/new A B C D")
     out = await table.say("B: /gang C")
-    assert "B made an exposed gang on a discard of C" in out
+    assert "B made an exposed gang on C's discard" in out
     summary = await table.say("/summary")
-    assert "A: won 0 (self-drawn 0), dealt in 0, biggest hand 0 flowers, gang money 0 flowers" in summary
+    assert "A: won 0 (self-drawn 0), dealt in 0, gang money 0 flowers" in summary
     assert " ," not in summary
 
 

@@ -18,7 +18,7 @@ SCRIPT = """\
 Bob: /pong Carol
 Bob: /pong Dave
 Bob: /hu Carol 11p 567s 79s [EEE] [444p] +8s flowers=4
-Carol: 暗杠 3m
+Carol: 暗杠 9s
 Dave: /hu self 123m 456m 789m 234p 5p +5p flowers=2
 Alice: /undo
 """

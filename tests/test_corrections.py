@@ -180,6 +180,11 @@ async def check_correction(script: list[str], pick: int, fix: bool) -> None:
             referee = Referee(ledger, charts_enabled=False)
             table, kept, event_ids = await play(referee, "night", script)
             assume(kept)
+            played = await referee.nights.latest("night")
+            assert played is not None
+            extended = played.people()  # kept up to date line by line
+            played._people = None
+            assert played.people() == extended  # the same as folding the whole night again
             index = pick % len(kept)
             speaker = kept[index].split(": ", 1)[0]
             if fix:
@@ -206,6 +211,10 @@ async def check_correction(script: list[str], pick: int, fix: bool) -> None:
                     derived[p.payer] -= p.amount
                     derived[p.payee] += p.amount
             assert derived == night.booked.amounts
+            # the scoreboard's running per-player totals agree with folding the whole night again
+            kept_people = night.people()
+            night._people = None
+            assert night.people() == kept_people
         finally:
             await ledger.close()
 
@@ -214,3 +223,42 @@ async def check_correction(script: list[str], pick: int, fix: bool) -> None:
 @given(st.lists(lines(), min_size=1, max_size=12), st.integers(0, 100), st.booleans())
 def test_undo_or_fix_equals_replaying_the_corrected_log(script: list[str], pick: int, fix: bool) -> None:
     asyncio.run(check_correction(script, pick, fix))
+
+
+async def test_fix_of_flowers_three_hands_back_across_a_doubled_hand_in_chinese(table: Table) -> None:
+    table.default_speaker = "甲"
+    await table.play(
+        f"""
+        开局 甲 乙 丙 丁
+        甲: 胡 自摸 {HAND} 花2
+        丙: 胡 丁 {HAND} 花2
+        丁: 胡 甲 {HAND} 花2
+        """
+    )
+    # hand 1: 甲 (dealer) self-draws 46 from each: a dealer win makes hand 2 比下胡 and 甲 deals again;
+    # hand 2: 丁 feeds 丙 (46 + 10 × 1) × 2 = 112; the deal passes to 乙; hand 3: 甲 feeds 丁 46
+    assert await table.balances() == {"甲": 138 - 46, "乙": -46, "丙": -46 + 112, "丁": -46 - 112 + 46}
+    out = await table.say(f"甲: 改 2 胡 自摸 {HAND} 花3")
+    # hand 1 is now 48 from each; hand 2 stays doubled (still a dealer win) and pays 112 as before
+    assert await table.balances() == {"甲": 144 - 46, "乙": -48, "丙": -48 + 112, "丁": -48 - 112 + 46}
+    assert "变动：甲 +6 · 乙 −2 · 丙 −2 · 丁 −2" in out
+    assert "重新计算" not in out  # no later hand moved: hand 2 and 3 pay exactly what they did
+    assert "现在是第 4 盘" in out
+
+
+async def test_a_correction_across_a_stake_change_prices_each_hand_at_its_stake(table: Table) -> None:
+    table.language = "en"
+    await table.play(
+        f"""
+        A: /new A B C D
+        B: /hu self {HAND} flowers=2
+        A: /stake 2
+        C: /hu D {HAND} flowers=2
+        A: /fix 2 /hu A self {HAND} flowers=2
+        """
+    )
+    # hand 1 (stake 1): A, the dealer, self-draws 46 from each; hand 2 (stake 2) is now 比下胡 with
+    # A's 连庄 1: D feeds C (46 + 10) × 2 = 112 flowers, 224 in money
+    night = await table.night()
+    assert night["balances"] == {"A": 138, "B": -46, "C": -46 + 112, "D": -46 - 112}
+    assert night["money"] == {"A": "138", "B": "-46", "C": str(-46 + 224), "D": str(-46 - 224)}

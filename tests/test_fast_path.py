@@ -3,11 +3,13 @@
 
 from __future__ import annotations
 
+import random
+
 from engine import decompose, reference
 from engine.hand import Hand
 from engine.preset import PRESET_NAMES, load_preset
-from engine.scoring import score_hand
-from engine.units import WinFlags
+from engine.scoring import evaluate, score_hand
+from engine.units import FLAG_NAMES, UNITS_BY_KEY, WinFlags
 from tests.varied_hands import varied_hands
 
 HANDS = varied_hands(seed=14, per_kind=100)
@@ -30,10 +32,14 @@ def test_the_mix_has_every_kind_of_hand() -> None:
     assert sum(1 for h in HANDS if len(reference.standard_decompositions(h.closed_tiles)) > 1) >= 20
 
 
-def test_same_decompositions() -> None:
+def test_same_decompositions_and_wait_shapes() -> None:
     for hand in HANDS:
         closed = hand.closed_tiles
-        assert decompose.standard_decompositions(closed) == reference.standard_decompositions(closed), hand
+        splits = decompose.standard_decompositions(closed)
+        assert splits == reference.standard_decompositions(closed), hand
+        for split in splits:
+            for tile in set(closed):
+                assert decompose.wait_shapes(split, tile) == reference.wait_shapes(split, tile), (split, tile)
 
 
 def test_same_waits_before_the_win() -> None:
@@ -47,7 +53,25 @@ def test_same_waits_before_the_win() -> None:
 
 
 def test_same_score_in_every_preset() -> None:
-    for index, hand in enumerate(HANDS):
-        flags = WinFlags(hard_flowers=index % 5, self_draw=index % 3 == 0)
+    # Random flags too: the fast path skips the units whose flag (or other fact) a reading lacks.
+    rng = random.Random(14)
+    for hand in HANDS:
+        flags = WinFlags(hard_flowers=rng.randint(0, 5), **{name: rng.random() < 0.2 for name in FLAG_NAMES})
+        table_pongs = frozenset({hand.winning}) if rng.random() < 0.3 else frozenset()
         for preset in PRESETS:
-            assert score_hand(hand, flags, preset) == reference.reference_score_hand(hand, flags, preset), hand
+            fast = score_hand(hand, flags, preset, table_pongs)
+            assert fast == reference.reference_score_hand(hand, flags, preset, table_pongs), (hand, flags, preset.name)
+
+
+def test_kept_plans_score_like_a_fresh_evaluation() -> None:
+    # Random sets of units with random counts (0 included, as a declared win has), in every preset
+    # (flat, doubling, highest-only and refused-together rules included): the kept plan gives what
+    # working it out afresh gives.
+    rng = random.Random(14)
+    keys = sorted(UNITS_BY_KEY)
+    for preset in PRESETS:
+        for _ in range(300):
+            counts = {key: rng.randint(0, 3) for key in rng.sample(keys, rng.randint(1, 8))}
+            hard, menqing = rng.randint(0, 8), rng.random() < 0.5
+            fresh = reference.reference_evaluate(counts, preset, hard, menqing)
+            assert evaluate(counts, preset, hard, menqing) == fresh, (preset.name, counts)

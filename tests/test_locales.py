@@ -120,7 +120,7 @@ NIGHT = {
         乙: 碰 丙 7p
         乙: 补杠 7p
         丁: 杠 甲 5s
-        丙: 暗杠 3m
+        丙: 暗杠 9s
         甲: 花杠
         罚 跟牌 乙
         甲: 胡 自摸 123m 456m 789m 234p 5p +5p 花2
@@ -133,7 +133,7 @@ NIGHT = {
         乙: 碰 丙 7p
         乙: 補槓 7p
         丁: 槓 甲 5s
-        丙: 暗槓 3m
+        丙: 暗槓 9s
         甲: 花槓
         罰 跟牌 乙
         甲: 胡 自摸 一萬二萬三萬 四萬五萬六萬 七萬八萬九萬 二筒三筒四筒 五餅 +五餅 花2
@@ -146,7 +146,7 @@ NIGHT = {
         B: /pong C 7p
         B: /gang add 7p
         D: /gang A 5s
-        C: /gang self 3m
+        C: /gang self 9s
         A: /flowergang
         /penalty follow B
         A: /hu self 123m 456m 789m 234p 5p +5p flowers=2

@@ -398,7 +398,16 @@ JINYUANZI_TRIGGERS: dict[str, tuple[Event, ...]] = {
     "penalty_four": (Penalty("penalty_four", C), SMALL_WIN_B),
     "flower_gang": (FlowerGang(D), SMALL_WIN_B),
     "big_hu": (hu(B, "111m 999p 22s 55s [777s] +5s", C, hard_flowers=1),),  # 对对胡 by a non-dealer
-    "liability": ROB_EVENTS,
+    # 003 外包 at the fourth mouth: D holds three mouths from A, C feeds a fourth: A pays D 50 chips at
+    # once; B's small win ends the hand. (A 抢杠 is 内包 here: C's three shares would leave C too few
+    # chips to pay the doubled 34 below.)
+    "liability": (
+        Pong(D, A, t("1m")),
+        Pong(D, A, t("2m")),
+        Pong(D, A, t("9m")),
+        Pong(D, C, t("7m")),
+        SMALL_WIN_B,
+    ),
 }
 
 

@@ -46,6 +46,16 @@ A: /gang self 3m
 A: /hu self after_gang (3333m) 456m 789m 234p 5p +5p flowers=2
 """
 
+# Jinyuanzi 快照: B takes three mouths, all from A, then wins 对对胡 on C's discard: A owes the fixed
+# 外包 of 50 chips instead of any share (RULES §8), not doubled in the first hand.
+FIXED = """
+/new A B C D preset=jinyuanzi
+B: /pong A 1m
+B: /pong A 2m
+B: /pong A 3m
+B: /hu C 对对胡 flowers=4
+"""
+
 LINES = {
     "zh-Hans": {
         "bixiahu": "  比下胡 ×2",
@@ -54,6 +64,7 @@ LINES = {
         "refund": "  抢杠：退还杠钱 6",
         "chips": "  46 花 ÷2 → 23 筹码",
         "app": "  自摸 ×2 · 杠开 ×2",
+        "fixed": "  外包：A 付 50",
     },
     "zh-Hant": {
         "bixiahu": "  比下胡 ×2",
@@ -62,6 +73,7 @@ LINES = {
         "refund": "  搶槓：退還槓錢 6",
         "chips": "  46 花 ÷2 → 23 籌碼",
         "app": "  自摸 ×2 · 槓開 ×2",
+        "fixed": "  外包：A 付 50",
     },
     "en": {
         "bixiahu": "  doubled hand ×2",
@@ -70,6 +82,7 @@ LINES = {
         "refund": "  robbed gang: the gang money 6 is given back",
         "chips": "  46 flowers ÷2 → 23 chips",
         "app": "  self-draw ×2 · win after a gang ×2",
+        "fixed": "  fixed liability: A pays 50",
     },
 }
 
@@ -121,6 +134,13 @@ async def test_app_multipliers_on_one_line(table: Table, language: str) -> None:
     reply = await play(table, language, APP)
     assert LINES[language]["app"] in reply
     assert await table.balances() == {"A": 60 + 660, "B": -20 - 220, "C": -20 - 220, "D": -20 - 220}
+
+
+@pytest.mark.parametrize("language", list(LINES))
+async def test_fixed_liability_names_who_pays(table: Table, language: str) -> None:
+    reply = await play(table, language, FIXED)
+    assert LINES[language]["fixed"] in reply
+    assert await table.balances() == {"A": -50, "B": 50, "C": 0, "D": 0}
 
 
 async def test_an_ordinary_hand_has_no_multiplier_line(table: Table) -> None:

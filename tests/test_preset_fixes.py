@@ -172,3 +172,10 @@ async def test_a_false_win_without_an_amount_records_nothing_in_nanjing(table: T
     await table.say("Alice: /penalty false Bob 30")
     # Bob pays 30 to each of the three others
     assert await table.balances() == {"Alice": 30, "Bob": -90, "Carol": 30, "Dave": 30}
+
+
+async def test_rules_say_who_keeps_the_deal_and_the_leibaota(table: Table) -> None:
+    nanjing = await table.say("/rules nanjing")
+    assert "连庄：凡是引起比下胡的事" in nanjing and "垒宝塔" in nanjing and "庄家胡牌" in nanjing
+    jinyuanzi = await table.say("/rules jinyuanzi")
+    assert "连庄：庄家胡牌、荒庄、诈胡" in jinyuanzi and "垒宝塔" not in jinyuanzi

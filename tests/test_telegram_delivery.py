@@ -96,6 +96,24 @@ async def test_a_late_note_goes_out_with_the_next_answer_without_waiting(fake: F
     assert await balances(db) == [-12, 18 - 6, 18 - 6, -12]
 
 
+async def test_an_answer_that_recorded_nothing_is_dropped_when_it_cannot_be_sent(
+    fake: FakeTelegram, tmp_path: Path
+) -> None:
+    """A /score answer that never gets through is superseded by the next question: no late note."""
+    db = tmp_path / "tg.sqlite3"
+    policy = RetryPolicy(attempts=2, first_backoff=0.01, late_note_pause=0.05, late_note_attempts=5)
+    async with Running(fake, db, policy) as bot:
+        await bot.say(ALICE, NEW)
+        fake.fail_next("sendMessage", fake.bad_gateway(), fake.bad_gateway())
+        before = len(fake.texts(GROUP))
+        fake.message(GROUP, EVE, "/score")
+        await fake.wait_for(lambda: len(fake.failed) == 2)
+        await asyncio.sleep(0.5)  # ten times the pause after which a late note would go out
+        assert len(fake.texts(GROUP)) == before
+        out = await bot.say(BOB, "/flowergang")
+        assert out.startswith("✅ #") and "📋" not in out.split("\n")[0]
+
+
 async def test_a_failure_after_the_commit_says_it_was_recorded_in_the_chats_language(
     fake: FakeTelegram, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -144,22 +162,26 @@ async def test_a_button_pressed_three_times_records_once(fake: FakeTelegram, tmp
     db = tmp_path / "tg.sqlite3"
     async with Running(fake, db, FAST) as bot:
         await bot.say(ALICE, NEW)
-        await bot.say(ALICE, "/penalty")
+        await bot.say(ALICE, "/penalty")  # the guided flow: kind, then who (one message, edited)
         keyboard = [c for c in fake.calls if "reply_markup" in c.params][-1]
-        data = buttons(fake)["跟牌 bob"]
+        step = fake.press(ALICE, keyboard, buttons(fake)["跟牌"])
+        await fake.wait_for(lambda: [c for c in fake.calls if "reply_markup" in c.params][-1] is not keyboard)
+        await fake.settle(step)
+        keyboard = [c for c in fake.calls if "reply_markup" in c.params][-1]
+        data = buttons(fake)["bob"]
         before = len(fake.calls)
         last = 0
         for presser in (ALICE, CAROL, ALICE):
             last = fake.press(presser, keyboard, data)
         await fake.settle(last)
+        await fake.wait_for(lambda: any("✅" in str(c.params.get("text", "")) for c in fake.calls[before:]))
         later = fake.calls[before:]
-        group_messages = [c for c in later if c.method == "sendMessage" and "📋" not in c.params["text"]]
-        assert len(group_messages) == 1 and "✅" in group_messages[0].params["text"]
+        results = [c for c in later if c.method in ("sendMessage", "editMessageText") and "✅" in c.params["text"]]
+        assert len(results) == 1 and results[0].method == "editMessageText"
+        assert int(results[0].params["message_id"]) == keyboard.params["_result"]["message_id"]
+        assert not results[0].params.get("reply_markup")  # the buttons are gone with the edit
         answers = [str(c.params.get("text", "")) for c in later if c.method == "answerCallbackQuery"]
         assert len(answers) == 3 and sum("已记录 #" in a for a in answers) == 2
-        removed = [c for c in later if c.method == "editMessageReplyMarkup"]
-        assert [int(c.params["message_id"]) for c in removed] == [keyboard.params["_result"]["message_id"]]
-        assert "reply_markup" not in removed[0].params or not removed[0].params["reply_markup"]
     assert recorded(db, "penalty") == 1
     assert await balances(db) == [10, -30, 10, 10]
 
@@ -294,3 +316,17 @@ async def test_updates_left_in_the_inbox_by_a_crash_are_drained_at_start(fake: F
         texts = fake.texts(GROUP)
         assert "第 1 局开始" in texts[0]
     assert await balances(db) == [-12, 18 - 6, 18 - 6, -12]
+
+
+async def test_an_expired_admin_list_is_used_while_a_fresh_one_is_fetched(fake: FakeTelegram, tmp_path: Path) -> None:
+    """Recording does not wait for the admin lookup (it shares the group's rate limit with replies)."""
+    db = tmp_path / "tg.sqlite3"
+    async with Running(fake, db, FAST) as bot:
+        await bot.say(ALICE, NEW)
+        bot.front.admins[GROUP] = (time.monotonic() - 3600, frozenset({5}))  # Eve was an admin an hour ago
+        fake.admins[GROUP] = []  # and is not any more
+        assert "✅" in await bot.say(EVE, "/gang carol bob 5s")  # answered from the old list at once
+        await fake.wait_for(lambda: bool(fake.sent("getChatAdministrators")))
+        assert "只有在座的玩家" in await bot.say(EVE, "/gang carol bob 6s")  # the fresh list applies next
+    # one exposed gang (明杠) fed by Bob: Bob pays Carol 6, as in test_a_chat_admin_may_record_for_the_table
+    assert await balances(db) == [0, -6, 6, 0]

@@ -138,6 +138,15 @@ def test_a_second_process_on_the_same_database_refuses_to_start(tmp_path: Path) 
             )
             assert second.returncode != 0 and time.monotonic() - started < 10
             assert "一个数据库只能由一个进程使用" in second.stderr and str(first.pid) in second.stderr
+            console = subprocess.run(
+                [sys.executable, "-m", "bot", "console", "--db", str(db), "--script", os.devnull],
+                cwd=ROOT,
+                env={**os.environ, "PYTHONPATH": str(ROOT)},
+                capture_output=True,
+                text=True,
+                timeout=30,
+            )
+            assert console.returncode != 0 and "一个数据库只能由一个进程使用" in console.stderr  # the console too
             before = len(fake.sent("sendMessage"))
             fake.message(CHATS[0], BOB, "/flowergang")  # the first one is unaffected
             await fake.wait_for(lambda: len(fake.sent("sendMessage")) > before, timeout=30)

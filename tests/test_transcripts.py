@@ -14,7 +14,7 @@ async def test_english_night_pongs_win_gang_self_draw_undo_summary(table: Table)
         Bob: /pong Carol
         Bob: /pong Dave
         Bob: /hu Carol 11p 567s 79s [EEE] [444p] +8s flowers=4
-        Carol: /gang self 3m
+        Carol: /gang self 9s
         Dave: /hu self 123m 456m 789m 234p 5p +5p flowers=2
         """
     )
@@ -40,7 +40,7 @@ async def test_chinese_night_every_event_word(table: Table) -> None:
         李四: 碰 王五 7p
         李四: 补杠 7p
         赵六: 杠 张三 5s
-        王五: 暗杠 3m
+        王五: 暗杠 9s
         张三: 花杠
         罚 跟牌 李四
         荒庄
@@ -158,7 +158,7 @@ async def test_undo_of_each_kind(table: Table) -> None:
         Bob: /pong Carol 7p
         Bob: /gang add 7p
         Dave: /gang Alice 5s
-        Carol: /gang self 3m
+        Carol: /gang self 9s
         Alice: /flowergang
         /penalty follow Bob
         /penalty Dave 50
@@ -173,7 +173,7 @@ async def test_undo_of_each_kind(table: Table) -> None:
 
 
 async def test_undo_by_id_and_history_shows_both(table: Table) -> None:
-    await table.play(f"{NEW}\nCarol: /gang self 3m\nAlice: /flowergang")
+    await table.play(f"{NEW}\nCarol: /gang self 9s\nAlice: /flowergang")
     await table.say("Alice: /undo 2")
     history = await table.say("/history")
     assert "已撤销" in history and "撤销" in history
@@ -194,7 +194,7 @@ async def test_app_night(table: Table) -> None:
 
 
 async def test_summary_then_yes_closes_and_reopen(table: Table) -> None:
-    await table.play(f"{NEW}\nCarol: /gang self 3m")
+    await table.play(f"{NEW}\nCarol: /gang self 9s")
     out = await table.say("/summary")
     assert "Carol" in out and "确认" in out
     assert "结束" in await table.say("yes")
@@ -204,6 +204,6 @@ async def test_summary_then_yes_closes_and_reopen(table: Table) -> None:
 
 
 async def test_stake_in_decimal_is_stored_in_minor_units(table: Table) -> None:
-    await table.play("/new Alice Bob Carol Dave stake=0.5\nCarol: /gang self 3m")
+    await table.play("/new Alice Bob Carol Dave stake=0.5\nCarol: /gang self 9s")
     night = await table.night()
     assert night["stake"] == "0.50" and night["money"]["Carol"] == "4.50"

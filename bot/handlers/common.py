@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,6 +37,7 @@ class Desk:
     rules_dir: Path | None = None  # where /new rules=FILE may read house rules (console only)
     charts_enabled: bool = True
     pending_close: set[str] = field(default_factory=set)  # chats shown /summary, awaiting `yes`
+    clock: Callable[[], float] = time.time  # guided flows expire (tests move it on)
 
 
 @dataclass(frozen=True)
@@ -169,13 +171,11 @@ def describe(event: Event, seats: Sequence[Seat]) -> Reply:
     def tile(value: int | None) -> str:
         return tile_name(value) if value is not None else ""
 
-    if isinstance(event, Pong):
-        return Reply("what.pong", {"actor": who(event.actor), "feeder": who(event.feeder), "tile": tile(event.tile)})
-    if isinstance(event, Gang):
-        return Reply(
-            f"what.{event.kind.value}",
-            {"actor": who(event.actor), "feeder": who(event.feeder), "tile": tile(event.tile)},
-        )
+    if isinstance(event, Pong | Gang):
+        kind = "pong" if isinstance(event, Pong) else event.kind.value
+        # a tile typed or not: its own sentence each way, so no language is left with a dangling word
+        key = f"what.{kind}_tile" if event.tile is not None else f"what.{kind}"
+        return Reply(key, {"actor": who(event.actor), "feeder": who(event.feeder), "tile": tile(event.tile)})
     if isinstance(event, FlowerGang):
         return Reply("what.flower_gang", {"actor": who(event.actor)})
     if isinstance(event, FourWinds):

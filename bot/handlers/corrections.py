@@ -22,11 +22,11 @@ from bot.handlers.table_events import (
     winds_event,
 )
 from bot.ledger import EventRow
-from bot.night import Corrected, LaterEventBreaks, Night, table_event
+from bot.night import Corrected, LaterEventBreaks, Night, actor_of, table_event
 from bot.replies import Reply, Response
-from bot.seating import seated_names
+from bot.seating import Speaker, seated_names
 from engine.melds import LoggedMeldMissing
-from engine.table import Draw, Event, TableState, WinRefused
+from engine.table import Draw, Event, TableState, Win, WinRefused
 
 EVENT_OF_COMMAND = {
     "pong": "pong",
@@ -121,7 +121,19 @@ def corrected_event(context: Context, night: Night, target: EventRow) -> Event:
     kind = EVENT_OF_COMMAND[inner.name]
     if kind != event_kind(original):
         raise Refusal(Reply("fix.other_kind", {"id": target.id, "kind": Reply(f"kind.{event_kind(original)}")}))
-    return build(replace(context, command=inner), inner, night.state_before(target.id))
+    # Unnamed, the actor is the corrected event's (改 3 胡 王五 … fixes that win, whoever types it)
+    incoming = replace(context.incoming, speaker=speaker_for(night, original) or context.incoming.speaker)
+    return build(replace(context, command=inner, incoming=incoming), inner, night.state_before(target.id))
+
+
+def speaker_for(night: Night, event: Event) -> Speaker | None:
+    """Who the corrected event was about, as a speaker seated by name."""
+    seat = actor_of(event)
+    if isinstance(event, Win) and event.claims:
+        seat = event.claims[0].winner
+    if seat is None or not night.seats[seat].name:
+        return None
+    return Speaker(id=night.seats[seat].name, name=night.seats[seat].name, by_name=True)
 
 
 def build(context: Context, command: Command, state: TableState) -> Event:

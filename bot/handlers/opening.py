@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from decimal import Decimal, InvalidOperation
+import re
+from decimal import Decimal
 
 from bot.codec import SeatChange
 from bot.commands import Command
@@ -98,6 +99,9 @@ def preset_choice(context: Context, command: Command) -> tuple[str, dict[str, ob
     return name, resolved_builtin(name)
 
 
+MAX_STAKE_CENTS = 1_000_000  # 10000 per flower: anything above is a typo
+STAKE = re.compile(r"^\d{1,7}(?:\.\d{1,2})?$")  # ASCII digits, at most two decimals: no NaN, inf, 1e30
+
 MAX_START = 10**9
 
 
@@ -109,13 +113,13 @@ def start_points_of(text: str) -> int:
 
 
 def stake_cents_of(text: str) -> int:
-    try:
-        cents = Decimal(text) * 100
-    except InvalidOperation:
-        raise Refusal(Reply("new.bad_stake", {"stake": text})) from None
-    if cents <= 0 or cents != cents.to_integral_value():
+    """A stake per flower: finite, positive, at most two decimals, at most 10000."""
+    if not text.isascii() or not STAKE.match(text):
         raise Refusal(Reply("new.bad_stake", {"stake": text}))
-    return int(cents)
+    cents = int(Decimal(text) * 100)
+    if not 0 < cents <= MAX_STAKE_CENTS:
+        raise Refusal(Reply("new.bad_stake", {"stake": text}))
+    return cents
 
 
 async def join(context: Context) -> Response:

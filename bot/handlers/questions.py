@@ -10,6 +10,7 @@ from bot.commands import SPEC_BY_NAME
 from bot.handlers.common import Context, Refusal, board
 from bot.ledger import Seat
 from bot.night import Night, doubled_hands, hand_deltas
+from bot.people import merged_index, net_by_reason, player_of
 from bot.replies import Attachment, Choice, Reply, Response
 from bot.stats import chat_stats, my_stats
 from bot.views import history as history_lines
@@ -40,7 +41,8 @@ async def history(context: Context) -> Response:
     events = night.events[-HISTORY_LINES:]
     undone = {e.id for e in events if e.id not in night.active}
     hands = {e.id: night.fold.hand_of(e.id) or e.hand_no for e in events}
-    return Response(tuple(history_lines(events, undone, hands)), context.language, night_id=night.id)
+    fixed_by = {e.reverses: e.id for e in night.events if e.kind == "fix" and e.reverses is not None}
+    return Response(tuple(history_lines(events, undone, hands, fixed_by)), context.language, night_id=night.id)
 
 
 async def rules(context: Context) -> Response:
@@ -56,8 +58,9 @@ async def rules(context: Context) -> Response:
 
 
 def summary_replies(night: Night) -> list[Reply]:
-    totals = night.booked
-    stats = night_stats(night.fold.played, totals.by_reason)
+    seating = night.seating()  # players, not seats: after a 换人 each keeps their own figures
+    net = net_by_reason(seating, night.events, night.payment_rows)
+    stats = night_stats(night.fold.played, net, len(set(merged_index(seating))), player_of(seating))
     everyone = night.people()
     return summary_lines(
         night.row,
@@ -68,7 +71,6 @@ def summary_replies(night: Night) -> list[Reply]:
         stats,
         night.hands_played(),
         night.state.dealer_passes,
-        night.seats,
     )
 
 
@@ -87,7 +89,11 @@ async def summary(context: Context) -> Response:
         )
         chart = Attachment("photo", f"night-{night.id}.png", png)
         wanted = context.command.options.get("chart")
-        if wanted and Path(wanted).name:  # the chat sees the file name; the console writes to the path
+        if wanted and Path(wanted).name not in (
+            "",
+            ".",
+            "..",
+        ):  # the chat sees the file name; the console writes to the path
             chart = replace(chart, filename=Path(wanted).name, path=wanted)
         attachments.append(chart)
     choices: tuple[Choice, ...] = ()

@@ -169,7 +169,8 @@ def claim(command: Command, winner: int, state: TableState, flowers: int, self_d
         if winning is None:
             raise EngineError("hand.no_winning_tile")
         return WinInput(winner, flags, concealed, melds, winning)
-    return WinInput(winner, flags, declared=command.declared, soft=command.soft)
+    declared = tuple(dict.fromkeys(command.declared))  # a pattern named twice counts once
+    return WinInput(winner, flags, declared=declared, soft=command.soft)
 
 
 # ---- handlers -----------------------------------------------------------------------------------

@@ -1,0 +1,317 @@
+"""Guided flows: a win, a gang or a penalty in a few taps, in one message edited step by step.
+
+The flow's state travels in the buttons' own command lines (`/hu ~t…w1f2h4p5`), so it belongs to the
+command layer and to no front end: Telegram renders the choices as buttons and edits the message in
+place (`Response.edits`), the console prints them as lines to type. Nothing is recorded before the
+last step (确认 for a win); every step has a back button; a flow older than `FLOW_MINUTES` expires
+(and Telegram refuses any button of an earlier hand as stale).
+
+State letters: t = the minute the flow started, w = winner, f = from whom (s: self-draw), h = hard flowers,
+m = show more counts, p = the toggled patterns (a bitmask over `flow_patterns`, hex), x = confirm,
+y = type the hand instead;
+for gangs k = kind (e exposed, a added, c concealed), a = actor, f = feeder, c = record; for
+penalties k = kind, o = offender.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+
+from bot.commands import Command
+from bot.handlers.common import Context, Refusal, explained, readable, recording_night
+from bot.handlers.table_events import gang, hu, penalty, win_event
+from bot.ledger import PaymentRow
+from bot.night import PENDING_ID, Night
+from bot.replies import Choice, Reply, Response
+from bot.seating import seat_of
+from bot.views import payment_lines
+from bot.vocabulary import flag_fields, flag_units, pattern_words
+from engine.errors import EngineError
+from engine.preset import Preset
+from engine.table import WinRefused
+
+FLOW_MINUTES = 10
+FEW_FLOWERS = 9  # buttons 0-8, then "more"
+MAX_FLOWERS = 20
+_HU = re.compile(r"^~t(\d+)(?:w([0-3]))?(?:f([0-3s]))?(?:h(\d{1,2}))?(m)?(?:p([0-9a-f]+))?([xy])?$")
+_GANG = re.compile(r"^~t(\d+)(?:a([0-3]))?(?:k([eac]))?(?:f([0-3]))?(c)?$")
+_PENALTY = re.compile(r"^~t(\d+)(?:k([fo]))?(?:o([0-3]))?$")
+GANG_KINDS = {"e": "exposed", "a": "added", "c": "concealed"}
+PENALTY_KINDS = {"f": "follow", "o": "four"}
+
+
+def minute_stamp(now: float) -> str:
+    return str(int(now // 60))
+
+
+@dataclass(frozen=True)
+class Toggle:
+    """A button of the pattern step: a pattern the players name, or a flag (杠开, 海底 …) shown by the
+    name of the pattern it scores in this preset."""
+
+    key: str  # a unit key, or a WinFlags field for a flag
+    label: str  # the message key of its name
+    flag: bool = False
+
+
+def flow_toggles(preset: Preset, discard: bool) -> tuple[Toggle, ...]:
+    """The preset's patterns in its order (门清 and 无花果 come from the log and the count), then the
+    flags that score a pattern here; 抢杠 on a discard win (the discarder is the robbed player)."""
+    nameable = set(pattern_words().values())
+    toggles = [
+        Toggle(k, f"unit.{k}") for k in preset.patterns if k in nameable and k not in ("pao", "menqing", "wuhuaguo")
+    ]
+    for flag in flag_fields():
+        units = [unit for unit in flag_units(flag) if unit in preset.patterns]
+        if units:
+            toggles.append(Toggle(flag, f"unit.{units[0]}", flag=True))
+    if discard:
+        toggles.append(Toggle("robbing_gang", "button.robbing_gang", flag=True))
+    return tuple(toggles)
+
+
+@dataclass(frozen=True)
+class Step:
+    """What a flow step answers: a question, extra lines, and the buttons."""
+
+    question: Reply
+    lines: tuple[Reply, ...]
+    choices: tuple[Choice, ...]
+
+
+def flow_response(context: Context, night: Night, step: Step) -> Response:
+    return Response(
+        (step.question, *step.lines),
+        context.language,
+        choices=step.choices,
+        night_id=night.id,
+        hand_no=night.state.hand_no,
+        edits=True,
+    )
+
+
+def expired(context: Context, stamp: str) -> bool:
+    started = int(stamp) * 60
+    return context.desk.clock() - started > FLOW_MINUTES * 60
+
+
+def start_stamp(context: Context) -> str:
+    return minute_stamp(context.desk.clock())
+
+
+def back(command: str) -> Choice:
+    return Choice(Reply("button.back"), command)
+
+
+def player_choices(context: Context, prefix: str, exclude: int | None = None, first: int | None = None) -> list[Choice]:
+    """A button per seated player, labelled with the name; `first` (the speaker) leads."""
+    order = sorted(range(len(context.seats)), key=lambda seat: seat != first)
+    return [
+        Choice(Reply("button.player", {"name": context.seats[seat].name}), f"{prefix}{seat}")
+        for seat in order
+        if seat != exclude and context.seats[seat].name
+    ]
+
+
+# ---- 胡 -------------------------------------------------------------------------------------------
+
+
+async def hu_flow(context: Context, state: str | None) -> Response:
+    night = recording_night(context)
+    if state is None:
+        state = "~t" + start_stamp(context)
+    match = _HU.match(state)
+    if match is None:
+        raise Refusal(Reply("flow.bad"))
+    stamp, winner, source, hard, more, mask, last = match.groups()
+    if expired(context, stamp):
+        return Response((Reply("flow.expired"),), context.language, edits=True)
+    base = f"/hu ~t{stamp}"
+    me = seat_of(context.seats, context.incoming.speaker)
+    if winner is None:
+        return flow_response(
+            context, night, Step(Reply("flow.hu_who"), (), tuple(player_choices(context, f"{base}w", first=me)))
+        )
+    w = int(winner)
+    name = context.seats[w].name
+    at_w = f"{base}w{w}"
+    if source is None:
+        choices = [Choice(Reply("button.self_draw"), f"{at_w}fs"), *player_choices(context, f"{at_w}f", exclude=w)]
+        return flow_response(context, night, Step(Reply("flow.hu_from", {"winner": name}), (), (*choices, back(base))))
+    at_f = f"{at_w}f{source}"
+    if hard is None:
+        counts = range(FEW_FLOWERS, MAX_FLOWERS + 1) if more else range(FEW_FLOWERS)
+        choices = [Choice(Reply("button.count", {"count": n}), f"{at_f}h{n}") for n in counts]
+        if not more:
+            choices.append(Choice(Reply("button.more"), f"{at_f}m"))
+        return flow_response(
+            context,
+            night,
+            Step(Reply("flow.hu_flowers", {"winner": name}), (), (*choices, back(at_w if not more else at_f))),
+        )
+    at_h = f"{at_f}h{int(hard)}"
+    keys = flow_toggles(night.preset, discard=source != "s")
+    chosen = int(mask, 16) if mask else 0
+    selected = [toggle for index, toggle in enumerate(keys) if chosen >> index & 1]
+    command = hu_command(context, w, source, int(hard), selected)
+    if last == "x":  # 确认: recorded exactly as the line /hu would be
+        response = await hu(replace(context, command=command))
+        return replace(response, edits=True)
+    if last == "y":  # type the hand instead: the line to complete, and the way back
+        example = Reply("flow.type_hand", {"example": typed_example(context, command)})
+        return flow_response(context, night, Step(example, (), (back(f"{at_h}p{chosen:x}"),)))
+    return pattern_step(context, night, at_h, keys, chosen, command)
+
+
+def hu_command(context: Context, winner: int, source: str, hard: int, selected: list[Toggle]) -> Command:
+    self_draw = source == "s"
+    names = (f"#{winner}",) if self_draw else (f"#{winner}", f"#{source}")
+    declared = tuple(t.key for t in selected if not t.flag)
+    flags = frozenset(t.key for t in selected if t.flag)
+    return Command(
+        "hu", context.incoming.text, names=names, self_draw=self_draw, declared=declared, flowers=hard, flags=flags
+    )
+
+
+def pattern_step(
+    context: Context, night: Night, at_h: str, keys: tuple[Toggle, ...], chosen: int, command: Command
+) -> Response:
+    """Toggle patterns; the preview of the win as it stands is shown with every toggle."""
+    choices: list[Choice] = []
+    for index, toggle in enumerate(keys):
+        on = chosen >> index & 1
+        label = Reply("button.pattern_on" if on else "button.pattern", {"name": Reply(toggle.label)})
+        choices.append(Choice(label, f"{at_h}p{chosen ^ (1 << index):x}"))
+    lines = preview(context, night, command)
+    here = f"{at_h}p{chosen:x}"
+    tail = [Choice(Reply("button.type_hand"), f"{here}y")]
+    if lines and lines[0].key != "flow.refused":
+        tail.append(Choice(Reply("button.confirm"), f"{here}x"))
+    at_f = at_h.rsplit("h", 1)[0]
+    return flow_response(context, night, Step(Reply("flow.hu_patterns"), tuple(lines), (*choices, *tail, back(at_f))))
+
+
+def typed_example(context: Context, command: Command) -> str:
+    winner = context.seats[int(command.names[0][1:])].name
+    source = "self" if command.self_draw else context.seats[int(command.names[1][1:])].name
+    return f"{winner}: /hu {source} 123m 456m 789m 234p 5p +5p flowers={command.flowers}"
+
+
+def preview(context: Context, night: Night, command: Command) -> list[Reply]:
+    """The win as it would be recorded: breakdown, multipliers and payments; nothing is written."""
+    try:
+        event = win_event(context, command, night.state)
+        played = night.fold.then(PENDING_ID, PENDING_ID, event).last
+    except WinRefused as refused:
+        name = context.seats[refused.params["winner"]].name
+        return [Reply("flow.refused", {"reason": Reply(refused.key, {"winner": name, "total": refused.score.total})})]
+    except EngineError as error:
+        return [Reply("flow.refused", {"reason": Reply(error.key, readable(error.params, context.seats))})]
+    except Refusal as refusal:
+        return [Reply("flow.refused", {"reason": refusal.replies[0]})]
+    stake = night.stake_at(night.state.hand_no)
+    rows = [PaymentRow(PENDING_ID, p.payer, p.payee, p.amount, p.amount * stake, p.reason) for p in played.payments]
+    return [*explained(played, night.seats), *payment_lines(rows, night.seats, night.preset)]
+
+
+# ---- 杠 -------------------------------------------------------------------------------------------
+
+
+async def gang_flow(context: Context, state: str | None) -> Response:
+    """Kind → from whom (an exposed gang) → record; the tile may be typed instead (`/gang Bob 5s`)."""
+    night = recording_night(context)
+    if state is None:
+        me = seat_of(context.seats, context.incoming.speaker)
+        state = f"~t{start_stamp(context)}" + (f"a{me}" if me is not None else "")
+    match = _GANG.match(state)
+    if match is None:
+        raise Refusal(Reply("flow.bad"))
+    stamp, actor, kind, feeder, record = match.groups()
+    if expired(context, stamp):
+        return Response((Reply("flow.expired"),), context.language, edits=True)
+    base = f"/gang ~t{stamp}"
+    if actor is None:
+        return flow_response(
+            context, night, Step(Reply("flow.gang_who"), (), tuple(player_choices(context, f"{base}a")))
+        )
+    at_a = f"{base}a{actor}"
+    name = context.seats[int(actor)].name
+    if kind is None:
+        kinds = [Choice(Reply(f"button.gang_{word}"), f"{at_a}k{letter}") for letter, word in GANG_KINDS.items()]
+        return flow_response(context, night, Step(Reply("flow.gang_kind", {"actor": name}), (), (*kinds, back(base))))
+    at_k = f"{at_a}k{kind}"
+    if kind == "e" and feeder is None:
+        feeders = player_choices(context, f"{at_k}f", exclude=int(actor))
+        return flow_response(context, night, Step(Reply("flow.gang_from", {"actor": name}), (), (*feeders, back(at_a))))
+    line = f"{at_k}f{feeder}" if feeder is not None else at_k
+    names = (f"#{actor}", f"#{feeder}") if feeder is not None else (f"#{actor}",)
+    command = Command("gang", context.incoming.text, names=names, kind=GANG_KINDS[kind])
+    if record:
+        return replace(await gang(replace(context, command=command)), edits=True)
+    hint = Reply("flow.gang_tile", {"example": gang_example(context, command)})
+    choices = (Choice(Reply("button.record"), f"{line}c"), back(at_a if kind != "e" else at_k))
+    return flow_response(context, night, Step(hint, (), choices))
+
+
+def gang_example(context: Context, command: Command) -> str:
+    actor = context.seats[int(command.names[0][1:])].name
+    if command.kind == "exposed":
+        return f"{actor}: /gang {context.seats[int(command.names[1][1:])].name} 5s"
+    return f"{actor}: /gang {'add' if command.kind == 'added' else 'self'} 5s"
+
+
+# ---- 罚 -------------------------------------------------------------------------------------------
+
+
+async def penalty_flow(context: Context, state: str | None) -> Response:
+    """Kind (跟牌, 四张) → who: recorded at the second tap; a custom amount is typed (`/penalty Bob 50`)."""
+    night = recording_night(context)
+    state = state or f"~t{start_stamp(context)}"
+    match = _PENALTY.match(state)
+    if match is None:
+        raise Refusal(Reply("flow.bad"))
+    stamp, kind, offender = match.groups()
+    if expired(context, stamp):
+        return Response((Reply("flow.expired"),), context.language, edits=True)
+    base = f"/penalty ~t{stamp}"
+    if kind is None:
+        kinds = [
+            Choice(Reply(f"button.penalty_kind_{word}"), f"{base}k{letter}") for letter, word in PENALTY_KINDS.items()
+        ]
+        return flow_response(context, night, Step(Reply("flow.penalty_kind"), (), tuple(kinds)))
+    if offender is None:
+        who = player_choices(context, f"{base}k{kind}o")
+        return flow_response(context, night, Step(Reply("flow.penalty_who"), (), (*who, back(base))))
+    command = Command("penalty", context.incoming.text, names=(f"#{offender}",), kind=f"penalty_{PENALTY_KINDS[kind]}")
+    return replace(await penalty(replace(context, command=command)), edits=True)
+
+
+# ---- entry points: a line with arguments is recorded as typed; without, the flow starts --------------
+
+
+async def guided_hu(context: Context) -> Response:
+    command = context.command
+    if command.word and command.word.startswith("~"):
+        return await hu_flow(context, command.word)
+    if not command.names and not command.self_draw and not command.hand_text and not command.declared:
+        return await hu_flow(context, None)
+    return await hu(context)
+
+
+async def guided_gang(context: Context) -> Response:
+    command = context.command
+    if command.word and command.word.startswith("~"):
+        return await gang_flow(context, command.word)
+    if command.name == "gang" and (command.kind or "exposed") == "exposed" and not command.names:
+        return await gang_flow(context, None)
+    return await gang(context)
+
+
+async def guided_penalty(context: Context) -> Response:
+    command = context.command
+    if command.word and command.word.startswith("~"):
+        return await penalty_flow(context, command.word)
+    if not command.names:
+        return await penalty_flow(context, None)
+    return await penalty(context)

@@ -1,0 +1,167 @@
+"""A win, a gang and a penalty in a few taps, end to end against the fake Bot API: the buttons are
+pressed by their labels, and the flow is one message edited step by step. Figures by hand (nanjing)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from bot.replies import Response, render, render_response
+from bot.service import Referee
+from locales import Translator
+from tests.fake_telegram import Call, FakeTelegram
+from tests.harness import Table
+from tests.test_telegram import ALICE, BOB, CAROL, Running, balances, buttons, fake  # noqa: F401 (fixture)
+
+NEW = "/new @alice @bob @carol @dave preset=nanjing"
+STALE = Translator("zh-Hans").t("button.stale")
+
+
+async def tap(bot: Running, sender: dict[str, Any], label: str) -> Call:
+    """Press the button labelled `label` on the latest keyboard; the edit it caused."""
+    server = bot.fake
+    keyboard = [c for c in server.calls if "reply_markup" in c.params][-1]
+    data = buttons(server)[label]
+    before = len(server.calls)
+    update = server.press(sender, keyboard, data)
+    await server.wait_for(lambda: any(c.method == "editMessageText" for c in server.calls[before:]), timeout=30)
+    await server.settle(update)
+    return next(c for c in server.calls[before:] if c.method == "editMessageText")
+
+
+async def start(bot: Running, sender: dict[str, Any], line: str) -> int:
+    """Send the line that opens a flow; the id of the message the flow lives in."""
+    await bot.say(sender, line)
+    return int([c for c in bot.fake.calls if "reply_markup" in c.params][-1].params["_result"]["message_id"])
+
+
+def referee(bot: Running) -> Referee:
+    return bot.front.referee
+
+
+async def test_a_discard_win_in_taps(fake: FakeTelegram, tmp_path: Path) -> None:  # noqa: F811
+    db = tmp_path / "tg.sqlite3"
+    async with Running(fake, db) as bot:
+        await bot.say(ALICE, NEW)
+        flow = await start(bot, BOB, "/hu")
+        assert next(iter(buttons(fake))) == "bob"  # the speaker first
+        assert "bob 胡" in str((await tap(bot, BOB, "bob")).params["text"])
+        assert "有几个硬花" in str((await tap(bot, BOB, "carol")).params["text"])
+        preview = await tap(bot, BOB, "4")
+        # nothing ponged: 20 + 2×4 + 门清 20 = 48, paid by carol — shown, not yet recorded
+        assert "合计 48 花" in str(preview.params["text"]) and "carol → bob：48 花" in str(preview.params["text"])
+        assert await balances(db) == [0, 0, 0, 0]
+        done = await tap(bot, BOB, "确认")
+        assert "✅" in str(done.params["text"]) and "reply_markup" not in done.params
+        steps = [
+            c
+            for c in fake.calls
+            if c.method == "editMessageText" and ("reply_markup" in c.params or "✅" in str(c.params.get("text", "")))
+        ]
+        assert len(steps) == 4 and {int(c.params["message_id"]) for c in steps} == {flow}  # one message throughout
+        assert await balances(db) == [0, 48, -48, 0]
+
+
+async def test_a_self_draw_in_taps(fake: FakeTelegram, tmp_path: Path) -> None:  # noqa: F811
+    db = tmp_path / "tg.sqlite3"
+    async with Running(fake, db) as bot:
+        await bot.say(ALICE, NEW)
+        await start(bot, BOB, "胡")
+        await tap(bot, BOB, "bob")
+        await tap(bot, BOB, "自摸")
+        preview = await tap(bot, BOB, "2")
+        # 20 + 2×2 + 门清 20 = 44 from each of three
+        assert "合计 44 花" in str(preview.params["text"])
+        await tap(bot, BOB, "确认")
+        assert await balances(db) == [-44, 132, -44, -44]
+
+
+async def test_a_pattern_win_with_back(fake: FakeTelegram, tmp_path: Path) -> None:  # noqa: F811
+    db = tmp_path / "tg.sqlite3"
+    async with Running(fake, db) as bot:
+        await bot.say(ALICE, NEW)
+        await start(bot, CAROL, "/hu")
+        await tap(bot, CAROL, "bob")
+        assert "谁胡了" in str((await tap(bot, CAROL, "← 返回")).params["text"])
+        await tap(bot, CAROL, "bob")
+        await tap(bot, CAROL, "carol")
+        await tap(bot, CAROL, "3")
+        await tap(bot, CAROL, "清一色")
+        preview = await tap(bot, CAROL, "对对胡")
+        # 20 + 2×3 + 门清 20 + 清一色 60 + 对对胡 40 = 146, paid by carol
+        assert "合计 146 花" in str(preview.params["text"])
+        assert "✓ 清一色" in buttons(fake) and "✓ 对对胡" in buttons(fake)
+        await tap(bot, CAROL, "确认")
+        assert await balances(db) == [0, 146, -146, 0]
+
+
+async def test_a_stale_flow_records_nothing(fake: FakeTelegram, tmp_path: Path) -> None:  # noqa: F811
+    db = tmp_path / "tg.sqlite3"
+    async with Running(fake, db) as bot:
+        await bot.say(ALICE, NEW)
+        await start(bot, BOB, "/hu")
+        await tap(bot, BOB, "bob")
+        await bot.say(ALICE, "/draw")  # the hand is over: the flow's buttons belong to hand 1
+        keyboard = [c for c in fake.calls if c.method == "editMessageText" and "reply_markup" in c.params][-1]
+        before = len(fake.calls)
+        await fake.settle(fake.press(BOB, keyboard, buttons_of(keyboard)["carol"]))
+        answers = [c for c in fake.calls[before:] if c.method == "answerCallbackQuery"]
+        assert [a.params.get("text") for a in answers] == [STALE]
+        assert not [c for c in fake.calls[before:] if c.method in ("sendMessage", "editMessageText")]
+        assert await balances(db) == [0, 0, 0, 0]
+
+
+async def test_an_expired_flow_records_nothing(fake: FakeTelegram, tmp_path: Path) -> None:  # noqa: F811
+    db = tmp_path / "tg.sqlite3"
+    async with Running(fake, db) as bot:
+        await bot.say(ALICE, NEW)
+        await start(bot, BOB, "/hu")
+        await tap(bot, BOB, "bob")
+        referee(bot).desk.clock = lambda: time.time() + 3600
+        assert "已过期" in str((await tap(bot, BOB, "carol")).params["text"])
+        assert await balances(db) == [0, 0, 0, 0]
+
+
+async def test_gang_and_penalty_in_taps(fake: FakeTelegram, tmp_path: Path) -> None:  # noqa: F811
+    db = tmp_path / "tg.sqlite3"
+    async with Running(fake, db) as bot:
+        await bot.say(ALICE, NEW)
+        await start(bot, BOB, "/gang")
+        await tap(bot, BOB, "明杠")
+        await tap(bot, BOB, "carol")
+        await tap(bot, BOB, "记下")
+        assert await balances(db) == [0, 6, -6, 0]  # exposed gang: carol → bob 6
+        await start(bot, ALICE, "罚")
+        await tap(bot, ALICE, "跟牌")
+        await tap(bot, ALICE, "dave")
+        assert await balances(db) == [10, 16, 4, -30]  # 跟牌: dave → each other 10
+
+
+def buttons_of(call: Call) -> dict[str, str]:
+    markup = call.params["reply_markup"]
+    return {b["text"]: b["callback_data"] for row in markup["inline_keyboard"] for b in row}
+
+
+async def press_label(table: Table, response: Response, speaker: str, label: str) -> Response:
+    """The command layer alone (the console's view): answer with the command a button stands for."""
+    translator = Translator(response.language)
+    command = next(c.command for c in response.choices if render(c.label, translator) == label)
+    answer = await table.respond(f"{speaker}: {command}")
+    assert answer is not None
+    return answer
+
+
+async def test_a_flag_toggle_in_the_command_layer(table: Table) -> None:
+    await table.say("/new A B C D")
+    await table.say("B: /gang self 3m")  # 3 from each
+    step = await table.respond("B: /hu")
+    assert step is not None and step.edits and not step.recorded
+    for label in ("B", "自摸", "4", "大杠开花"):
+        step = await press_label(table, step, "B", label)
+        assert not step.recorded
+    # 20 + 2×(4 hard + 2 gang) + 门清 20 + 大杠开花 40 = 92 from each (after a concealed gang: no 包牌)
+    assert "  合计 92 花" in render_response(step).splitlines()
+    done = await press_label(table, step, "B", "确认")
+    assert done.recorded and done.edits
+    assert await table.balances() == {"A": -3 - 92, "B": 9 + 276, "C": -3 - 92, "D": -3 - 92}

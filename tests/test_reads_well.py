@@ -1,0 +1,80 @@
+"""Replies as a player reads them on a phone: whole sentences, lists with separators, no figure that
+means nothing (a "biggest hand 0" for a player who never won), no word of another script."""
+
+from __future__ import annotations
+
+import re
+
+from tests.harness import Table
+
+NEW = "/new Alice Bob Carol Dave preset=nanjing stake=2"
+CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")
+
+
+async def test_english_pong_and_gang_lines_read_as_sentences(table: Table) -> None:
+    await table.say("/lang en")
+    await table.say(NEW)
+    pong = await table.say("Bob: /pong Carol")
+    assert "✅ #2 Bob ponged Carol's discard\n" in pong + "\n"
+    pong_tile = await table.say("Bob: /pong Dave 7p")
+    assert "Bob ponged 7p on Dave's discard" in pong_tile
+    gang = await table.say("Bob: /gang Carol 5s")
+    assert "Bob made an exposed gang of 5s on Carol's discard" in gang
+    concealed = await table.say("Carol: /gang self 9s")
+    assert "Carol made a concealed gang of 9s" in concealed
+    assert not any(line != line.rstrip() for line in (pong + pong_tile + gang + concealed).splitlines())
+
+
+async def test_chinese_pong_without_a_tile_leaves_no_trailing_space(table: Table) -> None:
+    table.default_speaker = "张三"
+    await table.say("开局 张三 李四 王五 赵六")
+    out = await table.say("李四: 碰 王五")
+    assert out.splitlines()[0] == "✅ #2 李四 碰 王五"
+
+
+async def test_english_summary_lists_patterns_with_commas_and_no_biggest_for_a_non_winner(table: Table) -> None:
+    await table.say("/lang en")
+    await table.say(NEW)
+    # Bob self-draws 222m 55m 88m [777m] (3333m) +8m style is not needed: declared 清一色 对对胡, 2 hard flowers
+    await table.say("Bob: /hu self full flush all pongs flowers=2")
+    summary = await table.say("/summary")
+    bob = next(line for line in summary.splitlines() if line.startswith("  Bob:"))
+    assert "(concealed hand, full flush, all pongs)" in bob
+    alice = next(line for line in summary.splitlines() if line.startswith("  Alice:"))
+    assert "biggest" not in alice
+    assert alice == "  Alice: won 0 (self-drawn 0), dealt in 0, gang money 0 flowers, penalties 0 flowers"
+
+
+async def test_chinese_summary_omits_biggest_for_a_non_winner(table: Table) -> None:
+    table.default_speaker = "张三"
+    await table.say("开局 张三 李四 王五 赵六")
+    await table.say("李四: 胡 自摸 清一色 对对胡 花2")
+    summary = await table.say("结算")
+    zhang = next(line for line in summary.splitlines() if line.startswith("  张三："))
+    assert "最大" not in zhang and "0 花（" not in zhang
+    li = next(line for line in summary.splitlines() if line.startswith("  李四："))
+    assert "（门清、清一色、对对胡）" in li
+
+
+async def test_english_stats_count_one_night_and_say_nothing_of_wins_never_made(table: Table) -> None:
+    await table.say("/lang en")
+    await table.play(f"{NEW}\nBob: /hu self full flush flowers=2\n/summary\nyes")
+    stats = await table.say("/stats")
+    assert "1 night in this chat" in stats and "1 nights" not in stats
+    alice = next(line for line in stats.splitlines() if line.startswith("Alice:"))
+    assert alice.endswith("deal-in rate 0%")  # no "average 0", "biggest 0", empty "favourites"
+    bob = next(line for line in stats.splitlines() if line.startswith("Bob:"))
+    assert "favourites: concealed hand, full flush" in bob
+
+
+async def test_english_rules_have_no_chinese_list_marks(table: Table) -> None:
+    await table.say("/lang en")
+    rules = await table.say("/rules nanjing")
+    assert "、" not in rules
+    assert "big win, " in rules
+
+
+async def test_traditional_rules_use_traditional_forms(table: Table) -> None:
+    await table.say("/lang zh-Hant")
+    rules = await table.say("/rules nanjing")
+    assert "看著" in rules and "看着" not in rules
