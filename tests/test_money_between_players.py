@@ -310,6 +310,14 @@ def test_jinyuanzi_waibao_is_doubled_in_a_bixiahu_hand() -> None:
     assert net(outcome.payments) == {A: 0, B: 100, C: -100, D: 0}
 
 
+def test_jinyuanzi_robbing_a_gang_is_neibao_three_shares_in_chips() -> None:
+    # 内包: 123m 456m 789m 55p 34p +2p, 2 hard flowers: 20 + 2×2 + 缺门 2 + 门清 20 = 46 flowers = 23
+    # chips a share; the robbed C pays 3 × 23 = 69 (not the fixed 50).
+    state = run(table("jinyuanzi"), Pong(C, A, t("2p")), Gang(C, MeldKind.ADDED_GANG, None, t("2p"))).state
+    outcome = apply(state, Win((claim(D, "123m 456m 789m 55p 34p +2p", hard_flowers=2, robbing_gang=True),), C))
+    assert net(outcome.payments) == {A: 0, B: 0, C: -69, D: 69}
+
+
 # ---- several winners on one discard (§8) -----------------------------------------------------------
 
 
