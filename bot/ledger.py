@@ -2,27 +2,27 @@
 
 Nothing is updated or deleted. A night is opened by a row in `nights` and an `open` event; closing,
 reopening, undo and language changes are further events or rows. Balances are sums over `payments`.
-Every command's writes happen in one transaction, and a reply is sent only after it commits. A
+Every command's writes are atomic (a savepoint in a transaction that commands arriving together
+share: one COMMIT, one fsync, bot/writer.py), and a reply is sent only after that commit. A
 Telegram update (or console line) carries an `update_key`, unique in `events`, so a repeated
 update is recorded once.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sqlite3
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import aiosqlite
 
 from bot.inbox import Inbox
+from bot.writer import PRAGMAS, Writer
 from engine.settlement import Payment
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 _MIGRATIONS: dict[int, str] = {
     1: """
     CREATE TABLE chat_settings (
@@ -106,6 +106,16 @@ _MIGRATIONS: dict[int, str] = {
         SELECT CAST(substr(chat_id, 4) AS INTEGER), value FROM chat_settings
         WHERE key = 'migrated_from' AND chat_id LIKE 'tg:%' ORDER BY id;
     """,
+    # 4: the night's folded table state at closed hands (bot/checkpoint.py): a cache, never the truth
+    4: """
+    CREATE TABLE checkpoints (
+        night_id INTEGER NOT NULL REFERENCES nights (id),
+        last_event_id INTEGER NOT NULL,
+        version TEXT NOT NULL,
+        state TEXT NOT NULL,
+        PRIMARY KEY (night_id, last_event_id)
+    );
+    """,
 }
 
 
@@ -158,6 +168,9 @@ class EventRow:
     created_at: str
 
 
+_EVENT_COLUMNS = "id, night_id, hand_no, kind, actor, payload, raw_text, speaker, reverses, created_at"
+
+
 @dataclass(frozen=True)
 class PaymentRow:
     event_id: int
@@ -191,11 +204,48 @@ class DuplicateUpdate(Exception):
     """The update_key was recorded before: the command must not be applied again."""
 
 
+def _migrate(db: sqlite3.Connection) -> None:
+    """Bring the schema to SCHEMA_VERSION (on the writer, in one transaction)."""
+    row = db.execute("PRAGMA user_version").fetchone()
+    version = row[0] if row else 0
+    for target in sorted(v for v in _MIGRATIONS if v > version):
+        for statement in _statements(_MIGRATIONS[target]):
+            db.execute(statement)
+        db.execute(f"PRAGMA user_version = {target}")
+
+
+def _is_recorded(db: sqlite3.Connection, update_key: str | None) -> bool:
+    if update_key is None:
+        return False
+    return db.execute("SELECT 1 FROM events WHERE update_key = ?", (update_key,)).fetchone() is not None
+
+
+_EventValues = tuple[str, int, int, str, int | None, str, str, str, str | None, int | None]
+
+
+def _insert_event(db: sqlite3.Connection, values: _EventValues) -> int:
+    """(chat, night, hand, kind, actor, payload, raw text, speaker, update key, reverses); a repeated
+    update key fails the UNIQUE index: DuplicateUpdate."""
+    update_key = values[8]
+    try:
+        cursor = db.execute(
+            "INSERT INTO events (chat_id, night_id, hand_no, kind, actor, payload, raw_text, speaker,"
+            " update_key, reverses) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            values,
+        )
+    except sqlite3.IntegrityError as error:
+        if update_key is not None and "update_key" in str(error):
+            raise DuplicateUpdate(update_key) from error
+        raise
+    assert cursor.lastrowid is not None
+    return cursor.lastrowid
+
+
 def _seats_json(seats: Sequence[Seat]) -> str:
     return json.dumps([s.__dict__ for s in seats], ensure_ascii=False)
 
 
-def _night(row: aiosqlite.Row) -> NightRow:
+def _night(row: aiosqlite.Row | sqlite3.Row) -> NightRow:
     seats = tuple(Seat(**s) for s in json.loads(row["players"]))
     return NightRow(
         row["id"],
@@ -211,7 +261,7 @@ def _night(row: aiosqlite.Row) -> NightRow:
     )
 
 
-def _event(row: aiosqlite.Row) -> EventRow:
+def _event(row: aiosqlite.Row | sqlite3.Row) -> EventRow:
     return EventRow(
         row["id"],
         row["night_id"],
@@ -226,100 +276,71 @@ def _event(row: aiosqlite.Row) -> EventRow:
     )
 
 
+@dataclass(frozen=True)
+class _Line:
+    """Who wrote which command line, where: shared by the events it records."""
+
+    chat_id: str
+    night_id: int
+    speaker: str
+    raw_text: str
+    update_key: str | None
+    stake_cents: int
+
+
+def _append_events(db: sqlite3.Connection, line: _Line, events: Sequence[NewEvent]) -> list[int]:
+    ids: list[int] = []
+    for index, new in enumerate(events):
+        key = line.update_key if index == 0 else None
+        row = (line.chat_id, line.night_id, new.hand_no, new.kind, new.actor, new.payload, line.raw_text, line.speaker)
+        event_id = _insert_event(db, (*row, key, new.reverses))
+        stake = new.stake_cents if new.stake_cents is not None else line.stake_cents
+        db.executemany(
+            "INSERT INTO payments (event_id, night_id, payer, payee, amount, money_cents, reason)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [(event_id, line.night_id, p.payer, p.payee, p.amount, p.amount * stake, p.reason) for p in new.payments],
+        )
+        ids.append(event_id)
+    return ids
+
+
+def _read_back(db: sqlite3.Connection, ids: list[int]) -> list[EventRow]:
+    marks = ", ".join("?" for _ in ids)
+    return [_event(row) for row in db.execute(f"SELECT * FROM events WHERE id IN ({marks}) ORDER BY id", ids)]
+
+
 class Ledger:
-    def __init__(self, connection: aiosqlite.Connection) -> None:
+    def __init__(self, connection: aiosqlite.Connection, writer: Writer) -> None:
+        # Reads use their own connection: under WAL they never wait for a write, and they see only
+        # committed rows. Every write goes through the writer (group commit, bot/writer.py).
         self._db = connection
-        # One connection serves every chat; write transactions take turns so they never nest.
-        self._write_lock = asyncio.Lock()
-        # Small writes that may ride along with the next transaction (the inbox's "done" marks of
-        # updates that recorded nothing): one commit fewer per update.
-        self._deferred: list[tuple[str, tuple[object, ...]]] = []
+        self._writer = writer
 
     @classmethod
     async def open(cls, path: str | Path) -> Ledger:
+        writer = await Writer.open(path)
+        await writer.run(_migrate)
         connection = await aiosqlite.connect(str(path), isolation_level=None)
         connection.row_factory = aiosqlite.Row
-        for pragma in ("journal_mode=WAL", "synchronous=FULL", "foreign_keys=ON", "busy_timeout=10000"):
+        for pragma in PRAGMAS:
             await connection.execute(f"PRAGMA {pragma}")
-        ledger = cls(connection)
-        await ledger._migrate()
-        return ledger
+        return cls(connection, writer)
 
     async def close(self) -> None:
+        await self._writer.close()
         await self._db.close()
 
     def inbox(self) -> Inbox:
-        """The Telegram intake, on this connection: an update is marked done by the transaction that
-        records its events (see bot/inbox.py)."""
-        return Inbox(self._db, self._transaction, self._defer)
-
-    def _defer(self, sql: str, params: tuple[object, ...]) -> None:
-        self._deferred.append((sql, params))
-
-    async def _migrate(self) -> None:
-        async with self._db.execute("PRAGMA user_version") as cursor:
-            row = await cursor.fetchone()
-        version = row[0] if row else 0
-        for target in sorted(v for v in _MIGRATIONS if v > version):
-            async with self._transaction():
-                for statement in _statements(_MIGRATIONS[target]):
-                    await self._db.execute(statement)
-                await self._db.execute(f"PRAGMA user_version = {target}")
+        """The Telegram intake: an update is marked done by the transaction that records its events
+        (see bot/inbox.py)."""
+        return Inbox(self._db, self._writer)
 
     async def schema_version(self) -> int:
-        async with self._db.execute("PRAGMA user_version") as cursor:
-            row = await cursor.fetchone()
+        rows = await self._db.execute_fetchall("PRAGMA user_version")
+        row = next(iter(rows), None)
         return int(row[0]) if row else 0
 
-    # ---- writes (each one transaction) ---------------------------------------------------------
-
-    @asynccontextmanager
-    async def _transaction(self) -> AsyncIterator[None]:
-        """BEGIN IMMEDIATE ... COMMIT, rolled back on any error, one at a time."""
-        async with self._write_lock:
-            await self._db.execute("BEGIN IMMEDIATE")
-            deferred, self._deferred = self._deferred, []
-            try:
-                for sql, params in deferred:
-                    await self._db.execute(sql, params)
-                yield
-            except BaseException:
-                await self._db.rollback()
-                self._deferred[:0] = deferred
-                raise
-            await self._db.commit()
-
-    async def _is_recorded(self, update_key: str | None) -> bool:
-        if update_key is None:
-            return False
-        async with self._db.execute("SELECT 1 FROM events WHERE update_key = ?", (update_key,)) as cursor:
-            return await cursor.fetchone() is not None
-
-    async def _insert_event(  # a repeated update key fails the UNIQUE index: DuplicateUpdate
-        self,
-        chat_id: str,
-        night_id: int,
-        hand_no: int,
-        kind: str,
-        actor: int | None,
-        payload: str,
-        raw_text: str,
-        speaker: str,
-        update_key: str | None,
-        reverses: int | None,
-    ) -> int:
-        try:
-            cursor = await self._db.execute(
-                "INSERT INTO events (chat_id, night_id, hand_no, kind, actor, payload, raw_text, speaker,"
-                " update_key, reverses) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (chat_id, night_id, hand_no, kind, actor, payload, raw_text, speaker, update_key, reverses),
-            )
-        except sqlite3.IntegrityError as error:
-            if update_key is not None and "update_key" in str(error):
-                raise DuplicateUpdate(update_key) from error
-            raise
-        assert cursor.lastrowid is not None
-        return cursor.lastrowid
+    # ---- writes (each one command's rows, in a shared transaction: bot/writer.py) -----------------
 
     async def open_night(
         self,
@@ -334,18 +355,21 @@ class Ledger:
         update_key: str | None,
     ) -> int:
         """Create a night and its `open` event; raises DuplicateUpdate for a repeated update."""
-        async with self._transaction():
-            if await self._is_recorded(update_key):
+
+        def write(db: sqlite3.Connection) -> int:
+            if _is_recorded(db, update_key):
                 raise DuplicateUpdate(update_key)
-            cursor = await self._db.execute(
+            cursor = db.execute(
                 "INSERT INTO nights (chat_id, preset_name, preset_json, stake_cents, players, dealer, opened_by)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (chat_id, preset_name, preset_json, stake_cents, _seats_json(seats), dealer, opened_by),
             )
             assert cursor.lastrowid is not None
             night_id = cursor.lastrowid
-            await self._insert_event(chat_id, night_id, 1, "open", None, "{}", raw_text, opened_by, update_key, None)
-        return night_id
+            _insert_event(db, (chat_id, night_id, 1, "open", None, "{}", raw_text, opened_by, update_key, None))
+            return night_id
+
+        return await self._writer.run(write)
 
     async def append(
         self,
@@ -359,139 +383,155 @@ class Ledger:
     ) -> list[int]:
         """Record a command's events and their payments atomically (the update key goes on the first);
         raises DuplicateUpdate if that update was recorded before."""
-        async with self._transaction():
-            ids: list[int] = []
-            for index, new in enumerate(events):
-                stake = new.stake_cents if new.stake_cents is not None else stake_cents
-                event_id = await self._insert_event(
-                    chat_id,
-                    night_id,
-                    new.hand_no,
-                    new.kind,
-                    new.actor,
-                    new.payload,
-                    raw_text,
-                    speaker,
-                    update_key if index == 0 else None,
-                    new.reverses,
+        line = _Line(chat_id, night_id, speaker, raw_text, update_key, stake_cents)
+        return await self._writer.run(lambda db: _append_events(db, line, events))
+
+    async def append_rows(
+        self,
+        chat_id: str,
+        night_id: int,
+        speaker: str,
+        raw_text: str,
+        update_key: str | None,
+        stake_cents: int,
+        events: Sequence[NewEvent],
+        checkpoint: tuple[str, str] | None = None,
+    ) -> list[EventRow]:
+        """`append`, returning the rows as recorded: read back in the same transaction, so that no
+        reader's older snapshot can hide them. A checkpoint (version, state) of the table after the
+        last of these events rides in the same transaction."""
+        line = _Line(chat_id, night_id, speaker, raw_text, update_key, stake_cents)
+
+        def write(db: sqlite3.Connection) -> list[EventRow]:
+            ids = _append_events(db, line, events)
+            if checkpoint is not None and ids:
+                db.execute(
+                    "INSERT OR REPLACE INTO checkpoints (night_id, last_event_id, version, state) VALUES (?, ?, ?, ?)",
+                    (night_id, ids[-1], *checkpoint),
                 )
-                await self._db.executemany(
-                    "INSERT INTO payments (event_id, night_id, payer, payee, amount, money_cents, reason)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    [
-                        (event_id, night_id, p.payer, p.payee, p.amount, p.amount * stake, p.reason)
-                        for p in new.payments
-                    ],
-                )
-                ids.append(event_id)
-        return ids
+            return _read_back(db, ids)
+
+        return await self._writer.run(write)
+
+    async def checkpoint(self, night_id: int, version: str) -> tuple[int, str] | None:
+        """(last event id, state) of the night's newest checkpoint of this version that no later
+        correction reaches into (an undo or fix of an event it covers invalidates it)."""
+        rows = await self._db.execute_fetchall(
+            "SELECT c.last_event_id, c.state FROM checkpoints c WHERE c.night_id = ? AND c.version = ?"
+            " AND NOT EXISTS (SELECT 1 FROM events e WHERE e.night_id = c.night_id AND e.id > c.last_event_id"
+            "  AND e.reverses IS NOT NULL AND e.reverses <= c.last_event_id)"
+            " ORDER BY c.last_event_id DESC LIMIT 1",
+            (night_id, version),
+        )
+        row = next(iter(rows), None)
+        return (int(row[0]), str(row[1])) if row else None
 
     async def set_setting(self, chat_id: str, key: str, value: str) -> None:
-        async with self._transaction():
-            await self._db.execute(
-                "INSERT INTO chat_settings (chat_id, key, value) VALUES (?, ?, ?)", (chat_id, key, value)
-            )
+        def write(db: sqlite3.Connection) -> None:
+            db.execute("INSERT INTO chat_settings (chat_id, key, value) VALUES (?, ?, ?)", (chat_id, key, value))
+
+        await self._writer.run(write)
 
     # ---- reads ---------------------------------------------------------------------------------
 
     async def setting(self, chat_id: str, key: str) -> str | None:
-        async with self._db.execute(
+        rows = await self._db.execute_fetchall(
             "SELECT value FROM chat_settings WHERE chat_id = ? AND key = ? ORDER BY id DESC LIMIT 1",
             (chat_id, key),
-        ) as cursor:
-            row = await cursor.fetchone()
+        )
+        row = next(iter(rows), None)
         return str(row["value"]) if row else None
 
     async def has_update(self, update_key: str) -> bool:
         """Whether a line with this update key was recorded (a repeated Telegram update)."""
-        return await self._is_recorded(update_key)
+        rows = await self._db.execute_fetchall("SELECT 1 FROM events WHERE update_key = ?", (update_key,))
+        return next(iter(rows), None) is not None
 
     async def latest_night(self, chat_id: str) -> NightRow | None:
-        async with self._db.execute(f"{_NIGHTS} WHERE chat_id = ? ORDER BY id DESC LIMIT 1", (chat_id,)) as cursor:
-            row = await cursor.fetchone()
+        rows = await self._db.execute_fetchall(f"{_NIGHTS} WHERE chat_id = ? ORDER BY id DESC LIMIT 1", (chat_id,))
+        row = next(iter(rows), None)
         return _night(row) if row else None
 
     async def nights(self, chat_id: str) -> list[NightRow]:
-        async with self._db.execute(f"{_NIGHTS} WHERE chat_id = ? ORDER BY id", (chat_id,)) as cursor:
-            return [_night(row) for row in await cursor.fetchall()]
+        rows = await self._db.execute_fetchall(f"{_NIGHTS} WHERE chat_id = ? ORDER BY id", (chat_id,))
+        return [_night(row) for row in rows]
 
     async def nights_of_user(self, user_id: str) -> list[NightRow]:
         """Nights, in any chat, that may have seated this Telegram user (at /new, or by a later
         join/bind event); callers confirm with the seats themselves."""
         pattern = f'%"user_id": "{user_id}"%'
-        async with self._db.execute(
+        rows = await self._db.execute_fetchall(
             f"{_NIGHTS} WHERE players LIKE ? OR id IN"
             " (SELECT night_id FROM events WHERE kind IN ('join', 'bind') AND payload LIKE ?) ORDER BY id",
             (pattern, pattern),
-        ) as cursor:
-            return [_night(row) for row in await cursor.fetchall()]
+        )
+        return [_night(row) for row in rows]
 
     async def events(self, night_id: int, after_id: int = 0) -> list[EventRow]:
-        async with self._db.execute(
-            "SELECT * FROM events WHERE night_id = ? AND id > ? ORDER BY id", (night_id, after_id)
-        ) as cursor:
-            return [_event(row) for row in await cursor.fetchall()]
+        rows = await self._db.execute_fetchall(
+            f"SELECT {_EVENT_COLUMNS} FROM events WHERE night_id = ? AND id > ? ORDER BY id", (night_id, after_id)
+        )
+        return [EventRow(*row) for row in rows]  # the columns in the dataclass's order: a long night loads fast
 
     async def last_event_id(self, night_id: int) -> int:
-        async with self._db.execute(
+        rows = await self._db.execute_fetchall(
             "SELECT id FROM events WHERE night_id = ? ORDER BY id DESC LIMIT 1", (night_id,)
-        ) as cursor:
-            row = await cursor.fetchone()
+        )
+        row = next(iter(rows), None)
         return int(row[0]) if row else 0
 
     async def recent_events(self, night_id: int, limit: int) -> list[EventRow]:
-        async with self._db.execute(
+        rows = await self._db.execute_fetchall(
             "SELECT * FROM events WHERE night_id = ? ORDER BY id DESC LIMIT ?", (night_id, limit)
-        ) as cursor:
-            rows = [_event(row) for row in await cursor.fetchall()]
-        return rows[::-1]
+        )
+        return [_event(row) for row in rows][::-1]
 
     async def event(self, night_id: int, event_id: int) -> EventRow | None:
-        async with self._db.execute(
+        rows = await self._db.execute_fetchall(
             "SELECT * FROM events WHERE night_id = ? AND id = ?", (night_id, event_id)
-        ) as cursor:
-            row = await cursor.fetchone()
+        )
+        row = next(iter(rows), None)
         return _event(row) if row else None
 
     async def events_of_kinds(self, night_id: int, kinds: Sequence[str]) -> list[EventRow]:
         marks = ", ".join("?" for _ in kinds)
-        async with self._db.execute(
+        rows = await self._db.execute_fetchall(
             f"SELECT * FROM events WHERE night_id = ? AND kind IN ({marks}) ORDER BY id", (night_id, *kinds)
-        ) as cursor:
-            return [_event(row) for row in await cursor.fetchall()]
+        )
+        return [_event(row) for row in rows]
 
     async def last_active_event(self, night_id: int, kinds: Sequence[str]) -> EventRow | None:
         """The latest event of these kinds that has not been undone."""
         marks = ", ".join("?" for _ in kinds)
-        async with self._db.execute(
+        rows = await self._db.execute_fetchall(
             f"SELECT * FROM events e WHERE night_id = ? AND kind IN ({marks})"
             " AND NOT EXISTS (SELECT 1 FROM events u WHERE u.reverses = e.id) ORDER BY id DESC LIMIT 1",
             (night_id, *kinds),
-        ) as cursor:
-            row = await cursor.fetchone()
+        )
+        row = next(iter(rows), None)
         return _event(row) if row else None
 
     async def is_reversed(self, event_id: int) -> bool:
-        async with self._db.execute("SELECT 1 FROM events WHERE reverses = ?", (event_id,)) as cursor:
-            return await cursor.fetchone() is not None
+        rows = await self._db.execute_fetchall("SELECT 1 FROM events WHERE reverses = ?", (event_id,))
+        return next(iter(rows), None) is not None
 
     async def reversed_among(self, event_ids: Sequence[int]) -> set[int]:
         if not event_ids:
             return set()
         marks = ", ".join("?" for _ in event_ids)
-        async with self._db.execute(
+        rows = await self._db.execute_fetchall(
             f"SELECT reverses FROM events WHERE reverses IN ({marks})", tuple(event_ids)
-        ) as cursor:
-            return {int(row[0]) for row in await cursor.fetchall()}
+        )
+        return {int(row[0]) for row in rows}
 
     async def payments_after(self, night_id: int, after_event_id: int) -> list[PaymentRow]:
         """Payments of the night's events newer than `after_event_id` (for running totals)."""
-        async with self._db.execute(
+        rows = await self._db.execute_fetchall(
             "SELECT event_id, payer, payee, amount, money_cents, reason FROM payments"
             " WHERE night_id = ? AND event_id > ? ORDER BY id",
             (night_id, after_event_id),
-        ) as cursor:
-            return [PaymentRow(*row) for row in await cursor.fetchall()]
+        )
+        return [PaymentRow(*row) for row in rows]
 
     async def hand_deltas(self, night_id: int) -> list[tuple[int, int, int]]:
         """(hand, seat, net amount) for each hand that saw payments."""
@@ -504,44 +544,44 @@ class Ledger:
             "  WHERE p.night_id = ?"
             ") GROUP BY hand, seat ORDER BY hand"
         )
-        async with self._db.execute(query, (night_id, night_id)) as cursor:
-            return [(int(h), int(s), int(a)) for h, s, a in await cursor.fetchall()]
+        rows = await self._db.execute_fetchall(query, (night_id, night_id))
+        return [(int(h), int(s), int(a)) for h, s, a in rows]
 
     async def is_closed(self, night_id: int) -> bool:
         """A night is closed when its latest close/reopen event is a close (two index seeks)."""
-        async with self._db.execute(
+        rows = await self._db.execute_fetchall(
             "SELECT (SELECT MAX(id) FROM events WHERE night_id = ? AND kind = 'close'),"
             " (SELECT MAX(id) FROM events WHERE night_id = ? AND kind = 'reopen')",
             (night_id, night_id),
-        ) as cursor:
-            row = await cursor.fetchone()
+        )
+        row = next(iter(rows), None)
         closed, reopened = (row[0], row[1]) if row else (None, None)
         return closed is not None and (reopened is None or closed > reopened)
 
     async def payments_of(self, event_id: int) -> list[PaymentRow]:
-        async with self._db.execute(
+        rows = await self._db.execute_fetchall(
             "SELECT event_id, payer, payee, amount, money_cents, reason FROM payments WHERE event_id = ? ORDER BY id",
             (event_id,),
-        ) as cursor:
-            return [PaymentRow(*row) for row in await cursor.fetchall()]
+        )
+        return [PaymentRow(*row) for row in rows]
 
     async def payments(self, night_id: int) -> list[PaymentRow]:
-        async with self._db.execute(
+        rows = await self._db.execute_fetchall(
             "SELECT event_id, payer, payee, amount, money_cents, reason FROM payments WHERE night_id = ? ORDER BY id",
             (night_id,),
-        ) as cursor:
-            return [PaymentRow(*row) for row in await cursor.fetchall()]
+        )
+        return [PaymentRow(*row) for row in rows]
 
     async def balances(self, night_id: int) -> tuple[list[int], list[int]]:
         """Net amount and money (cents) per seat, derived from the payments."""
         amounts, money = [0] * 4, [0] * 4
-        async with self._db.execute(
+        rows = await self._db.execute_fetchall(
             "SELECT payee AS seat, SUM(amount), SUM(money_cents) FROM payments WHERE night_id = ? GROUP BY payee"
             " UNION ALL "
             "SELECT payer AS seat, -SUM(amount), -SUM(money_cents) FROM payments WHERE night_id = ? GROUP BY payer",
             (night_id, night_id),
-        ) as cursor:
-            for seat, amount, cents in await cursor.fetchall():
-                amounts[seat] += amount
-                money[seat] += cents
+        )
+        for seat, amount, cents in rows:
+            amounts[seat] += amount
+            money[seat] += cents
         return amounts, money

@@ -20,6 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
+from bot import checkpoint as checkpoints
 from bot.codec import (
     EVENT_KINDS,
     SEAT_KINDS,
@@ -242,27 +243,29 @@ def table_event(event: EventRow) -> Event | None:
     return None
 
 
-def entries(events: Sequence[EventRow], active: set[int]) -> list[tuple[int, int, Event]]:
-    """(event id, slot, event) of the effective table events, in the night's order."""
+def entries(events: Sequence[EventRow], active: set[int], after: int = 0) -> list[tuple[int, int, Event]]:
+    """(event id, slot, event) of the effective table events in slots after `after`, in the night's order."""
     places = slots(events)
-    found = [(e.id, places[e.id], table_event(e)) for e in events if e.id in active]
+    found = [(e.id, places[e.id], table_event(e)) for e in events if e.id in active and places[e.id] > after]
     return sorted(((i, s, ev) for i, s, ev in found if ev is not None), key=lambda entry: entry[1])
 
 
 def fold_entries(start: TableState, items: Iterable[tuple[int, int, Event]], strict_after: int | None) -> Fold:
     """Fold events in order. Events that no longer apply are skipped (older ledgers) unless they come
     after `strict_after`: then the correction that made them impossible is refused."""
-    fold = Fold(start)
+    state, played = start, list[Played]()  # a list, not a tuple per step: folding a long night stays linear
     for event_id, slot, event in items:
-        try:
-            fold = fold.then(event_id, slot, event)
+        try:  # a line being recorded is checked against its hand's earlier events (Fold.then)
+            step = Fold(state, tuple(played) if event_id == PENDING_ID else ()).then(event_id, slot, event)
         except EngineError as error:
             if strict_after is None or slot < strict_after:
                 continue
             if event_id == PENDING_ID:
                 raise  # the corrected line itself is wrong: say why, as if it had been typed
             raise LaterEventBreaks(slot, error) from error
-    return fold
+        state = step.state
+        played.append(step.last)
+    return Fold(state, tuple(played))
 
 
 def seats_from(row: NightRow, events: Iterable[EventRow], active: set[int]) -> tuple[Seat, ...]:
@@ -311,21 +314,31 @@ class Corrected:
 
 
 class Night:
-    def __init__(self, ledger: Ledger, row: NightRow, events: Sequence[EventRow], payments: Sequence[PaymentRow]):
+    def __init__(
+        self,
+        ledger: Ledger,
+        row: NightRow,
+        events: Sequence[EventRow],
+        payments: Sequence[PaymentRow],
+        checkpoint: tuple[int, str] | None = None,
+    ):
         self.ledger = ledger
         self.row = row
         self.preset: Preset = preset_from_dict(json.loads(row.preset_json))
         self.events: list[EventRow] = list(events)
-        self.booked = Totals()
-        self.booked.add(payments)
+        self._booked: Totals | None = None  # summed from the payments when first asked for
         self.payment_rows: list[PaymentRow] = list(payments)
         self._people: tuple[tuple[int, int], list[Person], tuple[str, ...]] | None = None
         self._schedule: tuple[int, list[tuple[int, int]]] | None = None
         self.active: set[int] = set()
         self.seats: tuple[Seat, ...] = row.seats
         self.closed = False
-        self.fold = Fold(self.start())
-        self._derive()
+        self.version = checkpoints.version(row.preset_json)
+        # The fold in memory starts after event `_from` (a checkpoint's) or at the start (0); the
+        # whole night's fold is folded from the start the first time something asks for it.
+        self._fold = Fold(self.start())
+        self._from = 0
+        self._derive(checkpoint)
 
     @property
     def id(self) -> int:
@@ -338,16 +351,41 @@ class Night:
 
     @property
     def state(self) -> TableState:
-        return self.fold.state
+        return self._fold.state
+
+    @property
+    def booked(self) -> Totals:
+        """Sums of every payment booked tonight (a restart sums them when a correction or the stats
+        first need them, not before the first /score)."""
+        if self._booked is None:
+            self._booked = Totals()
+            self._booked.add(self.payment_rows)
+        return self._booked
+
+    @property
+    def fold(self) -> Fold:
+        """The whole night's fold, every effective event played (after a restart from a checkpoint it
+        is folded from the start once, when first needed: a correction, a summary, the stats)."""
+        if self._from:
+            self._fold = fold_entries(self.start(), entries(self.events, self.active), None)
+            self._from = 0
+        return self._fold
 
     def start(self) -> TableState:
         return new_table(self.preset, self.row.dealer)
 
-    def _derive(self) -> None:
+    def _derive(self, checkpoint: tuple[int, str] | None = None) -> None:
         self.active = active_ids(self.events)
         self.seats = seats_from(self.row, self.events, self.active)
         self.closed = is_closed(self.events)
-        self.fold = fold_entries(self.start(), entries(self.events, self.active), None)
+        start, after = self.start(), 0
+        if checkpoint is not None:
+            try:
+                start, after = checkpoints.decode_state(checkpoint[1], self.preset), checkpoint[0]
+            except checkpoints.CheckpointMismatch:
+                start, after = self.start(), 0  # another engine wrote it: fold the whole night
+        self._fold = fold_entries(start, entries(self.events, self.active, after), None)
+        self._from = after
 
     # ---- questions -----------------------------------------------------------------------------
 
@@ -449,7 +487,9 @@ class Night:
             return self._people
         seating = occupancy(self.row.seats, self.events, self.active)
         schedule = stake_schedule(self.row.stake_cents, self.events, self.active)
-        persons_list = people(seating, self.events, self.payment_rows, schedule, self.fold.hand_of)
+        # the hand only picks the stake: with one stake all night, the whole fold is not needed
+        hand_of = self.fold.hand_of if len(schedule) > 1 else _no_hand
+        persons_list = people(seating, self.events, self.payment_rows, schedule, hand_of)
         self._people = (version, persons_list, tuple(seating.names[index] for index in seating.now))
         return self._people
 
@@ -458,12 +498,18 @@ class Night:
         return all(e.kind in EVENT_KINDS and e.reverses is None for e in self.events[version[0] :])
 
     async def _append(
-        self, line: Line, chat_id: str, news: Sequence[NewEvent], hand: int | None = None
+        self,
+        line: Line,
+        chat_id: str,
+        news: Sequence[NewEvent],
+        hand: int | None = None,
+        checkpoint: TableState | None = None,
     ) -> list[EventRow]:
-        last = self.events[-1].id if self.events else 0
         stake = self.stake_at(hand if hand is not None else self.state.hand_no)
-        ids = await self.ledger.append(chat_id, self.id, line.speaker, line.text, line.update_key, stake, news)
-        rows = [e for e in await self.ledger.events(self.id, after_id=last) if e.id in ids]
+        saved = (self.version, checkpoints.encode_state(checkpoint)) if checkpoint is not None else None
+        rows = await self.ledger.append_rows(
+            chat_id, self.id, line.speaker, line.text, line.update_key, stake, news, saved
+        )
         self.events.extend(rows)
         return rows
 
@@ -471,20 +517,22 @@ class Night:
         stake = self.stake_at(hand)
         rows = tuple(PaymentRow(event_id, p.payer, p.payee, p.amount, p.amount * stake, p.reason) for p in payments)
         self.payment_rows.extend(rows)
+        if self._booked is not None:
+            self._booked.add(rows)
         return rows
 
     async def record(self, line: Line, event: Event) -> Recorded:
         """Apply a table event, append it with its payments, and fold it in; raises EngineError
         (nothing written) if the table refuses it."""
-        fold = self.fold.then(PENDING_ID, PENDING_ID, event)
+        fold = self._fold.then(PENDING_ID, PENDING_ID, event)
         played = fold.last
         new = NewEvent(played.hand_no, event_kind(event), actor_of(event), encode_event(event), played.payments)
-        (row,) = await self._append(line, self.row.chat_id, [new])
+        closes_hand = fold.state.hand_no != self.state.hand_no and checkpoints.engine_fits()
+        (row,) = await self._append(line, self.row.chat_id, [new], checkpoint=fold.state if closes_hand else None)
         played = replace(played, event_id=row.id, slot=row.id)
-        self.fold = Fold(fold.state, (*self.fold.played, played))
+        self._fold = Fold(fold.state, (*self._fold.played, played))
         self.active.add(row.id)
         rows = self._booked_rows(row.id, played.payments, played.hand_no)
-        self.booked.add(rows)
         return Recorded(row.id, played, rows)
 
     async def record_seat(self, line: Line, kind: str, change: SeatChange) -> int:
@@ -574,7 +622,7 @@ class Night:
             tuple(replace(p, event_id=row.id) if p.event_id == PENDING_ID else p for p in fold.played),
         )
         moved = moved_hands(self.fold, fold, slots(self.events).get(target.id, target.id))
-        self.fold = fold
+        self._fold, self._from = fold, 0
         self.active = active_ids(self.events)
         self.seats = seats_from(self.row, self.events, self.active)
         rows = tuple(
@@ -583,13 +631,18 @@ class Night:
             for p in new.payments
         )
         self.payment_rows.extend(rows)
-        self.booked.add(rows)
+        if self._booked is not None:  # summed already: keep it in step
+            self._booked.add(rows)
         changes = [0] * SEATS
         for p in payments:
             changes[p.payer] -= p.amount
             changes[p.payee] += p.amount
         replacement_played = next((p for p in fold.played if p.event_id == row.id), None)
         return Corrected(row.id, target, rows, tuple(changes), moved, replacement_played)
+
+
+def _no_hand(event_id: int) -> int | None:
+    return None
 
 
 def moved_hands(before: Fold, after: Fold, from_slot: int) -> tuple[int, ...]:
@@ -630,7 +683,9 @@ class Nights:
         cached = self._latest.get(row.chat_id)
         if cached is not None and cached.id == row.id:
             return cached
-        return Night(self.ledger, row, await self.ledger.events(row.id), await self.ledger.payments(row.id))
+        checkpoint = await self.ledger.checkpoint(row.id, checkpoints.version(row.preset_json))
+        events, payments = await self.ledger.events(row.id), await self.ledger.payments(row.id)
+        return Night(self.ledger, row, events, payments, checkpoint)
 
     async def latest(self, chat_id: str) -> Night | None:
         if chat_id not in self._latest:
