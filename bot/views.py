@@ -9,7 +9,7 @@ from decimal import Decimal
 from bot.ledger import EventRow, NightRow, PaymentRow, Seat
 from bot.night import Played
 from bot.replies import LIST, Chinese, Joined, Reply
-from engine.preset import Preset, UnitRule
+from engine.preset import PRESET_NAMES, Preset, UnitRule
 from engine.settlement import Factor
 from engine.table import TableState, Win
 from engine.transfers import minimal_transfers
@@ -118,11 +118,17 @@ def history(
     return lines or [Reply("history.empty")]
 
 
+def _about(preset: Preset) -> Reply | Chinese:
+    """A built-in preset's one-line description from the catalogs (English reads English); a house-rules
+    file's own text as its authors wrote it."""
+    return Reply(f"preset.about.{preset.name}") if preset.name in PRESET_NAMES else Chinese(preset.description)
+
+
 def rules(preset: Preset, stake_cents: int) -> list[Reply]:
     lines = [
         Reply(
             "rules.header",
-            {"name": preset.name, "description": Chinese(preset.description), "stake": format_money(stake_cents)},
+            {"name": preset.name, "description": _about(preset), "stake": format_money(stake_cents)},
         )
     ]
     lines.append(
@@ -310,7 +316,7 @@ def summary(
                     "wins": player.wins,
                     "self_draws": player.self_draws,
                     "deal_ins": player.deal_ins,
-                    "biggest": _biggest_of(player, preset),
+                    "biggest": _biggest_of(player),
                     "gang": player.gang_net,
                     "penalty": player.penalty_net,
                     "unit": Reply(unit_key(preset)),
@@ -320,14 +326,12 @@ def summary(
     return lines
 
 
-def _biggest_of(player: PlayerStats, preset: Preset) -> Reply | str:
-    """The biggest hand and its patterns, or nothing at all for a player who did not win (no "biggest 0")."""
+def _biggest_of(player: PlayerStats) -> Reply | str:
+    """The biggest hand (a win's total is in flowers, chips or not) and its patterns, or nothing at all for
+    a player who did not win (no "biggest 0")."""
     if not player.wins:
         return ""
-    return Reply(
-        "summary.biggest",
-        {"biggest": player.biggest, "unit": Reply(unit_key(preset)), "patterns": _patterns_of(player.biggest_keys)},
-    )
+    return Reply("summary.biggest", {"biggest": player.biggest, "patterns": _patterns_of(player.biggest_keys)})
 
 
 def _patterns_of(keys: Sequence[str]) -> Reply | str:

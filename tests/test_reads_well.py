@@ -78,3 +78,28 @@ async def test_traditional_rules_use_traditional_forms(table: Table) -> None:
     await table.say("/lang zh-Hant")
     rules = await table.say("/rules nanjing")
     assert "看著" in rules and "看着" not in rules
+
+
+async def test_english_rules_header_is_english_for_a_built_in_preset(table: Table) -> None:
+    await table.say("/lang en")
+    for name in ("nanjing", "chengbei", "jinyuanzi", "app", "changkaitou"):
+        header = (await table.say(f"/rules {name}")).splitlines()[0]
+        assert not CJK.search(header), header
+
+
+async def test_chinese_rules_header_keeps_the_preset_description(table: Table) -> None:
+    header = (await table.say("/rules chengbei")).splitlines()[0]
+    assert "城北: 跑10, 门清10, 大杠开花兜底翻" in header
+    await table.say("/lang zh-Hant")
+    header = (await table.say("/rules chengbei")).splitlines()[0]
+    assert "城北: 跑10, 門清10, 大槓開花兜底翻" in header
+
+
+async def test_jinyuanzi_summary_gives_the_biggest_hand_in_flowers_not_chips(table: Table) -> None:
+    await table.say("/lang en")
+    await table.say("/new Alice Bob Carol Dave preset=jinyuanzi")
+    # RULES §11 ex. 1 in jinyuanzi (a hard flower counts 2, 缺一门 2): 20 + 2×2 + 2 + 门清 20 = 46 flowers, 23 chips
+    await table.say("Dave: /hu self 123m 456m 789m 234p 5p +5p flowers=2")
+    summary = await table.say("/summary")
+    assert "biggest hand 46 flowers (missing suit, concealed hand)" in summary
+    assert "chips (" not in summary.split("biggest hand", 1)[1].split(",", 1)[0]
