@@ -276,7 +276,7 @@ def test_jinyuanzi_waibao_is_doubled_in_a_bixiahu_hand() -> None:
 def test_jinyuanzi_robbing_a_gang_is_neibao_three_shares_in_chips() -> None:
     # 内包: 123m 456m 789m 55p 34p +2p, 2 hard flowers: 20 + 2×2 + 缺门 2 + 门清 20 = 46 flowers = 23
     # chips a share; the robbed C pays 3 × 23 = 69 (not the fixed 50).
-    state = run(table("jinyuanzi"), Pong(C, A, t("2p")), Gang(C, MeldKind.ADDED_GANG, None, t("2p"))).state
+    state = run(fresh("jinyuanzi"), Pong(C, A, t("2p")), Gang(C, MeldKind.ADDED_GANG, None, t("2p"))).state
     outcome = apply(state, Win((claim(D, "123m 456m 789m 55p 34p +2p", hard_flowers=2, robbing_gang=True),), C))
     assert net(outcome.payments) == {A: 0, B: 0, C: -69, D: 69}
 
@@ -476,7 +476,7 @@ def test_the_round_is_over_after_every_seat_has_dealt_once() -> None:
     # A -> B -> C -> D -> A; only the fourth pass ends round 1.
     wins = [hu(B, EXAMPLE_2, C, hard_flowers=4), hu(C, EXAMPLE_2, D, hard_flowers=4)]
     wins += [hu(D, EXAMPLE_2, A, hard_flowers=4), hu(A, EXAMPLE_2, B, hard_flowers=4)]
-    state = table()
+    state = fresh()
     rounds_over = []
     for win in wins:
         outcome = apply(state, win)
