@@ -87,6 +87,7 @@ def run(state: TableState, *events: Event) -> Outcome:
         ("chengbei", 6, 6, 3, 6, 10, 10),
         ("jinyuanzi", 0, 0, 0, 0, 0, 0),
         ("jinyuanzi-ben", 0, 0, 0, 0, 0, 0),
+        ("changkaitou", 20, 20, 10, 20, 10, 10),  # §12: 10/10/5, 花杠 10, 罚 5, every hand ×2
     ],
 )
 def test_instant_payments_between_the_right_people(
@@ -309,6 +310,14 @@ def test_jinyuanzi_waibao_is_doubled_in_a_bixiahu_hand() -> None:
     assert net(outcome.payments) == {A: 0, B: 100, C: -100, D: 0}
 
 
+def test_jinyuanzi_robbing_a_gang_is_neibao_three_shares_in_chips() -> None:
+    # 内包: 123m 456m 789m 55p 34p +2p, 2 hard flowers: 20 + 2×2 + 缺门 2 + 门清 20 = 46 flowers = 23
+    # chips a share; the robbed C pays 3 × 23 = 69 (not the fixed 50).
+    state = run(table("jinyuanzi"), Pong(C, A, t("2p")), Gang(C, MeldKind.ADDED_GANG, None, t("2p"))).state
+    outcome = apply(state, Win((claim(D, "123m 456m 789m 55p 34p +2p", hard_flowers=2, robbing_gang=True),), C))
+    assert net(outcome.payments) == {A: 0, B: 0, C: -69, D: 69}
+
+
 # ---- several winners on one discard (§8) -----------------------------------------------------------
 
 
@@ -497,3 +506,18 @@ def test_nanjing_6_counts_wind_gangs_as_002(hand: str, nanjing: int, nanjing_6: 
     flags = WinFlags(hard_flowers=4)
     assert score_hand(Hand(concealed, melds, winning), flags, load_preset("nanjing")).total == nanjing
     assert score_hand(Hand(concealed, melds, winning), flags, load_preset("nanjing-6")).total == nanjing_6
+
+
+def test_the_round_is_over_after_every_seat_has_dealt_once() -> None:
+    # §3: a round 圈 is every seat dealing once. Four plain wins by non-dealers pass the deal
+    # A -> B -> C -> D -> A; only the fourth pass ends round 1.
+    wins = [hu(B, EXAMPLE_2, C, hard_flowers=4), hu(C, EXAMPLE_2, D, hard_flowers=4)]
+    wins += [hu(D, EXAMPLE_2, A, hard_flowers=4), hu(A, EXAMPLE_2, B, hard_flowers=4)]
+    state = table()
+    rounds_over = []
+    for win in wins:
+        outcome = apply(state, win)
+        state = outcome.state
+        rounds_over.append([n.params for n in outcome.notices if n.key == "table.round_over"])
+    assert rounds_over == [[], [], [], [{"round": 1}]]
+    assert (state.dealer, state.round_no, state.dealer_passes) == (A, 2, 4)

@@ -7,6 +7,7 @@ from the engine: the waits of a hand by brute force, what each payer owes from R
 
 from __future__ import annotations
 
+import os
 import random
 from collections import Counter
 
@@ -28,6 +29,14 @@ from engine.units import WinFlags
 from tests.strategies import sole_wait_hands, winning_hands
 
 PRESETS = {name: load_preset(name) for name in PRESET_NAMES}
+# bench/mutation.py runs this file once per mutant and asks for fewer examples (PROPERTY_SCALE=0.25).
+SCALE = float(os.environ.get("PROPERTY_SCALE", "1"))
+
+
+def examples(count: int) -> int:
+    return max(10, int(count * SCALE))
+
+
 NANJING_FAMILY = ("nanjing", "nanjing-6", "nanjing-20", "chengbei")
 WAIT_FLOWERS = {"kanzhang", "bianzhi", "dudiao"}
 hard_flowers = st.integers(0, 20)  # RULES §1: there are 20 hard flowers
@@ -39,7 +48,7 @@ flags = st.builds(
     after_flower=st.booleans(),
     last_stacks=st.booleans(),
 )
-EXAMPLES = settings(max_examples=150, deadline=None)
+EXAMPLES = settings(max_examples=examples(150), deadline=None)
 
 
 def shuffled_notation(hand: Hand, rng: random.Random) -> str:
@@ -109,13 +118,13 @@ def test_tile_order_and_spacing_do_not_change_the_result(
     assert score_hand(again, win_flags, PRESETS[preset]) == score_hand(hand, win_flags, PRESETS[preset])
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(winning_hands)
 def test_format_then_parse_gives_the_same_hand(hand: Hand) -> None:
     assert parse_hand(format_hand(hand)) == hand
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(winning_hands, st.data())
 def test_a_fifth_copy_of_a_tile_is_bad_input(hand: Hand, data: st.DataObject) -> None:
     # Swap one concealed tile for a tile the hand already holds four of: still 14 tiles, one kind 5 times.
@@ -145,7 +154,7 @@ def test_every_generated_hand_is_a_winning_shape(hand: Hand, win_flags: WinFlags
     assert score_hand(hand, win_flags, PRESETS[preset]).reason != "win.not_a_winning_shape"
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(winning_hands)
 def test_the_engines_waits_are_the_brute_force_waits(hand: Hand) -> None:
     meld_tiles = [m.tile for m in hand.melds for _ in range(m.size)]
@@ -153,7 +162,7 @@ def test_the_engines_waits_are_the_brute_force_waits(hand: Hand) -> None:
     assert hand.winning in brute_force_waits(hand)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(winning_hands, hard_flowers, st.sampled_from(PRESET_NAMES))
 def test_a_wait_flower_or_yajue_only_on_a_sole_wait(hand: Hand, hard: int, preset: str) -> None:
     """RULES §6: wait flowers and 压绝 need the 13 tiles to wait on exactly one tile kind."""
@@ -162,7 +171,7 @@ def test_a_wait_flower_or_yajue_only_on_a_sole_wait(hand: Hand, hard: int, prese
         assert brute_force_waits(hand) == {hand.winning}
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(sole_wait_hands(), st.integers(4, 20), st.sampled_from(NANJING_FAMILY))
 def test_a_sole_wait_earns_its_flower_or_yajue(hand: Hand, hard: int, preset: str) -> None:
     """RULES §6: one wait flower on a sole wait; 压绝 in its place when the winner ponged the tile."""
@@ -191,7 +200,7 @@ def test_quanqiu_exactly_when_all_four_sets_are_melded(hand: Hand, hard: int, pr
 # ---- totals -------------------------------------------------------------------------------------
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(winning_hands, flags, st.sampled_from(PRESET_NAMES))
 def test_one_more_hard_flower_adds_exactly_its_value(hand: Hand, win_flags: WinFlags, preset: str) -> None:
     """RULES §6-§7: above the limit, a hard flower adds 砸 × its value (chengbei 兜底翻: ×2 more)."""
@@ -304,7 +313,7 @@ def test_chips_a_player_pays_only_what_he_has(hand: Hand, hard: int, winner: int
 # ---- the optimized scorer against the straightforward one ---------------------------------------
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(winning_hands, flags, st.sampled_from(PRESET_NAMES))
 def test_the_fast_scorer_agrees_with_the_reference_scorer(hand: Hand, win_flags: WinFlags, preset: str) -> None:
     assert score_hand(hand, win_flags, PRESETS[preset]) == reference_score_hand(hand, win_flags, PRESETS[preset])
@@ -337,7 +346,7 @@ def impossible_at_a_fresh_table(flags: WinFlags, winner: int, self_draw: bool, m
     )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(winning_hands, every_flag, st.sampled_from(PRESET_NAMES), st.integers(0, 3), st.integers(0, 3))
 def test_impossible_claims_are_refused_and_possible_ones_are_not(
     hand: Hand, win_flags: WinFlags, preset: str, winner: int, discarder: int
