@@ -103,3 +103,26 @@ async def test_jinyuanzi_summary_gives_the_biggest_hand_in_flowers_not_chips(tab
     summary = await table.say("/summary")
     assert "biggest hand 46 flowers (missing suit, concealed hand)" in summary
     assert "chips (" not in summary.split("biggest hand", 1)[1].split(",", 1)[0]
+
+
+async def test_a_flag_alone_is_a_whole_win_not_a_guided_flow(table: Table) -> None:
+    table.default_speaker = "甲"
+    await table.play("开局 甲 乙 丙 丁\n甲: 暗杠 3m")
+    out = await table.say("甲: 杠上开花 花4")
+    # 杠开 is drawn by the winner: 20 + 2 × (4 hard + 暗杠 2) + 门清 20 + 大杠开花 40 = 92 from each;
+    # with the 暗杠's 3 from each: 甲 9 + 3 × 92 = 285, each other −3 − 92 = −95
+    assert "谁胡了" not in out and "合计 92 花" in out
+    assert await table.balances() == {"甲": 285, "乙": -95, "丙": -95, "丁": -95}
+
+
+async def test_a_flower_count_alone_asks_whose_discard_instead_of_forgetting_it(table: Table) -> None:
+    table.default_speaker = "甲"
+    await table.say("开局 甲 乙 丙 丁")
+    out = await table.say("乙: 胡 花4")
+    assert "谁放的炮" in out and "谁胡了" not in out
+
+
+async def test_bare_hu_still_opens_the_guided_flow(table: Table) -> None:
+    table.default_speaker = "甲"
+    await table.say("开局 甲 乙 丙 丁")
+    assert "谁胡了" in await table.say("乙: 胡")

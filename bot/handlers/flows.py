@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 
 from bot.commands import Command
 from bot.handlers.common import Context, Refusal, explained, readable, recording_night
-from bot.handlers.table_events import gang, hu, penalty, win_event
+from bot.handlers.table_events import gang, hu, is_bare_hu, penalty, win_event
 from bot.ledger import PaymentRow
 from bot.night import PENDING_ID, Night
 from bot.replies import Choice, Reply, Response
@@ -294,7 +294,7 @@ async def guided_hu(context: Context) -> Response:
     command = context.command
     if command.word and command.word.startswith("~"):
         return await hu_flow(context, command.word)
-    if not command.names and not command.self_draw and not command.hand_text and not command.declared:
+    if is_bare_hu(command):
         return await hu_flow(context, None)
     return await hu(context)
 

@@ -128,11 +128,15 @@ def penalty_event(context: Context, command: Command) -> Penalty:
     return Penalty(kind, offender, command.amount)
 
 
+# a win these flags describe is drawn by the winner (杠上开花, 补花胡, 天胡): the flag alone says 自摸
+SELF_DRAWN_FLAGS = frozenset({"after_gang", "after_flower", "heavenly"})
+
+
 def win_event(context: Context, command: Command, state: TableState) -> Win:
     robbing = "robbing_gang" in command.flags
     names = list(command.names)
     discarder: int | None
-    if command.self_draw and not robbing:
+    if (command.self_draw or command.flags & SELF_DRAWN_FLAGS) and not robbing:
         winners = [resolve(context.seats, n) for n in names] or [actor(context, ())]
         discarder = None
     else:
@@ -227,10 +231,17 @@ async def draw(context: Context) -> Response:
     return await record(context, Draw())
 
 
+def is_bare_hu(command: Command) -> bool:
+    """`/hu` with nothing after it (the guided flow starts); a flag or a flower count alone is a win typed
+    (`杠上开花 花4`), never dropped for a flow that would forget it."""
+    said = command.names or command.self_draw or command.hand_text or command.declared or command.flags
+    return not said and not command.soft and command.flowers is None
+
+
 async def hu(context: Context) -> Response:
     night = recording_night(context)
     command = context.command
-    if not command.names and not command.self_draw and not command.hand_text and not command.declared:
+    if is_bare_hu(command):
         me = seat_of(context.seats, context.incoming.speaker)
         choices = (Choice(Reply("button.self_draw"), "/hu self"), *choices_for(context, "hu", me))
         return ask(context, Reply("hu.how"), choices)
