@@ -143,7 +143,7 @@ async def big_night(folder: Path) -> None:
         first = (await timed(referee, "/score", 1))[0]
         warm = await timed(referee, "/score", 20)
         print(
-            f"  restart {run + 1}: first /score {first:.0f} ms (from the newest checkpoint),"
+            f"  restart {run + 1}: first /score {first:.0f} ms (the newest checkpoint's head and the events after it),"
             f" then p50 {statistics.median(warm):.2f} ms"
         )
         await ledger.close()
