@@ -10,7 +10,7 @@ from dataclasses import replace
 
 from bot.codec import event_kind
 from bot.commands import Command, parse
-from bot.handlers.common import Context, Refusal, board, breakdown, meld_conflict, readable, recording_night
+from bot.handlers.common import Context, Refusal, board, explained, meld_conflict, readable, recording_night
 from bot.handlers.table_events import (
     REVERSIBLE,
     flower_gang_event,
@@ -166,5 +166,5 @@ async def fix(context: Context) -> Response:
     replies = [Reply("fix.done", {"id": corrected.event_id, "target": target.id, "text": context.command.word})]
     played = corrected.replacement
     if played is not None:
-        replies.extend(breakdown(night.seats[w].name, s.items, s.total) for w, s in played.scores)
+        replies.extend(explained(played, night.seats))  # with its 比下胡 / 垒宝塔 lines: the changes follow from them
     return respond(context, night, replies + correction_replies(night, corrected))
