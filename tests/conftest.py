@@ -8,6 +8,7 @@ from hypothesis import settings
 
 from bot.ledger import Ledger
 from bot.service import Referee
+from tests.fake_telegram import FakeTelegram
 from tests.harness import Table
 
 # Property tests are deterministic (the same examples on every run and machine) and never timed.
@@ -30,3 +31,12 @@ def referee(ledger: Ledger, tmp_path: Path) -> Referee:
 @pytest.fixture
 def table(referee: Referee) -> Table:
     return Table(referee, "group-1")
+
+
+@pytest.fixture
+async def fake() -> AsyncIterator[FakeTelegram]:
+    """A fake Telegram Bot API server on 127.0.0.1, up for the test and stopped after it."""
+    server = FakeTelegram()
+    await server.start()
+    yield server
+    await server.stop()

@@ -4,22 +4,18 @@ share = 10 + Σ patterns + 2 × (hard + soft); every payment ×2 (天胡 excepte
 Seats: A=0 (East, first dealer), B=1, C=2, D=3.
 """
 
-from collections import Counter
-
 import pytest
 
 from engine.errors import EngineError
 from engine.hand import MeldKind
 from engine.notation import parse_hand_parts
 from engine.preset import load_preset
-from engine.settlement import Payment
 from engine.table import (
     Draw,
     FlowerGang,
     FourWinds,
     Gang,
     Notice,
-    Outcome,
     Penalty,
     Pong,
     RangeMark,
@@ -33,6 +29,7 @@ from engine.table import (
 from engine.tiles import suited, wind
 from engine.units import WinFlags
 from tests.helpers import items, score
+from tests.table_play import hu, net, net_of_all, run
 
 A, B, C, D = range(4)
 CK = "changkaitou"
@@ -46,39 +43,6 @@ def ck(hand: str, **flags: object):  # type: ignore[no-untyped-def]
 
 def table() -> TableState:
     return new_table(load_preset(CK))
-
-
-def hu(winner: int, hand: str, discarder: int | None = None, **flags: object) -> Win:
-    concealed, melds, winning = parse_hand_parts(hand)
-    values = WinFlags(self_draw=discarder is None or bool(flags.get("robbing_gang")), **flags)  # type: ignore[arg-type]
-    return Win((WinInput(winner, values, concealed, melds, winning),), discarder)
-
-
-def net(payments: tuple[Payment, ...]) -> dict[int, int]:
-    balance: Counter[int] = Counter()
-    for p in payments:
-        balance[p.payer] -= p.amount
-        balance[p.payee] += p.amount
-    return {seat: balance[seat] for seat in range(4)}
-
-
-def run(state: TableState, *events: object) -> Outcome:
-    outcome: Outcome | None = None
-    for event in events:
-        outcome = apply(state, event)  # type: ignore[arg-type]
-        state = outcome.state
-    assert outcome is not None
-    return outcome
-
-
-def net_of_all(state: TableState, *events: object) -> dict[int, int]:
-    """The net of every payment of a run of events."""
-    totals: Counter[int] = Counter()
-    for event in events:
-        outcome = apply(state, event)  # type: ignore[arg-type]
-        state = outcome.state
-        totals.update(net(outcome.payments))
-    return {seat: totals[seat] for seat in range(4)}
 
 
 # ---- every hand is 比下胡, no 垒宝塔 --------------------------------------------------------------

@@ -7,7 +7,6 @@ API (PTB's real HTTP stack). A `/command` in the wrong form, by contrast, always
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -125,14 +124,6 @@ async def test_the_same_words_spoken_exactly_are_recorded(table: Table) -> None:
     await table.say("王五: 李四 杠 赵六 5s")  # the actor's name first
     # 花杠: 6 from each other to 李四; 杠: 赵六 pays 李四 6
     assert await table.balances() == {"张三": -6, "李四": 18 + 6, "王五": -6, "赵六": -6 - 6}
-
-
-@pytest.fixture
-async def fake() -> AsyncIterator[FakeTelegram]:
-    server = FakeTelegram()
-    await server.start()
-    yield server
-    await server.stop()
 
 
 def event_count(db: Path) -> int:

@@ -8,7 +8,6 @@ Seats: A=0 (East, the first dealer), B=1, C=2, D=3.
 from __future__ import annotations
 
 import json
-from collections import Counter
 
 import pytest
 
@@ -16,13 +15,11 @@ from engine.claims import ClaimRefused
 from engine.cli import main
 from engine.errors import EngineError
 from engine.hand import MeldKind
-from engine.notation import parse_hand_parts
-from engine.preset import load_preset
-from engine.settlement import Payment
-from engine.table import FlowerGang, Gang, Outcome, Pong, TableState, Win, WinInput, apply, new_table
+from engine.table import FlowerGang, Gang, Pong, TableState, Win, WinInput, apply
 from engine.tiles import suited, wind
 from engine.units import WinFlags
 from tests.harness import Table
+from tests.table_play import fresh, hu, net, run, win_flags
 
 A, B, C, D = range(4)
 EXAMPLE_1 = "123m 456m 789m 234p 5p +5p"  # menqing, 46 self-drawn with 2 hard flowers
@@ -91,36 +88,9 @@ def test_more_than_20_or_negative_hard_flowers_is_bad_input(capsys: pytest.Captu
 # ---- the table -----------------------------------------------------------------------------------
 
 
-def fresh(preset: str = "nanjing") -> TableState:
-    return new_table(load_preset(preset))
-
-
-def hu(winner: int, hand: str, discarder: int | None = None, **flags: object) -> Win:
-    concealed, melds, winning = parse_hand_parts(hand)
-    values = WinFlags(self_draw=discarder is None or bool(flags.get("robbing_gang")), **flags)  # type: ignore[arg-type]
-    return Win((WinInput(winner, values, concealed, melds, winning),), discarder)
-
-
 def declared(winner: int, keys: tuple[str, ...], discarder: int | None = None, **flags: object) -> Win:
-    values = WinFlags(self_draw=discarder is None or bool(flags.get("robbing_gang")), **flags)  # type: ignore[arg-type]
+    values = WinFlags(**win_flags(discarder, **flags))  # type: ignore[arg-type]
     return Win((WinInput(winner, values, declared=keys),), discarder)
-
-
-def run(state: TableState, *events: object) -> Outcome:
-    outcome: Outcome | None = None
-    for event in events:
-        outcome = apply(state, event)  # type: ignore[arg-type]
-        state = outcome.state
-    assert outcome is not None
-    return outcome
-
-
-def net(payments: tuple[Payment, ...]) -> dict[int, int]:
-    balance: Counter[int] = Counter()
-    for p in payments:
-        balance[p.payer] -= p.amount
-        balance[p.payee] += p.amount
-    return {seat: balance[seat] for seat in range(4)}
 
 
 def refused(state: TableState, event: Win) -> str:

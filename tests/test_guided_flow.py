@@ -12,7 +12,7 @@ from bot.service import Referee
 from locales import Translator
 from tests.fake_telegram import Call, FakeTelegram
 from tests.harness import Table
-from tests.test_telegram import ALICE, BOB, CAROL, Running, balances, buttons, fake  # noqa: F401 (fixture)
+from tests.test_telegram import ALICE, BOB, CAROL, Running, balances, buttons
 
 NEW = "/new @alice @bob @carol @dave preset=nanjing"
 STALE = Translator("zh-Hans").t("button.stale")
@@ -40,7 +40,7 @@ def referee(bot: Running) -> Referee:
     return bot.front.referee
 
 
-async def test_a_discard_win_in_taps(fake: FakeTelegram, tmp_path: Path) -> None:  # noqa: F811
+async def test_a_discard_win_in_taps(fake: FakeTelegram, tmp_path: Path) -> None:
     db = tmp_path / "tg.sqlite3"
     async with Running(fake, db) as bot:
         await bot.say(ALICE, NEW)
@@ -63,7 +63,7 @@ async def test_a_discard_win_in_taps(fake: FakeTelegram, tmp_path: Path) -> None
         assert await balances(db) == [0, 48, -48, 0]
 
 
-async def test_a_self_draw_in_taps(fake: FakeTelegram, tmp_path: Path) -> None:  # noqa: F811
+async def test_a_self_draw_in_taps(fake: FakeTelegram, tmp_path: Path) -> None:
     db = tmp_path / "tg.sqlite3"
     async with Running(fake, db) as bot:
         await bot.say(ALICE, NEW)
@@ -77,7 +77,7 @@ async def test_a_self_draw_in_taps(fake: FakeTelegram, tmp_path: Path) -> None: 
         assert await balances(db) == [-44, 132, -44, -44]
 
 
-async def test_a_pattern_win_with_back(fake: FakeTelegram, tmp_path: Path) -> None:  # noqa: F811
+async def test_a_pattern_win_with_back(fake: FakeTelegram, tmp_path: Path) -> None:
     db = tmp_path / "tg.sqlite3"
     async with Running(fake, db) as bot:
         await bot.say(ALICE, NEW)
@@ -96,7 +96,7 @@ async def test_a_pattern_win_with_back(fake: FakeTelegram, tmp_path: Path) -> No
         assert await balances(db) == [0, 146, -146, 0]
 
 
-async def test_a_stale_flow_records_nothing(fake: FakeTelegram, tmp_path: Path) -> None:  # noqa: F811
+async def test_a_stale_flow_records_nothing(fake: FakeTelegram, tmp_path: Path) -> None:
     db = tmp_path / "tg.sqlite3"
     async with Running(fake, db) as bot:
         await bot.say(ALICE, NEW)
@@ -112,7 +112,7 @@ async def test_a_stale_flow_records_nothing(fake: FakeTelegram, tmp_path: Path) 
         assert await balances(db) == [0, 0, 0, 0]
 
 
-async def test_an_expired_flow_records_nothing(fake: FakeTelegram, tmp_path: Path) -> None:  # noqa: F811
+async def test_an_expired_flow_records_nothing(fake: FakeTelegram, tmp_path: Path) -> None:
     db = tmp_path / "tg.sqlite3"
     async with Running(fake, db) as bot:
         await bot.say(ALICE, NEW)
@@ -123,7 +123,7 @@ async def test_an_expired_flow_records_nothing(fake: FakeTelegram, tmp_path: Pat
         assert await balances(db) == [0, 0, 0, 0]
 
 
-async def test_gang_and_penalty_in_taps(fake: FakeTelegram, tmp_path: Path) -> None:  # noqa: F811
+async def test_gang_and_penalty_in_taps(fake: FakeTelegram, tmp_path: Path) -> None:
     db = tmp_path / "tg.sqlite3"
     async with Running(fake, db) as bot:
         await bot.say(ALICE, NEW)

@@ -6,49 +6,17 @@ Seats: A=0 (East, the first dealer), B=1, C=2, D=3.
 
 from __future__ import annotations
 
-from collections import Counter
-
 import pytest
 
 from engine.errors import EngineError
-from engine.notation import parse_hand_parts
-from engine.preset import load_preset
-from engine.settlement import Payment
-from engine.table import Outcome, Penalty, TableState, Win, WinInput, WinRefused, apply, new_table
-from engine.units import WinFlags
+from engine.table import Penalty, WinRefused, apply
 from tests.harness import Table
 from tests.helpers import items, score
+from tests.table_play import fresh, hu, net, run
 
 A, B, C, D = range(4)
 EXAMPLE_1 = "123m 456m 789m 234p 5p +5p"
 EXAMPLE_2 = "11p 567s 79s [EEE] [444p] +8s"
-
-
-def fresh(preset: str) -> TableState:
-    return new_table(load_preset(preset))
-
-
-def hu(winner: int, hand: str, discarder: int | None = None, **flags: object) -> Win:
-    concealed, melds, winning = parse_hand_parts(hand)
-    values = WinFlags(self_draw=discarder is None, **flags)  # type: ignore[arg-type]
-    return Win((WinInput(winner, values, concealed, melds, winning),), discarder)
-
-
-def net(payments: tuple[Payment, ...]) -> dict[int, int]:
-    balance: Counter[int] = Counter()
-    for p in payments:
-        balance[p.payer] -= p.amount
-        balance[p.payee] += p.amount
-    return {seat: balance[seat] for seat in range(4)}
-
-
-def run(state: TableState, *events: object) -> Outcome:
-    outcome: Outcome | None = None
-    for event in events:
-        outcome = apply(state, event)  # type: ignore[arg-type]
-        state = outcome.state
-    assert outcome is not None
-    return outcome
 
 
 # ---- nanjing-6 wind gangs (002 "風杠：明杠算2個軟花、暗杠算3個軟花") ------------------------------------

@@ -3,20 +3,16 @@
 Seats: A=0 (East, first dealer), B=1, C=2, D=3.
 """
 
-from collections import Counter
-
 import pytest
 
 from engine.errors import EngineError
 from engine.hand import MeldKind
 from engine.notation import parse_hand_parts
-from engine.preset import load_preset, load_preset_text
-from engine.settlement import Payment
+from engine.preset import load_preset_text
 from engine.table import (
     Draw,
     FlowerGang,
     Gang,
-    Outcome,
     Penalty,
     Pong,
     TableState,
@@ -28,6 +24,7 @@ from engine.table import (
 )
 from engine.tiles import suited, wind
 from engine.units import WinFlags
+from tests.table_play import fresh, hu, net, run
 
 A, B, C, D = range(4)
 EXAMPLE_1 = "123m 456m 789m 234p 5p +5p"  # 46 self-drawn with 2 hard flowers (menqing)
@@ -35,86 +32,59 @@ EXAMPLE_2 = "11p 567s 79s [EEE] [444p] +8s"  # 34 with 4 hard flowers
 ROBBER = "123m 456m 789m 34p 99p +5p"  # 46 with 2 hard flowers, as EXAMPLE_1, holding one 5p only
 
 
-def table(preset: str = "nanjing") -> TableState:
-    return new_table(load_preset(preset))
-
-
-def hu(winner: int, hand: str, discarder: int | None = None, **flags: object) -> Win:
-    concealed, melds, winning = parse_hand_parts(hand)
-    flag_values = WinFlags(self_draw=discarder is None or bool(flags.get("robbing_gang")), **flags)  # type: ignore[arg-type]
-    return Win((WinInput(winner, flag_values, concealed, melds, winning),), discarder)
-
-
-def net(payments: tuple[Payment, ...]) -> dict[int, int]:
-    balance: Counter[int] = Counter()
-    for p in payments:
-        balance[p.payer] -= p.amount
-        balance[p.payee] += p.amount
-    return {seat: balance[seat] for seat in range(4)}
-
-
-def run(state: TableState, *events: object) -> Outcome:
-    outcome: Outcome | None = None
-    for event in events:
-        outcome = apply(state, event)  # type: ignore[arg-type]
-        state = outcome.state
-    assert outcome is not None
-    return outcome
-
-
 # ---- instant payments 现场汇 -------------------------------------------------------------------
 
 
 def test_exposed_gang_the_feeder_pays_6() -> None:
-    assert net(apply(table(), Gang(A, MeldKind.EXPOSED_GANG, B)).payments) == {A: 6, B: -6, C: 0, D: 0}
+    assert net(apply(fresh(), Gang(A, MeldKind.EXPOSED_GANG, B)).payments) == {A: 6, B: -6, C: 0, D: 0}
 
 
 def test_added_gang_the_pongs_feeder_pays_6() -> None:
-    outcome = run(table(), Pong(A, C, suited(7, 1)), Gang(A, MeldKind.ADDED_GANG, None, suited(7, 1)))
+    outcome = run(fresh(), Pong(A, C, suited(7, 1)), Gang(A, MeldKind.ADDED_GANG, None, suited(7, 1)))
     assert net(outcome.payments) == {A: 6, B: 0, C: -6, D: 0}
 
 
 def test_added_gang_needs_a_pong() -> None:
     with pytest.raises(EngineError) as caught:
-        apply(table(), Gang(A, MeldKind.ADDED_GANG))
+        apply(fresh(), Gang(A, MeldKind.ADDED_GANG))
     assert caught.value.key == "gang.no_pong"
 
 
 def test_concealed_gang_each_other_pays_3() -> None:
-    assert net(apply(table(), Gang(A, MeldKind.CONCEALED_GANG)).payments) == {A: 9, B: -3, C: -3, D: -3}
+    assert net(apply(fresh(), Gang(A, MeldKind.CONCEALED_GANG)).payments) == {A: 9, B: -3, C: -3, D: -3}
 
 
 def test_flower_gang_each_other_pays_6() -> None:
-    assert net(apply(table(), FlowerGang(B)).payments) == {A: -6, B: 18, C: -6, D: -6}
+    assert net(apply(fresh(), FlowerGang(B)).payments) == {A: -6, B: 18, C: -6, D: -6}
 
 
 def test_follow_penalty_first_discarder_pays_each_other_10() -> None:
-    assert net(apply(table(), Penalty("penalty_follow", C)).payments) == {A: 10, B: 10, C: -30, D: 10}
+    assert net(apply(fresh(), Penalty("penalty_follow", C)).payments) == {A: 10, B: 10, C: -30, D: 10}
 
 
 def test_four_penalty_pays_each_other_10_and_6_in_nanjing_6() -> None:
-    assert net(apply(table(), Penalty("penalty_four", D)).payments)[D] == -30
-    assert net(apply(table("nanjing-6"), Penalty("penalty_four", D)).payments)[D] == -18
+    assert net(apply(fresh(), Penalty("penalty_four", D)).payments)[D] == -30
+    assert net(apply(fresh("nanjing-6"), Penalty("penalty_four", D)).payments)[D] == -18
 
 
 def test_custom_penalty_as_typed() -> None:
-    assert net(apply(table(), Penalty("penalty_custom", B, 50)).payments)[B] == -150
+    assert net(apply(fresh(), Penalty("penalty_custom", B, 50)).payments)[B] == -150
 
 
 def test_nanjing_20_gangs_cost_20() -> None:
-    assert net(apply(table("nanjing-20"), Gang(A, MeldKind.EXPOSED_GANG, B)).payments)[B] == -20
-    assert net(apply(table("nanjing-20"), FlowerGang(A)).payments)[A] == 60
+    assert net(apply(fresh("nanjing-20"), Gang(A, MeldKind.EXPOSED_GANG, B)).payments)[B] == -20
+    assert net(apply(fresh("nanjing-20"), FlowerGang(A)).payments)[A] == 60
 
 
 def test_app_gang_money() -> None:
-    assert net(apply(table("app"), Gang(A, MeldKind.EXPOSED_GANG, B)).payments)[A] == 15
-    added = run(table("app"), Pong(A, C), Gang(A, MeldKind.ADDED_GANG))
+    assert net(apply(fresh("app"), Gang(A, MeldKind.EXPOSED_GANG, B)).payments)[A] == 15
+    added = run(fresh("app"), Pong(A, C), Gang(A, MeldKind.ADDED_GANG))
     assert net(added.payments) == {A: 15, B: -5, C: -5, D: -5}
-    assert net(apply(table("app"), Gang(A, MeldKind.CONCEALED_GANG)).payments)[A] == 60
+    assert net(apply(fresh("app"), Gang(A, MeldKind.CONCEALED_GANG)).payments)[A] == 60
 
 
 def test_jinyuanzi_gangs_and_penalties_cost_nothing_but_double_the_next_hand() -> None:
-    outcome = run(table("jinyuanzi"), Penalty("penalty_follow", B), Draw())
+    outcome = run(fresh("jinyuanzi"), Penalty("penalty_follow", B), Draw())
     assert outcome.payments == () and outcome.state.doubled
 
 
@@ -122,17 +92,17 @@ def test_jinyuanzi_gangs_and_penalties_cost_nothing_but_double_the_next_hand() -
 
 
 def test_discard_win_the_discarder_pays_the_total() -> None:
-    outcome = run(table(), Pong(B, C), Pong(B, D), hu(B, EXAMPLE_2, C, hard_flowers=4))
+    outcome = run(fresh(), Pong(B, C), Pong(B, D), hu(B, EXAMPLE_2, C, hard_flowers=4))
     assert net(outcome.payments) == {A: 0, B: 34, C: -34, D: 0}
 
 
 def test_self_draw_each_other_pays_the_total() -> None:
-    assert net(apply(table(), hu(D, EXAMPLE_1, None, hard_flowers=2)).payments) == {A: -46, B: -46, C: -46, D: 138}
+    assert net(apply(fresh(), hu(D, EXAMPLE_1, None, hard_flowers=2)).payments) == {A: -46, B: -46, C: -46, D: 138}
 
 
 def test_refused_win_changes_nothing() -> None:
     with pytest.raises(WinRefused) as caught:
-        apply(table(), hu(B, EXAMPLE_2, C, hard_flowers=3))
+        apply(fresh(), hu(B, EXAMPLE_2, C, hard_flowers=3))
     assert caught.value.key == "win.below_limit"
 
 
@@ -144,13 +114,13 @@ def test_several_winners_on_one_discard_each_paid_by_the_discarder() -> None:
         ),
         C,
     )
-    outcome = apply(table(), both)
+    outcome = apply(fresh(), both)
     assert net(outcome.payments) == {A: 0, B: 34, C: -(34 + 46), D: 46}
     assert outcome.state.doubled  # 一炮多响 triggers 比下胡
 
 
 def test_robbing_an_added_gang_the_robbed_pays_three_shares_and_gets_no_gang_money() -> None:
-    before = run(table(), Pong(C, A, suited(5, 1)), Gang(C, MeldKind.ADDED_GANG, None, suited(5, 1)))
+    before = run(fresh(), Pong(C, A, suited(5, 1)), Gang(C, MeldKind.ADDED_GANG, None, suited(5, 1)))
     assert net(before.payments)[C] == 6
     # D waits 2p/5p and robs C's 5p: 20 + 2×(2 + 缺一 1) + 门清 20 = 46, C pays three shares (138)
     # (D holds no other 5p: C's pong and gang have the other three)
@@ -160,7 +130,7 @@ def test_robbing_an_added_gang_the_robbed_pays_three_shares_and_gets_no_gang_mon
 
 def test_dagangkai_after_an_exposed_gang_the_feeder_pays_three_shares() -> None:
     outcome = run(
-        table(),
+        fresh(),
         Gang(D, MeldKind.EXPOSED_GANG, B, suited(2, 1)),
         hu(D, "123m 456m 789m 5p +5p", None, hard_flowers=1, after_gang=True),
     )
@@ -169,7 +139,7 @@ def test_dagangkai_after_an_exposed_gang_the_feeder_pays_three_shares() -> None:
 
 def test_dagangkai_after_a_concealed_gang_is_an_ordinary_self_draw() -> None:
     outcome = run(
-        table(),
+        fresh(),
         Gang(D, MeldKind.CONCEALED_GANG, None, suited(2, 1)),
         hu(D, "123m 456m 789m 5p +5p", None, hard_flowers=1, after_gang=True),
     )
@@ -178,19 +148,19 @@ def test_dagangkai_after_a_concealed_gang_is_an_ordinary_self_draw() -> None:
 
 def test_kuaizhao_three_mouths_from_one_feeder_makes_them_liable_for_all_pongs() -> None:
     # C fed B three pongs; B wins 对对胡 on D's discard: C pays instead of D.
-    state = run(table(), Pong(B, C, suited(1, 0)), Pong(B, C, suited(2, 1)), Pong(B, C, wind(0))).state
+    state = run(fresh(), Pong(B, C, suited(1, 0)), Pong(B, C, suited(2, 1)), Pong(B, C, wind(0))).state
     outcome = apply(state, hu(B, "999s 5p [111m] [222p] [EEE] +5p", D, hard_flowers=1))
     # 对对胡 40; soft: hard 1 + 风碰 1; all three suits: 20 + 2×2 + 40 = 64, one share, from C.
     assert net(outcome.payments) == {A: 0, B: 64, C: -64, D: 0}
 
 
 def test_kuaizhao_notice_on_the_third_mouth() -> None:
-    outcome = run(table(), Pong(B, C), Pong(B, C), Pong(B, C))
+    outcome = run(fresh(), Pong(B, C), Pong(B, C), Pong(B, C))
     assert [n.key for n in outcome.notices] == ["table.kuaizhao"]
 
 
 def test_kuaizhao_self_draw_the_feeder_pays_three_shares() -> None:
-    state = run(table(), Pong(B, C, suited(1, 0)), Pong(B, C, suited(2, 1)), Pong(B, C, wind(0))).state
+    state = run(fresh(), Pong(B, C, suited(1, 0)), Pong(B, C, suited(2, 1)), Pong(B, C, wind(0))).state
     outcome = apply(state, hu(B, "999s 5p [111m] [222p] [EEE] +5p", None, hard_flowers=1))
     # 64 as above; C pays the three shares: 192.
     assert net(outcome.payments) == {A: 0, B: 192, C: -192, D: 0}
@@ -198,7 +168,7 @@ def test_kuaizhao_self_draw_the_feeder_pays_three_shares() -> None:
 
 def test_qingyise_three_mouths_the_feeder_of_the_fourth_pays() -> None:
     state = run(
-        table(), Pong(B, A, suited(1, 0)), Pong(B, C, suited(2, 0)), Pong(B, D, suited(3, 0)), Pong(B, A, suited(5, 0))
+        fresh(), Pong(B, A, suited(1, 0)), Pong(B, C, suited(2, 0)), Pong(B, D, suited(3, 0)), Pong(B, A, suited(5, 0))
     ).state
     outcome = apply(state, hu(B, "9m [111m] [222m] [333m] [555m] +9m", None, hard_flowers=1))
     # 清一色 60 + 对对胡 40 + 全球独钓 60, hard 1: 20 + 2 + 160 = 182; A fed the fourth: 3 × 182 = 546.
@@ -206,13 +176,13 @@ def test_qingyise_three_mouths_the_feeder_of_the_fourth_pays() -> None:
 
 
 def test_jinyuanzi_liability_is_the_fixed_50_chips() -> None:
-    state = run(table("jinyuanzi"), Pong(B, C, suited(1, 0)), Pong(B, C, suited(2, 1)), Pong(B, C, wind(0))).state
+    state = run(fresh("jinyuanzi"), Pong(B, C, suited(1, 0)), Pong(B, C, suited(2, 1)), Pong(B, C, wind(0))).state
     outcome = apply(state, hu(B, "999s 5p [111m] [222p] [EEE] +5p", D, hard_flowers=1))
     assert net(outcome.payments) == {A: 0, B: 50, C: -50, D: 0}
 
 
 def test_a_logged_meld_missing_from_the_typed_hand_is_a_conflict() -> None:
-    state = run(table(), Pong(B, C, wind(0))).state
+    state = run(fresh(), Pong(B, C, wind(0))).state
     with pytest.raises(EngineError) as caught:
         apply(state, hu(B, "11p 567s 79s [SSS] [444p] +8s", C, hard_flowers=4))
     assert caught.value.key == "win.logged_meld_missing" and caught.value.params["tile"] == "E"
@@ -221,7 +191,7 @@ def test_a_logged_meld_missing_from_the_typed_hand_is_a_conflict() -> None:
 def test_a_logged_pong_without_its_tile_matches_any_typed_pong_and_unlogged_melds_count() -> None:
     # README: B pongs C's discard (no tile logged), then wins on C's discard with [EEE] [444p] typed:
     # 跑 20 + 硬花 2×4 + 风碰 2 + 缺一门 2 + 压档 2 = 34, paid by C
-    state = run(table(), Pong(B, C)).state
+    state = run(fresh(), Pong(B, C)).state
     outcome = apply(state, hu(B, "11p 567s 79s [EEE] [444p] +8s", C, hard_flowers=4))
     assert net(outcome.payments) == {A: 0, B: 34, C: -34, D: 0}
 
@@ -231,23 +201,23 @@ def test_a_logged_pong_without_its_tile_matches_any_typed_pong_and_unlogged_meld
 
 def test_non_dealer_small_win_passes_the_deal() -> None:
     # B (not the dealer) wins 34 on C's discard: no 比下胡 trigger, so the deal passes to B.
-    outcome = run(table(), Pong(B, C), Pong(B, D), hu(B, EXAMPLE_2, C, hard_flowers=4))
+    outcome = run(fresh(), Pong(B, C), Pong(B, D), hu(B, EXAMPLE_2, C, hard_flowers=4))
     assert outcome.state.dealer == B and outcome.state.dealer_streak == 0 and not outcome.state.doubled
 
 
 def test_dealer_small_win_keeps_the_dealer_in_nanjing() -> None:
     # 002 庄家胡牌 is a 比下胡 trigger, and a trigger keeps the dealer: A stays, N = 1.
-    outcome = apply(table(), hu(A, EXAMPLE_1, B, hard_flowers=4))
+    outcome = apply(fresh(), hu(A, EXAMPLE_1, B, hard_flowers=4))
     assert outcome.state.dealer == A and outcome.state.dealer_streak == 1 and outcome.state.doubled
 
 
 def test_dealer_big_win_stays_and_the_next_hand_is_doubled() -> None:
-    outcome = apply(table(), hu(A, "123m 456m 78m 99m [111m] +9m", B, hard_flowers=1))
+    outcome = apply(fresh(), hu(A, "123m 456m 78m 99m [111m] +9m", B, hard_flowers=1))
     assert outcome.state.dealer == A and outcome.state.dealer_streak == 1 and outcome.state.doubled
 
 
 def test_draw_keeps_the_dealer_in_nanjing_and_doubles_the_next_hand() -> None:
-    outcome = apply(table(), Draw())
+    outcome = apply(fresh(), Draw())
     assert outcome.state.dealer == A and outcome.state.dealer_streak == 1
     assert outcome.state.doubled and outcome.state.hand_no == 2
 
@@ -269,7 +239,7 @@ BIG_HU = "123m 456m 78m 99m [111m] +9m"  # 清一色, a 大胡
 def test_nanjing_family_dealer_stays_exactly_on_a_bixiahu_trigger(
     preset: str, dealer_small: int, small_discard: int
 ) -> None:
-    state = table(preset)
+    state = fresh(preset)
     # hand 1: B's 大胡 (not the dealer) -> A stays, N = 1
     state = apply(state, hu(B, BIG_HU, C, hard_flowers=1)).state
     assert (state.dealer, state.dealer_streak, state.doubled) == (A, 1, True)
@@ -303,23 +273,23 @@ def test_nanjing_family_dealer_stays_exactly_on_a_bixiahu_trigger(
 
 def test_jinyuanzi_non_dealer_big_win_doubles_the_next_hand_but_passes_the_deal() -> None:
     # 003: 大胡 is a 比下胡 trigger, but only a dealer win, a draw or a 诈胡 keeps the dealer.
-    outcome = apply(table("jinyuanzi"), hu(B, BIG_HU, C, hard_flowers=1))
+    outcome = apply(fresh("jinyuanzi"), hu(B, BIG_HU, C, hard_flowers=1))
     assert outcome.state.dealer == B and outcome.state.dealer_streak == 0 and outcome.state.doubled
 
 
 def test_draw_keeps_the_dealer_in_jinyuanzi() -> None:
-    outcome = apply(table("jinyuanzi"), Draw())
+    outcome = apply(fresh("jinyuanzi"), Draw())
     assert outcome.state.dealer == A and outcome.state.dealer_streak == 1
 
 
 def test_everything_in_a_bixiahu_hand_is_doubled_gang_money_too() -> None:
-    state = apply(table(), Draw()).state
+    state = apply(fresh(), Draw()).state
     assert net(apply(state, Gang(A, MeldKind.EXPOSED_GANG, B)).payments)[A] == 12
 
 
 def test_doubling_does_not_stack() -> None:
     # three triggers, one ×2; they keep the dealer once: N = 1. D self-draws 46: (46 + 10×1) × 2 = 112 each.
-    state = run(table(), FlowerGang(A), Penalty("penalty_follow", B), Draw()).state
+    state = run(fresh(), FlowerGang(A), Penalty("penalty_follow", B), Draw()).state
     assert state.dealer_streak == 1
     assert net(apply(state, hu(D, EXAMPLE_1, None, hard_flowers=2)).payments)[D] == 3 * 112
 
@@ -327,26 +297,26 @@ def test_doubling_does_not_stack() -> None:
 def test_leibaota_counts_10_per_dealer_stay() -> None:
     # A stays twice with big wins; in the doubled hand A self-draws 46: (46 + 10×2) × 2 = 132 each.
     big = "123m 456m 78m 99m [111m] +9m"
-    state = run(table(), hu(A, big, B, hard_flowers=1), hu(A, big, C, hard_flowers=1)).state
+    state = run(fresh(), hu(A, big, B, hard_flowers=1), hu(A, big, C, hard_flowers=1)).state
     assert state.dealer_streak == 2 and state.doubled
     assert net(apply(state, hu(A, EXAMPLE_1, None, hard_flowers=2)).payments)[B] == -132
 
 
 def test_app_has_no_bixiahu_and_multiplies_self_draw() -> None:
-    outcome = apply(table("app"), hu(D, EXAMPLE_1, None, hard_flowers=2))
+    outcome = apply(fresh("app"), hu(D, EXAMPLE_1, None, hard_flowers=2))
     assert net(outcome.payments)[A] == -110 and not outcome.state.doubled
 
 
 def test_app_draw_refunds_the_hands_gang_money() -> None:
-    outcome = run(table("app"), Gang(A, MeldKind.CONCEALED_GANG), Draw())
+    outcome = run(fresh("app"), Gang(A, MeldKind.CONCEALED_GANG), Draw())
     assert net(outcome.payments) == {A: -60, B: 20, C: 20, D: 20}
 
 
 def test_jinyuanzi_chips_are_half_the_flowers() -> None:
     # §11.2 in jinyuanzi: 20 + 2×4 + 风刻 2 + 缺门 2 + 卡张 2 = 34 flowers = 17 chips; 5 hard: 36 = 18.
-    outcome = run(table("jinyuanzi"), Pong(B, C), Pong(B, D), hu(B, EXAMPLE_2, C, hard_flowers=4))
+    outcome = run(fresh("jinyuanzi"), Pong(B, C), Pong(B, D), hu(B, EXAMPLE_2, C, hard_flowers=4))
     assert net(outcome.payments)[B] == 17
-    outcome = run(table("jinyuanzi"), Pong(B, C), Pong(B, D), hu(B, EXAMPLE_2, C, hard_flowers=5))
+    outcome = run(fresh("jinyuanzi"), Pong(B, C), Pong(B, D), hu(B, EXAMPLE_2, C, hard_flowers=5))
     assert net(outcome.payments)[B] == 18
 
 
@@ -359,7 +329,7 @@ def test_chips_round_an_exact_half_up() -> None:
 
 
 def test_jinyuanzi_a_bust_player_pays_only_what_is_left() -> None:
-    state = table("jinyuanzi")
+    state = fresh("jinyuanzi")
     state = TableState(**{**state.__dict__, "chips": (95, 95, 5, 95)})
     outcome = run(state, Pong(B, C), Pong(B, D), hu(B, EXAMPLE_2, C, hard_flowers=4))
     assert net(outcome.payments)[C] == -5
@@ -367,7 +337,7 @@ def test_jinyuanzi_a_bust_player_pays_only_what_is_left() -> None:
 
 
 def test_jinyuanzi_winning_from_a_bust_player_is_refused() -> None:
-    state = table("jinyuanzi")
+    state = fresh("jinyuanzi")
     state = TableState(**{**state.__dict__, "chips": (95, 95, 0, 95)})
     with pytest.raises(EngineError) as caught:
         apply(state, hu(B, EXAMPLE_1, C, hard_flowers=4))
@@ -375,16 +345,16 @@ def test_jinyuanzi_winning_from_a_bust_player_is_refused() -> None:
 
 
 def test_jinyuanzi_tianhu_takes_every_remaining_chip() -> None:
-    outcome = apply(table("jinyuanzi"), hu(A, EXAMPLE_1, None, hard_flowers=2, heavenly=True))
+    outcome = apply(fresh("jinyuanzi"), hu(A, EXAMPLE_1, None, hard_flowers=2, heavenly=True))
     assert net(outcome.payments) == {A: 285, B: -95, C: -95, D: -95}
 
 
 def test_false_win_in_jinyuanzi_costs_10_chips_each_and_the_dealer_stays() -> None:
-    outcome = apply(table("jinyuanzi"), Penalty("false_win", B))
+    outcome = apply(fresh("jinyuanzi"), Penalty("false_win", B))
     assert net(outcome.payments)[B] == -30 and outcome.state.dealer == A and outcome.state.hand_no == 2
 
 
 @pytest.mark.parametrize("event", [Pong(A, A), Gang(A, MeldKind.EXPOSED_GANG, A), Pong(5, A)])
 def test_illegal_events_raise(event: object) -> None:
     with pytest.raises(EngineError):
-        apply(table(), event)  # type: ignore[arg-type]
+        apply(fresh(), event)  # type: ignore[arg-type]

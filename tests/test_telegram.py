@@ -7,7 +7,6 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -20,14 +19,6 @@ from tests.fake_telegram import FakeTelegram, user
 
 GROUP, OTHER_GROUP = -100111, -100222
 ALICE, BOB, CAROL, DAVE, EVE = (user(i, n) for i, n in enumerate(("Alice", "Bob", "Carol", "Dave", "Eve"), start=1))
-
-
-@pytest.fixture
-async def fake() -> AsyncIterator[FakeTelegram]:
-    server = FakeTelegram()
-    await server.start()
-    yield server
-    await server.stop()
 
 
 class Running:

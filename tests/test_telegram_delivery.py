@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import time
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -27,14 +26,6 @@ from tests.test_telegram import ALICE, BOB, CAROL, DAVE, EVE, GROUP, OTHER_GROUP
 
 FAST = RetryPolicy(attempts=6, first_backoff=0.05, late_note_pause=0.2, late_note_attempts=5)
 NEW = "/new @alice @bob @carol @dave"
-
-
-@pytest.fixture
-async def fake() -> AsyncIterator[FakeTelegram]:
-    server = FakeTelegram()
-    await server.start()
-    yield server
-    await server.stop()
 
 
 def recorded(db: Path, kind: str, chat: str = f"tg:{GROUP}") -> int:

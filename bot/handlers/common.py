@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bot.commands import Command
-from bot.ledger import Seat
+from bot.ledger import PaymentRow, Seat
 from bot.night import Line, Night, Nights, Played, Recorded
 from bot.replies import Choice, Joined, Reply, Response
 from bot.seating import Speaker, may_record, player_list, resolve, seat_of
@@ -212,17 +212,17 @@ def explained(played: Played, seats: Sequence[Seat]) -> list[Reply]:
     return replies
 
 
-def recorded_response(context: Context, night: Night, recorded: Recorded) -> Response:
-    played = recorded.played
-    replies: list[Reply] = [
-        Reply("event.recorded", {"id": recorded.event_id, "what": describe(played.event, night.seats)})
-    ]
+def played_lines(night: Night, event_id: int, played: Played, payments: Sequence[PaymentRow]) -> list[Reply]:
+    """What a recorded event did: the line as recorded, how a win was scored, who paid whom, the notices."""
+    replies = [Reply("event.recorded", {"id": event_id, "what": describe(played.event, night.seats)})]
     replies.extend(explained(played, night.seats))
-    replies.extend(payment_lines(recorded.payments, night.seats, night.preset))
+    replies.extend(payment_lines(payments, night.seats, night.preset))
     replies.extend(Reply(n.key, readable(n.params, night.seats)) for n in played.notices)
-    if isinstance(played.event, Win):
-        doubled = Reply("hand.doubled_mark") if played.doubled else ""
-        replies.append(Reply("win.in_hand", {"hand": played.hand_no, "doubled": doubled}))
+    return replies
+
+
+def recorded_reply(context: Context, night: Night, replies: Sequence[Reply], moved_money: bool = True) -> Response:
+    """The reply to something now in the ledger, with the night's board after it."""
     return Response(
         tuple(replies),
         context.language,
@@ -230,5 +230,14 @@ def recorded_response(context: Context, night: Night, recorded: Recorded) -> Res
         night_id=night.id,
         hand_no=night.state.hand_no,
         scoreboard=board(night),
-        moved_money=bool(recorded.payments),
+        moved_money=moved_money,
     )
+
+
+def recorded_response(context: Context, night: Night, recorded: Recorded) -> Response:
+    played = recorded.played
+    replies = played_lines(night, recorded.event_id, played, recorded.payments)
+    if isinstance(played.event, Win):
+        doubled = Reply("hand.doubled_mark") if played.doubled else ""
+        replies.append(Reply("win.in_hand", {"hand": played.hand_no, "doubled": doubled}))
+    return recorded_reply(context, night, replies, moved_money=bool(recorded.payments))

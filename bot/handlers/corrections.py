@@ -10,7 +10,15 @@ from dataclasses import replace
 
 from bot.codec import event_kind
 from bot.commands import Command, parse
-from bot.handlers.common import Context, Refusal, board, explained, meld_conflict, readable, recording_night
+from bot.handlers.common import (
+    Context,
+    Refusal,
+    explained,
+    meld_conflict,
+    readable,
+    recorded_reply,
+    recording_night,
+)
 from bot.handlers.table_events import (
     REVERSIBLE,
     flower_gang_event,
@@ -77,17 +85,6 @@ def correction_replies(night: Night, corrected: Corrected) -> list[Reply]:
     return replies
 
 
-def respond(context: Context, night: Night, replies: list[Reply]) -> Response:
-    return Response(
-        tuple(replies),
-        context.language,
-        recorded=True,
-        night_id=night.id,
-        hand_no=night.state.hand_no,
-        scoreboard=board(night),
-    )
-
-
 async def correct(context: Context, night: Night, target: EventRow, event: Event | None) -> Corrected:
     try:
         return await night.correct(context.line, target, event)
@@ -106,7 +103,7 @@ async def undo(context: Context) -> Response:
     target = target_of(night, context.command.number)
     corrected = await correct(context, night, target, None)
     replies = [Reply("undo.done", {"id": corrected.event_id, "target": target.id, "text": target.raw_text})]
-    return respond(context, night, replies + correction_replies(night, corrected))
+    return recorded_reply(context, night, replies + correction_replies(night, corrected))
 
 
 def corrected_event(context: Context, night: Night, target: EventRow) -> Event:
@@ -167,4 +164,4 @@ async def fix(context: Context) -> Response:
     played = corrected.replacement
     if played is not None:
         replies.extend(explained(played, night.seats))  # with its 比下胡 / 垒宝塔 lines: the changes follow from them
-    return respond(context, night, replies + correction_replies(night, corrected))
+    return recorded_reply(context, night, replies + correction_replies(night, corrected))

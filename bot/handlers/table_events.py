@@ -8,11 +8,9 @@ from bot.handlers.common import (
     Refusal,
     actor,
     ask,
-    board,
     choices_for,
-    describe,
-    explained,
-    readable,
+    played_lines,
+    recorded_reply,
     recorded_response,
     recording_night,
 )
@@ -20,7 +18,6 @@ from bot.ledger import EventRow
 from bot.night import Night, table_event
 from bot.replies import Choice, Reply, Response
 from bot.seating import resolve, seat_of
-from bot.views import payment_lines
 from engine.errors import EngineError
 from engine.hand import MeldKind
 from engine.notation import parse_hand_parts, parse_tile
@@ -276,18 +273,6 @@ async def merged(context: Context, night: Night, target: EventRow, event: Win) -
     corrected = await night.correct(context.line, target, event)
     played = corrected.replacement
     assert played is not None
-    replies: list[Reply] = [
-        Reply("win.merged", {"id": target.id}),
-        Reply("event.recorded", {"id": corrected.event_id, "what": describe(event, night.seats)}),
-    ]
-    replies.extend(explained(played, night.seats))
-    replies.extend(payment_lines(corrected.payments, night.seats, night.preset))
-    replies.extend(Reply(n.key, readable(n.params, night.seats)) for n in played.notices)
-    return Response(
-        tuple(replies),
-        context.language,
-        recorded=True,
-        night_id=night.id,
-        hand_no=night.state.hand_no,
-        scoreboard=board(night),
-    )
+    replies = [Reply("win.merged", {"id": target.id})]
+    replies.extend(played_lines(night, corrected.event_id, played, corrected.payments))
+    return recorded_reply(context, night, replies)
