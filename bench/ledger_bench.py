@@ -155,6 +155,10 @@ async def big_night(folder: Path) -> None:
     print(f"  the restart's /score read only the events after the checkpoint and equals a full replay: {same}")
     await ledger.close()
     ledger = await Ledger.open(path)
+    recorded = (await timed(Referee(ledger, charts_enabled=False), "/flowergang", 1))[0]
+    print(f"  first table event (/flowergang) after a restart, recorded from the head: {recorded:.0f} ms")
+    await ledger.close()
+    ledger = await Ledger.open(path)
     referee = Referee(ledger, charts_enabled=False)
     await timed(referee, "/score", 1)
     summary = (await timed(referee, "/summary", 1))[0]

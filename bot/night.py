@@ -449,13 +449,23 @@ class Night:
         start, after = checkpoints.decode(self._checkpoint[1], self.preset)[0], self._checkpoint[0]
         self._fold = fold_entries(start, entries(events, self._active, after), None)
         self._from = after
-        schedule = [*head.schedule, *stake_schedule(0, events, self._active)[1:]]
+        self._people = self._seating_from_head(head)
+
+    def _schedule_now(self) -> list[tuple[int, int]]:
+        """(from hand, stake) of the night: from the opening stake, or from a checkpoint's head."""
+        if self._head is None:
+            return stake_schedule(self.row.stake_cents, self.events, self.active)
+        return [*self._head.schedule, *stake_schedule(0, self._events, self._active)[1:]]
+
+    def _seating_from_head(self, head: checkpoints.Head) -> _Seating:
+        """Players and totals: the head's, and the payments of the events after its checkpoint."""
+        events = self._events
+        schedule = self._schedule_now()
         seating = occupancy(head.seats, events, self._active, (head.names, head.now))
         hand_of = self._fold.hand_of if len(schedule) > 1 else _no_hand
-        amounts, money = index_totals(
-            seating, events, self._payment_rows, schedule, hand_of, (head.amounts, head.money)
-        )
-        self._people = _Seating((-1, -1), seating.names, seating.now, amounts, money)
+        base = (head.amounts, head.money)
+        amounts, money = index_totals(seating, events, self._payment_rows, schedule, hand_of, base)
+        return _Seating((len(events), len(self._payment_rows)), seating.names, seating.now, amounts, money)
 
     # ---- questions -----------------------------------------------------------------------------
 
@@ -517,8 +527,8 @@ class Night:
     def stake_at(self, hand: int) -> int:
         """Money per flower in `hand` (minor units): the opening stake, or a later 改底 (the schedule
         is kept until the next event is appended)."""
-        if self._schedule is None or self._schedule[0] != len(self.events):
-            self._schedule = (len(self.events), stake_schedule(self.row.stake_cents, self.events, self.active))
+        if self._schedule is None or self._schedule[0] != len(self._events):
+            self._schedule = (len(self._events), self._schedule_now())
         return stake_at(self._schedule[1], hand)
 
     def people(self) -> list[Person]:
@@ -544,18 +554,19 @@ class Night:
         checkpoint's head it is built once, in `_derive_head`, and no write happens before the whole
         history is loaded.)"""
         cached = self._people
-        if self._head is not None and cached is not None:
-            return cached
-        version = (len(self.events), len(self.payment_rows))
+        version = (len(self._events), len(self._payment_rows))
         if cached is not None and cached.version == version:
             return cached
         if cached is not None and self._only_payments_since(cached.version):
             amounts, money = list(cached.amounts), list(cached.money)
-            for row in self.payment_rows[cached.version[1] :]:  # booked at their hand's stake already
+            for row in self._payment_rows[cached.version[1] :]:  # booked at their hand's stake already
                 for seat, sign in ((row.payer, -1), (row.payee, 1)):
                     amounts[cached.now[seat]] += sign * row.amount
                     money[cached.now[seat]] += sign * row.money_cents
             self._people = _Seating(version, cached.names, cached.now, amounts, money)
+            return self._people
+        if self._head is not None:
+            self._people = self._seating_from_head(self._head)
             return self._people
         seating = occupancy(self.row.seats, self.events, self.active)
         schedule = stake_schedule(self.row.stake_cents, self.events, self.active)
@@ -582,7 +593,7 @@ class Night:
 
     def _only_payments_since(self, version: tuple[int, int]) -> bool:
         """Whether every event since `version` is a plain table event (no seat, stake or correction)."""
-        return all(e.kind in EVENT_KINDS and e.reverses is None for e in self.events[version[0] :])
+        return all(e.kind in EVENT_KINDS and e.reverses is None for e in self._events[version[0] :])
 
     async def _append(
         self,
@@ -597,13 +608,13 @@ class Night:
         rows = await self.ledger.append_rows(
             chat_id, self.id, line.speaker, line.text, line.update_key, stake, news, saved
         )
-        self.events.extend(rows)
+        self._events.extend(rows)  # from a checkpoint's head too: a table event needs no older history
         return rows
 
     def _booked_rows(self, event_id: int, payments: Sequence[Payment], hand: int) -> tuple[PaymentRow, ...]:
         stake = self.stake_at(hand)
         rows = tuple(PaymentRow(event_id, p.payer, p.payee, p.amount, p.amount * stake, p.reason) for p in payments)
-        self.payment_rows.extend(rows)
+        self._payment_rows.extend(rows)
         if self._booked is not None:
             self._booked.add(rows)
         return rows
@@ -619,7 +630,7 @@ class Night:
         (row,) = await self._append(line, self.row.chat_id, [new], checkpoint=saved)
         played = replace(played, event_id=row.id, slot=row.id)
         self._fold = Fold(fold.state, (*self._fold.played, played))
-        self.active.add(row.id)
+        self._active.add(row.id)
         rows = self._booked_rows(row.id, played.payments, played.hand_no)
         return Recorded(row.id, played, rows)
 

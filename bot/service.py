@@ -33,8 +33,12 @@ __all__ = ["Incoming", "Referee"]
 SEATS = 4
 log = logging.getLogger(__name__)
 Handler = Callable[[Context], Awaitable[Response]]
-# Commands answered from a checkpoint's head and the events after it, without the older history.
-HEAD_ONLY = frozenset({"score"})
+# Commands answered and recorded from a checkpoint's head and the events after it, without the older
+# history: the score and plain table events (a win may merge with the last one, a chore or a
+# correction re-derives seats and stakes: those read the whole night first).
+HEAD_ONLY = frozenset(
+    {"score", "pong", "gang", "added_gang", "concealed_gang", "flower_gang", "winds", "range", "penalty", "draw"}
+)
 HANDLERS: dict[str, Handler] = {
     "new": opening.new,
     "join": opening.join,
@@ -134,6 +138,8 @@ class Referee:
         except DuplicateUpdate:
             return Response((), language)
         except (Refusal, EngineError) as error:
+            if night is not None:
+                await night.load_history()  # a refusal may name the logged events behind it
             if incoming.update_key and await self.nights.ledger.has_update(incoming.update_key):
                 return Response((), language)  # a repeated update: answered the first time
             if command.plain and incoming.text.strip()[:1].isascii():

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
@@ -114,7 +115,9 @@ async def _fresh(ledger: Ledger) -> tuple[Night, Night]:
     return restarted, replay
 
 
-async def _night_with_corrections(lines: list[str], corrections: list[tuple[bool, int]], preset: str) -> None:
+async def _night_with_corrections(
+    lines: list[str], corrections: list[tuple[bool, int]], preset: str, later: Sequence[str] = ()
+) -> None:
     with tempfile.TemporaryDirectory() as folder:
         ledger = await Ledger.open(Path(folder) / "l.sqlite3")
         try:
@@ -140,6 +143,15 @@ async def _night_with_corrections(lines: list[str], corrections: list[tuple[bool
             assert restarted.state == replay.state
             assert restarted.seat_totals() == replay.seat_totals()
             assert restarted.fold == replay.fold  # the whole fold, when asked for, is the replay's
+            # after another restart, table events recorded from the head (new checkpoints with them)
+            after = Table(Referee(ledger, charts_enabled=False), "chat")
+            for line in later:
+                await after.say(line)
+            _, replay = await _fresh(ledger)
+            _same_score(await _head_only(ledger), replay)
+            recorded = await after.referee.nights.latest("chat", history=False)
+            assert recorded is not None
+            _same_score(recorded, replay)
         finally:
             await ledger.close()
 
@@ -162,11 +174,12 @@ def night_line(draw: st.DrawFn) -> str:
     st.lists(night_line(), min_size=1, max_size=16),
     st.lists(st.tuples(st.booleans(), st.integers(2, 18)), max_size=3),
     st.sampled_from(PRESETS),
+    st.lists(event_line(), max_size=8),
 )
 def test_the_checkpointed_state_equals_a_full_replay(
-    lines: list[str], corrections: list[tuple[bool, int]], preset: str
+    lines: list[str], corrections: list[tuple[bool, int]], preset: str, later: list[str]
 ) -> None:
-    asyncio.run(_night_with_corrections(lines, corrections, preset))
+    asyncio.run(_night_with_corrections(lines, corrections, preset, later))
 
 
 async def _undo_before_checkpoint() -> None:
@@ -220,6 +233,9 @@ async def _swap_and_stake_before_the_checkpoint() -> None:
             # Hand 2 at stake 2 is 比下胡 (A, the dealer, won hand 1): Eve's concealed gang, 3 × 2 = 6 from each:
             #   Eve +18 (money 36.00), the others −6 (−12.00): A 132 · Eve −28 · C −58 · D −52.
             await restarted.say("Eve: /gang self 3m")
+            recorded = await restarted.referee.nights.latest("chat", history=False)
+            assert recorded is not None and recorded.partial  # recorded without reading the older history
+            assert recorded.seat_totals() == ([132, -28, -58, -52], [12600, -1000, -6400, -5800])
             after_restart = await _head_only(ledger)
             assert after_restart.seat_totals() == ([132, -28, -58, -52], [12600, -1000, -6400, -5800])
             # A correction after the restart (undo the gang) takes it back to hand 1's figures.
@@ -261,3 +277,37 @@ async def _stake_change_reaching_back() -> None:
 
 def test_a_stake_change_reaching_into_the_checkpoint_is_read_from_the_whole_night() -> None:
     asyncio.run(_stake_change_reaching_back())
+
+
+async def _recorded_from_the_head(lines: list[str], later: list[str], preset: str) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        ledger = await Ledger.open(Path(folder) / "l.sqlite3")
+        try:
+            table = Table(Referee(ledger, charts_enabled=False), "chat")
+            await table.say(f"/new Alice Bob Carol Dave preset={preset}")
+            for line in [*lines, "Alice: /draw"]:  # the draw closes a hand: there is a checkpoint
+                await table.say(line)
+            after = Table(Referee(ledger, charts_enabled=False), "chat")
+            for line in later:
+                await after.say(line)
+            recorded = await after.referee.nights.latest("chat", history=False)
+            _, replay = await _fresh(ledger)
+            assert recorded is not None
+            _same_score(recorded, replay)
+            _same_score(await _head_only(ledger), replay)  # the checkpoints written from the head
+            await recorded.load_history()
+            assert recorded.fold == replay.fold and recorded.booked.amounts == replay.booked.amounts
+        finally:
+            await ledger.close()
+
+
+@settings(max_examples=30, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(night_line(), max_size=10),
+    st.lists(event_line().filter(lambda line: "/hu" not in line), min_size=1, max_size=10),
+    st.sampled_from(PRESETS),
+)
+def test_table_events_recorded_from_the_head_equal_a_full_replay(
+    lines: list[str], later: list[str], preset: str
+) -> None:
+    asyncio.run(_recorded_from_the_head(lines, later, preset))
