@@ -126,3 +126,14 @@ async def test_bare_hu_still_opens_the_guided_flow(table: Table) -> None:
     table.default_speaker = "甲"
     await table.say("开局 甲 乙 丙 丁")
     assert "谁胡了" in await table.say("乙: 胡")
+
+
+async def test_a_fix_in_a_doubled_hand_shows_the_multiplier_its_changes_come_from(table: Table) -> None:
+    table.default_speaker = "张三"
+    await table.play("开局 张三 李四 王五 赵六\n荒庄\n李四: 胡 自摸 123m 456m 789m 234p 5p +5p 花2")
+    out = await table.say("改 3 胡 自摸 123m 456m 789m 234p 5p +5p 花3")
+    # hand 2 is 比下胡 after the draw, 张三 stays (N = 1): 20 + 2 × (3 + 缺一 1) + 门清 20 = 48,
+    # (48 + 10×1) × 2 = 116 from each, was (46 + 10) × 2 = 112: 李四 +12, each other −4
+    assert "垒宝塔 (48 + 10×1) × 2 = 116" in out
+    assert "李四 +12" in out
+    assert await table.balances() == {"张三": -116, "李四": 348, "王五": -116, "赵六": -116}

@@ -13,7 +13,7 @@ from bot.commands import Command, parse
 from bot.handlers.common import (
     Context,
     Refusal,
-    breakdown,
+    explained,
     meld_conflict,
     readable,
     recorded_reply,
@@ -163,5 +163,5 @@ async def fix(context: Context) -> Response:
     replies = [Reply("fix.done", {"id": corrected.event_id, "target": target.id, "text": context.command.word})]
     played = corrected.replacement
     if played is not None:
-        replies.extend(breakdown(night.seats[w].name, s.items, s.total) for w, s in played.scores)
+        replies.extend(explained(played, night.seats))  # with its 比下胡 / 垒宝塔 lines: the changes follow from them
     return recorded_reply(context, night, replies + correction_replies(night, corrected))
