@@ -281,7 +281,8 @@ def summary(
     lines = [Reply("summary.header", header, count=hands)]
     if preset.jiang_passes:
         lines.append(Reply("summary.jiang", {"passes": passes, "of": preset.jiang_passes}))
-    ranked = sorted(range(len(amounts)), key=lambda s: (-amounts[s], s))
+    # ranked by the money each takes home: after a 改底 the flowers alone can put a payer above a payee
+    ranked = sorted(range(len(amounts)), key=lambda s: (-money[s], -amounts[s], s))
     for place, seat in enumerate(ranked, start=1):
         lines.append(
             Reply(

@@ -137,3 +137,20 @@ async def test_a_fix_in_a_doubled_hand_shows_the_multiplier_its_changes_come_fro
     assert "垒宝塔 (48 + 10×1) × 2 = 116" in out
     assert "李四 +12" in out
     assert await table.balances() == {"张三": -116, "李四": 348, "王五": -116, "赵六": -116}
+
+
+async def test_summary_ranks_by_money_after_a_stake_change(table: Table) -> None:
+    table.default_speaker = "张三"
+    await table.play(
+        """
+        开局 张三 李四 王五 赵六 底=2
+        李四: 胡 王五 11p 567s 79s [EEE] [444p] +8s 花4
+        改底 1
+        王五: 胡 赵六 123m 456m 789m 234p 5p +5p 花2
+        """
+    )
+    # hand 1 at 2: 李四 34 flowers from 王五 (RULES §11 ex. 2) = 68. Hand 2 at 1: 王五 on 赵六's discard
+    # 20 + 2 × (2 + 缺一 1) + 门清 20 = 46. 王五: −34 + 46 = 12 flowers but −68 + 46 = −22 money, below 张三's 0
+    summary = await table.say("结算")
+    ranks = [line for line in summary.splitlines() if line[:2] in ("1.", "2.", "3.", "4.")]
+    assert ranks == ["1. 李四：34 花（68）", "2. 张三：0 花（0）", "3. 王五：12 花（-22）", "4. 赵六：-46 花（-46）"]
