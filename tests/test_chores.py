@@ -37,7 +37,7 @@ async def test_a_night_with_every_chore(table: Table) -> None:
     # C's declared win on Dan's discard, nothing logged for C: 20 + 2×4 + 门清 20 = 48 (96).
     #   flowers: A 135 · B −40 · C −52 − 3 + 48 = −7 · Dan −46 − 3 − 48 = −97 · Eve 9 (sum 0)
     #   money:   A 132 · B −40 · C −52 − 6 + 96 = 38 · Dan −46 − 6 − 96 = −148 · Eve 18 (sum 0)
-    assert "换人：Eve 坐南，B 的输赢留给 B" in out
+    assert "换人：Eve 坐南，B 离座，之前的输赢算 B 的" in out  # not "B 的输赢留给 B"
     night = await table.night()
     assert night["balances"] == {"A": 135, "B": -40, "C": -7, "Dan": -97, "Eve": 9}
     assert night["money"] == {"A": "132", "B": "-40", "C": "38", "Dan": "-148", "Eve": "18"}
