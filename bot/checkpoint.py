@@ -11,15 +11,16 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import fields
+from dataclasses import dataclass, fields
 from typing import Any
 
+from bot.ledger import Seat
 from engine.hand import MeldKind
 from engine.preset import Preset
 from engine.settlement import Payment
 from engine.table import Act, MeldRecord, TableState
 
-CODEC_VERSION = 1
+CODEC_VERSION = 2  # 2: a checkpoint also carries the night's head (Head), what /score needs of the older history
 # The fields this codec writes, in order; the preset is the night's own (its row), not stored here.
 STATE_FIELDS = (
     "dealer",
@@ -89,6 +90,10 @@ def _optional_ints(raw: list[Any] | None) -> tuple[int, ...] | None:
 
 
 def encode_state(state: TableState) -> str:
+    return json.dumps(_state_body(state), ensure_ascii=False, separators=(",", ":"))
+
+
+def _state_body(state: TableState) -> dict[str, Any]:
     if not engine_fits():
         raise CheckpointMismatch("the table state has fields this codec does not know")
     added = state.last_added_gang
@@ -110,13 +115,21 @@ def encode_state(state: TableState) -> str:
         "range_marks": list(state.range_marks),
         "waibao_paid": sorted(state.waibao_paid),
     }
-    return json.dumps(body, ensure_ascii=False, separators=(",", ":"))
+    return body
 
 
 def decode_state(text: str, preset: Preset) -> TableState:
     """The state `encode_state` wrote, with the night's preset; CheckpointMismatch if it does not fit."""
     try:
-        raw = json.loads(text)
+        return _state_from(json.loads(text), preset)
+    except CheckpointMismatch:
+        raise
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        raise CheckpointMismatch(str(error)) from error
+
+
+def _state_from(raw: Any, preset: Preset) -> TableState:
+    try:
         if raw.get("v") != CODEC_VERSION or set(raw) != {"v", *STATE_FIELDS} or not engine_fits():
             raise CheckpointMismatch("another version")
         added = raw["last_added_gang"]
@@ -138,6 +151,69 @@ def decode_state(text: str, preset: Preset) -> TableState:
             gang_liable=None if liable is None else (int(liable[0]), int(liable[1])),
             range_marks=tuple(None if t is None else int(t) for t in raw["range_marks"]),
             waibao_paid=frozenset(int(seat) for seat in raw["waibao_paid"]),
+        )
+    except CheckpointMismatch:
+        raise
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        raise CheckpointMismatch(str(error)) from error
+
+
+@dataclass(frozen=True)
+class Head:
+    """What the score needs of the history a checkpoint covers, as it stood after its last event:
+    the seats, every player so far by index (names, who sits where now), each index's net flowers
+    and money, the stake schedule and whether the night was closed. A restart adds the events after
+    the checkpoint to it (bot.people) instead of reading the whole night."""
+
+    seats: tuple[Seat, ...]
+    names: tuple[str, ...]
+    now: tuple[int, ...]
+    amounts: tuple[int, ...]
+    money: tuple[int, ...]
+    schedule: tuple[tuple[int, int], ...]
+    closed: bool
+
+
+def encode(state: TableState, head: Head) -> str:
+    """A checkpoint's stored text: the table state and the head."""
+    body = {
+        "state": _state_body(state),
+        "head": {
+            "seats": [[s.name, s.user_id, s.username] for s in head.seats],
+            "names": list(head.names),
+            "now": list(head.now),
+            "amounts": list(head.amounts),
+            "money": list(head.money),
+            "schedule": [list(step) for step in head.schedule],
+            "closed": head.closed,
+        },
+    }
+    return json.dumps(body, ensure_ascii=False, separators=(",", ":"))
+
+
+def decode(text: str, preset: Preset) -> tuple[TableState, Head]:
+    """What `encode` wrote; CheckpointMismatch if it does not fit."""
+    try:
+        raw = json.loads(text)
+        if set(raw) != {"state", "head"}:
+            raise CheckpointMismatch("another version")
+        head = raw["head"]
+        names = tuple(str(n) for n in head["names"])
+        amounts = tuple(int(a) for a in head["amounts"])
+        money = tuple(int(m) for m in head["money"])
+        now = tuple(int(i) for i in head["now"])
+        if len(amounts) != len(names) or len(money) != len(names) or any(not 0 <= i < len(names) for i in now):
+            raise CheckpointMismatch("an inconsistent head")
+        return _state_from(raw["state"], preset), Head(
+            seats=tuple(
+                Seat(str(n), None if u is None else str(u), None if h is None else str(h)) for n, u, h in head["seats"]
+            ),
+            names=names,
+            now=now,
+            amounts=amounts,
+            money=money,
+            schedule=tuple((int(f), int(c)) for f, c in head["schedule"]),
+            closed=bool(head["closed"]),
         )
     except CheckpointMismatch:
         raise

@@ -39,7 +39,7 @@ from bot.codec import (
     event_kind,
 )
 from bot.ledger import EventRow, Ledger, NewEvent, NightRow, PaymentRow, Seat
-from bot.people import Occupancy, Person, occupancy, people, stake_at, stake_schedule
+from bot.people import Occupancy, Person, index_totals, merged_people, occupancy, stake_at, stake_schedule
 from bot.vocabulary import fold
 from engine.checks import check_flower_gangs, check_meld, check_penalty_amount, check_soft, check_win_copies
 from engine.errors import EngineError
@@ -321,24 +321,75 @@ class Night:
         events: Sequence[EventRow],
         payments: Sequence[PaymentRow],
         checkpoint: tuple[int, str] | None = None,
+        head: checkpoints.Head | None = None,
     ):
+        """`events` and `payments` are the whole night's; or, with a checkpoint's `head`, only those
+        after the checkpoint (a restart's first /score): the older history is read when first needed."""
         self.ledger = ledger
         self.row = row
         self.preset: Preset = preset_from_dict(json.loads(row.preset_json))
-        self.events: list[EventRow] = list(events)
+        self._events: list[EventRow] = list(events)
         self._booked: Totals | None = None  # summed from the payments when first asked for
-        self.payment_rows: list[PaymentRow] = list(payments)
-        self._people: tuple[tuple[int, int], list[Person], tuple[str, ...]] | None = None
+        self._payment_rows: list[PaymentRow] = list(payments)
+        self._people: _Seating | None = None
         self._schedule: tuple[int, list[tuple[int, int]]] | None = None
-        self.active: set[int] = set()
+        self._active: set[int] = set()
         self.seats: tuple[Seat, ...] = row.seats
         self.closed = False
         self.version = checkpoints.version(row.preset_json)
+        self._checkpoint = checkpoint
+        self._head = head
         # The fold in memory starts after event `_from` (a checkpoint's) or at the start (0); the
         # whole night's fold is folded from the start the first time something asks for it.
         self._fold = Fold(self.start())
         self._from = 0
-        self._derive(checkpoint)
+        if head is None:
+            self._derive(checkpoint)
+        else:
+            self._derive_head(head)
+
+    @property
+    def partial(self) -> bool:
+        """Whether only the events after the checkpoint are in memory (see `load_history`)."""
+        return self._head is not None
+
+    def _whole(self) -> None:
+        if self._head is not None:
+            raise RuntimeError("the night's older history is not loaded (await Night.load_history() first)")
+
+    @property
+    def events(self) -> list[EventRow]:
+        self._whole()
+        return self._events
+
+    @property
+    def payment_rows(self) -> list[PaymentRow]:
+        self._whole()
+        return self._payment_rows
+
+    @property
+    def active(self) -> set[int]:
+        self._whole()
+        return self._active
+
+    @active.setter
+    def active(self, value: set[int]) -> None:
+        self._active = value
+
+    async def load_history(self) -> None:
+        """Read the whole night (a restart loaded only what came after its checkpoint)."""
+        if self._head is None:
+            return
+        self._events = await self.ledger.events(self.id)
+        self._payment_rows = await self.ledger.payments(self.id)
+        self._head, self._people, self._schedule = None, None, None
+        self._derive(self._checkpoint)
+
+    def log_size(self) -> int:
+        """The id of the newest event in the ledger (changes with every write)."""
+        if self._events:
+            return self._events[-1].id
+        return self._checkpoint[0] if self._head is not None and self._checkpoint is not None else 0
 
     @property
     def id(self) -> int:
@@ -381,11 +432,30 @@ class Night:
         start, after = self.start(), 0
         if checkpoint is not None:
             try:
-                start, after = checkpoints.decode_state(checkpoint[1], self.preset), checkpoint[0]
+                start, after = checkpoints.decode(checkpoint[1], self.preset)[0], checkpoint[0]
             except checkpoints.CheckpointMismatch:
                 start, after = self.start(), 0  # another engine wrote it: fold the whole night
         self._fold = fold_entries(start, entries(self.events, self.active, after), None)
         self._from = after
+
+    def _derive_head(self, head: checkpoints.Head) -> None:
+        """The night from a checkpoint's head and the events after it (Nights.load checked they fit)."""
+        assert self._checkpoint is not None
+        events = self._events
+        self._active = active_ids(events)
+        self.seats = seats_from(replace(self.row, seats=head.seats), events, self._active)
+        marks = [e for e in events if e.kind in ("close", "reopen")]
+        self.closed = is_closed(marks) if marks else head.closed
+        start, after = checkpoints.decode(self._checkpoint[1], self.preset)[0], self._checkpoint[0]
+        self._fold = fold_entries(start, entries(events, self._active, after), None)
+        self._from = after
+        schedule = [*head.schedule, *stake_schedule(0, events, self._active)[1:]]
+        seating = occupancy(head.seats, events, self._active, (head.names, head.now))
+        hand_of = self._fold.hand_of if len(schedule) > 1 else _no_hand
+        amounts, money = index_totals(
+            seating, events, self._payment_rows, schedule, hand_of, (head.amounts, head.money)
+        )
+        self._people = _Seating((-1, -1), seating.names, seating.now, amounts, money)
 
     # ---- questions -----------------------------------------------------------------------------
 
@@ -453,7 +523,8 @@ class Night:
 
     def people(self) -> list[Person]:
         """Everyone who played tonight (more than four after a 换人) and their net."""
-        return self._seating()[1]
+        seating = self._seating()
+        return merged_people(seating.names, seating.now, seating.amounts, seating.money)
 
     def seating(self) -> Occupancy:
         """Who sat where at each event (renames and swaps folded in)."""
@@ -461,37 +532,53 @@ class Night:
 
     def seat_totals(self) -> tuple[list[int], list[int]]:
         """(flowers, money) of the player now in each seat, for the scoreboard."""
-        _, persons, now = self._seating()
-        by_name = {fold(p.name): p for p in persons}
-        found = [by_name.get(fold(name)) for name in now]
+        seating = self._seating()
+        by_name = {fold(p.name): p for p in self.people()}
+        found = [by_name.get(fold(seating.names[index])) for index in seating.now]
         return [p.amount if p else 0 for p in found], [p.money_cents if p else 0 for p in found]
 
-    def _seating(self) -> tuple[tuple[int, int], list[Person], tuple[str, ...]]:
-        """(version, people, names now in each seat), kept until the next write. Every write appends
-        events or payments here, so their counts key it; a write that only adds a table event's
-        payments extends it, anything that moves seats, stakes or the past folds it again."""
-        version = (len(self.events), len(self.payment_rows))
+    def _seating(self) -> _Seating:
+        """Players by index and their totals, kept until the next write. Every write appends events
+        or payments here, so their counts key it; a write that only adds a table event's payments
+        extends it, anything that moves seats, stakes or the past folds it again. (From a
+        checkpoint's head it is built once, in `_derive_head`, and no write happens before the whole
+        history is loaded.)"""
         cached = self._people
-        if cached is not None and cached[0] == version:
+        if self._head is not None and cached is not None:
             return cached
-        if cached is not None and self._only_payments_since(cached[0]):
-            persons = {fold(p.name): p for p in cached[1]}
-            for row in self.payment_rows[cached[0][1] :]:  # booked at their hand's stake already
+        version = (len(self.events), len(self.payment_rows))
+        if cached is not None and cached.version == version:
+            return cached
+        if cached is not None and self._only_payments_since(cached.version):
+            amounts, money = list(cached.amounts), list(cached.money)
+            for row in self.payment_rows[cached.version[1] :]:  # booked at their hand's stake already
                 for seat, sign in ((row.payer, -1), (row.payee, 1)):
-                    key = fold(cached[2][seat])
-                    old = persons.get(key, Person(cached[2][seat], 0, 0))
-                    persons[key] = Person(
-                        old.name, old.amount + sign * row.amount, old.money_cents + sign * row.money_cents
-                    )
-            self._people = (version, list(persons.values()), cached[2])
+                    amounts[cached.now[seat]] += sign * row.amount
+                    money[cached.now[seat]] += sign * row.money_cents
+            self._people = _Seating(version, cached.names, cached.now, amounts, money)
             return self._people
         seating = occupancy(self.row.seats, self.events, self.active)
         schedule = stake_schedule(self.row.stake_cents, self.events, self.active)
         # the hand only picks the stake: with one stake all night, the whole fold is not needed
         hand_of = self.fold.hand_of if len(schedule) > 1 else _no_hand
-        persons_list = people(seating, self.events, self.payment_rows, schedule, hand_of)
-        self._people = (version, persons_list, tuple(seating.names[index] for index in seating.now))
+        amounts, money = index_totals(seating, self.events, self.payment_rows, schedule, hand_of)
+        self._people = _Seating(version, seating.names, seating.now, amounts, money)
         return self._people
+
+    def _head_after(self, played: Played) -> checkpoints.Head:
+        """The checkpoint's head once `played` (about to be appended) and its payments are in."""
+        seating = self._seating()
+        amounts, money = list(seating.amounts), list(seating.money)
+        stake = self.stake_at(played.hand_no)
+        for p in played.payments:  # booked at this hand's stake, to whoever sits there now
+            for seat, sign in ((p.payer, -1), (p.payee, 1)):
+                amounts[seating.now[seat]] += sign * p.amount
+                money[seating.now[seat]] += sign * p.amount * stake
+        assert self._schedule is not None  # stake_at keeps the night's schedule
+        schedule = self._schedule[1]
+        return checkpoints.Head(
+            self.seats, seating.names, seating.now, tuple(amounts), tuple(money), tuple(schedule), self.closed
+        )
 
     def _only_payments_since(self, version: tuple[int, int]) -> bool:
         """Whether every event since `version` is a plain table event (no seat, stake or correction)."""
@@ -503,10 +590,10 @@ class Night:
         chat_id: str,
         news: Sequence[NewEvent],
         hand: int | None = None,
-        checkpoint: TableState | None = None,
+        checkpoint: tuple[TableState, checkpoints.Head] | None = None,
     ) -> list[EventRow]:
         stake = self.stake_at(hand if hand is not None else self.state.hand_no)
-        saved = (self.version, checkpoints.encode_state(checkpoint)) if checkpoint is not None else None
+        saved = (self.version, checkpoints.encode(*checkpoint)) if checkpoint is not None else None
         rows = await self.ledger.append_rows(
             chat_id, self.id, line.speaker, line.text, line.update_key, stake, news, saved
         )
@@ -528,7 +615,8 @@ class Night:
         played = fold.last
         new = NewEvent(played.hand_no, event_kind(event), actor_of(event), encode_event(event), played.payments)
         closes_hand = fold.state.hand_no != self.state.hand_no and checkpoints.engine_fits()
-        (row,) = await self._append(line, self.row.chat_id, [new], checkpoint=fold.state if closes_hand else None)
+        saved = (fold.state, self._head_after(played)) if closes_hand else None
+        (row,) = await self._append(line, self.row.chat_id, [new], checkpoint=saved)
         played = replace(played, event_id=row.id, slot=row.id)
         self._fold = Fold(fold.state, (*self._fold.played, played))
         self.active.add(row.id)
@@ -641,6 +729,18 @@ class Night:
         return Corrected(row.id, target, rows, tuple(changes), moved, replacement_played)
 
 
+@dataclass(frozen=True)
+class _Seating:
+    """The night's players by index (occupancy names, who sits where now) and each one's totals,
+    as of `version` (events, payments in memory)."""
+
+    version: tuple[int, int]
+    names: tuple[str, ...]
+    now: tuple[int, ...]
+    amounts: Sequence[int]
+    money: Sequence[int]
+
+
 def _no_hand(event_id: int) -> int | None:
     return None
 
@@ -679,19 +779,46 @@ class Nights:
         self._latest: dict[str, Night | None] = {}
         self._settings: dict[tuple[str, str], str | None] = {}
 
-    async def load(self, row: NightRow) -> Night:
+    async def load(self, row: NightRow, history: bool = True) -> Night:
+        """The night from its newest valid checkpoint; without `history`, only the events after the
+        checkpoint are read (its head stands for the rest) when they fit it."""
         cached = self._latest.get(row.chat_id)
         if cached is not None and cached.id == row.id:
+            if history:
+                await cached.load_history()
             return cached
         checkpoint = await self.ledger.checkpoint(row.id, checkpoints.version(row.preset_json))
+        if not history and checkpoint is not None:
+            night = await self._from_head(row, checkpoint)
+            if night is not None:
+                return night
         events, payments = await self.ledger.events(row.id), await self.ledger.payments(row.id)
         return Night(self.ledger, row, events, payments, checkpoint)
 
-    async def latest(self, chat_id: str) -> Night | None:
+    async def _from_head(self, row: NightRow, checkpoint: tuple[int, str]) -> Night | None:
+        """The night from the checkpoint's head and the events after it, or None when they do not fit
+        (another engine's checkpoint; a later 改底 that reprices hands it covers)."""
+        try:
+            state, head = checkpoints.decode(checkpoint[1], preset_from_dict(json.loads(row.preset_json)))
+        except checkpoints.CheckpointMismatch:
+            return None
+        after = await self.ledger.events(row.id, checkpoint[0])
+        active = active_ids(after)
+        if any(start < state.hand_no for start, _ in stake_schedule(0, after, active)[1:]):
+            return None
+        payments = await self.ledger.payments_after(row.id, checkpoint[0])
+        return Night(self.ledger, row, after, payments, checkpoint, head)
+
+    async def latest(self, chat_id: str, history: bool = True) -> Night | None:
+        """The chat's latest night; `history=False` (a restart's /score) may leave its older history
+        unread until `Night.load_history`."""
         if chat_id not in self._latest:
             row = await self.ledger.latest_night(chat_id)
-            self._latest[chat_id] = await self.load(row) if row is not None else None
-        return self._latest[chat_id]
+            self._latest[chat_id] = await self.load(row, history) if row is not None else None
+        night = self._latest[chat_id]
+        if night is not None and history:
+            await night.load_history()
+        return night
 
     def forget(self, chat_id: str) -> None:
         """Drop the cached night (after an unexpected failure): it is loaded again from the ledger."""

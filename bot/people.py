@@ -39,9 +39,15 @@ class Occupancy:
     now: tuple[int, ...]
 
 
-def occupancy(seats: Sequence[Seat], events: Iterable[EventRow], active: set[int]) -> Occupancy:
-    names = [seat.name for seat in seats]
-    current = list(range(len(seats)))
+def occupancy(
+    seats: Sequence[Seat],
+    events: Iterable[EventRow],
+    active: set[int],
+    start: tuple[Sequence[str], Sequence[int]] | None = None,
+) -> Occupancy:
+    """`start` (players so far, who sits where) continues a checkpoint's head instead of the opening."""
+    names = [seat.name for seat in seats] if start is None else list(start[0])
+    current = list(range(len(seats))) if start is None else list(start[1])
     at: dict[int, tuple[int, ...]] = {}
     for event in events:
         at[event.id] = tuple(current)
@@ -113,9 +119,24 @@ def people(
 ) -> list[Person]:
     """Each player's net, in the order they sat down; the same name twice (back after a swap) is one
     player."""
+    amounts, money = index_totals(seating, events, payments, schedule, hand_of)
+    return merged_people(seating.names, seating.now, amounts, money)
+
+
+def index_totals(
+    seating: Occupancy,
+    events: Sequence[EventRow],
+    payments: Iterable[PaymentRow],
+    schedule: Sequence[tuple[int, int]],
+    hand_of: Callable[[int], int | None],
+    base: tuple[Sequence[int], Sequence[int]] = ((), ()),
+) -> tuple[list[int], list[int]]:
+    """(flowers, money) per occupancy index, starting from `base` (a checkpoint's head, by index)."""
     by_id = {event.id: event for event in events}
     amounts = [0] * len(seating.names)
     money = [0] * len(seating.names)
+    for index, (amount, cents) in enumerate(zip(*base, strict=True)):
+        amounts[index], money[index] = amount, cents
     for payment in payments:
         event = by_id.get(payment.event_id)
         if event is None:
@@ -128,12 +149,19 @@ def people(
         for seat, sign in ((payment.payer, -1), (payment.payee, 1)):
             amounts[sitting[seat]] += sign * payment.amount
             money[sitting[seat]] += sign * cents
+    return amounts, money
+
+
+def merged_people(
+    names: Sequence[str], now: Sequence[int], amounts: Sequence[int], money: Sequence[int]
+) -> list[Person]:
+    """Players by index merged by name, in the order they sat down."""
     merged: dict[str, tuple[str, int, int]] = {}
-    for index, name in enumerate(seating.names):
+    for index, name in enumerate(names):
         key = fold(name)
         first, amount, cents = merged.get(key, (name, 0, 0))
         merged[key] = (first, amount + amounts[index], cents + money[index])
-    seated = {fold(seating.names[index]) for index in seating.now}
+    seated = {fold(names[index]) for index in now}
     # someone who left with nothing won or lost (a join by mistake, then /unseat) is not a player
     return [
         Person(name, amount, cents) for key, (name, amount, cents) in merged.items() if key in seated or amount or cents

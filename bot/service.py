@@ -33,6 +33,8 @@ __all__ = ["Incoming", "Referee"]
 SEATS = 4
 log = logging.getLogger(__name__)
 Handler = Callable[[Context], Awaitable[Response]]
+# Commands answered from a checkpoint's head and the events after it, without the older history.
+HEAD_ONLY = frozenset({"score"})
 HANDLERS: dict[str, Handler] = {
     "new": opening.new,
     "join": opening.join,
@@ -99,15 +101,17 @@ class Referee:
 
     async def _log_size(self, chat_id: str) -> tuple[int, int] | None:
         try:
-            night = await self.nights.latest(chat_id)
+            night = await self.nights.latest(chat_id, history=False)
         except Exception:  # the ledger itself cannot be read: nothing can have been written either
             log.exception("chat %s cannot be loaded", chat_id)
             return None
-        return (night.id, len(night.events)) if night is not None else None
+        return (night.id, night.log_size()) if night is not None else None
 
     async def _handle(self, incoming: Incoming) -> Response | None:
         language = await self.language(incoming.chat_id, incoming.speaker.language)
-        night = await self.nights.latest(incoming.chat_id)
+        # a restart's first /score reads only the events after the newest checkpoint; any other
+        # command reads the whole night first (Night.load_history)
+        night = await self.nights.latest(incoming.chat_id, history=False)
         seats = night.seats if night is not None else ()
         try:
             command = parse(incoming.text, seated_names(seats))
@@ -120,6 +124,8 @@ class Referee:
         handler = HANDLERS.get(command.name)
         if handler is None:
             return None
+        if night is not None and command.name not in HEAD_ONLY:
+            await night.load_history()
         context = Context(incoming, command, language, night, self.desk)
         try:
             if night is not None and not night.closed:
@@ -158,6 +164,7 @@ class Referee:
         if seat is None or speaker.by_name or not speaker.id or night.seats[seat].user_id is not None:
             return
         current = night.seats[seat]
+        await night.load_history()
         change = SeatChange(seat, current.name, speaker.id, speaker.username)
         await night.record_seat(Line(speaker.name, "(bind)"), "bind", change)
 
@@ -176,11 +183,11 @@ class Referee:
 
     async def current_hand(self, chat_id: str) -> tuple[int, int] | None:
         """(night id, hand number) of the chat's latest night: buttons for another are stale."""
-        night = await self.nights.latest(chat_id)
+        night = await self.nights.latest(chat_id, history=False)
         return (night.id, night.state.hand_no) if night is not None else None
 
     async def first_player(self, chat_id: str) -> str | None:
-        night = await self.nights.latest(chat_id)
+        night = await self.nights.latest(chat_id, history=False)
         return night.row.seats[0].name or None if night is not None and night.row.seats else None
 
     async def close(self) -> None:

@@ -2,6 +2,8 @@
 
 Checkpoints are written at each closed hand (the hand-ending event's transaction); an undo or fix of
 an event a checkpoint covers makes it invalid, and the restart folds from an older one (or the start).
+A checkpoint also carries its head (seats, players, each one's flowers and money, the stake schedule):
+a restart's first /score reads only the events after it, and must answer exactly as a full replay.
 """
 
 from __future__ import annotations
@@ -13,8 +15,9 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.checkpoint import CheckpointMismatch, decode_state, encode_state, version
-from bot.ledger import Ledger
+from bot.checkpoint import CheckpointMismatch, Head, decode, decode_state, encode, encode_state, version
+from bot.codec import STAKE, StakeChange, encode_stake
+from bot.ledger import Ledger, NewEvent, Seat
 from bot.night import Night
 from bot.service import Referee
 from engine.hand import MeldKind
@@ -60,6 +63,48 @@ def test_a_checkpoint_of_another_shape_is_refused_not_guessed() -> None:
     raise AssertionError("a checkpoint with an unknown field was accepted")
 
 
+def test_a_head_survives_encode_then_decode() -> None:
+    preset = load_preset("nanjing")
+    head = Head(
+        seats=(Seat("A"), Seat("Eve", "42", "eve"), Seat("C"), Seat("D")),
+        names=("A", "B", "C", "D", "Eve"),
+        now=(0, 4, 2, 3),
+        amounts=(138, 6, -52, -46, -46),
+        money=(138, 6, -52, -46, -46),
+        schedule=((1, 1), (2, 2)),
+        closed=False,
+    )
+    state = new_table(preset)
+    assert decode(encode(state, head), preset) == (state, head)
+
+
+def test_a_head_that_does_not_add_up_is_refused() -> None:
+    preset = load_preset("nanjing")
+    head = Head((Seat("A"),) * 4, ("A", "B", "C", "D"), (0, 1, 2, 7), (0,) * 4, (0,) * 4, ((1, 1),), False)
+    try:
+        decode(encode(new_table(preset), head), preset)
+    except CheckpointMismatch:
+        return
+    raise AssertionError("a head seating an unknown player was accepted")
+
+
+async def _head_only(ledger: Ledger) -> Night:
+    """The chat's night as a restart's first /score loads it: the newest checkpoint's head and the
+    events after it."""
+    night = await Referee(ledger, charts_enabled=False).nights.latest("chat", history=False)
+    assert night is not None
+    return night
+
+
+def _same_score(restarted: Night, replay: Night) -> None:
+    """Everything /score (and the console's --json) reads is the full replay's."""
+    assert restarted.state == replay.state
+    assert restarted.seats == replay.seats
+    assert restarted.closed == replay.closed
+    assert restarted.seat_totals() == replay.seat_totals()
+    assert restarted.people() == replay.people()
+
+
 async def _fresh(ledger: Ledger) -> tuple[Night, Night]:
     """The chat's night as a restart loads it (from its checkpoint) and as a full replay does."""
     referee = Referee(ledger, charts_enabled=False)
@@ -81,20 +126,40 @@ async def _night_with_corrections(lines: list[str], corrections: list[tuple[bool
                     if after == index % 2 == 0:  # corrections fall between the lines, at random places
                         await table.say(f"Bob: /undo {event_id}")
             restarted, replay = await _fresh(ledger)
-            assert restarted.state == replay.state
-            assert restarted.seat_totals() == replay.seat_totals()
             saved = await ledger.checkpoint(restarted.id, version(restarted.row.preset_json))
             if saved is not None:  # it was used: the restart folded only the events after it
                 assert restarted._from == saved[0]
                 assert all(p.slot > saved[0] for p in restarted._fold.played)
+            head_only = await _head_only(ledger)
+            _same_score(head_only, replay)
+            # a valid checkpoint is used (a 改底 typed later never reaches back into the hands it covers)
+            assert head_only.partial == (await ledger.checkpoint(replay.id, replay.version) is not None)
+            await head_only.load_history()
+            assert not head_only.partial and head_only.fold == replay.fold
+            _same_score(head_only, replay)
+            assert restarted.state == replay.state
+            assert restarted.seat_totals() == replay.seat_totals()
             assert restarted.fold == replay.fold  # the whole fold, when asked for, is the replay's
         finally:
             await ledger.close()
 
 
+@st.composite
+def night_line(draw: st.DrawFn) -> str:
+    """A table event, or now and then a chore: 换人 (and back: the same name is one player), 改底, 改名."""
+    chores = [
+        "Alice: /swap Bob Eve",
+        "Alice: /swap Eve Bob",
+        "Alice: /stake 2",
+        "Alice: /stake 3",
+        "Alice: /rename Dave Dan",
+    ]
+    return draw(st.one_of(event_line(), event_line(), event_line(), st.sampled_from(chores).map("Alice: ".__add__)))
+
+
 @settings(max_examples=30, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(
-    st.lists(event_line(), min_size=1, max_size=16),
+    st.lists(night_line(), min_size=1, max_size=16),
     st.lists(st.tuples(st.booleans(), st.integers(2, 18)), max_size=3),
     st.sampled_from(PRESETS),
 )
@@ -116,7 +181,9 @@ async def _undo_before_checkpoint() -> None:
             await table.say("Bob: /draw")  # event 5 closes hand 2: checkpoint after 5
             night = await table.referee.nights.latest("chat")
             assert night is not None
-            assert await ledger.checkpoint(night.id, night.version) == (5, encode_state(night.state))
+            saved = await ledger.checkpoint(night.id, night.version)
+            assert saved is not None and saved[0] == 5
+            assert decode(saved[1], night.preset)[0] == night.state
             await table.say("Carol: /undo 2")  # reaches into both checkpoints
             assert await ledger.checkpoint(night.id, night.version) is None
             restarted, replay = await _fresh(ledger)
@@ -127,3 +194,70 @@ async def _undo_before_checkpoint() -> None:
 
 def test_an_undo_of_a_covered_event_invalidates_the_checkpoints_after_it() -> None:
     asyncio.run(_undo_before_checkpoint())
+
+
+HAND = "123m456m789m234p5p+5p"
+
+
+async def _swap_and_stake_before_the_checkpoint() -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        ledger = await Ledger.open(Path(folder) / "l.sqlite3")
+        try:
+            table = Table(Referee(ledger, charts_enabled=False), "chat")
+            table.default_speaker = "A"
+            await table.play(f"/new A B C D\nB: /gang C 5s\n/stake 2\n/swap B Eve\nA: /hu self {HAND} flowers=2")
+            # Hand 1 (stake 1; the 改底 typed mid-hand counts from hand 2): B's exposed gang on C, C → B 6.
+            # Eve takes B's seat, B keeps +6. A self-draws 20 + 2×(2+1) + 门清 20 = 46 from each (Eve pays):
+            #   A +138 · B +6 · C −6 − 46 = −52 · D −46 · Eve −46 (money the same at stake 1, in cents). The win
+            #   closes hand 1: the checkpoint covers all of it.
+            before = await table.say("/score")
+            head_only = await _head_only(ledger)
+            assert head_only.partial  # read from the checkpoint's head, not the whole night
+            assert head_only.seat_totals() == ([138, -46, -52, -46], [13800, -4600, -5200, -4600])
+            assert {p.name: p.amount for p in head_only.people()} == {"A": 138, "B": 6, "C": -52, "D": -46, "Eve": -46}
+            restarted = Table(Referee(ledger, charts_enabled=False), "chat")
+            assert await restarted.say("/score") == before  # the first /score after a restart
+            # Hand 2 at stake 2 is 比下胡 (A, the dealer, won hand 1): Eve's concealed gang, 3 × 2 = 6 from each:
+            #   Eve +18 (money 36.00), the others −6 (−12.00): A 132 · Eve −28 · C −58 · D −52.
+            await restarted.say("Eve: /gang self 3m")
+            after_restart = await _head_only(ledger)
+            assert after_restart.seat_totals() == ([132, -28, -58, -52], [12600, -1000, -6400, -5800])
+            # A correction after the restart (undo the gang) takes it back to hand 1's figures.
+            await restarted.say("A: /undo")
+            head_only, (_, replay) = await _head_only(ledger), await _fresh(ledger)
+            assert head_only.partial
+            _same_score(head_only, replay)
+            assert head_only.seat_totals() == ([138, -46, -52, -46], [13800, -4600, -5200, -4600])
+        finally:
+            await ledger.close()
+
+
+def test_a_restart_after_a_swap_and_a_stake_change_scores_from_the_head() -> None:
+    asyncio.run(_swap_and_stake_before_the_checkpoint())
+
+
+async def _stake_change_reaching_back() -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        ledger = await Ledger.open(Path(folder) / "l.sqlite3")
+        try:
+            table = Table(Referee(ledger, charts_enabled=False), "chat")
+            table.default_speaker = "A"
+            await table.play(f"/new A B C D\nB: /gang C 5s\nA: /hu self {HAND} flowers=2")
+            # a 改底 that reprices hand 1, which the checkpoint covers (an older ledger's, or one written
+            # by hand: /stake itself always starts at the next hand): the head's money no longer holds,
+            # so the restart reads the whole night
+            night = await table.referee.nights.latest("chat")
+            assert night is not None
+            stake = NewEvent(2, STAKE, None, encode_stake(StakeChange(200, 1)))
+            await ledger.append_rows("chat", night.id, "A", "(by hand)", None, 200, [stake])
+            head_only, (_, replay) = await _head_only(ledger), await _fresh(ledger)
+            assert not head_only.partial
+            _same_score(head_only, replay)
+            # C → B 6 and 46 from each, all repriced at 2
+            assert head_only.seat_totals() == ([138, -40, -52, -46], [27600, -8000, -10400, -9200])
+        finally:
+            await ledger.close()
+
+
+def test_a_stake_change_reaching_into_the_checkpoint_is_read_from_the_whole_night() -> None:
+    asyncio.run(_stake_change_reaching_back())
