@@ -59,7 +59,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("stake", ("stake",), ("改底",), "/stake 2"),
     CommandSpec("dealer", ("dealer",), ("定庄", "定莊"), "/dealer Bob"),
     CommandSpec("score", ("score",), ("查分", "分数", "分數"), "/score"),
-    CommandSpec("history", ("history",), ("记录", "記錄", "历史", "歷史"), "/history"),
+    CommandSpec("history", ("history",), ("记录", "記錄", "历史", "歷史"), "/history 2"),
     CommandSpec("rules", ("rules",), ("规则", "規則"), "/rules"),
     CommandSpec("summary", ("summary",), ("结算", "結算"), "/summary"),
     CommandSpec("close", ("close", "yes"), ("确认", "確認", "yes"), "yes"),
