@@ -59,7 +59,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("stake", ("stake",), ("改底",), "/stake 2"),
     CommandSpec("dealer", ("dealer",), ("定庄", "定莊"), "/dealer Bob"),
     CommandSpec("score", ("score",), ("查分", "分数", "分數"), "/score"),
-    CommandSpec("history", ("history",), ("记录", "記錄", "历史", "歷史"), "/history"),
+    CommandSpec("history", ("history",), ("记录", "記錄", "历史", "歷史"), "/history 2"),
     CommandSpec("rules", ("rules",), ("规则", "規則"), "/rules"),
     CommandSpec("summary", ("summary",), ("结算", "結算"), "/summary"),
     CommandSpec("close", ("close", "yes"), ("确认", "確認", "yes"), "yes"),
@@ -137,7 +137,7 @@ class Command:
     flowers: int | None = None
     soft: int = 0
     flags: frozenset[str] = frozenset()
-    number: int | None = None  # /undo N
+    number: int | None = None  # /undo N, /history N (the page)
     word: str | None = None  # /lang X, /stats NAME, the unknown /command
     plain: bool = False  # started by a plain word, not a /command
 
@@ -409,6 +409,7 @@ PLAIN_ARGS: dict[str, frozenset[str]] = {
     "penalty": _EVENT_ARGS | {PENALTY_KIND, NUMBER},
     "hu": _EVENT_ARGS | {SELF, FLAG, PATTERN, FLOWERS, SOFT, TILE},
     "undo": frozenset({NUMBER, SEAT}),
+    "history": frozenset({NUMBER}),  # 记录 2: the page
     "stats": frozenset({NAME}),
     "unseat": frozenset({NAME}),
 }
@@ -425,12 +426,12 @@ _FREE_TEXT: dict[str, Callable[[list[str]], bool]] = {
 CHORES = frozenset({"rename", "swap", "stake", "dealer"})  # their words are read whole: new names, amounts
 FLOWS = frozenset({"hu", "gang", "penalty"})  # `/hu ~…`: a step of a guided flow (bot/handlers/flows.py)
 _SINGLE_TILE = frozenset({"pong", "gang", "added_gang", "concealed_gang", "range"})
-_ONE_ARG = frozenset({"undo", "stats", "unseat"})
+_ONE_ARG = frozenset({"undo", "history", "stats", "unseat"})
 
 
 # Every argument a command does not use is an error, never silently dropped.
-_NO_ARGS = frozenset({"draw", "score", "history", "close", "reopen", "help", "me"})
-_ONE_ARG_SLASH = frozenset({"undo", "stats", "rules", "lang", "unseat", "join"})
+_NO_ARGS = frozenset({"draw", "score", "close", "reopen", "help", "me"})
+_ONE_ARG_SLASH = frozenset({"undo", "history", "stats", "rules", "lang", "unseat", "join"})
 
 _SLASH_HEAD = re.compile(r"(\S*)\s*(.*)", re.DOTALL)
 
@@ -558,6 +559,7 @@ USAGE_ERRORS = frozenset(
         "command.extra_args",
         "number.too_big",
         "undo.bad_id",
+        "history.bad_page",
     }
 )
 
@@ -804,6 +806,14 @@ def _undo(name: str, raw: str, tokens: list[str], known: Sequence[str], plain: b
     return Command(name, raw, number=number, plain=plain)
 
 
+def _history(name: str, raw: str, tokens: list[str], known: Sequence[str], plain: bool) -> Command:
+    """`/history 2`: a page of the log, 1 (the default) the latest."""
+    page = _number(tokens[0]) if tokens else None
+    if tokens and (page is None or page < 1):
+        raise EngineError("history.bad_page", text=tokens[0])
+    return Command(name, raw, number=page, plain=plain)
+
+
 def _summary(name: str, raw: str, tokens: list[str], known: Sequence[str], plain: bool) -> Command:
     options: dict[str, str] = {}
     rest = list(tokens)
@@ -835,6 +845,7 @@ _BUILDERS = {
     "penalty": _penalty,
     "hu": _hu,
     "undo": _undo,
+    "history": _history,
     "summary": _summary,
     "export": _summary,
 }

@@ -8,9 +8,9 @@ kinds, so the first that applies is the only one that pays.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
 
 from engine.hand import MeldKind
+from engine.melds import Logged
 from engine.tiles import Tile, is_wind, rank_of, suit_of
 
 SANZUI_MOUTHS = 3
@@ -19,18 +19,7 @@ RANGE_SPAN = 2  # 全球: the marked tile's suit within 2 ranks
 WINDS = "z"  # the 三清 "suit" of three wind melds
 
 
-class MeldLike(Protocol):
-    @property
-    def kind(self) -> MeldKind: ...
-
-    @property
-    def tile(self) -> Tile | None: ...
-
-    @property
-    def fed_by(self) -> int | None: ...
-
-
-def sanzui_feeder(melds: Sequence[MeldLike]) -> int | None:
+def sanzui_feeder(melds: Sequence[Logged]) -> int | None:
     """The A whom B's first three mouths all come from (三嘴), or None.
 
     Each logged meld is one mouth (an added gang took its pong's place, so it is no new mouth); B's
@@ -47,7 +36,7 @@ def suit_key(tile: Tile) -> str:
     return WINDS if suit is None else "mps"[suit]
 
 
-def sanqing_suit(melds: Sequence[MeldLike]) -> str | None:
+def sanqing_suit(melds: Sequence[Logged]) -> str | None:
     """The suit ("m", "p", "s", or "z" for winds) of a seat showing three melds, all of one suit.
 
     A fourth meld of that suit can only be the seat's own concealed gang (one fed by anyone ends the

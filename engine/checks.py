@@ -50,6 +50,12 @@ def check_meld(melds_by_seat: tuple[tuple[object, ...], ...], actor: int, kind: 
     for seat, melds in enumerate(melds_by_seat):
         if seat != actor and any(getattr(m, "tile", None) == tile for m in melds):
             raise EngineError("table.tile_held", tile=tile_name(tile), seat=seat)
+    own_pong = any(
+        getattr(m, "tile", None) == tile and getattr(m, "kind", None) is MeldKind.PONG for m in melds_by_seat[actor]
+    )
+    if own_pong and kind in (MeldKind.EXPOSED_GANG, MeldKind.CONCEALED_GANG):
+        # the fourth tile onto one's own pong is an added gang (补杠), priced differently
+        raise EngineError("table.gang_on_own_pong", tile=tile_name(tile))
     counts = logged_copies(melds_by_seat)
     counts[tile] += 1 if kind is MeldKind.ADDED_GANG else meld_size(kind)
     check_fifth_copy(counts)

@@ -17,6 +17,8 @@ from engine.tiles import Tile, tile_name
 
 
 class Logged(Protocol):
+    """A meld as the log has it: its kind, its tile if known, and the seat that fed it if any."""
+
     @property
     def kind(self) -> MeldKind: ...
 

@@ -73,3 +73,19 @@ async def test_a_stake_with_two_decimals_is_fine(table: Table) -> None:
     await table.say("/new A B C D stake=0.25")
     await table.say("C: /gang B 5s")
     assert (await table.night())["money"] == {"A": "0", "B": "-1.50", "C": "1.50", "D": "0"}
+
+
+async def test_a_gang_onto_ones_own_pong_points_to_the_added_gang(table: Table) -> None:
+    table.language = "en"
+    await table.play(
+        """
+        /new A B C D
+        B: /pong C 5s
+        """
+    )
+    # an exposed or concealed gang of a tile B already ponged is the fourth tile onto that pong
+    await refused(table, "B: /gang C 5s", "/addgang 5s")
+    await refused(table, "B: /selfgang 5s", "/addgang 5s")
+    # the added gang: C, who fed the pong, pays B 6 (RULES §4)
+    await table.say("B: /addgang 5s")
+    assert await table.balances() == {"A": 0, "B": 6, "C": -6, "D": 0}

@@ -19,6 +19,7 @@ from bot.views import rules as rules_lines
 from bot.views import summary as summary_lines
 from engine.preset import PRESET_NAMES, preset_from_dict, resolved_builtin
 
+# A page of /history: 15 lines of about 100 characters stay well under Telegram's 4,096 a message.
 HISTORY_LINES = 15
 
 
@@ -37,12 +38,23 @@ async def score(context: Context) -> Response:
 
 
 async def history(context: Context) -> Response:
+    """One page of the log, page 1 the latest; a long night says which page this is and how to see more."""
     night = any_night(context)
-    events = night.events[-HISTORY_LINES:]
+    pages = max(1, -(-len(night.events) // HISTORY_LINES))
+    page = context.command.number or 1
+    if page > pages:
+        raise Refusal(Reply("history.no_page", {"page": page, "pages": pages}))
+    end = len(night.events) - (page - 1) * HISTORY_LINES
+    events = night.events[max(0, end - HISTORY_LINES) : end]
     undone = {e.id for e in events if e.id not in night.active}
     hands = {e.id: night.fold.hand_of(e.id) or e.hand_no for e in events}
     fixed_by = {e.reverses: e.id for e in night.events if e.kind == "fix" and e.reverses is not None}
-    return Response(tuple(history_lines(events, undone, hands, fixed_by)), context.language, night_id=night.id)
+    replies = history_lines(events, undone, hands, fixed_by)
+    if page < pages:
+        replies.append(Reply("history.page", {"page": page, "pages": pages, "next": page + 1}))
+    elif pages > 1:
+        replies.append(Reply("history.last_page", {"page": page, "pages": pages}))
+    return Response(tuple(replies), context.language, night_id=night.id)
 
 
 async def rules(context: Context) -> Response:
