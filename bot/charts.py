@@ -11,22 +11,21 @@ from collections.abc import Sequence
 from functools import cache
 from importlib import resources
 
-import matplotlib
-
-matplotlib.use("Agg")
-from matplotlib import font_manager
-from matplotlib.figure import Figure
-from matplotlib.ticker import MaxNLocator
-
 from bot.ledger import NightRow, Seat
 from locales import Translator
 
 CJK_FONT_FILES = ("NotoSansCJKsc-Regular.otf",)
 
 
+# matplotlib is imported where a chart is drawn, not with the bot: it costs about 60 MB of memory and
+# a quarter of a second at start, and only /summary draws (with the Agg backend: no screen).
+
+
 @cache
 def cjk_font_name() -> str | None:
     """Register the shipped CJK font once and return its family name (None if not installed)."""
+    from matplotlib import font_manager
+
     try:
         fonts = resources.files("mplfonts").joinpath("fonts")
     except ModuleNotFoundError:
@@ -63,6 +62,12 @@ def balance_chart(
     language: str,
     played: int = 0,
 ) -> bytes:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import MaxNLocator
+
     translator = Translator(language)
     family = cjk_font_name()
     points = cumulative_by_hand(deltas, played)
