@@ -381,10 +381,9 @@ class Ledger:
         stake_cents: int,
         events: Sequence[NewEvent],
     ) -> list[int]:
-        """Record a command's events and their payments atomically (the update key goes on the first);
-        raises DuplicateUpdate if that update was recorded before."""
-        line = _Line(chat_id, night_id, speaker, raw_text, update_key, stake_cents)
-        return await self._writer.run(lambda db: _append_events(db, line, events))
+        """The ids of `append_rows`."""
+        rows = await self.append_rows(chat_id, night_id, speaker, raw_text, update_key, stake_cents, events)
+        return [row.id for row in rows]
 
     async def append_rows(
         self,
@@ -473,56 +472,12 @@ class Ledger:
         )
         return [EventRow(*row) for row in rows]  # the columns in the dataclass's order: a long night loads fast
 
-    async def last_event_id(self, night_id: int) -> int:
-        rows = await self._db.execute_fetchall(
-            "SELECT id FROM events WHERE night_id = ? ORDER BY id DESC LIMIT 1", (night_id,)
-        )
-        row = next(iter(rows), None)
-        return int(row[0]) if row else 0
-
-    async def recent_events(self, night_id: int, limit: int) -> list[EventRow]:
-        rows = await self._db.execute_fetchall(
-            "SELECT * FROM events WHERE night_id = ? ORDER BY id DESC LIMIT ?", (night_id, limit)
-        )
-        return [_event(row) for row in rows][::-1]
-
     async def event(self, night_id: int, event_id: int) -> EventRow | None:
         rows = await self._db.execute_fetchall(
             "SELECT * FROM events WHERE night_id = ? AND id = ?", (night_id, event_id)
         )
         row = next(iter(rows), None)
         return _event(row) if row else None
-
-    async def events_of_kinds(self, night_id: int, kinds: Sequence[str]) -> list[EventRow]:
-        marks = ", ".join("?" for _ in kinds)
-        rows = await self._db.execute_fetchall(
-            f"SELECT * FROM events WHERE night_id = ? AND kind IN ({marks}) ORDER BY id", (night_id, *kinds)
-        )
-        return [_event(row) for row in rows]
-
-    async def last_active_event(self, night_id: int, kinds: Sequence[str]) -> EventRow | None:
-        """The latest event of these kinds that has not been undone."""
-        marks = ", ".join("?" for _ in kinds)
-        rows = await self._db.execute_fetchall(
-            f"SELECT * FROM events e WHERE night_id = ? AND kind IN ({marks})"
-            " AND NOT EXISTS (SELECT 1 FROM events u WHERE u.reverses = e.id) ORDER BY id DESC LIMIT 1",
-            (night_id, *kinds),
-        )
-        row = next(iter(rows), None)
-        return _event(row) if row else None
-
-    async def is_reversed(self, event_id: int) -> bool:
-        rows = await self._db.execute_fetchall("SELECT 1 FROM events WHERE reverses = ?", (event_id,))
-        return next(iter(rows), None) is not None
-
-    async def reversed_among(self, event_ids: Sequence[int]) -> set[int]:
-        if not event_ids:
-            return set()
-        marks = ", ".join("?" for _ in event_ids)
-        rows = await self._db.execute_fetchall(
-            f"SELECT reverses FROM events WHERE reverses IN ({marks})", tuple(event_ids)
-        )
-        return {int(row[0]) for row in rows}
 
     async def payments_after(self, night_id: int, after_event_id: int) -> list[PaymentRow]:
         """Payments of the night's events newer than `after_event_id` (for running totals)."""
@@ -557,13 +512,6 @@ class Ledger:
         row = next(iter(rows), None)
         closed, reopened = (row[0], row[1]) if row else (None, None)
         return closed is not None and (reopened is None or closed > reopened)
-
-    async def payments_of(self, event_id: int) -> list[PaymentRow]:
-        rows = await self._db.execute_fetchall(
-            "SELECT event_id, payer, payee, amount, money_cents, reason FROM payments WHERE event_id = ? ORDER BY id",
-            (event_id,),
-        )
-        return [PaymentRow(*row) for row in rows]
 
     async def payments(self, night_id: int) -> list[PaymentRow]:
         rows = await self._db.execute_fetchall(

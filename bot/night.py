@@ -51,7 +51,6 @@ from engine.table import Event, FlowerGang, Gang, Notice, Penalty, Pong, TableSt
 from engine.tiles import Tile
 
 SEATS = 4
-CORRECTIONS = ("undo", "fix")
 PENDING_ID = -1  # a correction's own id before the ledger assigns it
 
 
@@ -188,13 +187,6 @@ def _add_pair(pairs: dict[tuple[int, int, str], int], payer: int, payee: int, am
     low, high = min(payer, payee), max(payer, payee)
     sign = 1 if payer == low else -1
     pairs[(low, high, reason)] = pairs.get((low, high, reason), 0) + sign * amount
-
-
-def net_pairs(payments: Iterable[Payment]) -> dict[tuple[int, int, str], int]:
-    pairs: dict[tuple[int, int, str], int] = {}
-    for p in payments:
-        _add_pair(pairs, p.payer, p.payee, p.amount, p.reason)
-    return pairs
 
 
 def difference(derived: dict[tuple[int, int, str], int], booked: dict[tuple[int, int, str], int]) -> list[Payment]:
@@ -657,12 +649,6 @@ class Night:
         self.active.add(row.id)
         self.closed = is_closed(self.events)
         return row.id
-
-    def corrected_fold(self, target: EventRow, replacement: Event | None) -> Fold:
-        """The night re-derived with `target` removed (undo) or replaced (fix); raises EngineError if
-        the corrected line is wrong or a later event would no longer fit."""
-        events, active = self._corrected_log(target, replacement)
-        return fold_entries(self.start(), entries(events, active), slots(events)[target.id])
 
     def _corrected_log(self, target: EventRow, replacement: Event | None) -> tuple[list[EventRow], set[int]]:
         kind = "fix" if replacement is not None else "undo"

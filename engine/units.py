@@ -67,9 +67,6 @@ class WinView:
             facts.append("melds")
         return frozenset(facts)
 
-    def all_counts(self) -> Counter[Tile]:
-        return self.hand._counts  # read-only here: no copy
-
     def suits_present(self) -> frozenset[int]:
         return self.hand.suits  # found once per hand, shared by its readings
 
