@@ -1,7 +1,9 @@
 """Every user-facing string, per language, from gettext `.po` files read directly with Babel.
 
-`locales/<lang>/LC_MESSAGES/referee.po` holds one catalog per language; msgids are message keys
-(`tile.unknown`), msgstrs are Python format strings (`{tile}`). Reading the `.po` sources at start-up
+`locales/<lang>/LC_MESSAGES/*.po` hold one language's catalog: `referee.po` and one file per feature
+that has many strings of its own (read in name order; a key defined twice is an error, so two files
+never disagree silently). msgids are message keys (`tile.unknown`), msgstrs are Python format
+strings (`{tile}`). Reading the `.po` sources at start-up
 means no compiled `.mo` file can drift from them. A key missing in a language falls back to
 Simplified Chinese, then to the key itself, so a gap shows up as a key, never as a crash.
 """
@@ -58,13 +60,17 @@ class Catalog:
 
 @cache
 def load_catalog(language: str) -> Catalog:
-    """Read one language's `.po` file (cached: catalogs are read-only once loaded)."""
-    folder = language.replace("-", "_")
-    path = resources.files("locales").joinpath(folder, "LC_MESSAGES", "referee.po")
-    with path.open("rb") as handle:
-        catalog = read_po(handle)
+    """Read one language's `.po` files (cached: catalogs are read-only once loaded)."""
+    folder = resources.files("locales").joinpath(language.replace("-", "_"), "LC_MESSAGES")
     singular: dict[str, str] = {}
     plural: dict[str, tuple[str, ...]] = {}
+    for path in sorted((entry for entry in folder.iterdir() if entry.name.endswith(".po")), key=lambda e: e.name):
+        with path.open("rb") as handle:
+            _merge_catalog(read_po(handle), singular, plural, path.name)
+    return Catalog(singular, plural)
+
+
+def _merge_catalog(catalog: Any, singular: dict[str, str], plural: dict[str, tuple[str, ...]], source: str) -> None:
     for message in catalog:
         if not message.id or not message.string:
             continue
@@ -73,8 +79,9 @@ def load_catalog(language: str) -> Catalog:
             if all(forms):
                 plural[message.id[0]] = forms
         elif isinstance(message.id, str) and isinstance(message.string, str):
+            if message.id in singular:
+                raise ValueError(f"message key {message.id!r} is defined twice (again in {source})")
             singular[message.id] = message.string
-    return Catalog(singular, plural)
 
 
 @dataclass(frozen=True)
