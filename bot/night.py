@@ -40,6 +40,7 @@ from bot.codec import (
 )
 from bot.ledger import EventRow, Ledger, NewEvent, NightRow, PaymentRow, Seat
 from bot.people import Occupancy, Person, index_totals, merged_people, occupancy, stake_at, stake_schedule
+from bot.versions import versions
 from bot.vocabulary import fold
 from engine.checks import check_flower_gangs, check_meld, check_penalty_amount, check_soft, check_win_copies
 from engine.errors import EngineError
@@ -205,22 +206,13 @@ def difference(derived: dict[tuple[int, int, str], int], booked: dict[tuple[int,
 
 
 def active_ids(events: Sequence[EventRow]) -> set[int]:
-    """Events not reversed by an active undo or fix. A reversal always comes after its target, so
-    one pass from the newest event settles it (undoing a fix brings the fixed event back)."""
-    inactive: set[int] = set()
-    for event in reversed(events):
-        if event.id not in inactive and event.reverses is not None:
-            inactive.add(event.reverses)
-    return {e.id for e in events} - inactive
+    """Each slot's current version and the correction marks (bot/versions.py)."""
+    return versions(events).active(events)
 
 
 def slots(events: Sequence[EventRow]) -> dict[int, int]:
-    """Each event's place in the night: a fix takes the place of what it corrects."""
-    places: dict[int, int] = {}
-    for event in events:
-        fixes = event.kind == "fix" and event.reverses is not None
-        places[event.id] = places.get(event.reverses, event.id) if fixes and event.reverses else event.id
-    return places
+    """Each row's place in the night: a fix or undo has the place of what it corrects."""
+    return versions(events).slot_of
 
 
 def table_event(event: EventRow) -> Event | None:
@@ -464,6 +456,11 @@ class Night:
     def event(self, event_id: int) -> EventRow | None:
         return next((e for e in self.events if e.id == event_id), None)
 
+    def current_version(self, slot: int) -> EventRow | None:
+        """The row in force at this place in the night, None once it is undone."""
+        current = versions(self.events).current(slot)
+        return self.event(current) if current is not None else None
+
     def reverser(self, event_id: int) -> EventRow | None:
         """The undo or fix that reversed this event, if any (active or not)."""
         return next((e for e in self.events if e.reverses == event_id), None)
@@ -669,11 +666,12 @@ class Night:
             for p in played.payments:
                 _add_pair(derived, p.payer, p.payee, p.amount, p.reason)
         by_id = {event.id: event for event in events}
+        places = slots(events)
         for row in self.payment_rows:
             event = by_id.get(row.event_id)
             if event is None:
                 continue
-            source = by_id.get(event.reverses, event) if event.reverses is not None else event
+            source = by_id.get(places.get(event.id, event.id), event)  # its slot's first row
             hand = fold.hand_of(source.id) or source.hand_no  # as bot.people prices it
             booked = groups.setdefault(stake_at(schedule, hand), ({}, {}))[1]
             _add_pair(booked, row.payer, row.payee, row.amount, row.reason)
@@ -689,7 +687,9 @@ class Night:
         # The correction's own payments are priced at the corrected event's hand (as the night's
         # money reads them); differences in hands at another stake go on `correction` rows of their own.
         schedule = stake_schedule(self.row.stake_cents, events, active)
-        target_hand = fold.hand_of(target.id) or target.hand_no
+        slot = slots(events)[target.id]
+        root = self.event(slot) or target
+        target_hand = fold.hand_of(slot) or root.hand_no
         target_stake = stake_at(schedule, target_hand)
         groups = self._by_stake(fold, events, active)
         own = difference(*groups.pop(target_stake, ({}, {})))

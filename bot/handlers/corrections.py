@@ -51,23 +51,23 @@ EVENT_OF_COMMAND = {
 
 
 def target_of(night: Night, number: int | None) -> EventRow:
-    """The event to correct: #N, or the latest one that can be undone."""
+    """The version to correct: the current one at #N's place (#N may be the event first typed there
+    or any fix of it), or the latest current version that can be undone (bot/versions.py)."""
     if number is None:
         target = night.last_active(REVERSIBLE)
         if target is None:
             raise Refusal(Reply("undo.nothing"))
         return target
-    target = night.event(number)
-    if target is None:
+    named = night.event(number)
+    if named is None:
         raise Refusal(Reply("undo.no_such_event", {"id": number}))
-    reverser = night.reverser(target.id)
-    if reverser is not None:
-        if reverser.kind == "undo" and reverser.id in night.active:
-            raise Refusal(Reply("undo.already_undone", {"id": target.id}))
-        raise Refusal(Reply("undo.reversed_by", {"id": target.id, "by": reverser.id}))
-    if target.kind not in REVERSIBLE:
-        raise Refusal(Reply("undo.not_undoable", {"id": target.id, "kind": Reply(f"kind.{target.kind}")}))
-    return target
+    root = night.event(night.slot_of(named.id)) or named
+    if root.kind not in REVERSIBLE or named.kind not in REVERSIBLE:
+        raise Refusal(Reply("undo.not_undoable", {"id": named.id, "kind": Reply(f"kind.{named.kind}")}))
+    current = night.current_version(root.id)
+    if current is None:
+        raise Refusal(Reply("undo.already_undone", {"id": named.id}))
+    return current
 
 
 def signed(amount: int) -> str:
@@ -156,7 +156,7 @@ async def fix(context: Context) -> Response:
     if context.command.number is None or not context.command.word:
         raise Refusal(Reply("fix.usage"))
     target = target_of(night, context.command.number)
-    if target.kind == "join":
+    if (night.event(night.slot_of(target.id)) or target).kind == "join":
         raise Refusal(Reply("undo.not_undoable", {"id": target.id, "kind": Reply("kind.join")}))
     event = corrected_event(context, night, target)
     corrected = await correct(context, night, target, event)

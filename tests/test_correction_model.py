@@ -1,0 +1,121 @@
+"""A correction has one meaning (issue 21): each place in the night has versions, the newest is
+current; a fix appends one, an undo removes the current one. Each failing example of the issue is
+pinned here with its money worked by hand.
+
+By RULES.md (nanjing): a flower gang is 6 from each other player (the gang's owner +18). The hand
+`123m456m789m234p5p+5p` with N hard flowers is 跑 20 + 硬花 2N + 缺一门 2 + 门清 20 = 42 + 2N
+(N = 2: 46, 3: 48, 4: 50). A win typed without tiles gets 门清 from the log: 20 + 2N + 20.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bot.ledger import Ledger
+from bot.service import Referee
+from tests.harness import Table
+
+HAND = "123m456m789m234p5p+5p"
+
+
+async def replayed(table: Table, ledger: Ledger, tmp_path: Path) -> dict[str, int]:
+    """The balances a fresh referee derives from the log alone (as after a restart)."""
+    fresh = Table(Referee(ledger, rules_dir=tmp_path, charts_enabled=False), table.chat_id)
+    return await fresh.balances()
+
+
+async def test_a_fix_of_a_fix_replaces_it(table: Table, ledger: Ledger, tmp_path: Path) -> None:
+    table.language = "en"
+    await table.play("/new A B C D\nB: /flowergang\n/fix 2 /flowergang A")
+    await table.say("/fix 3 /flowergang B")
+    # the flower gang is B's again, once: B +18, the others −6 each (not B +36)
+    want = {"A": -6, "B": 18, "C": -6, "D": -6}
+    assert await table.balances() == want
+    assert await replayed(table, ledger, tmp_path) == want
+
+
+async def test_fixing_the_original_after_a_fix_corrects_the_current_version(table: Table) -> None:
+    table.language = "en"
+    await table.play("/new A B C D\nB: /flowergang\n/fix 2 /flowergang A")
+    out = await table.say("/fix 2 /flowergang C")
+    # #2's place now holds C's flower gang: C +18, the others −6
+    assert "Nothing was recorded" not in out
+    assert await table.balances() == {"A": -6, "B": -6, "C": 18, "D": -6}
+
+
+async def test_a_win_fixed_twice_adds_no_hand(table: Table, ledger: Ledger, tmp_path: Path) -> None:
+    table.language = "en"
+    await table.play(f"/new A B C D\nB: /hu self {HAND} flowers=2\n/fix 2 /hu B self {HAND} flowers=3")
+    out = await table.say(f"/fix 3 /hu B self {HAND} flowers=4")
+    # one hand: B self-draws 50 from each (4 hard flowers), B +150; hand 2 is open (not a hand 3)
+    want = {"A": -50, "B": 150, "C": -50, "D": -50}
+    assert await table.balances() == want
+    assert "Now in hand 2" in out
+    assert await replayed(table, ledger, tmp_path) == want
+
+
+async def test_after_undoing_a_fix_the_original_can_be_undone_and_fixed(table: Table) -> None:
+    table.language = "en"
+    await table.play("/new A B C D\nB: /flowergang\n/fix 2 /flowergang A\n/undo 3")
+    # the fix is gone: B's flower gang is back, B +18
+    assert await table.balances() == {"A": -6, "B": 18, "C": -6, "D": -6}
+    out = await table.say("/fix 2 /flowergang D")
+    assert "Nothing was recorded" not in out
+    # D's now: D +18
+    assert await table.balances() == {"A": -6, "B": -6, "C": -6, "D": 18}
+    out = await table.say("/undo 2")
+    # #2's place goes back to B's flower gang (the version before D's)
+    assert await table.balances() == {"A": -6, "B": 18, "C": -6, "D": -6}
+    out = await table.say("/undo 2")
+    assert "Nothing was recorded" not in out
+    assert await table.balances() == {"A": 0, "B": 0, "C": 0, "D": 0}
+    assert "already undone" in await table.say("/undo 2")
+
+
+async def test_a_bare_undo_after_undoing_a_fix_never_fails(table: Table, ledger: Ledger, tmp_path: Path) -> None:
+    table.language = "en"
+    await table.play("/new A B C D\nB: /flowergang\n/fix 2 /flowergang A\n/undo 3")
+    out = await table.say("/undo")  # was: IntegrityError (UNIQUE events.reverses), "nothing recorded"
+    assert "undid #2" in out
+    assert await table.balances() == {"A": 0, "B": 0, "C": 0, "D": 0}
+    assert await replayed(table, ledger, tmp_path) == {"A": 0, "B": 0, "C": 0, "D": 0}
+
+
+async def test_a_discard_win_never_merges_into_an_older_hands_fixed_win(table: Table) -> None:
+    table.language = "en"
+    out = await table.play(
+        f"""
+        /new A B C D
+        A: /hu A D flowers=2
+        B: /hu B C {HAND} flowers=2
+        /fix 2 /hu A D flowers=3
+        C: /hu C D {HAND} flowers=2
+        """
+    )
+    assert "merged" not in out
+    # hand 1: A (dealer) wins on D: 20 + 2×3 + 门清 20 = 46; a dealer win doubles hand 2, A stays (1);
+    # hand 2: C feeds B (46 + 10×1) × 2 = 112; B deals hand 3 (not doubled): D feeds C 46.
+    # A +46, B +112, C −112 + 46 = −66, D −46 − 46 = −92
+    assert await table.balances() == {"A": 46, "B": 112, "C": -66, "D": -92}
+
+
+async def test_three_winners_on_one_discard_are_one_win(table: Table, ledger: Ledger, tmp_path: Path) -> None:
+    table.language = "en"
+    await table.play(
+        """
+        /new A B C D
+        B: /hu A flowers=2
+        C: /hu A flowers=2
+        D: /hu A flowers=4
+        """
+    )
+    # one discard, three claims: B 20 + 4 + 门清 20 = 44, C 44, D 20 + 8 + 20 = 48; A pays 136
+    assert await table.balances() == {"A": -136, "B": 44, "C": 44, "D": 48}
+    out = await table.say("B: /hu C flowers=2")
+    # 一炮多响 doubles hand 2 and A stays (streak 1): C pays B (44 + 10×1) × 2 = 108
+    assert "Hand 2 (doubled ×2)" in out
+    want = {"A": -136, "B": 152, "C": -64, "D": 48}
+    assert await table.balances() == want
+    assert await replayed(table, ledger, tmp_path) == want
+    night = await table.night()
+    assert night["balances"] == want
