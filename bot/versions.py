@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from bot.ledger import EventRow
 
 CORRECTIONS = ("fix", "undo")
+BOOKING = "correction"  # a correction's difference in another hand's stake or players: a mark
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,9 @@ def versions(events: Sequence[EventRow]) -> Versions:
     stacks: dict[int, list[int]] = {}
     undone_by: dict[int, int] = {}  # an undo row -> the version it removed
     for event in events:
+        if event.kind == BOOKING and event.reverses is not None:  # money booked at another place
+            slot_of[event.id] = slot_of.get(event.reverses, event.reverses)
+            continue
         if event.kind not in CORRECTIONS or event.reverses is None:
             slot_of[event.id] = event.id
             stacks[event.id] = [event.id]

@@ -119,3 +119,47 @@ async def test_three_winners_on_one_discard_are_one_win(table: Table, ledger: Le
     assert await replayed(table, ledger, tmp_path) == want
     night = await table.night()
     assert night["balances"] == want
+
+
+async def test_after_a_swap_a_correction_moves_money_of_the_people_at_each_place(
+    table: Table, ledger: Ledger, tmp_path: Path
+) -> None:
+    table.language = "en"
+    await table.play(
+        f"""
+        /new A B C D
+        A: /hu self {HAND} flowers=2
+        /swap D E
+        C: /hu E {HAND} flowers=2
+        """
+    )
+    # hand 1: A (dealer) self-draws 46 from each, hand 2 doubled (A stays, 1): E feeds C (46 + 10) × 2 = 112
+    assert await table.balances() == {"A": 138, "B": -46, "C": 66, "D": -46, "E": -112}
+    out = await table.say("/undo 2")
+    # as if hand 1's win never was: C's win is hand 1 (not doubled), E pays 46; D paid nothing.
+    # D: −46 → 0 (+46); E: −112 → −46 (+66); C: 66 → 46 (−20); A: 138 → 0; B: −46 → 0
+    assert "Changes: A −138 · B +46 · C −20 · D +46 · E +66" in out
+    want = {"A": 0, "B": 0, "C": 46, "E": -46}
+    assert await table.balances() == want
+    assert await replayed(table, ledger, tmp_path) == want
+
+
+async def test_a_stake_change_keeps_its_place_when_an_earlier_hand_is_undone(table: Table) -> None:
+    table.language = "en"
+    await table.play(
+        f"""
+        /new A B C D
+        B: /hu A {HAND} flowers=2
+        C: /stake 2
+        C: /hu D {HAND} flowers=2
+        """
+    )
+    # hand 1 at 1 per flower: A → B 46 (money 46); 改底 2 from hand 2: D → C 46 flowers, money 92
+    night = await table.night()
+    assert night["balances"] == {"A": -46, "B": 46, "C": 46, "D": -46}
+    out = await table.say("/undo 2")
+    # C's win is now hand 1, still after the 改底 in the log: its money stays 92 (not 46)
+    assert "West C: 46 (92)" in out and "North D: -46 (-92)" in out
+    out = await table.say("/stake 3")
+    # a later 改底 reprices nothing already played
+    assert "West C: 46 (92)" in await table.say("/score")

@@ -75,8 +75,7 @@ def signed(amount: int) -> str:
 
 
 def correction_replies(night: Night, corrected: Corrected) -> list[Reply]:
-    seats = night.seats
-    moved = [f"{seats[s].name} {signed(a)}" for s, a in enumerate(corrected.changes) if a]
+    moved = [f"{name} {signed(amount)}" for name, amount in corrected.changes]
     replies = [Reply("correction.changes", {"changes": " · ".join(moved)}) if moved else Reply("correction.no_change")]
     if corrected.moved_hands:
         replies.append(Reply("correction.moved", {"hands": ", ".join(str(h) for h in corrected.moved_hands)}))
