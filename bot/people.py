@@ -87,6 +87,24 @@ def merged_index(seating: Occupancy) -> list[int]:
     return [order.setdefault(fold(name), len(order)) for name in seating.names]
 
 
+def merged_names(seating: Occupancy) -> list[str]:
+    """The name of each merged index (as `merged_index` numbers them), everyone who ever sat."""
+    order: dict[str, str] = {}
+    for name in seating.names:
+        order.setdefault(fold(name), name)
+    return list(order.values())
+
+
+def kept_indices(seating: Occupancy, kept: Sequence[Person]) -> list[int]:
+    """The merged index (as `merged_index`) of each person `merged_people` kept, in its order: a
+    player who left at 0 is in the index but not in the list."""
+    names = {fold(person.name) for person in kept}
+    order: dict[str, int] = {}
+    for name in seating.names:
+        order.setdefault(fold(name), len(order))
+    return [index for key, index in order.items() if key in names]
+
+
 def player_of(seating: Occupancy) -> Callable[[int, int], int]:
     """(event id, seat) → the player (as in `people`) who sat there at that event."""
     merged = merged_index(seating)

@@ -49,6 +49,8 @@ EVENT_OF_COMMAND = {
     "draw": "draw",
 }
 
+NEEDS_A_NAME = ("pong", "penalty")
+
 
 def target_of(night: Night, number: int | None) -> EventRow:
     """The version to correct: the current one at #N's place (#N may be the event first typed there
@@ -92,7 +94,9 @@ async def correct(context: Context, night: Night, target: EventRow, event: Event
         raise Refusal(meld_conflict(night, error, hand)) from error
     except LaterEventBreaks as error:
         reason = Reply(error.cause.key, readable(error.cause.params, night.seats))
-        if isinstance(error.cause, WinRefused):
+        if isinstance(error.cause, LoggedMeldMissing):  # the later win's meld, named by its event
+            reason = meld_conflict(night, error.cause, night.fold.hand_of(error.slot) or night.state.hand_no)
+        elif isinstance(error.cause, WinRefused):
             reason = Reply(error.cause.key, {"winner": night.seats[error.cause.params["winner"]].name, "total": ""})
         raise Refusal(Reply("fix.breaks_later", {"id": error.slot, "reason": reason})) from error
 
@@ -115,6 +119,9 @@ def corrected_event(context: Context, night: Night, target: EventRow) -> Event:
     if original is None:
         raise Refusal(Reply("undo.not_undoable", {"id": target.id, "kind": Reply(f"kind.{target.kind}")}))
     kind = EVENT_OF_COMMAND[inner.name]
+    exposed = inner.name == "gang" and (inner.kind or "exposed") == "exposed"
+    if (inner.name in NEEDS_A_NAME or exposed) and not inner.names:  # typed alone it asks with buttons: here, the line
+        raise Refusal(Reply("fix.usage"))
     if kind != event_kind(original):
         raise Refusal(Reply("fix.other_kind", {"id": target.id, "kind": Reply(f"kind.{event_kind(original)}")}))
     # Unnamed, the actor is the corrected event's (改 3 胡 王五 … fixes that win, whoever types it)

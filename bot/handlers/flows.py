@@ -92,8 +92,12 @@ def flow_response(context: Context, night: Night, step: Step) -> Response:
 
 
 def expired(context: Context, stamp: str) -> bool:
-    started = int(stamp) * 60
-    return context.desk.clock() - started > FLOW_MINUTES * 60
+    """Older than FLOW_MINUTES, or not a stamp this clock could have given (from the future, or a
+    number too long for any minute): stale either way, never an error."""
+    if not stamp.isdigit() or len(stamp) > 12:
+        return True
+    elapsed = context.desk.clock() - int(stamp) * 60
+    return not 0 <= elapsed <= FLOW_MINUTES * 60
 
 
 def start_stamp(context: Context) -> str:

@@ -10,7 +10,7 @@ from bot.commands import SPEC_BY_NAME
 from bot.handlers.common import Context, Refusal, board
 from bot.ledger import Seat
 from bot.night import Night, doubled_hands, hand_deltas
-from bot.people import merged_index, net_by_reason, player_of
+from bot.people import kept_indices, merged_index, net_by_reason, player_of
 from bot.replies import Attachment, Choice, Reply, Response
 from bot.stats import chat_stats, my_stats
 from bot.views import history as history_lines
@@ -74,6 +74,7 @@ def summary_replies(night: Night) -> list[Reply]:
     net = net_by_reason(seating, night.events, night.payment_rows)
     stats = night_stats(night.fold.played, net, len(set(merged_index(seating))), player_of(seating))
     everyone = night.people()
+    stats = [stats[index] for index in kept_indices(seating, everyone)]  # no row for who left at 0
     return summary_lines(
         night.row,
         tuple(Seat(p.name) for p in everyone),
