@@ -362,3 +362,140 @@ def test_impossible_claims_are_refused_and_possible_ones_are_not(
     except WinRefused:  # below the 小胡 limit: the claims themselves were fine
         refused = False
     assert refused == impossible_at_a_fresh_table(win_flags, winner, self_draw, len(hand.melds))
+
+
+# ---- a night with corrections equals a fresh replay of its corrected log (issue 21) ---------------
+
+NIGHT_HAND = "123m456m789m234p5p+5p"  # 42 + 2 × hard flowers, 门清 included
+NAMES = ("A", "B", "C", "D", "E")
+
+
+@st.composite
+def night_lines(draw: st.DrawFn) -> str:
+    """A table line or a chore, as someone at the table types it (names may be off the table)."""
+    actor, other = draw(st.sampled_from(NAMES)), draw(st.sampled_from(NAMES))
+    flowers = draw(st.integers(0, 6))
+    kind = draw(st.sampled_from(["flower", "pong", "penalty", "self_win", "win", "draw", "stake", "swap"]))
+    return {
+        "flower": f"{actor}: /flowergang",
+        "pong": f"{actor}: /pong {other}",
+        "penalty": f"{actor}: /penalty follow {other}",
+        "self_win": f"{actor}: /hu self {NIGHT_HAND} flowers={flowers + 4}",
+        "win": f"{actor}: /hu {other} {NIGHT_HAND} flowers={flowers}",
+        "draw": f"{actor}: /draw",
+        "stake": f"A: /stake {draw(st.sampled_from(['0.5', '2', '3']))}",
+        "swap": f"A: /swap {actor} {other}",
+    }[kind]
+
+
+def another_version(line: str, nudge: int) -> str | None:
+    """The same kind of line, changed (None for a line /fix does not take: a chore)."""
+    speaker, text = line.split(": ", 1)
+    if text.startswith(("/stake", "/swap")):
+        return None
+    if "flowers=" in text:
+        head, flowers = text.rsplit("flowers=", 1)
+        return f"{speaker}: {head}flowers={int(flowers) + 1 + nudge % 3}"
+    if text.startswith("/penalty"):
+        return f"{speaker}: /penalty {'four' if 'follow' in text else 'follow'} {text.split()[-1]}"
+    if text == "/flowergang":
+        return f"{speaker}: /flowergang {NAMES[nudge % 4]}"
+    return None
+
+
+operations = st.lists(
+    st.one_of(
+        night_lines().map(lambda line: ("line", line, 0)),
+        st.tuples(st.just("fix"), st.integers(0, 50).map(str), st.integers(0, 9)),
+        st.tuples(st.just("undo"), st.integers(0, 50).map(str), st.integers(0, 9)),
+    ),
+    min_size=1,
+    max_size=16,
+)
+
+
+async def _corrected_night(ops: list[tuple[str, str, int]]) -> tuple[int, int]:
+    """Play `ops` keeping a model: each place's versions (line, any event id of the place); then replay
+    the current versions on a fresh night and compare. Returns (corrections recorded, refused)."""
+    import tempfile
+    from pathlib import Path
+
+    from bot.ledger import Ledger
+    from bot.service import Referee
+    from tests.harness import Table
+
+    with tempfile.TemporaryDirectory() as folder:
+        ledger = await Ledger.open(Path(folder) / "l.sqlite3")
+        try:
+            referee = Referee(ledger, charts_enabled=False)
+            table = Table(referee, "night")
+            await table.say("A: /new A B C D")
+            places: list[tuple[int, list[str]]] = []  # (event id, versions: newest last; empty: undone)
+            recorded = refused = 0
+
+            async def newest_kind() -> str:
+                night = await referee.nights.latest("night")
+                assert night is not None
+                return night.events[-1].kind
+
+            for op, value, nudge in ops:
+                if op == "line":
+                    response = await table.respond(value)
+                    if response is None or not response.recorded:
+                        continue
+                    if await newest_kind() == "fix":  # merged into the last win (一炮多响): take it back
+                        undone = await table.respond("A: /undo")
+                        assert undone is not None and undone.recorded
+                        continue
+                    night = await referee.nights.latest("night")
+                    assert night is not None
+                    places.append((night.events[-1].id, [value]))
+                    continue
+                live = [p for p in places if p[1] and not p[1][-1].split(": ", 1)[1].startswith("/swap")]
+                if not live:
+                    continue
+                event_id, versions = live[int(value) % len(live)]
+                if op == "undo":
+                    response = await table.respond(f"A: /undo {event_id}")
+                    if response is not None and response.recorded:
+                        versions.pop()
+                        recorded += 1
+                    else:
+                        refused += 1
+                    continue
+                changed = another_version(versions[-1], nudge)
+                if changed is None:
+                    continue
+                text = changed.split(": ", 1)[1]
+                response = await table.respond(f"A: /fix {event_id} {text}")
+                if response is not None and response.recorded:
+                    versions.append(changed)
+                    recorded += 1
+                else:
+                    refused += 1
+            replay = Table(referee, "replay")
+            await replay.say("A: /new A B C D")
+            for _, versions in places:
+                if versions:
+                    response = await replay.respond(versions[-1])
+                    assert response is not None and response.recorded, versions[-1]
+            night, fresh = await table.night(), await replay.night()
+            assert {**night, "night": 0} == {**fresh, "night": 0}  # balances, money, transfers, hands
+            assert await table.say("A: /score") == await replay.say("A: /score")
+            restarted = Table(Referee(ledger, charts_enabled=False), "night")
+            assert await restarted.balances() == await replay.balances()
+            return recorded, refused
+        finally:
+            await ledger.close()
+
+
+@settings(max_examples=examples(15), deadline=None)
+@given(operations)
+def test_a_corrected_night_equals_replaying_its_corrected_log(ops: list[tuple[str, str, int]]) -> None:
+    import asyncio
+
+    from hypothesis import event
+
+    recorded, refused = asyncio.run(_corrected_night(ops))
+    event(f"corrections recorded: {min(recorded, 4)}{'+' if recorded >= 4 else ''}")
+    event(f"corrections refused: {min(refused, 2)}{'+' if refused >= 2 else ''}")
