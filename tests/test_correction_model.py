@@ -163,3 +163,15 @@ async def test_a_stake_change_keeps_its_place_when_an_earlier_hand_is_undone(tab
     out = await table.say("/stake 3")
     # a later 改底 reprices nothing already played
     assert "West C: 46 (92)" in await table.say("/score")
+
+
+async def test_undoing_the_last_claim_of_a_merged_win_keeps_the_others(table: Table) -> None:
+    table.language = "en"
+    await table.play("/new A B C D\nB: /hu A flowers=2\nC: /hu A flowers=2\nD: /hu A flowers=4")
+    out = await table.say("/undo 2")
+    # the place of #2 goes back one version: B and C on A's discard, 44 each (D's 48 taken back)
+    assert "Changes: A +48 · D −48" in out
+    assert await table.balances() == {"A": -88, "B": 44, "C": 44, "D": 0}
+    # a two-winner discard still doubles hand 2 with A staying (streak 1): D feeds C (44 + 10) × 2 = 108
+    await table.say("C: /hu D flowers=2")
+    assert await table.balances() == {"A": -88, "B": 44, "C": 152, "D": -108}
