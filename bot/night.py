@@ -488,10 +488,6 @@ class Night:
         current = versions(self.events).current(slot)
         return self.event(current) if current is not None else None
 
-    def reverser(self, event_id: int) -> EventRow | None:
-        """The undo or fix that reversed this event, if any (active or not)."""
-        return next((e for e in self.events if e.reverses == event_id), None)
-
     def last_active(self, kinds: Sequence[str]) -> EventRow | None:
         return next((e for e in reversed(self.events) if e.kind in kinds and e.id in self.active), None)
 
