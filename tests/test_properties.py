@@ -14,6 +14,7 @@ from collections import Counter
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from bot.service import Referee
 from engine.claims import ClaimRefused
 from engine.decompose import waiting_tiles
 from engine.errors import EngineError
@@ -414,14 +415,30 @@ operations = st.lists(
 )
 
 
+async def _replays(referee: object, chat: str, lines: list[str]) -> tuple[object, bool]:
+    """A fresh night of `lines`; whether every one of them is recorded."""
+    from tests.harness import Table
+
+    assert isinstance(referee, Referee)
+    table = Table(referee, chat)
+    await table.say("A: /new A B C D")
+    for line in lines:
+        response = await table.respond(line)
+        if response is None or not response.recorded:
+            return table, False
+    return table, True
+
+
 async def _corrected_night(ops: list[tuple[str, str, int]]) -> tuple[int, int]:
-    """Play `ops` keeping a model: each place's versions (line, any event id of the place); then replay
-    the current versions on a fresh night and compare. Returns (corrections recorded, refused)."""
+    """Play `ops` keeping a model: each place's versions (line, the event id that wrote it), newest
+    last; a correction names the place by its first event or by its current version (the natural
+    `/fix 3` after a fix #3), which must mean the same. Then the current versions, replayed on a
+    fresh night, must give the same balances, money, transfers, hands, /score and restart; and a
+    correction is refused only when the corrected log does not replay."""
     import tempfile
     from pathlib import Path
 
     from bot.ledger import Ledger
-    from bot.service import Referee
     from tests.harness import Table
 
     with tempfile.TemporaryDirectory() as folder:
@@ -430,55 +447,56 @@ async def _corrected_night(ops: list[tuple[str, str, int]]) -> tuple[int, int]:
             referee = Referee(ledger, charts_enabled=False)
             table = Table(referee, "night")
             await table.say("A: /new A B C D")
-            places: list[tuple[int, list[str]]] = []  # (event id, versions: newest last; empty: undone)
+            places: list[list[tuple[str, int]]] = []  # versions of each place; empty: undone
             recorded = refused = 0
+            replays = iter(range(10_000))
 
-            async def newest_kind() -> str:
+            def log(changed: list[tuple[str, int]] | None = None, at: int = -1) -> list[str]:
+                versions = [changed if i == at and changed is not None else v for i, v in enumerate(places)]
+                return [v[-1][0] for v in versions if v]
+
+            async def newest() -> tuple[int, str]:
                 night = await referee.nights.latest("night")
                 assert night is not None
-                return night.events[-1].kind
+                return night.events[-1].id, night.events[-1].kind
 
             for op, value, nudge in ops:
                 if op == "line":
                     response = await table.respond(value)
                     if response is None or not response.recorded:
                         continue
-                    if await newest_kind() == "fix":  # merged into the last win (一炮多响): take it back
+                    event_id, kind = await newest()
+                    if kind == "fix":  # merged into the last win (一炮多响): take it back
                         undone = await table.respond("A: /undo")
                         assert undone is not None and undone.recorded
                         continue
-                    night = await referee.nights.latest("night")
-                    assert night is not None
-                    places.append((night.events[-1].id, [value]))
+                    places.append([(value, event_id)])
                     continue
-                live = [p for p in places if p[1] and not p[1][-1].split(": ", 1)[1].startswith("/swap")]
+                live = [i for i, p in enumerate(places) if p and not p[-1][0].split(": ", 1)[1].startswith("/swap")]
                 if not live:
                     continue
-                event_id, versions = live[int(value) % len(live)]
+                at = live[int(value) % len(live)]
+                versions = places[at]
+                named = versions[0][1] if nudge % 2 else versions[-1][1]
                 if op == "undo":
-                    response = await table.respond(f"A: /undo {event_id}")
-                    if response is not None and response.recorded:
-                        versions.pop()
-                        recorded += 1
-                    else:
-                        refused += 1
-                    continue
-                changed = another_version(versions[-1], nudge)
-                if changed is None:
-                    continue
-                text = changed.split(": ", 1)[1]
-                response = await table.respond(f"A: /fix {event_id} {text}")
-                if response is not None and response.recorded:
-                    versions.append(changed)
-                    recorded += 1
+                    attempt = versions[:-1]
+                    response = await table.respond(f"A: /undo {named}")
                 else:
-                    refused += 1
-            replay = Table(referee, "replay")
-            await replay.say("A: /new A B C D")
-            for _, versions in places:
-                if versions:
-                    response = await replay.respond(versions[-1])
-                    assert response is not None and response.recorded, versions[-1]
+                    changed = another_version(versions[-1][0], nudge)
+                    if changed is None:
+                        continue
+                    attempt = [*versions, (changed, 0)]
+                    response = await table.respond(f"A: /fix {named} {changed.split(': ', 1)[1]}")
+                if response is not None and response.recorded:
+                    event_id, _ = await newest()
+                    places[at] = attempt if op == "undo" else [*versions, (attempt[-1][0], event_id)]
+                    recorded += 1
+                    continue
+                refused += 1
+                _, holds = await _replays(referee, f"check-{next(replays)}", log(attempt, at))
+                assert not holds, f"refused, yet the corrected log replays: {log(attempt, at)}"
+            replay, holds = await _replays(referee, "replay", log())
+            assert holds and isinstance(replay, Table), log()
             night, fresh = await table.night(), await replay.night()
             assert {**night, "night": 0} == {**fresh, "night": 0}  # balances, money, transfers, hands
             assert await table.say("A: /score") == await replay.say("A: /score")
