@@ -175,3 +175,23 @@ async def test_undoing_the_last_claim_of_a_merged_win_keeps_the_others(table: Ta
     # a two-winner discard still doubles hand 2 with A staying (streak 1): D feeds C (44 + 10) × 2 = 108
     await table.say("C: /hu D flowers=2")
     assert await table.balances() == {"A": -88, "B": 44, "C": 152, "D": -108}
+
+
+async def test_a_stake_change_after_an_undone_fix_reprices_no_closed_hand(table: Table) -> None:
+    table.language = "en"
+    await table.play(
+        f"""
+        /new A B C D
+        B: /hu self {HAND} flowers=2
+        /fix 2 /hu B self {HAND} flowers=3
+        /undo 3
+        A: /stake 2
+        """
+    )
+    # hand 1 is B's self-draw of 46 again, at 1 per flower: 138 in money; 改底 2 starts at hand 2
+    out = await table.say("/score")
+    assert "South B: 138 (138)" in out and "East A: -46 (-46)" in out
+    await table.say(f"C: /hu self {HAND} flowers=2")
+    # hand 2 at 2 per flower: C self-draws 46 from each, 92 money each: B 138 − 92 = 46
+    night = await table.night()
+    assert night["money"] == {"A": "-138", "B": "46", "C": "230", "D": "-138"}
