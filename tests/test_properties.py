@@ -376,7 +376,8 @@ def night_lines(draw: st.DrawFn) -> str:
     """A table line or a chore, as someone at the table types it (names may be off the table)."""
     actor, other = draw(st.sampled_from(NAMES)), draw(st.sampled_from(NAMES))
     flowers = draw(st.integers(0, 6))
-    kind = draw(st.sampled_from(["flower", "pong", "penalty", "self_win", "win", "draw", "stake", "swap"]))
+    kinds = ["flower", "pong", "penalty", "self_win", "win", "draw", "stake", "swap", "rename", "dealer"]
+    kind = draw(st.sampled_from(kinds))
     return {
         "flower": f"{actor}: /flowergang",
         "pong": f"{actor}: /pong {other}",
@@ -386,13 +387,15 @@ def night_lines(draw: st.DrawFn) -> str:
         "draw": f"{actor}: /draw",
         "stake": f"A: /stake {draw(st.sampled_from(['0.5', '2', '3']))}",
         "swap": f"A: /swap {actor} {other}",
+        "rename": f"A: /rename {actor} {other}",
+        "dealer": f"A: /dealer {actor}",
     }[kind]
 
 
 def another_version(line: str, nudge: int) -> str | None:
     """The same kind of line, changed (None for a line /fix does not take: a chore)."""
     speaker, text = line.split(": ", 1)
-    if text.startswith(("/stake", "/swap")):
+    if text.startswith(("/stake", "/swap", "/rename", "/dealer")):
         return None
     if "flowers=" in text:
         head, flowers = text.rsplit("flowers=", 1)
@@ -472,7 +475,9 @@ async def _corrected_night(ops: list[tuple[str, str, int]]) -> tuple[int, int]:
                         continue
                     places.append([(value, event_id)])
                     continue
-                live = [i for i, p in enumerate(places) if p and not p[-1][0].split(": ", 1)[1].startswith("/swap")]
+                # a swap or rename is never taken back here: later lines name the table as it then was
+                names = ("/swap", "/rename")
+                live = [i for i, p in enumerate(places) if p and not p[-1][0].split(": ", 1)[1].startswith(names)]
                 if not live:
                     continue
                 at = live[int(value) % len(live)]
