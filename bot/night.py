@@ -677,34 +677,23 @@ class Night:
         events = [*self.events, pending]  # the newest row, so the activity pass sees it first
         return events, active_ids(events)
 
-    def _by_place(
-        self, fold: Fold, events: Sequence[EventRow], active: set[int]
-    ) -> dict[tuple[int, tuple[int, ...]], tuple[Flows, Flows, int]]:
-        """Derived and booked flows per (stake, who sat where), as the corrected night prices and seats
-        them: a payment's money is its flowers at the stake of the hand its place is now in, and it
-        belongs to whoever sat at the table at that place (换人). Each group keeps one place (slot)
-        its difference is booked against."""
-        schedule = placed_schedule(self.row.stake_cents, events, active, lambda: fold)
-        seating = occupancy(self.row.seats, events, active)
+    def _by_place(self, fold: Fold, events: Sequence[EventRow]) -> dict[int, tuple[Flows, Flows]]:
+        """Derived and booked flows per place (slot): each place's booked money is brought to its
+        derived money on its own, so it is priced at its place's hand and paid by whoever sat at the
+        table there (换人), whatever happens to the night later; an undone place's rows sum to zero."""
         by_id = {event.id: event for event in events}
         places = slots(events)
-        groups: dict[tuple[int, tuple[int, ...]], tuple[Flows, Flows, int]] = {}
-
-        def group(slot: int, hand: int) -> tuple[Flows, Flows, int]:
-            key = (stake_at(schedule, hand), seating.at.get(slot, seating.now))
-            return groups.setdefault(key, ({}, {}, slot))
-
+        groups: dict[int, tuple[Flows, Flows]] = {}
         for played in fold.played:
-            derived = group(played.slot, played.hand_no)[0]
+            derived = groups.setdefault(played.slot, ({}, {}))[0]
             for p in played.payments:
                 _add_pair(derived, p.payer, p.payee, p.amount, p.reason)
         for row in self.payment_rows:
             event = by_id.get(row.event_id)
             if event is None:
                 continue
-            source = by_id.get(places.get(event.id, event.id), event)  # its slot's first row
-            hand = fold.hand_of(source.id) or source.hand_no  # as bot.people prices it
-            _add_pair(group(source.id, hand)[1], row.payer, row.payee, row.amount, row.reason)
+            slot = places.get(event.id, event.id)
+            _add_pair(groups.setdefault(slot, ({}, {}))[1], row.payer, row.payee, row.amount, row.reason)
         return groups
 
     async def correct(self, line: Line, target: EventRow, replacement: Event | None) -> Corrected:
@@ -721,19 +710,18 @@ class Night:
         root = self.event(slot) or target
         target_hand = fold.hand_of(slot) or root.hand_no
         target_stake = stake_at(schedule, target_hand)
-        groups = self._by_place(fold, events, active)
-        seating = occupancy(self.row.seats, events, active)
-        own_key = (target_stake, seating.at.get(slot, seating.now))
-        own_derived, own_booked, _ = groups.pop(own_key, ({}, {}, slot))
-        own = difference(own_derived, own_booked)
+        groups = self._by_place(fold, events)
+        own = difference(*groups.pop(slot, ({}, {})))
         news = [NewEvent(fold.state.hand_no, kind, actor, payload, tuple(own), target.id, target_stake)]
         anchors = [slot]
-        for (stake, _), (derived, booked, anchor) in sorted(groups.items()):
+        for place, (derived, booked) in sorted(groups.items()):
             extra = difference(derived, booked)
-            if extra:  # booked against a place of its own hand and players (bot.people seats it there)
-                hand = (self.event(anchor) or target).hand_no
-                news.append(NewEvent(hand, "correction", None, encode_undo(target.id), tuple(extra), anchor, stake))
-                anchors.append(anchor)
+            if extra:  # booked against the place it belongs to (bot.people prices and seats it there)
+                root_row = self.event(place)
+                hand = fold.hand_of(place) or (root_row.hand_no if root_row is not None else target_hand)
+                stake = stake_at(schedule, hand)
+                news.append(NewEvent(hand, "correction", None, encode_undo(target.id), tuple(extra), place, stake))
+                anchors.append(place)
         rows_written = await self._append(line, self.row.chat_id, news, target_hand)
         row = rows_written[0]
         fold = Fold(

@@ -195,3 +195,26 @@ async def test_a_stake_change_after_an_undone_fix_reprices_no_closed_hand(table:
     # hand 2 at 2 per flower: C self-draws 46 from each, 92 money each: B 138 − 92 = 46
     night = await table.night()
     assert night["money"] == {"A": "-138", "B": "46", "C": "230", "D": "-138"}
+
+
+async def test_money_of_an_undone_place_never_moves_with_a_later_stake(table: Table) -> None:
+    """Found by the property test: a correction's difference for other places was booked on the
+    undone place, and a later 改底 repriced it."""
+    table.language = "en"
+    await table.play(
+        f"""
+        /new A B C D
+        A: /hu self {HAND} flowers=4
+        A: /flowergang
+        A: /flowergang
+        /undo 2
+        /undo 3
+        A: /flowergang
+        A: /stake 0.5
+        """
+    )
+    # the corrected log: two flower gangs of A in hand 1, 6 from each other player each: A +36, the
+    # others −12; the 改底 comes after them in hand 1, so it starts at hand 2: money 36 / −12
+    night = await table.night()
+    assert night["balances"] == {"A": 36, "B": -12, "C": -12, "D": -12}
+    assert night["money"] == {"A": "36", "B": "-12", "C": "-12", "D": "-12"}
