@@ -203,3 +203,22 @@ async def test_a_double_tap_on_the_last_step_records_once_in_telegram(fake: Fake
         assert await balances(db) == [10, 10, -30, 10]
     with sqlite3.connect(db) as connection:  # both presses are done in the inbox: a restart replays neither
         assert connection.execute("SELECT COUNT(*) FROM inbox WHERE done = 0").fetchone() == (0,)
+
+
+async def test_one_question_keyboard_records_once_whichever_buttons_are_pressed(
+    fake: FakeTelegram, tmp_path: Path
+) -> None:
+    """`/pong` asks whose discard: two names pressed before the keyboard is gone record one pong."""
+    db = tmp_path / "tg.sqlite3"
+    async with Running(fake, db) as bot:
+        await bot.say(ALICE, NEW)
+        await bot.say(BOB, "/pong")
+        keyboard = [c for c in fake.calls if "reply_markup" in c.params][-1]
+        data = buttons_of(keyboard)
+        before = len(fake.calls)
+        fake.press(BOB, keyboard, data["carol"])
+        await fake.settle(fake.press(BOB, keyboard, data["dave"]))
+        answers = [str(c.params.get("text", "")) for c in fake.calls[before:] if c.method == "answerCallbackQuery"]
+        assert any(ALREADY.search(a) for a in answers)
+    with sqlite3.connect(db) as connection:
+        assert connection.execute("SELECT COUNT(*) FROM events WHERE kind = 'pong'").fetchone() == (1,)
