@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 import sqlite3
 from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -133,8 +133,8 @@ def exclusive(path: str | Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError as error:
             raise DatabaseUnavailable("database.in_use", path=str(path), pid=holder(handle, path)) from error
-        _note_holder(path)
-        yield
+        with _noted_holder(path):
+            yield
     finally:
         # Closed last, after the front end closed its SQLite connections: closing a descriptor of
         # the file drops the process's POSIX locks on it, which SQLite's own connections use.
@@ -158,10 +158,30 @@ def holder(handle: int, path: str | Path) -> str:
         return "?"
 
 
-def _note_holder(path: str | Path) -> None:
-    """For people (and systems without /proc/locks): who holds the database. Not the lock itself."""
-    with suppress(OSError):
-        Path(f"{os.path.realpath(path)}.lock").write_text(str(os.getpid()), encoding="utf-8")
+@contextmanager
+def _noted_holder(path: str | Path) -> Iterator[None]:
+    """`<real path>.lock`: who holds the database, for people and systems without /proc/locks. It
+    is flocked too, so a process of an older version (which locked only that file) and this one
+    never run together during an upgrade; the database's own lock is the one that counts."""
+    note = Path(f"{os.path.realpath(path)}.lock")
+    try:
+        handle = open(note, "a+", encoding="utf-8")  # noqa: SIM115 (held open for the whole run)
+    except OSError:  # a folder that takes no more files: the database's lock is enough
+        yield
+        return
+    try:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError as error:
+            handle.seek(0)
+            raise DatabaseUnavailable("database.in_use", path=str(path), pid=handle.read().strip() or "?") from error
+        handle.seek(0)
+        handle.truncate()
+        handle.write(str(os.getpid()))
+        handle.flush()
+        yield
+    finally:
+        handle.close()
 
 
 @contextmanager

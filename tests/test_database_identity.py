@@ -8,6 +8,7 @@ Money, worked by hand from RULES.md: a flower gang (花杠) is paid 6 by each of
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import os
 import sqlite3
 import subprocess
@@ -94,6 +95,17 @@ def test_no_name_of_the_file_bypasses_the_lock(tmp_path: Path) -> None:
     finally:
         first.kill()
     assert second_console(symlink).returncode == 0  # released when the holder ends
+
+
+def test_a_process_of_the_older_version_holding_the_lock_file_is_respected(tmp_path: Path) -> None:
+    """Before, the lock was `<database>.lock` alone: during an upgrade the old process holds that."""
+    db = tmp_path / "night.sqlite3"
+    with open(f"{db}.lock", "a+", encoding="utf-8") as old:
+        fcntl.flock(old, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        old.write("4242")
+        old.flush()
+        refused = second_console(db)
+    assert refused.returncode == 3 and IN_USE in refused.stderr and "4242" in refused.stderr
 
 
 def test_a_removed_wal_stops_the_console_before_it_records(tmp_path: Path) -> None:
