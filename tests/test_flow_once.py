@@ -12,9 +12,11 @@ import time
 from pathlib import Path
 
 from bot.console import Console
-from bot.handlers.flows import NAME_LENGTH
+from bot.handlers.flows import NAME_LENGTH, Head, flow_toggles
 from bot.replies import Response, render, render_response
 from bot.service import Referee
+from bot.telegram_app import CALLBACK_LIMIT
+from engine.preset import PRESET_NAMES, preset_from_dict, resolved_builtin
 from locales import Translator
 from tests.fake_telegram import FakeTelegram
 from tests.harness import Table
@@ -222,3 +224,11 @@ async def test_one_question_keyboard_records_once_whichever_buttons_are_pressed(
         assert any(ALREADY.search(a) for a in answers)
     with sqlite3.connect(db) as connection:
         assert connection.execute("SELECT COUNT(*) FROM events WHERE kind = 'pong'").fetchone() == (1,)
+
+
+def test_the_longest_flow_button_fits_telegrams_64_bytes() -> None:
+    """A button over 64 bytes would be left off the keyboard: the head's names must leave room."""
+    most = max(len(flow_toggles(preset_from_dict(resolved_builtin(name)), True)) for name in PRESET_NAMES)
+    head = Head(minute=99_999_999, night=9_999_999, hand=999, name="z" * NAME_LENGTH)
+    longest = f"9999999:999:/hu {head.text}w3f2h20p{(1 << most) - 1:x}x"
+    assert len(longest.encode()) <= CALLBACK_LIMIT
