@@ -455,12 +455,14 @@ def _paid_by_gang_liable(state: TableState, actor: int, payments: tuple[Payment,
 
 
 def _new_gang_liable(state: TableState, actor: int, kind: MeldKind, feeder: int | None) -> tuple[int, int] | None:
-    """杠后承包 starts with an exposed gang (its feeder) or an added gang (the pong's feeder); a
-    concealed gang by the same player keeps the running one."""
+    """杠后承包 starts with an exposed gang (its feeder) or an added gang (the pong's feeder). The
+    first liable player is never replaced (RULES §12): a further gang by the same player before he
+    discards keeps the running one, and its money is paid by that liable player too."""
     if "gang_after" not in state.preset.liability.kinds:
         return None
-    if kind is MeldKind.CONCEALED_GANG or feeder is None:
-        return state.gang_liable
+    running = state.gang_liable
+    if (running is not None and running[0] == actor) or kind is MeldKind.CONCEALED_GANG or feeder is None:
+        return running
     return (actor, feeder)
 
 
