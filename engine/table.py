@@ -14,7 +14,14 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engine.baozi import SANQING_MELDS, SANZUI_MOUTHS, WINDS, in_range, sanqing_suit, sanzui_feeder, suit_key
-from engine.claims import ClaimRefused, ClaimSituation, check_claims, check_hard_flowers, situation_of
+from engine.claims import (
+    ClaimRefused,
+    ClaimSituation,
+    check_claims,
+    check_declared,
+    check_hard_flowers,
+    situation_of,
+)
 from engine.errors import EngineError
 from engine.hand import Hand, Meld, MeldKind
 from engine.melds import match_melds
@@ -546,6 +553,7 @@ def _score_claim(
         _check_robbed_pong(state, discarder, claim.winning)
     if claim.declared is not None:
         check_claims(claim.flags, state.preset, situation(None))
+        check_declared(claim.declared, logged, state.preset, claim.winner)
         menqing = state.preset.is_menqing(m.kind for m in logged)
         keys = (*claim.declared, *sorted(forced - set(claim.declared)))
         shown = tuple((m.kind, m.tile) for m in logged)
