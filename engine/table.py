@@ -598,10 +598,36 @@ def _dagangkai(state: TableState, claim: WinInput, score: WinScore, discarder: i
 
 
 def _kuaizhao(state: TableState, claim: WinInput, score: WinScore, discarder: int | None) -> Liability | None:
-    if "duiduihu" not in score.keys or claim.winner in state.waibao_paid:
+    """快照 (RULES §8): B took three mouths from A. If A fed the fourth, B wins at once as 对对胡 +
+    全球独钓 (+清一色/混一色 when the melds allow) and A pays all three shares, whether the win is
+    typed as a self-draw or on A's discard. A later 对对胡 by B: A pays in place of the discarder."""
+    if claim.winner in state.waibao_paid:
         return None  # (003: a 外包 already paid at the fourth mouth settles the 快照)
     feeder = kuaizhao_feeder(state, claim.winner)
-    return Liability(feeder, "kuaizhao") if feeder is not None else None
+    if feeder is None:
+        return None
+    if discarder in (None, feeder) and _fed_fourth_mouth(state, claim.winner, feeder):
+        return Liability(feeder, "kuaizhao", _kuaizhao_forced(state.melds[claim.winner]), self_draw=True)
+    return Liability(feeder, "kuaizhao") if "duiduihu" in score.keys else None
+
+
+def _fed_fourth_mouth(state: TableState, taker: int, feeder: int) -> bool:
+    """The taker's last event is his fourth meld, a mouth fed by the 快照 feeder: the hand ends there."""
+    act = state.last_acts[taker]
+    fed = act is not None and act.kind in ("pong", "exposed_gang") and act.feeder == feeder
+    return fed and len(state.melds[taker]) == KUAIZHAO_MOUTHS + 1
+
+
+def _kuaizhao_forced(melds: tuple[MeldRecord, ...]) -> frozenset[str]:
+    """对对胡 + 全球独钓, and 清一色 (or 混一色 with wind melds) when every meld's tile is known and of
+    one suit: the melds decide, as the tile left in hand is not shown (docs/rules.md)."""
+    forced = {"duiduihu", "quanqiu"}
+    tiles = [m.tile for m in melds if m.tile is not None]
+    if len(tiles) == len(melds):
+        suits = {suit_of(tile) for tile in tiles}
+        if len(suits - {None}) == 1:
+            forced.add("hunyise" if None in suits else "qingyise")  # suit_of: None for a wind
+    return frozenset(forced)
 
 
 def _qingyise_three(state: TableState, claim: WinInput, score: WinScore, discarder: int | None) -> Liability | None:
