@@ -108,8 +108,12 @@ def check_claims(flags: WinFlags, preset: Preset, facts: ClaimSituation) -> None
     if flags.earthly:
         if facts.dealer:
             raise ClaimRefused("claim.earthly_dealer")
-        if facts.melds:
-            raise ClaimRefused("claim.earthly_melds")
+        # "不碰不杠" (RULES §5); 敞开头 allows gangs that keep the wait (V1.0.2 §10.12): the players
+        # vouch that the wait was kept, the table cannot see it.
+        dihu = preset.rules.get("dihu")
+        allowed = dihu.melds_allowed if dihu is not None else frozenset()
+        if any(kind.value not in allowed for kind in facts.melds):
+            raise ClaimRefused("claim.earthly_pong" if allowed else "claim.earthly_melds")
     if flags.last_stacks and not facts.self_draw:
         raise ClaimRefused("claim.last_stacks_self_draw")
 

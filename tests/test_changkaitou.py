@@ -6,6 +6,7 @@ Seats: A=0 (East, first dealer), B=1, C=2, D=3.
 
 import pytest
 
+from engine.claims import ClaimRefused
 from engine.errors import EngineError
 from engine.hand import MeldKind
 from engine.notation import parse_hand_parts
@@ -740,3 +741,31 @@ def test_the_dealer_over_one_night_with_each_stay_reason() -> None:
         state = run(state, *events).state
         assert (state.dealer, state.dealer_passes) == (dealer, passes), what
     assert state.hand_no == len(expected) + 1
+
+
+# ---- RULES changes of the third reading ----------------------------------------------------------
+
+
+def test_dihu_allows_a_gang_that_keeps_the_wait_but_no_pong() -> None:
+    # V1.0.2 §10.12: B (not the dealer) is ready from the deal, makes a concealed gang of 3s (5 ×2 = 10
+    # from each) and self-draws 5p as 地胡, 1 hard; sole wait 5p: 独占; all three suits: no 缺一:
+    # 10 + 门清 10 + 地胡 30 + 2×(1 + 暗杠 2 + 独占 1) = 58; ×2 = 116 from each.
+    # B: 3 × 10 + 3 × 116 = 378; each other: −10 − 116 = −126.
+    totals = net_of_all(
+        table(),
+        Gang(B, MeldKind.CONCEALED_GANG, tile=suited(3, 2)),
+        hu(B, "123m 456m 789m 5p (3333s) +5p", hard_flowers=1, earthly=True),
+    )
+    assert totals == {A: -126, B: 378, C: -126, D: -126}
+    # a pong is still refused (不碰), with its own reason; nanjing refuses the gang too (不碰不杠)
+    with pytest.raises(ClaimRefused) as caught:
+        run(table(), Pong(B, C, suited(1, 0)), hu(B, "234m 456m 789m 5p [111m] +5p", hard_flowers=4, earthly=True))
+    assert caught.value.key == "claim.earthly_pong"
+    nanjing = new_table(load_preset("nanjing"))
+    with pytest.raises(ClaimRefused) as caught:
+        run(
+            nanjing,
+            Gang(B, MeldKind.CONCEALED_GANG, tile=suited(3, 2)),
+            hu(B, "123m 456m 789m 5p (3333s) +5p", hard_flowers=1, earthly=True),
+        )
+    assert caught.value.key == "claim.earthly_melds"
