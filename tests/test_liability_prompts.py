@@ -71,3 +71,27 @@ async def test_the_fourth_mouth_of_one_suit_adds_qingyise_from_the_melds(table: 
         await table.say(f"B: 碰 C {tile}")
     await table.say("B 自摸 对对胡 全球独钓 花1")
     assert await table.balances() == {"A": 0, "B": 546, "C": -546, "D": 0}
+
+
+@pytest.mark.parametrize(
+    ("language", "hint", "line"),
+    [
+        (None, "记第四嘴时加上 B 的硬花数，例如 B 碰 A 5s 花N", "B 碰 A 5s 花1"),
+        ("en", "record it with B's hard flowers, e.g. /pong B A 5s flowers=N", "/pong B A 5s flowers=1"),
+    ],
+)
+async def test_changkaitou_sanzui_notice_says_how_to_record_the_fourth_mouth(
+    table: Table, language: str | None, hint: str, line: str
+) -> None:
+    # 敞开头 三嘴: B's first three mouths from A (1m, 9p, E); A feeds the fourth (5s): B's 全球独钓
+    # self-draw, A pays three shares. Shown: 10 + 全球独钓 80 + 2×(1 hard + 风碰 1) = 94 (pongs: no
+    # 门清; four suits and a wind: no flush); ×2 = 188; A pays 3 × 188 = 564.
+    if language:
+        await table.say(f"/lang {language}")
+    await table.say("/new A B C D preset=changkaitou")
+    await table.say("B: 碰 A 1m")
+    await table.say("B: 碰 A 9p")
+    out = await table.say("B: 碰 A E")
+    assert hint in out
+    await table.say(line)
+    assert await table.balances() == {"A": -564, "B": 564, "C": 0, "D": 0}
