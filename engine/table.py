@@ -280,7 +280,8 @@ def _meld_notices(state: TableState, taker: int, feeder: int | None) -> list[Not
         count = mouths_from(state, taker)[feeder]
         if count == KUAIZHAO_MOUTHS:
             notices.append(Notice("table.kuaizhao", {"feeder": feeder, "taker": taker}))
-        elif count > KUAIZHAO_MOUTHS:
+        elif count > KUAIZHAO_MOUTHS and not state.preset.liability.fourth_mouth_at_once:
+            # the hand ends at once: the notice gives the line to send (003's 外包 is paid here instead)
             notices.append(Notice("table.kuaizhao_fourth", {"feeder": feeder, "taker": taker}))
     melds = state.melds[taker]
     suits = {suit_of(m.tile) for m in melds if m.tile is not None}

@@ -95,3 +95,14 @@ async def test_changkaitou_sanzui_notice_says_how_to_record_the_fourth_mouth(
     assert hint in out
     await table.say(line)
     assert await table.balances() == {"A": -564, "B": 564, "C": 0, "D": 0}
+
+
+async def test_jinyuanzi_fourth_mouth_pays_waibao_and_asks_for_no_win(table: Table) -> None:
+    # 进园子: the 外包 is paid the moment the fourth mouth is fed (50 chips) and the hand goes on, so the
+    # table is not told to record a win.
+    await table.say("/new A B C D preset=jinyuanzi")
+    for line in FOUR_MOUTHS:
+        await table.say(line)
+    out = await table.say("B: 碰 C 5s")
+    assert "外包" in out and "自摸 对对胡" not in out
+    assert await table.balances() == {"A": 0, "B": 50, "C": -50, "D": 0}
