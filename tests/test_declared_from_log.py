@@ -116,3 +116,13 @@ async def test_melds_nobody_logged_never_contradict(table: Table) -> None:
     # 20 + 清一色 60 + 2×2 = 84 from D
     await table.say("A: 胡 D 清一色 花2")
     assert await table.balances() == {"A": 84, "B": 0, "C": 0, "D": -84}
+
+
+async def test_a_fix_to_a_contradicted_pattern_is_refused_the_same_way(table: Table) -> None:
+    await table.say("/new A B C D")
+    await table.say("A: pong B 7p")  # #2
+    await table.say("A: pong C 6s")  # #3
+    await table.say("A: 胡 D 对对胡 花2")  # #4: 20 + 40 + 2×2 = 64 from D
+    out = await table.say("A: 改 4 胡 D 清一色 对对胡 花2")
+    assert "#3 碰 6s 和前面的副露不是同一门：不能报清一色" in out
+    assert await table.balances() == {"A": 64, "B": 0, "C": 0, "D": -64}
