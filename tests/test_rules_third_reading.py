@@ -7,6 +7,7 @@ gangs) are in tests/test_changkaitou.py.
 from engine.hand import MeldKind
 from engine.table import FlowerGang, Gang, Pong
 from engine.tiles import suited
+from tests.harness import Table
 from tests.table_play import A, B, C, D, fresh, hu, net, net_of_all, run
 
 EXAMPLE_1 = "123m 456m 789m 234p 5p +5p"  # waits 2p/5p: no wait flower; no 条: 缺一
@@ -28,3 +29,12 @@ def test_app_robbing_a_gang_is_x2_alone() -> None:
     outcome = run(state, hu(D, "123m 456m 789m 46p 99p +5p", B, hard_flowers=1, robbing_gang=True))
     assert [p.amount for p in outcome.payments if p.reason == "liability"] == [330]
     assert net(outcome.payments) == {A: 5, B: -345, C: 5, D: 335}
+
+
+async def test_app_robbing_a_gang_typed_at_the_table(table: Table) -> None:
+    # the case above, typed: Dave +330, Bob −330 (his added-gang 5 from each is given back).
+    await table.say("/new Alice Bob Carol Dave preset=app")
+    await table.say("Bob: 碰 Carol 5p")
+    await table.say("Bob: 补杠 5p")
+    await table.say("Dave: 胡 Bob 抢杠 123m 456m 789m 46p 99p +5p 花1")
+    assert await table.balances() == {"Alice": 0, "Bob": -330, "Carol": 0, "Dave": 330}
