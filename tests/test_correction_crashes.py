@@ -56,7 +56,7 @@ async def test_a_flow_token_too_long_or_from_the_future_is_stale(table: Table) -
     await table.play("/new A B C D")
     for token in ("~t" + "9" * 400, "~t99999999"):
         out = await table.say(f"/penalty {token}")
-        assert "expired" in out and BROKEN not in out
+        assert ("expired" in out or "cannot be read" in out) and BROKEN not in out
     assert await table.balances() == {"A": 0, "B": 0, "C": 0, "D": 0}
 
 
