@@ -891,13 +891,18 @@ class NearMiss:
     key: str
     params: Mapping[str, str]
     corrected: str | None = None
-    line: str = ""  # the line as read (width-normalized)
-    span: tuple[int, int] = (0, 0)  # where the failing piece is in `line`
+    slash: str = ""  # the command's /name
+    lead: tuple[str, ...] = ()  # the names typed before the command word
+    args: tuple[str, ...] = ()  # the pieces after it, as typed; args[bad] is the failing one
+    bad: int = 0
     needs_actor: bool = False  # the mended line's event is the speaker's (no actor named in it)
 
-    def mended(self, replacement: str) -> str:
-        """The line with the failing piece replaced (by a seat token `#2`, for a button)."""
-        return self.line[: self.span[0]] + replacement + self.line[self.span[1] :]
+    def button(self, replacement: str, actor: str | None) -> str:
+        """The mended line as a /command for a button (`/pong #3 #1 6s`): the failing piece
+        replaced (by a seat token), the speaker's seat named first when the event is theirs."""
+        args = [replacement if index == self.bad else text for index, text in enumerate(self.args)]
+        words = [*self.lead, *([actor] if actor and self.needs_actor else []), *args]
+        return " ".join([f"/{self.slash}", *words])
 
 
 def closest_name(word: str, known: Sequence[str]) -> str | None:
@@ -930,7 +935,7 @@ def near_command(text: str, known: Sequence[str]) -> NearMiss | None:
     found = _verb(pieces)
     if found is None or found[0] not in _HINTED:
         return None
-    name, _, args = found
+    name, lead, args = found
     allowed = PLAIN_ARGS[name]
     bad = [
         p for p in args if p.kind not in allowed or (p.kind == TILE and name in _SINGLE_TILE and not _one_tile(p.text))
@@ -953,9 +958,17 @@ def near_command(text: str, known: Sequence[str]) -> NearMiss | None:
         return None
     if command is None:
         return None
-    span = (piece.start, piece.end)
-    needs_actor = len(command.names) < _names_with_actor(command)
-    return NearMiss("hint.no_such_name", {"typed": typed, "name": seated}, corrected, line, span, needs_actor)
+    texts = tuple(line[p.start : p.end] for p in args if p.kind != PARTICLE)
+    return NearMiss(
+        "hint.no_such_name",
+        {"typed": typed, "name": seated},
+        corrected,
+        SPEC_BY_NAME[name].slash[0],
+        tuple(line[p.start : p.end] for p in lead),
+        texts,
+        [p for p in args if p.kind != PARTICLE].index(piece),
+        len(command.names) < _names_with_actor(command),
+    )
 
 
 def _names_with_actor(command: Command) -> int:

@@ -8,7 +8,11 @@ as the console runs it.
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from tests.fake_telegram import FakeTelegram
 from tests.harness import Table
+from tests.test_telegram import ALICE, BOB, CAROL, Running, balances, buttons
 
 CHINESE = "/new 张三 李四 王五 赵六"
 ENGLISH = "/new Alice Bob Carol Dave"
@@ -21,18 +25,18 @@ async def test_a_name_one_character_off_is_answered_with_the_seated_name(table: 
     assert response is not None and response.refused
     assert "没有 李思，是 李四 吗？" in await table.say("赵六: 碰 李思 6s")
     # the button shows the mended line and stands for it with seats: 赵六 (#3) ponged 李四 (#1)
-    assert [(c.label.params["line"], c.command) for c in response.choices] == [("碰 李四 6s", "#3 碰 #1 6s")]
+    assert [(c.label.params["line"], c.command) for c in response.choices] == [("碰 李四 6s", "/pong #3 #1 6s")]
     assert await table.row_counts() == before
     assert "没有 王伍，是 王五 吗？" in await table.say("李四: 碰 王伍")
     assert await table.row_counts() == before
-    assert "✅" in await table.say("赵六: #3 碰 #1 6s")  # the button pressed: the pong is recorded
+    assert "✅" in await table.say("赵六: /pong #3 #1 6s")  # the button pressed: the pong is recorded
 
 
 async def test_the_button_records_the_speakers_event_whoever_presses_it(table: Table) -> None:
     await table.say(CHINESE)
     response = await table.respond("李四: 花杠 赵留")  # 赵留 for 赵六, the actor named
     assert response is not None
-    assert [c.command for c in response.choices] == ["花杠 #3"]
+    assert [c.command for c in response.choices] == ["/flowergang #3"]
     await table.say(f"张三: {response.choices[0].command}")
     # 花杠 (nanjing, stake 1): each other player pays 6 to 赵六: 3 × 6 = 18
     assert await table.balances() == {"张三": -6, "李四": -6, "王五": -6, "赵六": 18}
@@ -86,3 +90,16 @@ async def test_english_plain_words_for_every_command(table: Table) -> None:
     hand = await table.referee.current_hand(table.chat_id)
     assert hand is not None and hand[1] == 2  # the draw ended hand 1: the next events go into hand 2
     assert await table.say("Bob: summary")
+
+
+async def test_in_telegram_the_hint_carries_the_mended_line_as_a_button(fake: FakeTelegram, tmp_path: Path) -> None:
+    db = tmp_path / "tg.sqlite3"
+    async with Running(fake, db) as bot:
+        await bot.say(ALICE, "/new @alice @bob @carol @dave")
+        out = await bot.say(BOB, "花杠 alise")
+        assert "没有 alise，是 alice 吗？" in out
+        [(label, data)] = buttons(fake).items()
+        assert label == "花杠 alice" and data.endswith(":1:/flowergang #0")  # night:hand:line
+        await bot.press(CAROL, data)
+    # 花杠 is alice's (the line named her): each other player pays her 6: 3 × 6 = 18
+    assert await balances(db) == [18, -6, -6, -6]

@@ -256,10 +256,8 @@ def near_miss(incoming: Incoming, night: Night | None, language: str) -> Respons
     if miss.corrected is not None:
         seat = resolve(night.seats, miss.params["name"])
         mine = seat_of(night.seats, incoming.speaker)
-        button = miss.mended(f"#{seat}")
-        if miss.needs_actor and mine is not None:
-            button = f"#{mine} {button}"
         if not miss.needs_actor or mine is not None:  # whose event it is is known: the button may record it
+            button = miss.button(f"#{seat}", f"#{mine}" if mine is not None else None)
             choices = (Choice(Reply("hint.button", {"line": miss.corrected}), button),)
     return Response(
         (Reply(miss.key, dict(miss.params)),),
