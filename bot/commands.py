@@ -63,6 +63,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("hu", ("hu", "win"), "/hu self 123m456m789m234p5p+5p flowers=2"),
     CommandSpec("draw", ("draw",), "/draw"),
     CommandSpec("undo", ("undo",), "/undo 17"),
+    CommandSpec("again", ("again",), "/again"),
     CommandSpec("fix", ("fix",), "/fix 2 /hu self 123m456m789m234p5p+5p flowers=3"),
     CommandSpec("unseat", ("unseat",), "/unseat Dave"),
     CommandSpec("rename", ("rename",), "/rename Dave David"),
@@ -442,7 +443,7 @@ _ONE_ARG = frozenset({"undo", "history", "stats", "unseat"})
 
 # Every argument a command does not use is an error, never silently dropped.
 _NO_ARGS = frozenset({"draw", "score", "close", "reopen", "help", "me"})
-_ONE_ARG_SLASH = frozenset({"undo", "history", "stats", "rules", "lang", "unseat", "join"})
+_ONE_ARG_SLASH = frozenset({"undo", "history", "stats", "rules", "lang", "unseat", "join", "again"})
 
 _SLASH_HEAD = re.compile(r"(\S*)\s*(.*)", re.DOTALL)
 

@@ -60,6 +60,7 @@ HANDLERS: dict[str, Handler] = {
     "penalty": flows.guided_penalty,
     "hu": flows.guided_hu,
     "draw": table_events.draw,
+    "again": table_events.again,
     "undo": corrections.undo,
     "fix": corrections.fix,
     "score": questions.score,

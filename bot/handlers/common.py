@@ -38,6 +38,20 @@ class Desk:
     charts_enabled: bool = True
     pending_close: set[str] = field(default_factory=set)  # chats shown /summary, awaiting `yes`
     clock: Callable[[], float] = time.time  # guided flows expire (tests move it on)
+    pending_repeats: dict[str, PendingRepeat] = field(default_factory=dict)  # by chat: asked, unanswered
+
+
+@dataclass(frozen=True)
+class PendingRepeat:
+    """An event the same as one already in its hand, held until the table says it happened twice."""
+
+    night_id: int
+    hand_no: int
+    same_id: int  # the event it repeats
+    event: Event
+    speaker: str  # who typed it, and what: the line is recorded as theirs
+    text: str
+    asked_at: float
 
 
 @dataclass(frozen=True)
