@@ -64,9 +64,15 @@ def tile_of(text: str | None) -> int | None:
 REPEAT_MINUTES = 10  # a repeat's question lasts as long as a guided flow
 
 
+def from_flow(context: Context) -> bool:
+    """A guided flow's last step (its event is keyed `flow:…`, bot/handlers/flows.py): tapped through
+    step by step and recorded once per flow, it is a deliberate second event, never a line sent twice."""
+    return (context.incoming.update_key or "").startswith("flow:")
+
+
 async def record(context: Context, event: Event) -> Response:
     night = recording_night(context)
-    same = repeat_of(night, event)
+    same = None if from_flow(context) else repeat_of(night, event)
     if same is not None:  # reported twice, or happened twice: the table says which, never silence
         night.check(event)  # what the table refuses anyway is refused, not asked about
         return ask_repeat(context, night, event, same)
