@@ -103,3 +103,11 @@ async def test_in_telegram_the_hint_carries_the_mended_line_as_a_button(fake: Fa
         await bot.press(CAROL, data)
     # 花杠 is alice's (the line named her): each other player pays her 6: 3 × 6 = 18
     assert await balances(db) == [18, -6, -6, -6]
+
+
+async def test_a_missing_tile_where_one_is_needed_is_answered(table: Table) -> None:
+    await table.say("/new 张三 李四 王五 赵六 preset=changkaitou")
+    before = await table.row_counts()
+    assert "请说明架哪张牌" in await table.say("李四: 架")  # 敞开头 架 names its tile
+    assert "请说明架哪张牌" in await table.say("李四: 架 王五")
+    assert await table.row_counts() == before

@@ -8,8 +8,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from tests.fake_telegram import FakeTelegram
 from tests.harness import Table
 from tests.test_console import run_bot
+from tests.test_telegram import ALICE, BOB, CAROL, Running, balances, buttons
 
 OPEN = "/new A B C D"
 
@@ -94,3 +96,17 @@ def test_in_the_console_the_repeat_is_asked_and_again_records_it(tmp_path: Path)
     assert night["balances"] == {"A": 6 - 12, "B": -6 - 12, "C": -12, "D": 36}
     out = run_bot(tmp_path, "console", "--db", str(tmp_path / "d.sqlite3"), stdin="/new A B C D\nA: 杠 B\nA: 杠 B\n")
     assert "和 #2 一样：A 明杠 B，又一次？" in out and "[再记一次] /again" in out
+
+
+async def test_in_telegram_the_repeat_is_recorded_by_its_button(fake: FakeTelegram, tmp_path: Path) -> None:
+    db = tmp_path / "tg.sqlite3"
+    async with Running(fake, db) as bot:
+        await bot.say(ALICE, "/new @alice @bob @carol @dave")
+        await bot.say(BOB, "/flowergang")
+        assert "又一次？" in await bot.say(BOB, "/flowergang")
+        choices = buttons(fake)
+        assert set(choices) == {"再记一次", "重复了，不记"}
+        await bot.press(CAROL, choices["再记一次"])
+        await bot.press(CAROL, choices["重复了，不记"])  # the question is answered once
+    # bob's two flower gangs: each other player pays him 6 twice → bob 36, the others −12
+    assert await balances(db) == [-12, 36, -12, -12]
