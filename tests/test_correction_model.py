@@ -207,9 +207,11 @@ async def test_money_of_an_undone_place_never_moves_with_a_later_stake(table: Ta
         A: /hu self {HAND} flowers=4
         A: /flowergang
         A: /flowergang
+        A: /again
         /undo 2
         /undo 3
         A: /flowergang
+        A: /again
         A: /stake 0.5
         """
     )

@@ -427,6 +427,8 @@ async def _replays(referee: object, chat: str, lines: list[str]) -> tuple[object
     await table.say("A: /new A B C D")
     for line in lines:
         response = await table.respond(line)
+        if response is None or not response.recorded:  # a repeat in its hand is asked first: confirm it
+            response = await table.respond(f"{line.split(': ', 1)[0]}: /again")
         if response is None or not response.recorded:
             return table, False
     return table, True
