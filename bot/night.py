@@ -127,7 +127,7 @@ class Fold:
 def check_against_table(fold: Fold, event: Event) -> None:
     """Refuse what the table makes impossible before it costs anyone money (engine.checks)."""
     state = fold.state
-    in_hand = [p for p in fold.played if p.hand_no == state.hand_no]
+    in_hand = current_hand(fold)
     if isinstance(event, Pong | Gang) and event.tile is not None:
         same = next((p for p in in_hand if p.event == event), None)
         if same is not None:
@@ -146,6 +146,18 @@ def check_against_table(fold: Fold, event: Event) -> None:
             if claim.winning is not None:
                 robbed = event.discarder if claim.flags.robbing_gang else None
                 check_win_copies(state.melds, claim.winner, claim.concealed, claim.melds, claim.winning, robbed)
+
+
+def current_hand(fold: Fold) -> list[Played]:
+    """The events of the hand being played, in order: read from the end of the fold, since hands
+    come in order, so the check costs the same late in a long night as early on."""
+    hand = fold.state.hand_no
+    found: list[Played] = []
+    for played in reversed(fold.played):
+        if played.hand_no != hand:
+            break
+        found.append(played)
+    return found[::-1]
 
 
 def with_dealer(event: Event, dealer: int) -> Event:
@@ -534,8 +546,7 @@ class Night:
     def in_hand(self) -> tuple[Played, ...]:
         """The current hand's events as played (a hand closes with a checkpoint, so they are all in
         memory, after a restart too)."""
-        hand = self.state.hand_no
-        return tuple(p for p in self._fold.played if p.hand_no == hand)
+        return tuple(current_hand(self._fold))
 
     def hands_played(self) -> int:
         return self.state.hand_no - 1
@@ -549,9 +560,12 @@ class Night:
     def stake_at(self, hand: int) -> int:
         """Money per flower in `hand` (minor units): the opening stake, or a later 改底 (the schedule
         is kept until the next event is appended)."""
-        if self._schedule is None or self._schedule[0] != len(self._events):
-            self._schedule = (len(self._events), self._schedule_now())
-        return stake_at(self._schedule[1], hand)
+        cached, size = self._schedule, len(self._events)
+        if cached is not None and cached[0] != size and self._only_payments_since((cached[0], 0)):
+            cached = self._schedule = (size, cached[1])  # plain table events since: no stake moved
+        if cached is None or cached[0] != size:
+            cached = self._schedule = (size, self._schedule_now())
+        return stake_at(cached[1], hand)
 
     def people(self) -> list[Person]:
         """Everyone who played tonight (more than four after a 换人) and their net."""
