@@ -192,8 +192,9 @@ class Referee:
         night = await self.nights.latest(chat_id, history=False)
         return (night.id, night.state.hand_no) if night is not None else None
 
-    async def event_of_message(self, chat_id: str, telegram_chat: int, message_id: int) -> int | None:
-        """The event a chat message recorded (by itself or an earlier edit): an edit corrects it."""
+    async def event_of_message(self, chat_id: str, telegram_chat: int, message_id: int) -> tuple[int, bool] | None:
+        """The latest event a chat message recorded, and whether an earlier edit of it recorded it:
+        an edit corrects it."""
         return await self.nights.ledger.event_of_message(chat_id, f"{telegram_chat}:{message_id}")
 
     async def first_player(self, chat_id: str) -> str | None:

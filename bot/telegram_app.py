@@ -359,9 +359,15 @@ class TelegramFrontEnd:
         if read.text is None or read.chat_id is None or read.message_id is None:
             return False
         chat_key = await self.chat_key(read)
-        number = await self.referee.event_of_message(chat_key, read.chat_id, read.message_id)
-        if number is None:
+        found = await self.referee.event_of_message(chat_key, read.chat_id, read.message_id)
+        if found is None:
             return await self.on_text(read, row)
+        number, by_edit = found
+        if by_edit:  # a fix of a fix would bring the first line back (the corrections model): say so
+            language = await self.referee.language(chat_key, read.sender.language if read.sender else None)
+            reply = Reply("telegram.edited_twice", {"id": number})
+            self.outbox.push(Outgoing(read.chat_id, read.topic, chat_key, Response((reply,), language)))
+            return False
         return await self.on_text(read, row, f"/fix {number} {read.text}")
 
     async def on_member(self, read: Input) -> None:
@@ -476,12 +482,16 @@ class TelegramFrontEnd:
         documents = [a for a in response.attachments if a.kind == "document"] if response else []
         edit = batch[-1].edit if batch else None
         if edit is not None and text and not photos:
-            await with_retries(
-                lambda: self.bot.edit_message_text(
-                    text[:MESSAGE_LIMIT], chat_id=chat, message_id=edit, reply_markup=markup
-                ),
-                self.policy,
-            )
+            try:
+                await with_retries(
+                    lambda: self.bot.edit_message_text(
+                        text[:MESSAGE_LIMIT], chat_id=chat, message_id=edit, reply_markup=markup
+                    ),
+                    self.policy,
+                )
+            except BadRequest as error:
+                if not not_modified(error):  # a double tap: the message already says this
+                    raise
         elif photos and len(text) <= CAPTION_LIMIT:
             await with_retries(
                 lambda: self.bot.send_photo(
@@ -523,7 +533,8 @@ class TelegramFrontEnd:
         try:
             await call
         except TelegramError as error:
-            log.warning("a part of an answer was not delivered: %s", error)
+            if not not_modified(error):
+                log.warning("a part of an answer was not delivered: %s", error)
 
     async def update_scoreboard(self, chat: int, item: Outgoing) -> None:
         """One live scoreboard message per night, edited after each event instead of a new message."""
@@ -532,10 +543,19 @@ class TelegramFrontEnd:
         text = render(response.scoreboard, Translator(response.language))
         night_id = response.night_id
         setting = f"board:{night_id}"
+        if len(text) > MESSAGE_LIMIT:  # too long for one message (long names): sent in pieces, not edited
+            for piece in split_text(text):
+                await with_retries(
+                    lambda piece=piece: self.bot.send_message(chat, piece, message_thread_id=item.thread),  # type: ignore[misc]
+                    self.policy,
+                )
+            self.boards.pop((item.chat_key, night_id), None)
+            await self.referee.set_chat_setting(item.chat_key, setting, "")
+            return
         board_id = self.boards.get((item.chat_key, night_id))
         if board_id is None:
             stored = await self.referee.chat_setting(item.chat_key, setting)
-            board_id = int(stored) if stored is not None else None
+            board_id = int(stored) if stored else None
         if board_id is not None:
             try:
                 await with_retries(
@@ -544,12 +564,17 @@ class TelegramFrontEnd:
                 self.boards[(item.chat_key, night_id)] = board_id
                 return
             except BadRequest as error:
-                if "not modified" in str(error).lower():
+                if not_modified(error):
                     return
                 log.info("scoreboard %s could not be edited (%s): sending a new one", board_id, error)
         sent = await with_retries(lambda: self.bot.send_message(chat, text, message_thread_id=item.thread), self.policy)
         await self.referee.set_chat_setting(item.chat_key, setting, str(sent.message_id))
         self.boards[(item.chat_key, night_id)] = sent.message_id
+
+
+def not_modified(error: TelegramError) -> bool:
+    """Telegram's answer to an edit that changes nothing (a double tap): harmless."""
+    return isinstance(error, BadRequest) and "not modified" in str(error).lower()
 
 
 async def register_commands(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
