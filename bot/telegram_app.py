@@ -61,6 +61,7 @@ CALLBACK_LIMIT = 64
 CALLBACK_ANSWER_LIMIT = 200
 ADMIN_CACHE_SECONDS = 600
 ADMIN_LOOKUP_SECONDS = 5.0
+ADMIN_RETRY_SECONDS = 30.0
 COMMAND_LANGUAGES = {"": DEFAULT_LANGUAGE, "zh": "zh-Hans", "en": "en"}
 STORE_FIRST_DELAY = 0.2  # seconds: an inbox write that failed is retried, doubling up to the cap
 STORE_MAX_DELAY = 5.0
@@ -101,6 +102,7 @@ class TelegramFrontEnd:
     chat_keys: dict[int, str] = field(default_factory=dict)
     boards: dict[tuple[str, int], int] = field(default_factory=dict)
     moved: dict[int, int] = field(default_factory=dict)  # old chat id -> the supergroup it became
+    lookup_bot: Bot | None = None  # admin lookups: a client without the replies' rate limiter
     reads_all: bool = True  # getMe's can_read_all_group_messages: False while privacy mode is on
     _referee: Referee | None = None
     _inbox: Inbox | None = None
@@ -134,6 +136,11 @@ class TelegramFrontEnd:
         self._referee = await Referee.open(self.db_path)
         self._inbox = self.referee.inbox()
         self._bot = application.bot
+        if application.bot.rate_limiter is not None:
+            self.lookup_bot = Bot(
+                application.bot.token, base_url=application.bot.base_url.removesuffix(application.bot.token)
+            )
+            await self.lookup_bot.initialize()
         await self.inbox.prune()
         try:
             me = await application.bot.get_me()
@@ -155,6 +162,9 @@ class TelegramFrontEnd:
         await self.inbox.flush()
 
     async def close(self, application: Application[Any, Any, Any, Any, Any, Any]) -> None:
+        if self.lookup_bot is not None:
+            await self.lookup_bot.shutdown()
+            self.lookup_bot = None
         if self._referee is not None:
             await self._referee.close()
             self._referee = None
@@ -285,9 +295,12 @@ class TelegramFrontEnd:
         return message.message_thread_id if message.is_topic_message else None
 
     async def is_admin(self, chat_id: int, user_id: int) -> bool:
-        """From a list kept per chat. An expired list is still used while a fresh one is fetched in
-        the background, so recording never waits behind the chat's queued replies (the Bot API
-        call shares the group's rate limit)."""
+        """From a list kept per chat for a few minutes. An expired list is still used while a fresh one
+        is fetched in the background, so recording never waits behind the chat's queued replies; the
+        first lookup waits at most ADMIN_LOOKUP_SECONDS, in this chat's worker only (other chats'
+        workers run meanwhile), on a Bot API client of its own outside the replies' rate limiter. A
+        failed lookup falls back to the last list (none: nobody is an admin for now) and is tried
+        again after ADMIN_RETRY_SECONDS, not on every line."""
         cached = self.admins.get(chat_id)
         if cached is None:
             cached = await self.fetch_admins(chat_id)
@@ -298,13 +311,17 @@ class TelegramFrontEnd:
         return user_id in cached[1]
 
     async def fetch_admins(self, chat_id: int) -> tuple[float, frozenset[int]]:
+        bot = self.lookup_bot or self.bot
         try:
-            members = await asyncio.wait_for(self.bot.get_chat_administrators(chat_id), ADMIN_LOOKUP_SECONDS)
+            members = await asyncio.wait_for(bot.get_chat_administrators(chat_id), ADMIN_LOOKUP_SECONDS)
             cached = (time.monotonic(), frozenset(m.user.id for m in members))
         except BadRequest:
             cached = (time.monotonic(), frozenset())
-        except (TelegramError, TimeoutError):  # no answer now: nobody is an admin for this update
-            return (time.monotonic(), self.admins.get(chat_id, (0.0, frozenset()))[1])
+        except (TelegramError, TimeoutError) as error:
+            known = self.admins.get(chat_id, (0.0, frozenset()))[1]
+            log.warning("chat %s: admins not looked up (%s), using %d known", chat_id, error, len(known))
+            # kept as if fetched ADMIN_RETRY_SECONDS before expiry: tried again soon, not on every line
+            cached = (time.monotonic() - ADMIN_CACHE_SECONDS + ADMIN_RETRY_SECONDS, known)
         self.admins[chat_id] = cached
         return cached
 

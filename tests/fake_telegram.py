@@ -83,6 +83,8 @@ class FakeTelegram:
     kicked: set[int] = field(default_factory=set)  # chats that removed the bot
     shown: dict[tuple[int, int], tuple[str, str]] = field(default_factory=dict)  # sent text and markup
     refused: list[tuple[Call, str]] = field(default_factory=list)  # calls Telegram would refuse, and why
+    slow_admins: set[int] = field(default_factory=set)  # chats whose getChatAdministrators hangs until released
+    release_admins: asyncio.Event = field(default_factory=asyncio.Event)
 
     async def start(self) -> None:
         app = web.Application()
@@ -315,6 +317,8 @@ class FakeTelegram:
             result = self._message_result(params, document={"file_id": "d", "file_unique_id": "d"})
         elif method == "getChatAdministrators":
             chat_id = int(params["chat_id"])
+            if chat_id in self.slow_admins:
+                await self.release_admins.wait()
             result = [
                 {
                     "status": "administrator",

@@ -169,3 +169,25 @@ async def test_a_board_over_4096_characters_is_split(fake: FakeTelegram, tmp_pat
         await bot.say(long_names[0], f"罚 跟牌 @{long_names[3]['username']}")
         await fake.settle(fake.message(GROUP, long_names[0], "/score"))
         assert not [why for _, why in fake.refused if "too long" in why], fake.refused
+
+
+async def test_a_slow_admin_lookup_in_one_chat_never_blocks_another(fake: FakeTelegram, tmp_path: Path) -> None:
+    slow, other = GROUP, -100777
+    fake.slow_admins.add(slow)
+    async with Running(fake, tmp_path / "tg.sqlite3") as bot:
+        stuck = fake.message(slow, ALICE, OPEN)
+        assert "第 1 局开始" in await bot.say(ALICE, OPEN, chat=other)  # answered while the slow chat waits
+        assert not fake.sent(chat_id=slow)
+        fake.release_admins.set()
+        await fake.settle(stuck)
+        assert any("第 1 局开始" in text for text in fake.texts(slow))
+
+
+async def test_a_failed_admin_lookup_is_not_repeated_on_every_line(fake: FakeTelegram, tmp_path: Path) -> None:
+    async with Running(fake, tmp_path / "tg.sqlite3") as bot:
+        fake.fail_next("getChatAdministrators", fake.bad_gateway())
+        await bot.say(ALICE, OPEN)
+        await bot.say(EVE, "/score")
+        await bot.say(BOB, "/score")
+        lookups = [c for c in fake.failed + fake.calls if c.method == "getChatAdministrators"]
+        assert len(lookups) == 1  # failed once, then the (empty) list is used until retried later
