@@ -331,7 +331,9 @@ class TelegramFrontEnd:
         admin = who.anonymous_admin
         if read.group and not who.is_channel and not who.anonymous_admin and read.chat_id is not None:
             admin = await self.is_admin(read.chat_id, int(who.id))
-        return Speaker(who.id, display_name(who), who.username, admin, who.language)
+        names = (who.first_name, f"{who.first_name}{who.last_name or ''}", f"{who.first_name} {who.last_name or ''}")
+        own = () if who.is_channel or who.anonymous_admin else tuple(dict.fromkeys(n.strip() for n in names))
+        return Speaker(who.id, display_name(who), who.username, admin, who.language, names=own)
 
     @staticmethod
     def mentions(read: Input) -> tuple[Speaker, ...]:

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.fake_telegram import CHANNEL_BOT, GROUP_ANONYMOUS_BOT, FakeTelegram, user
+from tests.fake_telegram import CHANNEL_BOT, GROUP_ANONYMOUS_BOT, FakeTelegram, plain_user, user
 from tests.test_telegram import GROUP, Running, balances
 
 ALICE, BOB, CAROL, DAVE, EVE = (user(i, n) for i, n in enumerate(("Alice", "Bob", "Carol", "Dave", "Eve"), start=1))
@@ -191,3 +191,29 @@ async def test_a_failed_admin_lookup_is_not_repeated_on_every_line(fake: FakeTel
         await bot.say(BOB, "/score")
         lookups = [c for c in fake.failed + fake.calls if c.method == "getChatAdministrators"]
         assert len(lookups) == 1  # failed once, then the (empty) list is used until retried later
+
+
+async def test_the_readme_headline_by_players_without_usernames(fake: FakeTelegram, tmp_path: Path) -> None:
+    db = tmp_path / "tg.sqlite3"
+    zhang, li = plain_user(201, "张三"), plain_user(202, "李四")
+    async with Running(fake, db) as bot:
+        assert "第 1 局开始" in await bot.say(zhang, "开局 张三 李四 王五 赵六 底=2")
+        out = await bot.say(li, "碰 王五")
+        assert "李四 = 这个账号" in out and "只有在座的玩家" not in out  # claimed by the one matching name
+        out = await bot.say(li, "胡 王五 11p 567s 79s [EEE] [444p] +8s 花4")
+        assert "李四 = 这个账号" not in out  # said once
+        # 跑 20 + 硬花 4×2 = 8 + 风碰 2 + 缺一门 2 + 压档 2 = 34 花; at 底=2 that is 68
+        assert "合计 34 花" in out and "王五 → 李四：34 花（68）" in out
+    assert await balances(db) == [0, 34, -34, 0]
+
+
+async def test_first_and_last_name_claim_a_seat_opened_by_that_name(fake: FakeTelegram, tmp_path: Path) -> None:
+    db = tmp_path / "tg.sqlite3"
+    alex_chen, alex_wang = plain_user(301, "Alex", "Chen"), plain_user(302, "Alex", "Wang")
+    async with Running(fake, db) as bot:
+        await bot.say(ALICE, "/new @alice AlexChen AlexWang Dave")
+        assert "AlexChen = 这个账号" in await bot.say(alex_chen, "罚 跟牌 dave")  # first + last name
+        out = await bot.say(alex_wang, "/penalty follow alice")
+        assert "AlexWang = 这个账号" in out
+    # two 跟牌: Dave pays 10 to each of three (+10,+10,+10,-30); Alice pays 10 to each (-30,+10,+10,+10)
+    assert await balances(db) == [-20, 20, 20, -20]
