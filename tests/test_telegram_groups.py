@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.fake_telegram import CHANNEL_BOT, GROUP_ANONYMOUS_BOT, FakeTelegram, plain_user, user
-from tests.test_telegram import GROUP, Running, balances
+from tests.test_telegram import GROUP, Running, balances, buttons
 
 ALICE, BOB, CAROL, DAVE, EVE = (user(i, n) for i, n in enumerate(("Alice", "Bob", "Carol", "Dave", "Eve"), start=1))
 OPEN = "/new @alice @bob @carol @dave"
@@ -217,3 +217,19 @@ async def test_first_and_last_name_claim_a_seat_opened_by_that_name(fake: FakeTe
         assert "AlexWang = 这个账号" in out
     # two 跟牌: Dave pays 10 to each of three (+10,+10,+10,-30); Alice pays 10 to each (-30,+10,+10,+10)
     assert await balances(db) == [-20, 20, 20, -20]
+
+
+async def test_a_seat_is_claimed_with_its_button(fake: FakeTelegram, tmp_path: Path) -> None:
+    db = tmp_path / "tg.sqlite3"
+    zhang, wang, wang_impostor = plain_user(201, "张三"), plain_user(203, "Wu"), plain_user(204, "Mallory")
+    async with Running(fake, db) as bot:
+        await bot.say(zhang, "开局 张三 李四 王五 赵六")
+        choices = buttons(fake)
+        assert {"我是 李四", "我是 王五", "我是 赵六"} <= set(choices)
+        assert "王五 = 这个账号" in await bot.press(wang, choices["我是 王五"])
+        assert "✅" in await bot.say(wang, "罚 跟牌 赵六")  # the account now holds 王五's seat
+        out = await bot.press(wang_impostor, choices["我是 王五"])  # taken: nothing changes
+        assert "王五 = 这个账号" not in out
+        assert "只有在座的玩家" in await bot.say(wang_impostor, "罚 跟牌 王五")
+    # 跟牌: 赵六 pays 10 to each of the three others
+    assert await balances(db) == [10, 10, 10, -30]
