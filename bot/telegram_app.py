@@ -243,7 +243,10 @@ class TelegramFrontEnd:
         except Exception:
             log.exception("update %s failed", row.update_id)
             await self.report_failure(update, row)
-        if not (recorded and row.key):
+        # A line's events mark its row done in their own transaction (the inbox trigger); a guided
+        # flow's last step records under the flow's key, so a press is marked here (a replay finds
+        # the flow recorded).
+        if not (recorded and row.key) or update.callback_query is not None:
             self.inbox.mark_done(row.update_id)
 
     async def report_failure(self, update: Update, row: Row) -> None:

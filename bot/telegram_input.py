@@ -81,7 +81,7 @@ class Input:
     @property
     def key(self) -> str | None:
         """What the ledger records the update's events under, so a repeat is recorded once: a line by
-        chat and message id, an edit by the message id and its edit date, a press by message and data."""
+        chat and message id, an edit by the message id and its edit date, a press by its message."""
         if self.chat_id is None or self.message_id is None:
             return None
         if self.kind is Kind.NEW:
@@ -89,9 +89,12 @@ class Input:
         if self.kind is Kind.EDITED:
             return f"edit:{self.chat_id}:{self.message_id}:{self.edit_date or 0}"
         if self.kind is Kind.BUTTON and self.button_data is not None:
-            key = f"cb:{self.chat_id}:{self.message_id}:{self.button_data}"
+            # one keyboard records once whichever of its buttons is pressed (a guided flow's steps
+            # record under the flow's own key); a button that means something else for each presser
+            # (join, claim) by its data and the presser too
+            key = f"cb:{self.chat_id}:{self.message_id}"
             if self.button_data.split(":", 2)[-1].startswith(PER_PRESSER) and self.sender is not None:
-                key += f":{self.sender.id}"
+                key += f":{self.button_data}:{self.sender.id}"
             return key
         return None
 
