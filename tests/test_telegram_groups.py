@@ -233,3 +233,14 @@ async def test_a_seat_is_claimed_with_its_button(fake: FakeTelegram, tmp_path: P
         assert "只有在座的玩家" in await bot.say(wang_impostor, "罚 跟牌 王五")
     # 跟牌: 赵六 pays 10 to each of the three others
     assert await balances(db) == [10, 10, 10, -30]
+
+
+async def test_two_players_with_the_same_first_name_both_join(fake: FakeTelegram, tmp_path: Path) -> None:
+    chen, wang, solo = plain_user(301, "Alex", "Chen"), plain_user(302, "Alex", "Wang"), plain_user(303, "Alex")
+    async with Running(fake, tmp_path / "tg.sqlite3") as bot:
+        await bot.say(ALICE, "/new @alice")
+        assert "名字重复" not in await bot.say(chen, "/join")
+        out = await bot.say(wang, "/join")
+        assert "名字重复" not in out and "AlexWang" in out
+        out = await bot.say(solo, "/join")
+        assert "名字重复" not in out and "Alex2" in out

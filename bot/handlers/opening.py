@@ -11,7 +11,7 @@ from bot.commands import Command
 from bot.handlers.common import Context, Incoming, Refusal, open_night, recording_night
 from bot.ledger import Seat
 from bot.replies import Choice, Reply, Response
-from bot.seating import may_record, player_list, resolve, seat_of
+from bot.seating import Speaker, may_record, player_list, resolve, seat_of
 from bot.views import SEAT_KEYS, format_money
 from bot.vocabulary import fold
 from engine.preset import PRESET_NAMES, resolved_builtin, resolved_text
@@ -140,6 +140,8 @@ async def join(context: Context) -> Response:
     if not free:
         raise Refusal(Reply("join.table_full", {"players": player_list(context.seats)}))
     name = context.command.word if context.command.word and speaker.is_admin else speaker.name
+    if not context.command.word and speaker.id and not speaker.by_name:
+        name = distinct_label(context.seats, speaker)  # two Telegram users both called Alex
     if any(fold(s.name) == fold(name) for s in context.seats if s.name):
         raise Refusal(Reply("new.duplicate_name"))
     seat = free[0]
@@ -151,6 +153,14 @@ async def join(context: Context) -> Response:
         recorded=True,
         night_id=night.id,
     )
+
+
+def distinct_label(seats: tuple[Seat, ...], speaker: Speaker) -> str:
+    """The joining account's label: its name, else its first + last name, else the name numbered."""
+    taken = {fold(s.name) for s in seats if s.name}
+    candidates = [speaker.name, *("".join(n.split()) for n in speaker.names)]
+    candidates += [f"{speaker.name}{n}" for n in range(2, 2 + len(seats) + 1)]
+    return next((c for c in candidates if c and fold(c) not in taken), speaker.name)
 
 
 def unclaimed(seats: tuple[Seat, ...]) -> list[Seat]:
