@@ -231,6 +231,8 @@ async def test_a_seat_is_claimed_with_its_button(fake: FakeTelegram, tmp_path: P
         out = await bot.press(wang_impostor, choices["我是 王五"])  # taken: nothing changes
         assert "王五 = 这个账号" not in out
         assert "只有在座的玩家" in await bot.say(wang_impostor, "罚 跟牌 王五")
+        await bot.say(zhang, "/score")  # the board offers the seats still unclaimed
+        assert "我是 李四" in buttons(fake) and "我是 王五" not in buttons(fake)
     # 跟牌: 赵六 pays 10 to each of the three others
     assert await balances(db) == [10, 10, 10, -30]
 
