@@ -27,9 +27,10 @@ Environment variables (Telegram front end):
   REFEREE_DB          the SQLite ledger file (default: referee.sqlite3)
   TELEGRAM_BASE_URL   another Bot API server (default: https://api.telegram.org)
   WEBHOOK_URL         public https URL: receive updates by webhook at WEBHOOK_URL/telegram instead of polling
-  LISTEN              the address the webhook listens on (default: 0.0.0.0)
+  LISTEN              the address the webhook listens on (default: 127.0.0.1, behind a TLS reverse proxy)
   PORT                the port the webhook listens on (default: 8443)
-  WEBHOOK_SECRET      the secret Telegram sends with each webhook update (recommended with WEBHOOK_URL)
+  WEBHOOK_SECRET      the secret Telegram sends with each webhook update; a random one is generated
+                      at each start when unset (updates without it are refused with 403)
 """
 
 

@@ -545,3 +545,14 @@ class Ledger:
             amounts[seat] += amount
             money[seat] += cents
         return amounts, money
+
+    async def event_of_message(self, chat_id: str, message_key: str) -> tuple[int, bool] | None:
+        """The latest event a Telegram message recorded, by its own line or by an edit of it
+        (`msg:<chat>:<id>` and `edit:<chat>:<id>:<date>`): what an edit of that message corrects."""
+        rows = await self._db.execute_fetchall(
+            "SELECT id, update_key LIKE 'edit:%' FROM events"
+            " WHERE chat_id = ? AND (update_key = ? OR update_key LIKE ?) ORDER BY id DESC LIMIT 1",
+            (chat_id, f"msg:{message_key}", f"edit:{message_key}:%"),
+        )
+        row = next(iter(rows), None)
+        return (int(row[0]), bool(row[1])) if row else None

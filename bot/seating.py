@@ -20,6 +20,7 @@ class Speaker:
     is_admin: bool = False
     language: str | None = None
     by_name: bool = False  # console: the typed name is the identity
+    names: tuple[str, ...] = ()  # Telegram: the account's own names (first, first + last) a seat may be claimed by
 
 
 def seated_names(seats: Sequence[Seat]) -> list[str]:
@@ -37,6 +38,16 @@ def seat_of(seats: Sequence[Seat], speaker: Speaker) -> int | None:
         if speaker.by_name and seat.name and fold(seat.name) == fold(speaker.name):
             return index
     return None
+
+
+def claimable_seat(seats: Sequence[Seat], speaker: Speaker) -> int | None:
+    """The one seat opened by plain name (nobody's account yet) whose name folds equal to one of the
+    speaker's own names; None when there is none, or more than one."""
+    if speaker.by_name or not speaker.id or not speaker.names or seat_of(seats, speaker) is not None:
+        return None
+    own = {fold(name) for name in speaker.names if name}
+    hits = [i for i, s in enumerate(seats) if s.name and s.user_id is None and not s.username and fold(s.name) in own]
+    return hits[0] if len(hits) == 1 else None
 
 
 def player_list(seats: Sequence[Seat]) -> str:

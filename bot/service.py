@@ -21,7 +21,7 @@ from bot.inbox import Inbox
 from bot.ledger import DuplicateUpdate, Ledger, Seat
 from bot.night import Line, Night, Nights
 from bot.replies import Reply, Response
-from bot.seating import seat_of, seated_names
+from bot.seating import claimable_seat, seat_of, seated_names
 from bot.views import format_money, transfers_json, unit_key
 from engine.errors import EngineError
 from engine.melds import LoggedMeldMissing
@@ -39,6 +39,8 @@ Handler = Callable[[Context], Awaitable[Response]]
 HEAD_ONLY = frozenset(
     {"score", "pong", "gang", "added_gang", "concealed_gang", "flower_gang", "winds", "range", "penalty", "draw"}
 )
+# Commands that only ask: a seat is never claimed by them
+QUESTIONS = frozenset({"score", "history", "rules", "summary", "help", "stats", "me", "export", "unknown", "lang"})
 HANDLERS: dict[str, Handler] = {
     "new": opening.new,
     "join": opening.join,
@@ -133,9 +135,12 @@ class Referee:
             await night.load_history()
         context = Context(incoming, command, language, night, self.desk)
         try:
+            claimed = None
             if night is not None and not night.closed:
-                await self._bind_user(incoming, night)
+                claimed = await self._bind_user(incoming, night, command.name not in QUESTIONS)
             response = await handler(context)
+            if claimed is not None:  # one line saying who the account was bound to
+                response = replace(response, replies=(Reply("telegram.claimed", {"name": claimed}), *response.replies))
         except DuplicateUpdate:
             return Response((), language)
         except (Refusal, EngineError) as error:
@@ -163,17 +168,24 @@ class Referee:
             return Response(refused_win(context.seats, error), context.language)
         return Response((Reply(error.key, readable(error.params, context.seats)),), context.language)
 
-    async def _bind_user(self, incoming: Incoming, night: Night) -> None:
+    async def _bind_user(self, incoming: Incoming, night: Night, recording: bool) -> str | None:
         """A player seated by @username gets their Telegram id the first time they speak, so that
-        /me finds their nights later (recorded as a `bind` event: the ledger stays append-only)."""
+        /me finds their nights later (recorded as a `bind` event: the ledger stays append-only). A
+        seat opened by plain name is claimed by the one account whose own name folds equal to it,
+        when it records; returns that seat's name."""
         speaker = incoming.speaker
         seat = seat_of(night.seats, speaker)
+        claimed = None
+        if seat is None and recording:
+            seat = claimable_seat(night.seats, speaker)
+            claimed = seat
         if seat is None or speaker.by_name or not speaker.id or night.seats[seat].user_id is not None:
-            return
+            return None
         current = night.seats[seat]
         await night.load_history()
         change = SeatChange(seat, current.name, speaker.id, speaker.username)
         await night.record_seat(Line(speaker.name, "(bind)"), "bind", change)
+        return current.name if claimed is not None else None
 
     # ---- what the front ends may ask -----------------------------------------------------------
 
@@ -192,6 +204,11 @@ class Referee:
         """(night id, hand number) of the chat's latest night: buttons for another are stale."""
         night = await self.nights.latest(chat_id, history=False)
         return (night.id, night.state.hand_no) if night is not None else None
+
+    async def event_of_message(self, chat_id: str, telegram_chat: int, message_id: int) -> tuple[int, bool] | None:
+        """The latest event a chat message recorded, and whether an earlier edit of it recorded it:
+        an edit corrects it."""
+        return await self.nights.ledger.event_of_message(chat_id, f"{telegram_chat}:{message_id}")
 
     async def first_player(self, chat_id: str) -> str | None:
         night = await self.nights.latest(chat_id, history=False)

@@ -12,10 +12,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import secrets
+import sqlite3
 import sys
 import time
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from telegram import (
@@ -27,11 +29,9 @@ from telegram import (
     InlineKeyboardButton,
     InlineKeyboardMarkup,
     Message,
-    MessageEntity,
     Update,
 )
-from telegram.constants import ChatType
-from telegram.error import BadRequest, TelegramError
+from telegram.error import BadRequest, ChatMigrated, TelegramError
 from telegram.ext import AIORateLimiter, Application, ApplicationBuilder
 from telegram.request import BaseRequest
 
@@ -42,6 +42,16 @@ from bot.inbox import Inbox, Row
 from bot.replies import Reply, Response, render, render_response
 from bot.seating import Speaker
 from bot.service import Incoming, Referee
+from bot.telegram_input import (
+    PER_PRESSER,
+    Input,
+    Kind,
+    Person,
+    addressed_elsewhere,
+    deep_link,
+    display_name,
+    read_update,
+)
 from locales import DEFAULT_LANGUAGE, Translator
 
 log = logging.getLogger(__name__)
@@ -51,8 +61,11 @@ CALLBACK_LIMIT = 64
 CALLBACK_ANSWER_LIMIT = 200
 ADMIN_CACHE_SECONDS = 600
 ADMIN_LOOKUP_SECONDS = 5.0
+ADMIN_RETRY_SECONDS = 30.0
 COMMAND_LANGUAGES = {"": DEFAULT_LANGUAGE, "zh": "zh-Hans", "en": "en"}
-PER_PRESSER = ("/join",)  # buttons whose meaning depends on who presses them: single-use per person
+STORE_FIRST_DELAY = 0.2  # seconds: an inbox write that failed is retried, doubling up to the cap
+STORE_MAX_DELAY = 5.0
+__all__ = ["PER_PRESSER", "TelegramFrontEnd", "addressed_elsewhere", "build_application", "update_key"]
 
 
 def server_root(base_url: str | None) -> str:
@@ -62,27 +75,8 @@ def server_root(base_url: str | None) -> str:
 
 
 def update_key(update: Update) -> str | None:
-    """What the ledger records an update's events under, so a repeat is recorded once: a message is
-    keyed by chat and message id, a button press by chat and message, so one keyboard records once
-    whichever of its buttons is pressed (a guided flow's steps record under the flow's own key); a
-    button that means something else for each presser (join) by its data and the presser too."""
-    if update.message is not None:
-        return f"msg:{update.message.chat.id}:{update.message.message_id}"
-    query = update.callback_query
-    if query is not None and isinstance(query.message, Message) and query.data is not None:
-        key = f"cb:{query.message.chat.id}:{query.message.message_id}"
-        if query.data.split(":", 2)[-1].startswith(PER_PRESSER):
-            key += f":{query.data}:{query.from_user.id}"
-        return key
-    return None
-
-
-def addressed_elsewhere(text: str, username: str | None) -> bool:
-    """`/undo@other_bot`: a command for another bot in the group."""
-    first = text.split(maxsplit=1)[0] if text.strip() else ""
-    if not first.startswith("/") or "@" not in first:
-        return False
-    return first.split("@", 1)[1].casefold() != (username or "").casefold()
+    """What the ledger records an update's events under (bot/telegram_input.py)."""
+    return read_update(update).key
 
 
 class DurableQueue(asyncio.Queue[object]):
@@ -107,11 +101,14 @@ class TelegramFrontEnd:
     # Looked up on every update, written only here: kept in memory, the database keeps them for restarts.
     chat_keys: dict[int, str] = field(default_factory=dict)
     boards: dict[tuple[str, int], int] = field(default_factory=dict)
+    moved: dict[int, int] = field(default_factory=dict)  # old chat id -> the supergroup it became
+    lookup_bot: Bot | None = None  # admin lookups: a client without the replies' rate limiter
+    reads_all: bool = True  # getMe's can_read_all_group_messages: False while privacy mode is on
     _referee: Referee | None = None
     _inbox: Inbox | None = None
     _bot: Bot | None = None
-    _queues: dict[int | None, deque[tuple[Row, Update]]] = field(default_factory=dict)
-    _workers: dict[int | None, asyncio.Task[None]] = field(default_factory=dict)
+    _queues: dict[str | None, deque[tuple[Row, Update]]] = field(default_factory=dict)
+    _workers: dict[str | None, asyncio.Task[None]] = field(default_factory=dict)
     _refreshing: dict[int, asyncio.Task[tuple[float, frozenset[int]]]] = field(default_factory=dict)
     outbox: Outbox = field(init=False)
 
@@ -139,9 +136,21 @@ class TelegramFrontEnd:
         self._referee = await Referee.open(self.db_path)
         self._inbox = self.referee.inbox()
         self._bot = application.bot
+        if application.bot.rate_limiter is not None:
+            self.lookup_bot = Bot(
+                application.bot.token, base_url=application.bot.base_url.removesuffix(application.bot.token)
+            )
+            await self.lookup_bot.initialize()
         await self.inbox.prune()
+        try:
+            me = await application.bot.get_me()
+            self.reads_all = bool(me.can_read_all_group_messages)
+        except TelegramError as error:
+            log.warning("getMe failed (%s): privacy mode unknown", error)
+        if not self.reads_all:
+            log.warning("privacy mode is on: plain words in groups are not seen (BotFather /setprivacy)")
         for row in await self.inbox.pending():
-            self.enqueue(row, Update.de_json(row.body, application.bot))
+            self.enqueue(row, Update.de_json(row.body, application.bot), await self.lane(row.chat))
         await register_commands(application)
 
     async def stop(self, application: Application[Any, Any, Any, Any, Any, Any]) -> None:
@@ -153,6 +162,9 @@ class TelegramFrontEnd:
         await self.inbox.flush()
 
     async def close(self, application: Application[Any, Any, Any, Any, Any, Any]) -> None:
+        if self.lookup_bot is not None:
+            await self.lookup_bot.shutdown()
+            self.lookup_bot = None
         if self._referee is not None:
             await self._referee.close()
             self._referee = None
@@ -168,22 +180,41 @@ class TelegramFrontEnd:
     async def accept(self, update: Update) -> None:
         """Store an update in the inbox and queue it for its chat; a migration is noted here, in
         arrival order, so that updates of the new supergroup in the same batch already find it."""
-        message = update.message
-        if message is not None and message.migrate_to_chat_id:
-            await self.remember_migration(message.chat.id, message.migrate_to_chat_id)
-        if message is not None and message.migrate_from_chat_id:
-            await self.remember_migration(message.migrate_from_chat_id, message.chat.id)
-        chat = update.effective_chat
-        row = Row(update.update_id, chat.id if chat else None, update_key(update), update.to_dict())
-        if await self.inbox.add(row):
-            self.enqueue(row, update)
+        read = read_update(update)
+        if read.chat_id is not None and read.migrate_to:
+            await self.remember_migration(read.chat_id, read.migrate_to)
+        if read.chat_id is not None and read.migrate_from:
+            await self.remember_migration(read.migrate_from, read.chat_id)
+        row = Row(update.update_id, read.chat_id, read.key, update.to_dict())
+        await self.store(row, update)
 
-    def enqueue(self, row: Row, update: Update) -> None:
-        self._queues.setdefault(row.chat, deque()).append((row, update))
-        if row.chat not in self._workers:
-            self._workers[row.chat] = asyncio.create_task(self._work(row.chat))
+    async def store(self, row: Row, update: Update) -> None:
+        """The inbox write, retried with backoff while storage fails (locked, full, I/O error): the
+        updater does not move its offset past an update until this returns, so polling never stops
+        and never skips an update that was not written."""
+        delay = STORE_FIRST_DELAY
+        while True:
+            try:
+                added = await self.inbox.add(row)
+                break
+            except (sqlite3.Error, OSError) as error:
+                log.error("update %s not stored yet (%s): retrying in %.1f s", row.update_id, error, delay)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, STORE_MAX_DELAY)
+        if added:
+            self.enqueue(row, update, await self.lane(row.chat))
 
-    async def _work(self, chat: int | None) -> None:
+    async def lane(self, chat: int | None) -> str | None:
+        """The queue an update joins: its ledger key, so a group and the supergroup it became (a
+        backlog under the old id, new lines under the new one) share one worker, one night."""
+        return await self.base_key(chat) if chat is not None else None
+
+    def enqueue(self, row: Row, update: Update, lane: str | None) -> None:
+        self._queues.setdefault(lane, deque()).append((row, update))
+        if lane not in self._workers:
+            self._workers[lane] = asyncio.create_task(self._work(lane))
+
+    async def _work(self, chat: str | None) -> None:
         """One chat's updates, one at a time, in order. Other chats' workers run meanwhile."""
         queue = self._queues[chat]
         try:
@@ -198,11 +229,17 @@ class TelegramFrontEnd:
 
     async def process(self, row: Row, update: Update) -> None:
         recorded = False
+        read = read_update(update)
         try:
-            if update.callback_query is not None:
-                recorded = await self.on_button(update.callback_query, row)
-            elif update.message is not None and update.message.text is not None:
-                recorded = await self.on_text(update.message, row)
+            if read.kind is Kind.BUTTON and update.callback_query is not None:
+                recorded = await self.on_button(update.callback_query, read, row)
+            elif read.kind is Kind.NEW:
+                recorded = await self.on_text(read, row)
+            elif read.kind is Kind.EDITED:
+                recorded = await self.on_edit(read, row)
+            elif read.kind is Kind.MEMBER:
+                await self.on_member(read)
+            # forwarded, via a bot, a channel's automatic forward: someone else's words, never recorded
         except Exception:
             log.exception("update %s failed", row.update_id)
             await self.report_failure(update, row)
@@ -236,34 +273,37 @@ class TelegramFrontEnd:
         old_key = await self.inbox.alias(old) or f"tg:{old}"
         await self.inbox.set_alias(new, old_key)
         self.chat_keys[new] = old_key
+        self.moved[old] = new
 
     # ---- who and where -------------------------------------------------------------------------
 
-    async def chat_key(self, message: Message) -> str:
-        """The ledger's chat id: a group, or one topic of a forum group; follows supergroup migration."""
-        chat_id = message.chat.id
+    async def base_key(self, chat_id: int) -> str:
+        """The ledger's key of a Telegram chat; follows supergroup migration."""
         if chat_id not in self.chat_keys:
             self.chat_keys[chat_id] = await self.inbox.alias(chat_id) or f"tg:{chat_id}"
-        base = self.chat_keys[chat_id]
-        if message.chat.is_forum and message.message_thread_id:
-            return f"{base}:topic:{message.message_thread_id}"
-        return base
+        return self.chat_keys[chat_id]
+
+    async def chat_key(self, message: Message | Input) -> str:
+        """The ledger's chat id: a group, or one topic of a forum group (the General topic is the
+        chat's own table)."""
+        read = message if isinstance(message, Input) else read_update({"message": message.to_dict()})
+        assert read.chat_id is not None
+        base = await self.base_key(read.chat_id)
+        return f"{base}:topic:{read.topic}" if read.topic else base
 
     @staticmethod
-    def thread(message: Message) -> int | None:
+    def thread(message: Message | Input) -> int | None:
+        if isinstance(message, Input):
+            return message.topic
         return message.message_thread_id if message.is_topic_message else None
 
-    @staticmethod
-    def display_name(user: Any) -> str:
-        """A name without spaces, so it can be typed back in commands."""
-        if user.username:
-            return str(user.username)
-        return "".join(str(user.first_name or user.id).split())
-
     async def is_admin(self, chat_id: int, user_id: int) -> bool:
-        """From a list kept per chat. An expired list is still used while a fresh one is fetched in
-        the background, so recording never waits behind the chat's queued replies (the Bot API
-        call shares the group's rate limit)."""
+        """From a list kept per chat for a few minutes. An expired list is still used while a fresh one
+        is fetched in the background, so recording never waits behind the chat's queued replies; the
+        first lookup waits at most ADMIN_LOOKUP_SECONDS, in this chat's worker only (other chats'
+        workers run meanwhile), on a Bot API client of its own outside the replies' rate limiter. A
+        failed lookup falls back to the last list (none: nobody is an admin for now) and is tried
+        again after ADMIN_RETRY_SECONDS, not on every line."""
         cached = self.admins.get(chat_id)
         if cached is None:
             cached = await self.fetch_admins(chat_id)
@@ -274,58 +314,101 @@ class TelegramFrontEnd:
         return user_id in cached[1]
 
     async def fetch_admins(self, chat_id: int) -> tuple[float, frozenset[int]]:
+        bot = self.lookup_bot or self.bot
         try:
-            members = await asyncio.wait_for(self.bot.get_chat_administrators(chat_id), ADMIN_LOOKUP_SECONDS)
+            members = await asyncio.wait_for(bot.get_chat_administrators(chat_id), ADMIN_LOOKUP_SECONDS)
             cached = (time.monotonic(), frozenset(m.user.id for m in members))
         except BadRequest:
             cached = (time.monotonic(), frozenset())
-        except (TelegramError, TimeoutError):  # no answer now: nobody is an admin for this update
-            return (time.monotonic(), self.admins.get(chat_id, (0.0, frozenset()))[1])
+        except (TelegramError, TimeoutError) as error:
+            known = self.admins.get(chat_id, (0.0, frozenset()))[1]
+            log.warning("chat %s: admins not looked up (%s), using %d known", chat_id, error, len(known))
+            # kept as if fetched ADMIN_RETRY_SECONDS before expiry: tried again soon, not on every line
+            cached = (time.monotonic() - ADMIN_CACHE_SECONDS + ADMIN_RETRY_SECONDS, known)
         self.admins[chat_id] = cached
         return cached
 
-    async def speaker(self, user: Any, chat: Any) -> Speaker:
-        admin = False
-        if chat.type in (ChatType.GROUP, ChatType.SUPERGROUP):
-            admin = await self.is_admin(chat.id, user.id)
-        return Speaker(str(user.id), self.display_name(user), user.username, admin, user.language_code)
+    async def speaker(self, who: Person, read: Input) -> Speaker:
+        """A channel is its own sender, with no admin rights; an anonymous admin (posting as the
+        group) is an admin of that group; a user's rights come from the chat's admin list."""
+        admin = who.anonymous_admin
+        if read.group and not who.is_channel and not who.anonymous_admin and read.chat_id is not None:
+            admin = await self.is_admin(read.chat_id, int(who.id))
+        names = (who.first_name, f"{who.first_name}{who.last_name or ''}", f"{who.first_name} {who.last_name or ''}")
+        own = () if who.is_channel or who.anonymous_admin else tuple(dict.fromkeys(n.strip() for n in names))
+        return Speaker(who.id, display_name(who), who.username, admin, who.language, names=own)
 
-    def mentions(self, message: Message) -> tuple[Speaker, ...]:
+    @staticmethod
+    def mentions(read: Input) -> tuple[Speaker, ...]:
         found: list[Speaker] = []
-        for entity, text in message.parse_entities([MessageEntity.MENTION, MessageEntity.TEXT_MENTION]).items():
-            if entity.type == MessageEntity.TEXT_MENTION and entity.user is not None:
-                user = entity.user
-                found.append(Speaker(str(user.id), self.display_name(user), user.username))
+        for mention in read.mentions:
+            if mention.person is not None:  # a text mention: one person, however many words
+                who = mention.person
+                found.append(Speaker(who.id, display_name(who), who.username))
             else:
-                username = text.lstrip("@")
+                username = mention.text.lstrip("@")
                 found.append(Speaker("", username, username))
-        if message.reply_to_message and message.reply_to_message.from_user:
-            user = message.reply_to_message.from_user
-            if not user.is_bot:
-                found.append(Speaker(str(user.id), self.display_name(user), user.username))
+        if read.replied_to is not None and not read.replied_to.is_bot:
+            who = read.replied_to
+            found.append(Speaker(who.id, display_name(who), who.username))
         return tuple(found)
 
     # ---- handlers ------------------------------------------------------------------------------
 
-    async def on_text(self, message: Message, row: Row) -> bool:
-        """A chat line; True when it recorded something."""
-        if message.from_user is None or message.text is None or addressed_elsewhere(message.text, self.bot.username):
+    async def on_text(self, read: Input, row: Row, text: str | None = None) -> bool:
+        """A chat line (or a caption); True when it recorded something."""
+        line = text if text is not None else read.text
+        if read.sender is None or line is None or addressed_elsewhere(line, self.bot.username):
             return False
-        chat_key = await self.chat_key(message)
+        chat_key = await self.chat_key(read)
         incoming = Incoming(
             chat_id=chat_key,
-            speaker=await self.speaker(message.from_user, message.chat),
-            text=message.text,
+            speaker=await self.speaker(read.sender, read),
+            text=deep_link(line, self.bot.username),
             update_key=row.key,
-            private=message.chat.type == ChatType.PRIVATE,
-            mentions=self.mentions(message),
+            private=read.private,
+            mentions=self.mentions(read),
         )
         response = await self.referee.handle(incoming)
         if response is not None and (response.replies or response.attachments):
-            self.outbox.push(Outgoing(message.chat.id, self.thread(message), chat_key, response))
+            assert read.chat_id is not None
+            self.outbox.push(Outgoing(read.chat_id, read.topic, chat_key, self.with_privacy(response)))
         return response is not None and response.recorded
 
-    async def on_button(self, query: CallbackQuery, row: Row) -> bool:
+    async def on_edit(self, read: Input, row: Row) -> bool:
+        """An edit is a correction: of the event its line recorded (`/fix N <edited line>`), or, when
+        the line recorded nothing, a new line."""
+        if read.text is None or read.chat_id is None or read.message_id is None:
+            return False
+        chat_key = await self.chat_key(read)
+        found = await self.referee.event_of_message(chat_key, read.chat_id, read.message_id)
+        if found is None:
+            return await self.on_text(read, row)
+        number, by_edit = found
+        if by_edit:  # a fix of a fix would bring the first line back (the corrections model): say so
+            language = await self.referee.language(chat_key, read.sender.language if read.sender else None)
+            reply = Reply("telegram.edited_twice", {"id": number})
+            self.outbox.push(Outgoing(read.chat_id, read.topic, chat_key, Response((reply,), language)))
+            return False
+        return await self.on_text(read, row, f"/fix {number} {read.text}")
+
+    async def on_member(self, read: Input) -> None:
+        """The bot added to a group: with privacy mode on, say at once what it cannot see."""
+        if not read.group or read.chat_id is None or read.member_status not in ("member", "administrator"):
+            return
+        if self.reads_all or read.member_can_read:
+            return
+        chat_key = await self.base_key(read.chat_id)
+        language = await self.referee.language(chat_key, read.sender.language if read.sender else None)
+        self.outbox.push(Outgoing(read.chat_id, None, chat_key, Response((Reply("telegram.privacy"),), language)))
+
+    def with_privacy(self, response: Response) -> Response:
+        """The /new reply says in one line when plain words are not seen (privacy mode)."""
+        if self.reads_all or not response.replies or response.replies[0].key != "night.opened":
+            return response
+        return replace(response, replies=(*response.replies, Reply("telegram.privacy")))
+
+    async def on_button(self, query: CallbackQuery, read: Input, row: Row) -> bool:
         """A button press: recorded once; later presses, strangers' and forged ones get an answer
         to the presser alone, never a group message."""
         message = query.message
@@ -344,10 +427,10 @@ class TelegramFrontEnd:
             return False
         incoming = Incoming(
             chat_id=chat_key,
-            speaker=await self.speaker(query.from_user, message.chat),
+            speaker=await self.speaker(read.sender, read) if read.sender else Speaker(str(query.from_user.id), ""),
             text=parts[2],
             update_key=row.key,
-            private=message.chat.type == ChatType.PRIVATE,
+            private=read.private,
         )
         response = await self.referee.handle(incoming)
         if response is None or not (response.recorded or response.choices or response.edits):
@@ -398,6 +481,16 @@ class TelegramFrontEnd:
         return InlineKeyboardMarkup(rows) if rows else None
 
     async def send_batch(self, chat: int, batch: list[Outgoing], text: str) -> None:
+        """Deliver a batch; a group that became a supergroup meanwhile gets it under its new id."""
+        try:
+            await self._send_batch(self.moved.get(chat, chat), batch, text)
+        except ChatMigrated as error:
+            new = int(error.new_chat_id)
+            self.moved[chat] = new
+            await self.remember_migration(chat, new)
+            await self._send_batch(new, batch, text)
+
+    async def _send_batch(self, chat: int, batch: list[Outgoing], text: str) -> None:
         """Deliver one coalesced batch: replaced keyboards, the text (split if long), photos and files,
         then the live scoreboard. Raises only if the text itself could not be sent."""
         for item in batch:
@@ -411,12 +504,16 @@ class TelegramFrontEnd:
         documents = [a for a in response.attachments if a.kind == "document"] if response else []
         edit = batch[-1].edit if batch else None
         if edit is not None and text and not photos:
-            await with_retries(
-                lambda: self.bot.edit_message_text(
-                    text[:MESSAGE_LIMIT], chat_id=chat, message_id=edit, reply_markup=markup
-                ),
-                self.policy,
-            )
+            try:
+                await with_retries(
+                    lambda: self.bot.edit_message_text(
+                        text[:MESSAGE_LIMIT], chat_id=chat, message_id=edit, reply_markup=markup
+                    ),
+                    self.policy,
+                )
+            except BadRequest as error:
+                if not not_modified(error):  # a double tap: the message already says this
+                    raise
         elif photos and len(text) <= CAPTION_LIMIT:
             await with_retries(
                 lambda: self.bot.send_photo(
@@ -458,7 +555,8 @@ class TelegramFrontEnd:
         try:
             await call
         except TelegramError as error:
-            log.warning("a part of an answer was not delivered: %s", error)
+            if not not_modified(error):
+                log.warning("a part of an answer was not delivered: %s", error)
 
     async def update_scoreboard(self, chat: int, item: Outgoing) -> None:
         """One live scoreboard message per night, edited after each event instead of a new message."""
@@ -467,10 +565,19 @@ class TelegramFrontEnd:
         text = render(response.scoreboard, Translator(response.language))
         night_id = response.night_id
         setting = f"board:{night_id}"
+        if len(text) > MESSAGE_LIMIT:  # too long for one message (long names): sent in pieces, not edited
+            for piece in split_text(text):
+                await with_retries(
+                    lambda piece=piece: self.bot.send_message(chat, piece, message_thread_id=item.thread),  # type: ignore[misc]
+                    self.policy,
+                )
+            self.boards.pop((item.chat_key, night_id), None)
+            await self.referee.set_chat_setting(item.chat_key, setting, "")
+            return
         board_id = self.boards.get((item.chat_key, night_id))
         if board_id is None:
             stored = await self.referee.chat_setting(item.chat_key, setting)
-            board_id = int(stored) if stored is not None else None
+            board_id = int(stored) if stored else None
         if board_id is not None:
             try:
                 await with_retries(
@@ -479,12 +586,17 @@ class TelegramFrontEnd:
                 self.boards[(item.chat_key, night_id)] = board_id
                 return
             except BadRequest as error:
-                if "not modified" in str(error).lower():
+                if not_modified(error):
                     return
                 log.info("scoreboard %s could not be edited (%s): sending a new one", board_id, error)
         sent = await with_retries(lambda: self.bot.send_message(chat, text, message_thread_id=item.thread), self.policy)
         await self.referee.set_chat_setting(item.chat_key, setting, str(sent.message_id))
         self.boards[(item.chat_key, night_id)] = sent.message_id
+
+
+def not_modified(error: TelegramError) -> bool:
+    """Telegram's answer to an edit that changes nothing (a double tap): harmless."""
+    return isinstance(error, BadRequest) and "not modified" in str(error).lower()
 
 
 async def register_commands(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
@@ -551,16 +663,23 @@ def run_telegram() -> int:
         return EXIT_UNAVAILABLE
 
 
+def webhook_secret() -> str:
+    """`WEBHOOK_SECRET`, or a random one for this run: a webhook never accepts unsigned updates
+    (Telegram sends the secret in X-Telegram-Bot-Api-Secret-Token; PTB answers 403 without it)."""
+    configured = os.environ.get("WEBHOOK_SECRET", "").strip()
+    return configured or secrets.token_urlsafe(32)
+
+
 def _serve(token: str, database: str) -> int:
     application = build_application(token, database, os.environ.get("TELEGRAM_BASE_URL"))
     webhook = os.environ.get("WEBHOOK_URL")
     if webhook:
         application.run_webhook(
-            listen=os.environ.get("LISTEN", "0.0.0.0"),
+            listen=os.environ.get("LISTEN", "127.0.0.1"),
             port=int(os.environ.get("PORT", "8443")),
             url_path="telegram",
             webhook_url=webhook.rstrip("/") + "/telegram",
-            secret_token=os.environ.get("WEBHOOK_SECRET"),
+            secret_token=webhook_secret(),
             drop_pending_updates=False,
             allowed_updates=Update.ALL_TYPES,
         )

@@ -2,6 +2,13 @@
 
 It serves the methods the bot uses, records every call with its decoded parameters, and hands out
 queued updates to getUpdates. PTB posts url-encoded or multipart forms whose nested fields are JSON.
+
+It behaves like Telegram where the bot could get it wrong: users may lack `username` and
+`last_name`; `getMe` reports privacy mode; forwards, edits, `sender_chat`, captions and General-topic
+replies are shaped as the Bot API sends them; and it refuses what Telegram refuses (texts over 4,096
+characters, captions over 1,024, `callback_data` over 64 bytes, an edit that changes nothing, a send
+to a group that became a supergroup (400 with `migrate_to_chat_id`), a send to a chat that removed
+the bot (403)).
 """
 
 from __future__ import annotations
@@ -31,8 +38,32 @@ class Call:
 Fault = tuple[int, dict[str, Any]] | str
 
 
+TEXT_LIMIT, CAPTION_LIMIT, CALLBACK_DATA_LIMIT = 4096, 1024, 64
+CHANNEL_BOT = {"id": 136817688, "is_bot": True, "first_name": "Channel", "username": "Channel_Bot"}
+GROUP_ANONYMOUS_BOT = {"id": 1087968824, "is_bot": True, "first_name": "Group", "username": "GroupAnonymousBot"}
+
+
 def user(user_id: int, name: str) -> dict[str, Any]:
     return {"id": user_id, "is_bot": False, "first_name": name, "username": name.lower(), "language_code": "zh-hans"}
+
+
+def plain_user(user_id: int, first_name: str, last_name: str | None = None) -> dict[str, Any]:
+    """Most Telegram users: no username, often no last name."""
+    found: dict[str, Any] = {"id": user_id, "is_bot": False, "first_name": first_name, "language_code": "zh-hans"}
+    if last_name:
+        found["last_name"] = last_name
+    return found
+
+
+def bad_request(description: str, **parameters: Any) -> tuple[int, dict[str, Any]]:
+    body: dict[str, Any] = {"ok": False, "error_code": 400, "description": f"Bad Request: {description}"}
+    if parameters:
+        body["parameters"] = parameters
+    return (400, body)
+
+
+def utf16_length(text: str) -> int:
+    return len(text.encode("utf-16-le")) // 2
 
 
 @dataclass
@@ -47,6 +78,13 @@ class FakeTelegram:
     faults: dict[str, list[Fault]] = field(default_factory=dict)
     failed: list[Call] = field(default_factory=list)  # calls answered with a fault
     _new_update: asyncio.Event = field(default_factory=asyncio.Event)
+    privacy: bool = False  # True: Telegram's default, groups' plain messages are not delivered
+    migrated: dict[int, int] = field(default_factory=dict)  # a group id -> the supergroup it became
+    kicked: set[int] = field(default_factory=set)  # chats that removed the bot
+    shown: dict[tuple[int, int], tuple[str, str]] = field(default_factory=dict)  # sent text and markup
+    refused: list[tuple[Call, str]] = field(default_factory=list)  # calls Telegram would refuse, and why
+    slow_admins: set[int] = field(default_factory=set)  # chats whose getChatAdministrators hangs until released
+    release_admins: asyncio.Event = field(default_factory=asyncio.Event)
 
     async def start(self) -> None:
         app = web.Application()
@@ -89,7 +127,40 @@ class FakeTelegram:
         if entities:
             message["entities"] = entities
         message.update(extra)
+        if "caption" in extra:  # a photo with a caption: the text's entities are the caption's
+            del message["text"]
+            if entities:
+                message["caption_entities"] = message.pop("entities")
+            message.setdefault("photo", [{"file_id": "ph", "file_unique_id": "ph", "width": 9, "height": 9}])
+        self.last_message = message
         return self._queue({"message": message})
+
+    def edit(self, message: dict[str, Any], text: str) -> int:
+        """Queue the `edited_message` of a message sent earlier: the same id, a new text and edit_date."""
+        edited = {**message, "text": text, "edit_date": int(time.time()) + self.next_update_id}
+        edited.pop("entities", None)
+        if text.startswith("/"):
+            edited["entities"] = [{"type": "bot_command", "offset": 0, "length": len(text.split()[0])}]
+        return self._queue({"edited_message": edited})
+
+    def member(self, chat_id: int, sender: dict[str, Any], status: str = "member") -> int:
+        """The bot added to a group (`my_chat_member`)."""
+        chat = {"id": chat_id, "type": "supergroup", "title": "Table"}
+        old = {"status": "left", "user": BOT_USER}
+        new = {"status": status, "user": BOT_USER}
+        return self._queue(
+            {
+                "my_chat_member": {
+                    "chat": chat,
+                    "from": sender,
+                    "date": int(time.time()),
+                    "old_chat_member": old,
+                    "new_chat_member": new,
+                }
+            }
+        )
+
+    last_message: dict[str, Any] = field(default_factory=dict)
 
     def press(self, sender: dict[str, Any], sent: Call, data: str) -> int:
         """Queue a button press on a message the bot sent."""
@@ -208,12 +279,17 @@ class FakeTelegram:
                 return web.Response()
             status, body = fault
             return web.json_response(body, status=status)
+        refusal = self._refusal(method, params)
+        if refusal is not None:
+            status, body = refusal
+            self.refused.append((Call(method, params), str(body["description"])))
+            return web.json_response(body, status=status)
         result: Any = True
         if method == "getMe":
             result = {
                 **BOT_USER,
                 "can_join_groups": True,
-                "can_read_all_group_messages": True,
+                "can_read_all_group_messages": not self.privacy,
                 "supports_inline_queries": False,
             }
         elif method == "getUpdates":
@@ -241,6 +317,8 @@ class FakeTelegram:
             result = self._message_result(params, document={"file_id": "d", "file_unique_id": "d"})
         elif method == "getChatAdministrators":
             chat_id = int(params["chat_id"])
+            if chat_id in self.slow_admins:
+                await self.release_admins.wait()
             result = [
                 {
                     "status": "administrator",
@@ -262,6 +340,50 @@ class FakeTelegram:
             ]
         elif method not in ("deleteWebhook", "setWebhook", "setMyCommands", "answerCallbackQuery", "close", "logOut"):
             return web.json_response({"ok": False, "error_code": 400, "description": f"fake: {method} not served"})
+        if method in ("sendMessage", "editMessageText") and isinstance(result, dict):
+            chat_id, message_id = int(params["chat_id"]), int(result["message_id"])
+            self.shown[(chat_id, message_id)] = (str(params.get("text", "")), _markup(params))
+        if method == "editMessageReplyMarkup" and "message_id" in params:
+            key = (int(params["chat_id"]), int(params["message_id"]))
+            self.shown[key] = (self.shown.get(key, ("", ""))[0], _markup(params))
         if method != "getUpdates":
             self.calls.append(Call(method, {**params, "_result": result}))
         return web.json_response({"ok": True, "result": result})
+
+    def _refusal(self, method: str, params: dict[str, Any]) -> tuple[int, dict[str, Any]] | None:
+        """What Telegram answers a call it will not carry out."""
+        if "chat_id" not in params or method in ("getChatAdministrators",):
+            return None
+        chat_id = int(params["chat_id"])
+        if chat_id in self.kicked:
+            body = {"ok": False, "error_code": 403, "description": "Forbidden: bot was kicked from the group chat"}
+            return (403, body)
+        if chat_id in self.migrated:
+            new = self.migrated[chat_id]
+            return bad_request("group chat was upgraded to a supergroup chat", migrate_to_chat_id=new)
+        if utf16_length(str(params.get("text", ""))) > TEXT_LIMIT:
+            return bad_request("message is too long")
+        if utf16_length(str(params.get("caption", ""))) > CAPTION_LIMIT:
+            return bad_request("message caption is too long")
+        markup = params.get("reply_markup")
+        if isinstance(markup, dict):
+            for row in markup.get("inline_keyboard", []):
+                for button in row:
+                    if len(str(button.get("callback_data", "")).encode()) > CALLBACK_DATA_LIMIT:
+                        return bad_request("BUTTON_DATA_INVALID")
+        if method in ("editMessageText", "editMessageReplyMarkup") and "message_id" in params:
+            before = self.shown.get((chat_id, int(params["message_id"])))
+            text = str(params.get("text", before[0] if before else ""))
+            if before is not None and (text, _markup(params)) == before:
+                return bad_request(
+                    "message is not modified: specified new message content and reply markup are exactly the same"
+                    " as a current content and reply markup of the message"
+                )
+        return None
+
+
+def _markup(params: dict[str, Any]) -> str:
+    markup = params.get("reply_markup")
+    if not markup or markup == {"inline_keyboard": []}:
+        return ""
+    return json.dumps(markup, sort_keys=True)

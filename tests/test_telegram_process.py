@@ -241,3 +241,97 @@ def test_webhook_mode_end_to_end(tmp_path: Path) -> None:
             await fake.stop()
 
     asyncio.run(scenario())
+
+
+def test_webhook_without_a_configured_secret_refuses_forged_updates(tmp_path: Path) -> None:
+    """No WEBHOOK_SECRET: a random one is passed to setWebhook; a POST without it records nothing."""
+    db, log = tmp_path / "hook.sqlite3", tmp_path / "bot.log"
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/telegram"
+
+    async def post(session: aiohttp.ClientSession, update: dict[str, Any], secret: str | None) -> int:
+        headers = {"X-Telegram-Bot-Api-Secret-Token": secret} if secret is not None else {}
+        async with session.post(url, json=update, headers=headers) as answer:
+            return answer.status
+
+    async def scenario() -> None:
+        fake = FakeTelegram()
+        await fake.start()
+        env = {key: value for key, value in os.environ.items() if key != "WEBHOOK_SECRET"}
+        os.environ.pop("WEBHOOK_SECRET", None)
+        process = start_bot(db, fake.base_url, log, WEBHOOK_URL=f"http://127.0.0.1:{port}", PORT=str(port))
+        os.environ.clear()
+        os.environ.update(env)
+        try:
+            await fake.wait_for(lambda: bool(fake.sent("setWebhook")), timeout=30)
+            secret = str(fake.sent("setWebhook")[0].params.get("secret_token", ""))
+            assert len(secret) >= 32
+            async with aiohttp.ClientSession() as session:
+                fake.message(CHATS[0], ALICE, NEW)
+                forged = fake.updates[-1]
+                for _attempt in range(200):  # the webhook server may still be starting
+                    try:
+                        assert await post(session, forged, None) == 403
+                        break
+                    except aiohttp.ClientConnectionError:
+                        await asyncio.sleep(0.1)
+                assert _attempt < 199
+                assert await post(session, forged, "guessed") == 403
+                assert count(db, "SELECT COUNT(*) FROM inbox") == 0
+                assert await post(session, forged, secret) == 200
+                await fake.wait_for(lambda: any("第 1 局开始" in t for t in fake.texts()), timeout=30)
+            assert count(db, "SELECT COUNT(*) FROM events WHERE kind = 'open'") == 1
+            assert await stop(process) == 0
+        finally:
+            if process.poll() is None:
+                process.kill()
+            await fake.stop()
+
+    asyncio.run(scenario())
+
+
+LOCK_SECONDS = float(os.environ.get("LOCK_SECONDS", "10"))
+
+
+def test_polling_survives_a_database_locked_for_ten_seconds(tmp_path: Path) -> None:
+    """Another connection holds an exclusive lock for 10 s while updates arrive: the inbox writes wait
+    (busy timeout) or are retried with backoff, the offset waits, and every update is recorded once
+    after the lock is released."""
+    db, log = tmp_path / "locked.sqlite3", tmp_path / "bot.log"
+    lines = 20
+
+    async def scenario() -> None:
+        fake = FakeTelegram()
+        await fake.start()
+        process = start_bot(db, fake.base_url, log)
+        try:
+            await fake.settle(fake.message(CHATS[0], ALICE, NEW), timeout=60)
+            blocker = sqlite3.connect(db, timeout=30, isolation_level=None)
+            blocker.execute("BEGIN EXCLUSIVE")
+            try:
+                for index in range(lines):
+                    fake.message(CHATS[0], BOB, f"罚 bob {index + 1}")
+                    await asyncio.sleep(LOCK_SECONDS / lines)
+            finally:
+                blocker.execute("ROLLBACK")
+                blocker.close()
+                released = time.monotonic()
+
+            def recorded() -> int:
+                return count(db, "SELECT COUNT(*) FROM events WHERE kind = 'penalty'")
+
+            await fake.wait_for(lambda: recorded() >= lines, timeout=60)
+            print(f"all {lines} updates recorded {time.monotonic() - released:.2f} s after the lock was released")
+            await fake.settle(fake.message(CHATS[0], ALICE, "/score"), timeout=60)
+            assert recorded() == lines  # once each
+            assert count(db, "SELECT COUNT(*) FROM inbox") == lines + 2
+            assert process.poll() is None, "polling never stops"
+            assert await stop(process) == 0
+        finally:
+            if process.poll() is None:
+                process.kill()
+            await fake.stop()
+        if LOCK_SECONDS > 10:  # longer than the writer's busy timeout: the retries did it
+            assert "not stored yet" in log.read_text(encoding="utf-8")
+
+    asyncio.run(scenario())

@@ -11,7 +11,7 @@ from bot.commands import Command
 from bot.handlers.common import Context, Incoming, Refusal, open_night, recording_night
 from bot.ledger import Seat
 from bot.replies import Choice, Reply, Response
-from bot.seating import may_record, player_list, resolve, seat_of
+from bot.seating import Speaker, may_record, player_list, resolve, seat_of
 from bot.views import SEAT_KEYS, format_money
 from bot.vocabulary import fold
 from engine.preset import PRESET_NAMES, resolved_builtin, resolved_text
@@ -61,6 +61,8 @@ async def new(context: Context) -> Response:
     if any(not s.name for s in seats):
         replies.append(Reply("night.join_hint"))
         choices = (Choice(Reply("button.join"), "/join"),)
+    if not incoming.speaker.by_name:  # Telegram: a seat opened by plain name is claimed by a tap
+        choices += tuple(Choice(Reply("telegram.claim", {"name": s.name}), f"/join {s.name}") for s in unclaimed(seats))
     return Response(tuple(replies), language, choices=choices, recorded=True, night_id=night.id, hand_no=1)
 
 
@@ -127,10 +129,19 @@ async def join(context: Context) -> Response:
     speaker = context.incoming.speaker
     if seat_of(context.seats, speaker) is not None:
         raise Refusal(Reply("join.already_seated", {"name": speaker.name}))
+    claimed = claim(context.seats, context.command.word) if speaker.id and not speaker.by_name else None
+    if claimed is not None:  # `我是 李四`: the presser's account takes the seat opened by that name
+        current = context.seats[claimed]
+        await night.record_seat(context.line, "bind", SeatChange(claimed, current.name, speaker.id, speaker.username))
+        return Response(
+            (Reply("telegram.claimed", {"name": current.name}),), context.language, recorded=True, night_id=night.id
+        )
     free = [i for i, s in enumerate(context.seats) if not s.name]
     if not free:
         raise Refusal(Reply("join.table_full", {"players": player_list(context.seats)}))
     name = context.command.word if context.command.word and speaker.is_admin else speaker.name
+    if not context.command.word and speaker.id and not speaker.by_name:
+        name = distinct_label(context.seats, speaker)  # two Telegram users both called Alex
     if any(fold(s.name) == fold(name) for s in context.seats if s.name):
         raise Refusal(Reply("new.duplicate_name"))
     seat = free[0]
@@ -142,6 +153,26 @@ async def join(context: Context) -> Response:
         recorded=True,
         night_id=night.id,
     )
+
+
+def distinct_label(seats: tuple[Seat, ...], speaker: Speaker) -> str:
+    """The joining account's label: its name, else its first + last name, else the name numbered."""
+    taken = {fold(s.name) for s in seats if s.name}
+    candidates = [speaker.name, *("".join(n.split()) for n in speaker.names)]
+    candidates += [f"{speaker.name}{n}" for n in range(2, 2 + len(seats) + 1)]
+    return next((c for c in candidates if c and fold(c) not in taken), speaker.name)
+
+
+def unclaimed(seats: tuple[Seat, ...]) -> list[Seat]:
+    """Seats opened by plain name that no Telegram account holds yet."""
+    return [s for s in seats if s.name and s.user_id is None and not s.username]
+
+
+def claim(seats: tuple[Seat, ...], word: str | None) -> int | None:
+    if not word:
+        return None
+    hits = [i for i, s in enumerate(seats) if s in unclaimed(seats) and fold(s.name) == fold(word)]
+    return hits[0] if len(hits) == 1 else None
 
 
 async def close(context: Context) -> Response:

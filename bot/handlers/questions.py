@@ -8,6 +8,7 @@ from pathlib import Path
 from bot import charts, export
 from bot.commands import SPEC_BY_NAME
 from bot.handlers.common import Context, Refusal, board
+from bot.handlers.opening import unclaimed
 from bot.ledger import Seat
 from bot.night import Night, doubled_hands, hand_deltas
 from bot.people import kept_indices, merged_index, net_by_reason, player_of
@@ -34,7 +35,12 @@ async def score(context: Context) -> Response:
     replies = (
         [board(night)] if not context.closed else [Reply("night.closed_note", {"night": night.number}), board(night)]
     )
-    return Response(tuple(replies), context.language, night_id=night.id)
+    claims: tuple[Choice, ...] = ()
+    if not context.closed and not context.incoming.speaker.by_name:  # Telegram: seats still to be claimed
+        claims = tuple(
+            Choice(Reply("telegram.claim", {"name": s.name}), f"/join {s.name}") for s in unclaimed(night.seats)
+        )
+    return Response(tuple(replies), context.language, night_id=night.id, choices=claims)
 
 
 async def history(context: Context) -> Response:

@@ -1,0 +1,248 @@
+"""What a real Telegram group does to the referee, through PTB's real stack against a fake Bot API that
+behaves like Telegram's: forwards, edits, captions, channels, anonymous admins, the General topic,
+privacy mode, migrations, Telegram's refusals."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.fake_telegram import CHANNEL_BOT, GROUP_ANONYMOUS_BOT, FakeTelegram, plain_user, user
+from tests.test_telegram import GROUP, Running, balances, buttons
+
+ALICE, BOB, CAROL, DAVE, EVE = (user(i, n) for i, n in enumerate(("Alice", "Bob", "Carol", "Dave", "Eve"), start=1))
+OPEN = "/new @alice @bob @carol @dave"
+
+
+async def quiet(bot: Running, update_id: int) -> list[str]:
+    """Wait until the bot has taken the update and gone quiet; what it sent meanwhile."""
+    before = len(bot.fake.calls)
+    await bot.fake.settle(update_id)
+    return [str(c.params.get("text", "")) for c in bot.fake.calls[before:] if c.method == "sendMessage"]
+
+
+async def test_forwards_via_bot_and_automatic_forwards_record_nothing(fake: FakeTelegram, tmp_path: Path) -> None:
+    db = tmp_path / "tg.sqlite3"
+    async with Running(fake, db) as bot:
+        await bot.say(ALICE, OPEN)
+        origin = {"type": "user", "date": 1700000000, "sender_user": DAVE}
+        channel = {"id": -100900, "title": "News", "type": "channel"}
+        via = {"id": 4242, "is_bot": True, "first_name": "Inline", "username": "inline_bot"}
+        for extra in (
+            {"forward_origin": origin},
+            {"via_bot": via},
+            {
+                "is_automatic_forward": True,
+                "sender_chat": channel,
+                "forward_origin": {"type": "channel", "chat": channel, "message_id": 5, "date": 1700000000},
+            },
+        ):
+            assert await quiet(bot, fake.message(GROUP, ALICE, "/penalty follow dave", **extra)) == []
+    assert await balances(db) == [0, 0, 0, 0]
+
+
+async def test_a_command_in_a_caption_is_read_like_text(fake: FakeTelegram, tmp_path: Path) -> None:
+    db = tmp_path / "tg.sqlite3"
+    async with Running(fake, db) as bot:
+        await bot.say(ALICE, OPEN)
+        out = await bot.say(ALICE, "", caption="罚 跟牌 dave")
+        assert "✅" in out
+    # 跟牌: Dave pays 10 to each of the three others
+    assert await balances(db) == [10, 10, 10, -30]
+
+
+async def test_an_edit_of_a_recorded_line_is_a_fix(fake: FakeTelegram, tmp_path: Path) -> None:
+    db = tmp_path / "tg.sqlite3"
+    async with Running(fake, db) as bot:
+        await bot.say(ALICE, OPEN)
+        await bot.say(ALICE, "罚 跟牌 dave")
+        penalty = fake.last_message
+        before = len(fake.calls)
+        edit = fake.edit(penalty, "罚 跟牌 carol")
+        await fake.settle(edit)
+        out = "\n".join(fake.texts()[-3:])
+        assert "更正了" in out, out
+        # the same edit delivered again (same update id) is answered once, recorded once
+        fake.raw(dict(fake.updates[-1]))
+        await fake.settle(edit)
+        assert len([c for c in fake.calls[before:] if "更正了" in str(c.params.get("text", ""))]) == 1
+        # a second edit of the same line is not recorded (a fix of a fix would bring the first back)
+        await fake.settle(fake.edit(penalty, "罚 跟牌 bob"))
+        assert "没有记下" in fake.texts()[-1]
+    # Carol is the one who 跟牌: Carol pays 10 to each of the other three
+    assert await balances(db) == [10, 10, -30, 10]
+
+
+async def test_an_edit_of_a_refused_line_is_read_as_a_new_line(fake: FakeTelegram, tmp_path: Path) -> None:
+    db = tmp_path / "tg.sqlite3"
+    async with Running(fake, db) as bot:
+        await bot.say(ALICE, OPEN)
+        await bot.say(ALICE, "/penalty follow zed")  # nobody called zed: refused, nothing recorded
+        await fake.settle(fake.edit(fake.last_message, "/penalty follow dave"))
+        assert "✅" in fake.texts()[-1] or any("✅" in t for t in fake.texts()[-2:])
+    # 跟牌: Dave pays 10 to each of the three others
+    assert await balances(db) == [10, 10, 10, -30]
+
+
+async def test_channels_are_their_own_senders_and_anonymous_admins_are_admins(
+    fake: FakeTelegram, tmp_path: Path
+) -> None:
+    db = tmp_path / "tg.sqlite3"
+    news = {"id": -100801, "title": "News", "type": "channel"}
+    other = {"id": -100802, "title": "Other", "type": "channel"}
+    group = {"id": GROUP, "title": "Table", "type": "supergroup"}
+    async with Running(fake, db) as bot:
+        await bot.say(CHANNEL_BOT, OPEN, sender_chat=news)  # a channel opened the night
+        out = await bot.say(CHANNEL_BOT, "/penalty follow dave", sender_chat=other)
+        assert "只有在座的玩家" in out  # another channel is not the opener
+        assert "✅" in await bot.say(CHANNEL_BOT, "/penalty follow dave", sender_chat=news)
+        assert "撤销了" in await bot.say(GROUP_ANONYMOUS_BOT, "/undo", sender_chat=group)
+    assert await balances(db) == [0, 0, 0, 0]
+
+
+async def test_a_reply_in_the_general_topic_is_the_chats_one_table(fake: FakeTelegram, tmp_path: Path) -> None:
+    db = tmp_path / "tg.sqlite3"
+    forum: dict[str, Any] = {"chat_extra": {"is_forum": True}}
+    async with Running(fake, db) as bot:
+        await bot.say(ALICE, OPEN, **forum)
+        opened = fake.sent()[0].params["_result"]
+        # a reply in General: message_thread_id of the replied message, no is_topic_message
+        out = await bot.say(
+            ALICE, "罚 跟牌 dave", message_thread_id=opened["message_id"], reply_to_message=opened, **forum
+        )
+        assert "✅" in out
+    # 跟牌: Dave pays 10 to each of the three others, at the chat's one table
+    assert await balances(db) == [10, 10, 10, -30]
+
+
+async def test_privacy_mode_is_explained(fake: FakeTelegram, tmp_path: Path) -> None:
+    fake.privacy = True
+    async with Running(fake, tmp_path / "tg.sqlite3") as bot:
+        out = await quiet(bot, fake.member(GROUP, ALICE))
+        assert any("/setprivacy" in text for text in out)
+        assert "/setprivacy" in await bot.say(ALICE, OPEN)
+
+
+async def test_no_privacy_note_when_the_bot_reads_everything(fake: FakeTelegram, tmp_path: Path) -> None:
+    async with Running(fake, tmp_path / "tg.sqlite3") as bot:
+        assert await quiet(bot, fake.member(GROUP, ALICE)) == []
+        assert "/setprivacy" not in await bot.say(ALICE, OPEN)
+
+
+async def test_a_deep_link_start_answers_like_help(fake: FakeTelegram, tmp_path: Path) -> None:
+    async with Running(fake, tmp_path / "tg.sqlite3") as bot:
+        assert await bot.say(ALICE, "/start table-7", chat=ALICE["id"]) == await bot.say(
+            ALICE, "/help", chat=ALICE["id"]
+        )
+
+
+async def test_a_queued_reply_follows_a_migration(fake: FakeTelegram, tmp_path: Path) -> None:
+    old, new = -4001, -1004001
+    async with Running(fake, tmp_path / "tg.sqlite3") as bot:
+        fake.migrated[old] = new  # the group became a supergroup before the reply went out
+        await quiet(bot, fake.message(old, ALICE, "/help"))
+        assert fake.sent(chat_id=new) and not fake.sent(chat_id=old)
+
+
+async def test_a_double_tap_on_a_flow_step_logs_no_error(
+    fake: FakeTelegram, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    async with Running(fake, tmp_path / "tg.sqlite3") as bot:
+        await bot.say(ALICE, OPEN)
+        await bot.say(BOB, "/pong")
+        keyboard = [c for c in fake.calls if "reply_markup" in c.params][-1]
+        data = next(b["callback_data"] for row in keyboard.params["reply_markup"]["inline_keyboard"] for b in row)
+        with caplog.at_level(logging.WARNING):
+            fake.press(BOB, keyboard, data)
+            await fake.settle(fake.press(BOB, keyboard, data))
+        assert not [r for r in caplog.records if r.levelno >= logging.ERROR], caplog.text
+
+
+async def test_a_board_over_4096_characters_is_split(fake: FakeTelegram, tmp_path: Path) -> None:
+    long_names = [user(10 + i, ("龙" * 1200) + str(i)) for i in range(4)]
+    async with Running(fake, tmp_path / "tg.sqlite3") as bot:
+        names = " ".join(f"@{u['username']}" for u in long_names)
+        await bot.say(long_names[0], f"/new {names}")
+        await bot.say(long_names[0], f"罚 跟牌 @{long_names[3]['username']}")
+        await fake.settle(fake.message(GROUP, long_names[0], "/score"))
+        assert not [why for _, why in fake.refused if "too long" in why], fake.refused
+
+
+async def test_a_slow_admin_lookup_in_one_chat_never_blocks_another(fake: FakeTelegram, tmp_path: Path) -> None:
+    slow, other = GROUP, -100777
+    fake.slow_admins.add(slow)
+    async with Running(fake, tmp_path / "tg.sqlite3") as bot:
+        stuck = fake.message(slow, ALICE, OPEN)
+        assert "第 1 局开始" in await bot.say(ALICE, OPEN, chat=other)  # answered while the slow chat waits
+        assert not fake.sent(chat_id=slow)
+        fake.release_admins.set()
+        await fake.settle(stuck)
+        assert any("第 1 局开始" in text for text in fake.texts(slow))
+
+
+async def test_a_failed_admin_lookup_is_not_repeated_on_every_line(fake: FakeTelegram, tmp_path: Path) -> None:
+    async with Running(fake, tmp_path / "tg.sqlite3") as bot:
+        fake.fail_next("getChatAdministrators", fake.bad_gateway())
+        await bot.say(ALICE, OPEN)
+        await bot.say(EVE, "/score")
+        await bot.say(BOB, "/score")
+        lookups = [c for c in fake.failed + fake.calls if c.method == "getChatAdministrators"]
+        assert len(lookups) == 1  # failed once, then the (empty) list is used until retried later
+
+
+async def test_the_readme_headline_by_players_without_usernames(fake: FakeTelegram, tmp_path: Path) -> None:
+    db = tmp_path / "tg.sqlite3"
+    zhang, li = plain_user(201, "张三"), plain_user(202, "李四")
+    async with Running(fake, db) as bot:
+        assert "第 1 局开始" in await bot.say(zhang, "开局 张三 李四 王五 赵六 底=2")
+        out = await bot.say(li, "碰 王五")
+        assert "李四 = 这个账号" in out and "只有在座的玩家" not in out  # claimed by the one matching name
+        out = await bot.say(li, "胡 王五 11p 567s 79s [EEE] [444p] +8s 花4")
+        assert "李四 = 这个账号" not in out  # said once
+        # 跑 20 + 硬花 4×2 = 8 + 风碰 2 + 缺一门 2 + 压档 2 = 34 花; at 底=2 that is 68
+        assert "合计 34 花" in out and "王五 → 李四：34 花（68）" in out
+    assert await balances(db) == [0, 34, -34, 0]
+
+
+async def test_first_and_last_name_claim_a_seat_opened_by_that_name(fake: FakeTelegram, tmp_path: Path) -> None:
+    db = tmp_path / "tg.sqlite3"
+    alex_chen, alex_wang = plain_user(301, "Alex", "Chen"), plain_user(302, "Alex", "Wang")
+    async with Running(fake, db) as bot:
+        await bot.say(ALICE, "/new @alice AlexChen AlexWang Dave")
+        assert "AlexChen = 这个账号" in await bot.say(alex_chen, "罚 跟牌 dave")  # first + last name
+        out = await bot.say(alex_wang, "/penalty follow alice")
+        assert "AlexWang = 这个账号" in out
+    # two 跟牌: Dave pays 10 to each of three (+10,+10,+10,-30); Alice pays 10 to each (-30,+10,+10,+10)
+    assert await balances(db) == [-20, 20, 20, -20]
+
+
+async def test_a_seat_is_claimed_with_its_button(fake: FakeTelegram, tmp_path: Path) -> None:
+    db = tmp_path / "tg.sqlite3"
+    zhang, wang, wang_impostor = plain_user(201, "张三"), plain_user(203, "Wu"), plain_user(204, "Mallory")
+    async with Running(fake, db) as bot:
+        await bot.say(zhang, "开局 张三 李四 王五 赵六")
+        choices = buttons(fake)
+        assert {"我是 李四", "我是 王五", "我是 赵六"} <= set(choices)
+        assert "王五 = 这个账号" in await bot.press(wang, choices["我是 王五"])
+        assert "✅" in await bot.say(wang, "罚 跟牌 赵六")  # the account now holds 王五's seat
+        out = await bot.press(wang_impostor, choices["我是 王五"])  # taken: nothing changes
+        assert "王五 = 这个账号" not in out
+        assert "只有在座的玩家" in await bot.say(wang_impostor, "罚 跟牌 王五")
+        await bot.say(zhang, "/score")  # the board offers the seats still unclaimed
+        assert "我是 李四" in buttons(fake) and "我是 王五" not in buttons(fake)
+    # 跟牌: 赵六 pays 10 to each of the three others
+    assert await balances(db) == [10, 10, 10, -30]
+
+
+async def test_two_players_with_the_same_first_name_both_join(fake: FakeTelegram, tmp_path: Path) -> None:
+    chen, wang, solo = plain_user(301, "Alex", "Chen"), plain_user(302, "Alex", "Wang"), plain_user(303, "Alex")
+    async with Running(fake, tmp_path / "tg.sqlite3") as bot:
+        await bot.say(ALICE, "/new @alice")
+        assert "名字重复" not in await bot.say(chen, "/join")
+        out = await bot.say(wang, "/join")
+        assert "名字重复" not in out and "AlexWang" in out
+        out = await bot.say(solo, "/join")
+        assert "名字重复" not in out and "Alex2" in out
