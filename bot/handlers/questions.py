@@ -9,14 +9,16 @@ from bot import charts, export
 from bot.commands import SPEC_BY_NAME
 from bot.handlers.common import Context, Refusal, board
 from bot.ledger import Seat
-from bot.night import Night, doubled_hands, hand_deltas
+from bot.night import Night, doubled_hands
 from bot.people import merged_index, net_by_reason, player_of
+from bot.personal import night_people
 from bot.replies import Attachment, Choice, Reply, Response
 from bot.stats import chat_stats, my_stats
+from bot.views import format_money, night_stats, unit_key
 from bot.views import history as history_lines
-from bot.views import night_stats
 from bot.views import rules as rules_lines
 from bot.views import summary as summary_lines
+from bot.vocabulary import fold
 from engine.preset import PRESET_NAMES, preset_from_dict, resolved_builtin
 
 # A page of /history: 15 lines of about 100 characters stay well under Telegram's 4,096 a message.
@@ -31,9 +33,16 @@ def any_night(context: Context) -> Night:
 
 async def score(context: Context) -> Response:
     night = any_night(context)
-    replies = (
-        [board(night)] if not context.closed else [Reply("night.closed_note", {"night": night.number}), board(night)]
-    )
+    if not context.closed:
+        return Response((board(night),), context.language, night_id=night.id)
+    replies = [Reply("night.closed_note", {"night": night.number}), board(night)]
+    # the night is over: whoever stood up during it is part of the result too, with what they keep
+    seated = {fold(night.seats[seat].name) for seat in range(4)}
+    unit = Reply(unit_key(night.preset))
+    for person in night.people():
+        if fold(person.name) not in seated:
+            params = {"name": person.name, "amount": night.preset.start + person.amount, "unit": unit}
+            replies.append(Reply("score.left", {**params, "money": format_money(person.money_cents)}))
     return Response(tuple(replies), context.language, night_id=night.id)
 
 
@@ -91,14 +100,7 @@ async def summary(context: Context) -> Response:
     lines = summary_replies(night)
     attachments: list[Attachment] = []
     if context.desk.charts_enabled:
-        png = charts.balance_chart(
-            night.row,
-            night.seats,
-            hand_deltas(night.fold),
-            doubled_hands(night.fold),
-            context.language,
-            night.hands_played(),
-        )
+        png = charts.balance_chart(night.number, night_people(night), doubled_hands(night.fold), context.language)
         chart = Attachment("photo", f"night-{night.id}.png", png)
         wanted = context.command.options.get("chart")
         if wanted and Path(wanted).name not in (
@@ -141,7 +143,7 @@ async def me(context: Context) -> Response:
 
 async def export_(context: Context) -> Response:
     night = any_night(context)
-    data = export.night_csv(night.row, night.seats, night.events, await night.payments())
+    data = export.night_csv(night_people(night))
     return Response(
         (Reply("export.done", {"night": night.number}),),
         context.language,
