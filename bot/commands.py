@@ -1,7 +1,8 @@
 """Parse one chat line into a command: `/pong Bob`, `碰 李四 东`, `胡 自摸 123m456m789m234p5p+5p 花2`.
 
-One table (`COMMANDS`) lists every command with its `/latin` names and the plain words (Simplified
-and Traditional Chinese, English) that start it; the README's reference is checked against it.
+One table (`COMMANDS`) lists every command with its `/latin` names; the plain words that start it
+(Simplified and Traditional Chinese, English) come from the catalogs (`words.command.<name>`). The
+README's reference is checked against both.
 
 A line is read in two steps. `scan` cuts it into pieces — seated names, command words, flags,
 patterns, tiles, numbers, flower counts — by longest match, spaces optional (`花2`, `碰了C`,
@@ -22,7 +23,7 @@ from dataclasses import dataclass, field
 from functools import cache
 
 from bot.replies import Reply
-from bot.vocabulary import flag_words, fold, normalize_width, pattern_words
+from bot.vocabulary import catalog_words, flag_words, fold, normalize_width, pattern_words
 from engine.errors import EngineError
 from engine.notation import parse_hand_parts, parse_tile
 from engine.preset import PRESET_NAMES
@@ -34,41 +35,52 @@ from locales import normalize_language
 class CommandSpec:
     name: str
     slash: tuple[str, ...]
-    words: tuple[str, ...]  # plain words that start the command (no slash needed)
     example: str = ""
+
+    @property
+    def words(self) -> tuple[str, ...]:
+        """The plain words that start the command (no slash needed), in every language: the
+        catalogs' `words.command.<name>`, so a language brings its own words."""
+        return plain_words(self.name)
+
+
+@cache
+def plain_words(name: str) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(catalog_words(f"command.{name}", with_name=False)))
 
 
 COMMANDS: tuple[CommandSpec, ...] = (
-    CommandSpec("new", ("new",), ("开局", "開局"), "/new Alice Bob Carol Dave preset=nanjing stake=2"),
-    CommandSpec("join", ("join",), ("加入",), "/join"),
-    CommandSpec("pong", ("pong",), ("碰", "pong"), "/pong Bob 7p"),
-    CommandSpec("gang", ("gang",), ("杠", "槓", "明杠", "明槓", "直杠", "直槓", "gang"), "/gang Bob 5s"),
-    CommandSpec("added_gang", ("addgang",), ("补杠", "補槓"), "/gang add 7p"),
-    CommandSpec("concealed_gang", ("selfgang",), ("暗杠", "暗槓"), "/gang self 3m"),
-    CommandSpec("flower_gang", ("flowergang",), ("花杠", "花槓"), "/flowergang"),
-    CommandSpec("penalty", ("penalty",), ("罚", "罰"), "/penalty follow Bob"),
-    CommandSpec("winds", ("winds",), ("四风归齐", "四風歸齊", "四风", "四風", "winds"), "/winds Bob"),
-    CommandSpec("range", ("range", "jia"), ("架", "range"), "/range Bob 5s"),
-    CommandSpec("hu", ("hu", "win"), ("胡", "hu"), "/hu self 123m456m789m234p5p+5p flowers=2"),
-    CommandSpec("draw", ("draw",), ("荒庄", "荒莊", "流局"), "/draw"),
-    CommandSpec("undo", ("undo",), ("撤销", "撤銷"), "/undo 17"),
-    CommandSpec("fix", ("fix",), ("改", "更正"), "/fix 2 /hu self 123m456m789m234p5p+5p flowers=3"),
-    CommandSpec("unseat", ("unseat",), ("让座", "讓座", "离座", "離座"), "/unseat Dave"),
-    CommandSpec("rename", ("rename",), ("改名",), "/rename Dave David"),
-    CommandSpec("swap", ("swap",), ("换人", "換人"), "/swap Dave Eve"),
-    CommandSpec("stake", ("stake",), ("改底",), "/stake 2"),
-    CommandSpec("dealer", ("dealer",), ("定庄", "定莊"), "/dealer Bob"),
-    CommandSpec("score", ("score",), ("查分", "分数", "分數"), "/score"),
-    CommandSpec("history", ("history",), ("记录", "記錄", "历史", "歷史"), "/history 2"),
-    CommandSpec("rules", ("rules",), ("规则", "規則"), "/rules"),
-    CommandSpec("summary", ("summary",), ("结算", "結算"), "/summary"),
-    CommandSpec("close", ("close", "yes"), ("确认", "確認", "yes"), "yes"),
-    CommandSpec("reopen", ("reopen",), ("重开", "重開"), "/reopen"),
-    CommandSpec("stats", ("stats",), ("统计", "統計", "战绩", "戰績"), "/stats"),
-    CommandSpec("me", ("me",), ("我的",), "/me"),
-    CommandSpec("export", ("export",), ("导出", "導出"), "/export"),
-    CommandSpec("lang", ("lang", "language"), ("语言", "語言"), "/lang en"),
-    CommandSpec("help", ("help", "start"), ("帮助", "幫助"), "/help"),
+    CommandSpec("new", ("new",), "/new Alice Bob Carol Dave preset=nanjing stake=2"),
+    CommandSpec("join", ("join",), "/join"),
+    CommandSpec("pong", ("pong",), "/pong Bob 7p"),
+    CommandSpec("gang", ("gang",), "/gang Bob 5s"),
+    CommandSpec("added_gang", ("addgang",), "/gang add 7p"),
+    CommandSpec("concealed_gang", ("selfgang",), "/gang self 3m"),
+    CommandSpec("flower_gang", ("flowergang",), "/flowergang"),
+    CommandSpec("penalty", ("penalty",), "/penalty follow Bob"),
+    CommandSpec("winds", ("winds",), "/winds Bob"),
+    CommandSpec("range", ("range", "jia"), "/range Bob 5s"),
+    CommandSpec("hu", ("hu", "win"), "/hu self 123m456m789m234p5p+5p flowers=2"),
+    CommandSpec("draw", ("draw",), "/draw"),
+    CommandSpec("undo", ("undo",), "/undo 17"),
+    CommandSpec("again", ("again",), "/again"),
+    CommandSpec("fix", ("fix",), "/fix 2 /hu self 123m456m789m234p5p+5p flowers=3"),
+    CommandSpec("unseat", ("unseat",), "/unseat Dave"),
+    CommandSpec("rename", ("rename",), "/rename Dave David"),
+    CommandSpec("swap", ("swap",), "/swap Dave Eve"),
+    CommandSpec("stake", ("stake",), "/stake 2"),
+    CommandSpec("dealer", ("dealer",), "/dealer Bob"),
+    CommandSpec("score", ("score",), "/score"),
+    CommandSpec("history", ("history",), "/history 2"),
+    CommandSpec("rules", ("rules",), "/rules"),
+    CommandSpec("summary", ("summary",), "/summary"),
+    CommandSpec("close", ("close", "yes"), "yes"),
+    CommandSpec("reopen", ("reopen",), "/reopen"),
+    CommandSpec("stats", ("stats",), "/stats"),
+    CommandSpec("me", ("me",), "/me"),
+    CommandSpec("export", ("export",), "/export"),
+    CommandSpec("lang", ("lang", "language"), "/lang en"),
+    CommandSpec("help", ("help", "start"), "/help"),
 )
 SPEC_BY_NAME = {spec.name: spec for spec in COMMANDS}
 _SLASH = {alias: spec for spec in COMMANDS for alias in spec.slash}
@@ -431,7 +443,7 @@ _ONE_ARG = frozenset({"undo", "history", "stats", "unseat"})
 
 # Every argument a command does not use is an error, never silently dropped.
 _NO_ARGS = frozenset({"draw", "score", "close", "reopen", "help", "me"})
-_ONE_ARG_SLASH = frozenset({"undo", "history", "stats", "rules", "lang", "unseat", "join"})
+_ONE_ARG_SLASH = frozenset({"undo", "history", "stats", "rules", "lang", "unseat", "join", "again"})
 
 _SLASH_HEAD = re.compile(r"(\S*)\s*(.*)", re.DOTALL)
 
@@ -479,7 +491,7 @@ def _parse_plain(raw: str, line: str, known: Sequence[str]) -> Command | None:
         return None
     name, lead, args = found
     if name == "fix":
-        return None if lead else _fix(raw, line[pieces[0].end :], True)
+        return None if lead else _plain_fix(raw, line[pieces[0].end :], known)
     if name in _FREE_TEXT:
         rest = line[pieces[len(lead)].end :]
         words = _tokens(rest)
@@ -626,6 +638,19 @@ def _fix(raw: str, rest: str, plain: bool) -> Command | None:
     if len(number_text) > MAX_DIGITS:
         raise EngineError("number.too_big", text=number_text)
     return Command("fix", raw, number=int(number_text), word=line.strip() or None, plain=plain)
+
+
+def _plain_fix(raw: str, rest: str, known: Sequence[str]) -> Command | None:
+    """改 is a fix only in the fix grammar, `改 N <line>` with a line that is itself a command:
+    `改 1 下` and `改天再打` are talk."""
+    command = _fix(raw, rest, True)
+    if command is None or command.word is None:
+        return None
+    try:
+        corrected = parse(command.word, known)
+    except EngineError:
+        return command  # a /command in the wrong form: the fix's handler explains it
+    return command if corrected is not None else None
 
 
 def _simple(name: str, raw: str, tokens: list[str], known: Sequence[str], plain: bool) -> Command:
@@ -849,3 +874,109 @@ _BUILDERS = {
     "summary": _summary,
     "export": _summary,
 }
+
+
+# ---- near-commands: a plain line one piece away from a command ----------------------------------
+
+# The table events whose plain lines are answered with a hint when one piece fails. Other commands'
+# plain words (查分, 结算 …) are too common in talk to read anything into a stray word after them.
+_HINTED = frozenset(PLAIN_ARGS) - _ONE_ARG
+_ONE_SUITED_TILE = re.compile(r"^\d+[mpsz]$")  # 0m, 10p: a tile by its form, only its number wrong
+
+
+@dataclass(frozen=True)
+class NearMiss:
+    """Why a plain line is not the command it almost is: a hint key and its fields, and the line
+    with the one failing piece mended (`corrected`, names as seated) when there is one."""
+
+    key: str
+    params: Mapping[str, str]
+    corrected: str | None = None
+    slash: str = ""  # the command's /name
+    lead: tuple[str, ...] = ()  # the names typed before the command word
+    args: tuple[str, ...] = ()  # the pieces after it, as typed; args[bad] is the failing one
+    bad: int = 0
+    needs_actor: bool = False  # the mended line's event is the speaker's (no actor named in it)
+
+    def button(self, replacement: str, actor: str | None) -> str:
+        """The mended line as a /command for a button (`/pong #3 #1 6s`): the failing piece
+        replaced (by a seat token), the speaker's seat named first when the event is theirs."""
+        args = [replacement if index == self.bad else text for index, text in enumerate(self.args)]
+        words = [*self.lead, *([actor] if actor and self.needs_actor else []), *args]
+        return " ".join([f"/{self.slash}", *words])
+
+
+def closest_name(word: str, known: Sequence[str]) -> str | None:
+    """The one seated name that `word` is a slip of: the same length (two characters or more) with
+    exactly one character different — the wrong character an input method offers for the same
+    sound (李思 for 李四, 王伍 for 王五). A dropped or added letter (Carl, Bobb) is not read as a slip:
+    such a line is as likely talk about someone else."""
+    folded = fold(word.lstrip("@"))
+    if len(folded) < 2:
+        return None
+    close = {
+        name
+        for name in known
+        if len(fold(name)) == len(folded) and sum(a != b for a, b in zip(fold(name), folded, strict=True)) == 1
+    }
+    return close.pop() if len(close) == 1 else None
+
+
+def near_command(text: str, known: Sequence[str]) -> NearMiss | None:
+    """For a plain line that `parse` read as chatter: a hint when it is a table event's word and
+    grammar with exactly one piece wrong — an unknown name close to a seated one, or a tile that
+    cannot be (`0m`). Talk (a question, a sentence particle, stray words) gets None: silence."""
+    line = normalize_width(text.strip())
+    if line.startswith("/") or "?" in line:
+        return None
+    line = line.rstrip(_TRAILING_MARKS).rstrip()
+    if not line or line[-1] in SENTENCE_PARTICLES:
+        return None
+    pieces = scan(line, known)
+    found = _verb(pieces)
+    if found is None or found[0] not in _HINTED:
+        return None
+    name, lead, args = found
+    allowed = PLAIN_ARGS[name]
+    bad = [
+        p for p in args if p.kind not in allowed or (p.kind == TILE and name in _SINGLE_TILE and not _one_tile(p.text))
+    ]
+    if len(bad) != 1:
+        return None
+    piece = bad[0]
+    typed = line[piece.start : piece.end]
+    if piece.kind in (TILE, WORD) and _ONE_SUITED_TILE.match(typed.lower()) and not _one_tile(typed):
+        return NearMiss("hint.no_such_tile", {"tile": typed})
+    if piece.kind != WORD:
+        return None
+    seated = closest_name(typed, known)
+    if seated is None:
+        return None
+    corrected = line[: piece.start] + seated + line[piece.end :]
+    try:
+        command = parse(corrected, known)
+    except EngineError:
+        return None
+    if command is None:
+        return None
+    texts = tuple(line[p.start : p.end] for p in args if p.kind != PARTICLE)
+    return NearMiss(
+        "hint.no_such_name",
+        {"typed": typed, "name": seated},
+        corrected,
+        SPEC_BY_NAME[name].slash[0],
+        tuple(line[p.start : p.end] for p in lead),
+        texts,
+        [p for p in args if p.kind != PARTICLE].index(piece),
+        len(command.names) < _names_with_actor(command),
+    )
+
+
+def _names_with_actor(command: Command) -> int:
+    """How many names an event's line holds when its actor is named (the handlers read the first
+    of them as the actor): two where someone fed the meld or the win, one otherwise; a penalty
+    names its offender and never means the speaker."""
+    if command.name == "penalty":
+        return 0
+    fed = command.name == "pong" or (command.name == "gang" and command.kind == "exposed")
+    return 2 if fed or (command.name == "hu" and not command.self_draw and not command.flags) else 1

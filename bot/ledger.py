@@ -446,6 +446,12 @@ class Ledger:
         rows = await self._db.execute_fetchall("SELECT 1 FROM events WHERE update_key = ?", (update_key,))
         return next(iter(rows), None) is not None
 
+    async def event_of_update(self, update_key: str) -> int | None:
+        """The first event recorded under this update key (a guided flow already recorded)."""
+        rows = await self._db.execute_fetchall("SELECT MIN(id) FROM events WHERE update_key = ?", (update_key,))
+        row = next(iter(rows), None)
+        return int(row[0]) if row is not None and row[0] is not None else None
+
     async def latest_night(self, chat_id: str) -> NightRow | None:
         rows = await self._db.execute_fetchall(f"{_NIGHTS} WHERE chat_id = ? ORDER BY id DESC LIMIT 1", (chat_id,))
         row = next(iter(rows), None)

@@ -507,6 +507,16 @@ class Night:
             melds.append((played.event_id, kind, event.tile))
         return [event_id for event_id, _, _ in melds]
 
+    def check(self, event: Event) -> None:
+        """Raise EngineError if the table refuses `event` now (nothing is written)."""
+        self._fold.then(PENDING_ID, PENDING_ID, event)
+
+    def in_hand(self) -> tuple[Played, ...]:
+        """The current hand's events as played (a hand closes with a checkpoint, so they are all in
+        memory, after a restart too)."""
+        hand = self.state.hand_no
+        return tuple(p for p in self._fold.played if p.hand_no == hand)
+
     def hands_played(self) -> int:
         return self.state.hand_no - 1
 

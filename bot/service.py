@@ -16,7 +16,7 @@ from pathlib import Path
 from bot.codec import SeatChange
 from bot.commands import parse, usage_hint
 from bot.handlers import chores, corrections, flows, opening, questions, table_events
-from bot.handlers.common import Context, Desk, Incoming, Refusal, meld_conflict, readable, refused_win
+from bot.handlers.common import Context, Desk, Incoming, Refusal, meld_conflict, near_miss, readable, refused_win
 from bot.inbox import Inbox
 from bot.ledger import DuplicateUpdate, Ledger, Seat
 from bot.night import Line, Night, Nights
@@ -60,6 +60,7 @@ HANDLERS: dict[str, Handler] = {
     "penalty": flows.guided_penalty,
     "hu": flows.guided_hu,
     "draw": table_events.draw,
+    "again": table_events.again,
     "undo": corrections.undo,
     "fix": corrections.fix,
     "score": questions.score,
@@ -124,7 +125,7 @@ class Referee:
             hint = usage_hint(incoming.text, replies)  # the line's /command in its right form
             return Response((*replies, hint) if hint else replies, language, refused=True)
         if command is None:
-            return None
+            return near_miss(incoming, night, language)
         handler = HANDLERS.get(command.name)
         if handler is None:
             return None

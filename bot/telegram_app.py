@@ -63,14 +63,16 @@ def server_root(base_url: str | None) -> str:
 
 def update_key(update: Update) -> str | None:
     """What the ledger records an update's events under, so a repeat is recorded once: a message is
-    keyed by chat and message id, a button press by chat, message and button data."""
+    keyed by chat and message id, a button press by chat and message, so one keyboard records once
+    whichever of its buttons is pressed (a guided flow's steps record under the flow's own key); a
+    button that means something else for each presser (join) by its data and the presser too."""
     if update.message is not None:
         return f"msg:{update.message.chat.id}:{update.message.message_id}"
     query = update.callback_query
     if query is not None and isinstance(query.message, Message) and query.data is not None:
-        key = f"cb:{query.message.chat.id}:{query.message.message_id}:{query.data}"
+        key = f"cb:{query.message.chat.id}:{query.message.message_id}"
         if query.data.split(":", 2)[-1].startswith(PER_PRESSER):
-            key += f":{query.from_user.id}"
+            key += f":{query.data}:{query.from_user.id}"
         return key
     return None
 
@@ -204,7 +206,10 @@ class TelegramFrontEnd:
         except Exception:
             log.exception("update %s failed", row.update_id)
             await self.report_failure(update, row)
-        if not (recorded and row.key):
+        # A line's events mark its row done in their own transaction (the inbox trigger); a guided
+        # flow's last step records under the flow's key, so a press is marked here (a replay finds
+        # the flow recorded).
+        if not (recorded and row.key) or update.callback_query is not None:
             self.inbox.mark_done(row.update_id)
 
     async def report_failure(self, update: Update, row: Row) -> None:

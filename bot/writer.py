@@ -7,17 +7,28 @@ the error), and commits once, one fsync for all. A caller's `run` returns only a
 holding its write has returned, so a reply sent after it is about durable data ("acknowledged ⇒
 durable"). Reads never come here: they use their own connection, which WAL lets read while this one
 writes, and which sees only committed rows.
+
+"Durable" holds only while the files are the ones opened: before each transaction the writer checks
+that the database and its WAL were neither removed nor replaced (bot/database.py `Watch`). If they
+were, nothing more is committed: a process that owns its database prints why and exits (status 3)
+before acknowledging anything else; otherwise every write from then on fails with `DatabaseLost`.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import sqlite3
+import sys
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
+
+from bot import database
+from bot.database import EXIT_UNAVAILABLE, DatabaseLost, Watch
+from locales import DEFAULT_LANGUAGE, Translator
 
 T = TypeVar("T")
 Work = Callable[[sqlite3.Connection], Any]
@@ -39,10 +50,21 @@ def connect(path: str | Path) -> sqlite3.Connection:
     return connection
 
 
+def stop_process(error: DatabaseLost) -> None:
+    """The files under the ledger are gone: say so and stop at once, acknowledging nothing more."""
+    message = Translator(DEFAULT_LANGUAGE).t(
+        error.key, path=error.params["path"], what=Translator(DEFAULT_LANGUAGE).t(str(error.params["what"]))
+    )
+    print(message, file=sys.stderr, flush=True)  # where a front end's log goes too
+    os._exit(EXIT_UNAVAILABLE)  # no cleanup may write to the lost file, nor answer anyone
+
+
 class Writer:
-    def __init__(self, connection: sqlite3.Connection, thread: ThreadPoolExecutor) -> None:
+    def __init__(self, connection: sqlite3.Connection, thread: ThreadPoolExecutor, watch: Watch | None = None) -> None:
         self._connection = connection
         self._thread = thread  # the connection's one thread
+        self._watch = watch  # the files opened; checked before every transaction
+        self.lost: DatabaseLost | None = None  # once set, nothing more is committed
         self._queue: list[tuple[Work, asyncio.Future[Any]]] = []
         self._draining: asyncio.Task[None] | None = None
         # Small writes that ride along with the next transaction (the inbox's "done" marks of
@@ -53,8 +75,10 @@ class Writer:
     @classmethod
     async def open(cls, path: str | Path) -> Writer:
         thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ledger-writer")
-        connection = await asyncio.get_running_loop().run_in_executor(thread, connect, path)
-        return cls(connection, thread)
+        loop = asyncio.get_running_loop()
+        connection = await loop.run_in_executor(thread, connect, path)
+        watch = await loop.run_in_executor(thread, Watch.of, path)
+        return cls(connection, thread, watch)
 
     async def run(self, work: Callable[[sqlite3.Connection], T]) -> T:
         """Do `work` in the next shared transaction; its value once that transaction is committed.
@@ -78,6 +102,14 @@ class Writer:
             deferred, self._deferred = self._deferred, []
             try:
                 outcomes = await loop.run_in_executor(self._thread, self._commit, [w for w, _ in batch], deferred)
+            except DatabaseLost as error:  # nothing of the batch was written, nor will anything be
+                self.lost = error
+                if database.stop_when_lost:
+                    stop_process(error)
+                for _, future in batch:
+                    if not future.done():
+                        future.set_exception(error)
+                continue
             except BaseException as error:  # the COMMIT itself failed: nothing of the batch is written
                 self._deferred[:0] = deferred
                 for _, future in batch:
@@ -93,6 +125,10 @@ class Writer:
     def _commit(self, works: list[Work], deferred: list[tuple[str, tuple[object, ...]]]) -> list[_Done]:
         """On the writer thread: one transaction, a savepoint per write, one COMMIT."""
         db = self._connection
+        if self.lost is not None:
+            raise self.lost
+        if self._watch is not None:
+            self._watch.check()
         db.execute("BEGIN IMMEDIATE")
         try:
             for sql, params in deferred:
@@ -100,6 +136,8 @@ class Writer:
             outcomes = [self._one(db, work) for work in works]
             db.execute("COMMIT")
             self.commits += 1
+            if self._watch is not None:
+                self._watch.note_wal()
         except BaseException:
             if db.in_transaction:
                 db.execute("ROLLBACK")

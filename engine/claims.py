@@ -13,7 +13,9 @@ from dataclasses import dataclass
 
 from engine.errors import EngineError
 from engine.hand import Hand, MeldKind
+from engine.melds import DeclaredPatternContradicted, Logged
 from engine.preset import Preset
+from engine.tiles import suit_of
 from engine.units import WinFlags
 
 HARD_FLOWERS = 20  # 中发白 ×4 + 春夏秋冬梅兰竹菊 (RULES §1)
@@ -106,7 +108,59 @@ def check_claims(flags: WinFlags, preset: Preset, facts: ClaimSituation) -> None
     if flags.earthly:
         if facts.dealer:
             raise ClaimRefused("claim.earthly_dealer")
-        if facts.melds:
-            raise ClaimRefused("claim.earthly_melds")
+        # "不碰不杠" (RULES §5); 敞开头 allows gangs that keep the wait (V1.0.2 §10.12): the players
+        # vouch that the wait was kept, the table cannot see it.
+        dihu = preset.rules.get("dihu")
+        allowed = dihu.melds_allowed if dihu is not None else frozenset()
+        if any(kind.value not in allowed for kind in facts.melds):
+            raise ClaimRefused("claim.earthly_pong" if allowed else "claim.earthly_melds")
     if flags.last_stacks and not facts.self_draw:
         raise ClaimRefused("claim.last_stacks_self_draw")
+
+
+SEVEN_PAIRS_KEYS = frozenset(
+    {"qidui", "haohua_qidui", "chaohaohua_qidui", "chaochaohaohua_qidui", "shuang_qidui", "long_qidui"}
+)
+
+
+def _second_suit(logged: Sequence[Logged], winds_too: bool) -> tuple[int, str] | None:
+    """The first logged meld that a one-suit hand cannot hold: a suit other than the earlier melds'
+    (or, when `winds_too`, a wind meld), with the reason's key. Melds logged without a tile say
+    nothing, like melds nobody logged."""
+    first: int | None = None
+    for index, meld in enumerate(logged):
+        if meld.tile is None:
+            continue
+        suit = suit_of(meld.tile)
+        if suit is None:
+            if winds_too:
+                return index, "win.declared_qingyise_wind"
+            continue
+        if first is None:
+            first = suit
+        elif suit != first:
+            return index, "win.declared_qingyise_suits" if winds_too else "win.declared_hunyise_suits"
+    return None
+
+
+def check_declared(declared: Sequence[str], logged: Sequence[Logged], preset: Preset, seat: int) -> None:
+    """A pattern named without tiles is checked against what the table logged for the winner this
+    hand, as claims are (RULES §5): 清一色 against a meld of another suit or a wind meld, 混一色
+    against melds of two suits, 门清 against a meld the preset says breaks it (a pong; nanjing: also
+    one since upgraded), the seven-pairs family against any meld. Raises DeclaredPatternContradicted
+    naming the first meld that contradicts it."""
+    keys = set(declared)
+    found: tuple[int, str] | None = None
+    if "qingyise" in keys:
+        found = _second_suit(logged, winds_too=True)
+    if found is None and "hunyise" in keys:
+        found = _second_suit(logged, winds_too=False)
+    if found is None and "menqing" in keys:
+        broken = [i for i, m in enumerate(logged) if not preset.is_menqing((m.kind,))]
+        found = (broken[0], "win.declared_menqing") if broken else None
+    if found is None and keys & SEVEN_PAIRS_KEYS and logged:
+        found = (0, "win.declared_seven_pairs")
+    if found is not None:
+        index, key = found
+        meld = logged[index]
+        raise DeclaredPatternContradicted(key, seat, index, meld.kind, meld.tile)

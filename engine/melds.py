@@ -39,6 +39,16 @@ class LoggedMeldMissing(EngineError):
         self.index = index
 
 
+class DeclaredPatternContradicted(LoggedMeldMissing):
+    """A pattern named at a declared win (no tiles) that a meld logged this hand rules out (清一色
+    with a wind meld, 七对 with any meld, ...). The bot names the meld by its event number exactly as
+    it names a missing one, so it is the same kind of conflict; `key` gives the reason."""
+
+    def __init__(self, key: str, seat: int, index: int, kind: MeldKind, tile: Tile | None) -> None:
+        EngineError.__init__(self, key, seat=seat, kind=kind.value, tile=tile_name(tile) if tile is not None else "")
+        self.index = index
+
+
 def _fits(record: Logged, typed: Meld) -> bool:
     same_kind = typed.kind is record.kind or (record.kind is MeldKind.PONG and typed.kind is MeldKind.ADDED_GANG)
     return same_kind and (record.tile is None or record.tile == typed.tile)

@@ -88,6 +88,7 @@ class UnitRule:
     any_pong: bool = False  # 压绝 on a pong held by anyone at the table (敞开头)
     flat: bool = False  # 敞开头 天胡: each payer pays `value`, nothing else counted, never doubled
     skip_wind_gangs: bool = False  # nanjing-6: wind gangs are counted by the wind_gang_* units instead
+    melds_allowed: frozenset[str] = frozenset()  # 地胡: meld kinds the claim still allows (敞开头: gangs)
 
 
 @dataclass(frozen=True)
@@ -253,6 +254,7 @@ def _unit_rule(key: str, raw: Any, path: str, known: frozenset[str]) -> UnitRule
         any_pong=reader.take("any_pong", bool, False),
         flat=reader.take("flat", bool, False),
         skip_wind_gangs=reader.take("skip_wind_gangs", bool, False),
+        melds_allowed=reader.strings("melds_allowed", MELD_KINDS, []),
     )
     reader.finish()
     return rule

@@ -14,7 +14,14 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from engine.baozi import SANQING_MELDS, SANZUI_MOUTHS, WINDS, in_range, sanqing_suit, sanzui_feeder, suit_key
-from engine.claims import ClaimRefused, ClaimSituation, check_claims, check_hard_flowers, situation_of
+from engine.claims import (
+    ClaimRefused,
+    ClaimSituation,
+    check_claims,
+    check_declared,
+    check_hard_flowers,
+    situation_of,
+)
 from engine.errors import EngineError
 from engine.hand import Hand, Meld, MeldKind
 from engine.melds import match_melds
@@ -273,7 +280,8 @@ def _meld_notices(state: TableState, taker: int, feeder: int | None) -> list[Not
         count = mouths_from(state, taker)[feeder]
         if count == KUAIZHAO_MOUTHS:
             notices.append(Notice("table.kuaizhao", {"feeder": feeder, "taker": taker}))
-        elif count > KUAIZHAO_MOUTHS:
+        elif count > KUAIZHAO_MOUTHS and not state.preset.liability.fourth_mouth_at_once:
+            # the hand ends at once: the notice gives the line to send (003's 外包 is paid here instead)
             notices.append(Notice("table.kuaizhao_fourth", {"feeder": feeder, "taker": taker}))
     melds = state.melds[taker]
     suits = {suit_of(m.tile) for m in melds if m.tile is not None}
@@ -455,12 +463,14 @@ def _paid_by_gang_liable(state: TableState, actor: int, payments: tuple[Payment,
 
 
 def _new_gang_liable(state: TableState, actor: int, kind: MeldKind, feeder: int | None) -> tuple[int, int] | None:
-    """杠后承包 starts with an exposed gang (its feeder) or an added gang (the pong's feeder); a
-    concealed gang by the same player keeps the running one."""
+    """杠后承包 starts with an exposed gang (its feeder) or an added gang (the pong's feeder). The
+    first liable player is never replaced (RULES §12): a further gang by the same player before he
+    discards keeps the running one, and its money is paid by that liable player too."""
     if "gang_after" not in state.preset.liability.kinds:
         return None
-    if kind is MeldKind.CONCEALED_GANG or feeder is None:
-        return state.gang_liable
+    running = state.gang_liable
+    if (running is not None and running[0] == actor) or kind is MeldKind.CONCEALED_GANG or feeder is None:
+        return running
     return (actor, feeder)
 
 
@@ -544,6 +554,7 @@ def _score_claim(
         _check_robbed_pong(state, discarder, claim.winning)
     if claim.declared is not None:
         check_claims(claim.flags, state.preset, situation(None))
+        check_declared(claim.declared, logged, state.preset, claim.winner)
         menqing = state.preset.is_menqing(m.kind for m in logged)
         keys = (*claim.declared, *sorted(forced - set(claim.declared)))
         shown = tuple((m.kind, m.tile) for m in logged)
@@ -588,10 +599,36 @@ def _dagangkai(state: TableState, claim: WinInput, score: WinScore, discarder: i
 
 
 def _kuaizhao(state: TableState, claim: WinInput, score: WinScore, discarder: int | None) -> Liability | None:
-    if "duiduihu" not in score.keys or claim.winner in state.waibao_paid:
+    """快照 (RULES §8): B took three mouths from A. If A fed the fourth, B wins at once as 对对胡 +
+    全球独钓 (+清一色/混一色 when the melds allow) and A pays all three shares, whether the win is
+    typed as a self-draw or on A's discard. A later 对对胡 by B: A pays in place of the discarder."""
+    if claim.winner in state.waibao_paid:
         return None  # (003: a 外包 already paid at the fourth mouth settles the 快照)
     feeder = kuaizhao_feeder(state, claim.winner)
-    return Liability(feeder, "kuaizhao") if feeder is not None else None
+    if feeder is None:
+        return None
+    if discarder in (None, feeder) and _fed_fourth_mouth(state, claim.winner, feeder):
+        return Liability(feeder, "kuaizhao", _kuaizhao_forced(state.melds[claim.winner]), self_draw=True)
+    return Liability(feeder, "kuaizhao") if "duiduihu" in score.keys else None
+
+
+def _fed_fourth_mouth(state: TableState, taker: int, feeder: int) -> bool:
+    """The taker's last event is his fourth meld, a mouth fed by the 快照 feeder: the hand ends there."""
+    act = state.last_acts[taker]
+    fed = act is not None and act.kind in ("pong", "exposed_gang") and act.feeder == feeder
+    return fed and len(state.melds[taker]) == KUAIZHAO_MOUTHS + 1
+
+
+def _kuaizhao_forced(melds: tuple[MeldRecord, ...]) -> frozenset[str]:
+    """对对胡 + 全球独钓, and 清一色 (or 混一色 with wind melds) when every meld's tile is known and of
+    one suit: the melds decide, as the tile left in hand is not shown (docs/rules.md)."""
+    forced = {"duiduihu", "quanqiu"}
+    tiles = [m.tile for m in melds if m.tile is not None]
+    if len(tiles) == len(melds):
+        suits = {suit_of(tile) for tile in tiles}
+        if len(suits - {None}) == 1:
+            forced.add("hunyise" if None in suits else "qingyise")  # suit_of: None for a wind
+    return frozenset(forced)
 
 
 def _qingyise_three(state: TableState, claim: WinInput, score: WinScore, discarder: int | None) -> Liability | None:

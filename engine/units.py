@@ -339,7 +339,8 @@ class YaJue(Unit):
 
     With the rule's `any_pong` (敞开头) the pong may be anyone's at the table: the typed hand shows the
     winner's own, the table's log the others'. (A pair or triplet wait on a ponged tile would need a
-    fifth copy, so only 压档 and 边枝 can ever qualify.)
+    fifth copy, so only 压档 and 边枝 can ever qualify.) Robbing an added gang counts too (抢杠压绝,
+    RULES §12): the robbed player's pong of the winning tile, being upgraded, is a pong at the table.
     """
 
     key = "yajue"
@@ -350,7 +351,8 @@ class YaJue(Unit):
             return 0
         winning = view.hand.winning
         ponged = any(m.kind is MeldKind.PONG and m.tile == winning for m in view.hand.melds)
-        return 1 if ponged or (rule.any_pong and winning in view.table_pongs) else 0
+        at_table = winning in view.table_pongs or view.flags.robbing_gang
+        return 1 if ponged or (rule.any_pong and at_table) else 0
 
 
 class WuHuaGuo(Unit):

@@ -6,6 +6,7 @@ Seats: A=0 (East, first dealer), B=1, C=2, D=3.
 
 import pytest
 
+from engine.claims import ClaimRefused
 from engine.errors import EngineError
 from engine.hand import MeldKind
 from engine.notation import parse_hand_parts
@@ -308,21 +309,37 @@ ROB = "123m 456m 789m 46p 99p +5p"  # 46p waits only 5p: 压当; no 条: 缺一;
 
 
 def test_robbing_an_added_gang_the_adder_pays_three_shares_no_gang_money() -> None:
-    # B pongs 5p from C, upgrades it (C pays 20), D robs the 5p, 1 hard flower:
-    # share 10 + 门清 10 + 2×(1 + 压当 1 + 缺一 1) = 26, ×2 = 52; B pays 3 shares = 156.
+    # B pongs 5p from C, upgrades it (C pays 20), D robs the 5p, 1 hard flower; the robbed pong of
+    # 5p is a pong at the table, so the sole 46p wait is 压绝 (抢杠压绝), not 压当:
+    # share 10 + 门清 10 + 压绝 30 + 2×(1 + 缺一 1) = 54, ×2 = 108; B pays 3 shares = 324.
     # The gang money goes back: B returns 20 to C.
     state = run(table(), Pong(B, C, suited(5, 1)), Gang(B, MeldKind.ADDED_GANG, tile=suited(5, 1))).state
     outcome = apply(state, hu(D, ROB, B, hard_flowers=1, robbing_gang=True))
-    assert net(outcome.payments) == {A: 0, B: -176, C: 20, D: 156}
+    assert net(outcome.payments) == {A: 0, B: -344, C: 20, D: 324}
+
+
+def test_robbing_on_a_sole_middle_wait_counts_yajue() -> None:
+    # 抢杠压绝 (RULES §12): B ponged 5p from C and adds the fourth; D robs it on a sole 46p wait, 4 hard.
+    # The robbed pong is a pong of 5p at the table, so 压绝 30 replaces 压当 1:
+    # 10 + 压绝 30 + 2×4 = 48 (it was 10 + 2×(4 + 压当 1) = 20); ×2 = 96; B pays 3 shares = 288
+    # (it was 120), and returns C's gang money 10 ×2 = 20.
+    state = run(table(), Pong(B, C, suited(5, 1)), Gang(B, MeldKind.ADDED_GANG, tile=suited(5, 1))).state
+    outcome = apply(state, hu(D, "123m 678s 46p 99p [222s] +5p", B, hard_flowers=4, robbing_gang=True))
+    assert items(dict(outcome.scores)[D]) == {"pao": 10, "hard": 8, "yajue": 30}
+    assert [(p.payer, p.payee, p.amount) for p in outcome.payments if p.reason != "added_gang"] == [(B, D, 288)]
+    assert net(outcome.payments) == {A: 0, B: -308, C: 20, D: 288}
+    # the same hand won on a plain discard (no pong of 5p anywhere) keeps its 压当: 20 ×2 = 40
+    plain = apply(table(), hu(D, "123m 678s 46p 99p [222s] +5p", A, hard_flowers=4))
+    assert net(plain.payments) == {A: -40, B: 0, C: 0, D: 40}
 
 
 def test_several_robbers_are_each_paid() -> None:
-    # C and D both rob B's added 5p, 1 hard flower each: 156 to each; B also returns C's 20.
+    # C and D both rob B's added 5p, 1 hard flower each: 324 to each (above); B also returns C's 20.
     state = run(table(), Pong(B, C, suited(5, 1)), Gang(B, MeldKind.ADDED_GANG, tile=suited(5, 1))).state
     flags = WinFlags(hard_flowers=1, self_draw=True, robbing_gang=True)
     claims = tuple(WinInput(seat, flags, *parse_hand_parts(ROB)) for seat in (C, D))
     outcome = apply(state, Win(claims, B))
-    assert net(outcome.payments) == {A: 0, B: -332, C: 176, D: 156}
+    assert net(outcome.payments) == {A: 0, B: -668, C: 344, D: 324}
 
 
 # ---- 四风归齐 ---------------------------------------------------------------------------------
@@ -525,6 +542,49 @@ def test_gang_after_ends_when_the_table_learns_of_bs_discard() -> None:
     assert net(outcome.payments) == {A: -52, B: 156, C: -52, D: -52}
 
 
+M7 = suited(7, 0)
+
+
+def test_gang_after_the_first_liable_player_holds_through_a_further_added_gang() -> None:
+    # B pongs C's 7m; A feeds B's exposed 9m (A pays 10 ×2 = 20): 杠后承包 on A. B adds to the 7m
+    # pong before discarding: C would pay 10 ×2 = 20, A pays it instead and stays liable (the first
+    # liable player is never replaced, RULES §12). B wins 杠开 on the replacement, 2 hard:
+    # 10 + 门清 10 (the added gang restores it) + 对对胡 30 + 杠开 20 + 2×(2 + 明杠 1 + 补杠 1) = 78;
+    # ×2 = 156; A pays 3 shares = 468. A: −20 − 20 − 468 = −508 (the old reading put the win on C:
+    # A −40, C −468).
+    state = run(
+        table(),
+        Pong(B, C, M7),
+        Gang(B, MeldKind.EXPOSED_GANG, feeder=A, tile=suited(9, 0)),
+        Gang(B, MeldKind.ADDED_GANG, tile=M7),
+    ).state
+    assert state.gang_liable == (B, A)
+    outcome = apply(state, hu(B, "222p 444p 5s {7777m} [9999m] +5s", hard_flowers=2, after_gang=True))
+    assert dict(outcome.scores)[B].total == 78
+    assert net(outcome.payments) == {A: -468, B: 468, C: 0, D: 0}
+    totals = net_of_all(
+        table(),
+        Pong(B, C, M7),
+        Gang(B, MeldKind.EXPOSED_GANG, feeder=A, tile=suited(9, 0)),
+        Gang(B, MeldKind.ADDED_GANG, tile=M7),
+        hu(B, "222p 444p 5s {7777m} [9999m] +5s", hard_flowers=2, after_gang=True),
+    )
+    assert totals == {A: -508, B: 508, C: 0, D: 0}
+
+
+def test_gang_after_an_exposed_gang_shows_a_discard_and_starts_a_new_one() -> None:
+    # An exposed gang is made on another player's discard, so B has discarded since A's gang: A's
+    # 杠后承包 is over and C's starts. A pays 20 (his gang), C pays 20 (his); B's concealed gang
+    # then (5 ×2 from each) is paid by C alone: 30. A −20, C −50.
+    totals = net_of_all(
+        table(),
+        Gang(B, MeldKind.EXPOSED_GANG, feeder=A, tile=suited(9, 0)),
+        Gang(B, MeldKind.EXPOSED_GANG, feeder=C, tile=suited(5, 1)),
+        Gang(B, MeldKind.CONCEALED_GANG, tile=suited(3, 2)),
+    )
+    assert totals == {A: -20, B: 70, C: -50, D: 0}
+
+
 # ---- only the highest liability applies ---------------------------------------------------------
 
 
@@ -681,3 +741,31 @@ def test_the_dealer_over_one_night_with_each_stay_reason() -> None:
         state = run(state, *events).state
         assert (state.dealer, state.dealer_passes) == (dealer, passes), what
     assert state.hand_no == len(expected) + 1
+
+
+# ---- RULES changes of the third reading ----------------------------------------------------------
+
+
+def test_dihu_allows_a_gang_that_keeps_the_wait_but_no_pong() -> None:
+    # V1.0.2 §10.12: B (not the dealer) is ready from the deal, makes a concealed gang of 3s (5 ×2 = 10
+    # from each) and self-draws 5p as 地胡, 1 hard; sole wait 5p: 独占; all three suits: no 缺一:
+    # 10 + 门清 10 + 地胡 30 + 2×(1 + 暗杠 2 + 独占 1) = 58; ×2 = 116 from each.
+    # B: 3 × 10 + 3 × 116 = 378; each other: −10 − 116 = −126.
+    totals = net_of_all(
+        table(),
+        Gang(B, MeldKind.CONCEALED_GANG, tile=suited(3, 2)),
+        hu(B, "123m 456m 789m 5p (3333s) +5p", hard_flowers=1, earthly=True),
+    )
+    assert totals == {A: -126, B: 378, C: -126, D: -126}
+    # a pong is still refused (不碰), with its own reason; nanjing refuses the gang too (不碰不杠)
+    with pytest.raises(ClaimRefused) as caught:
+        run(table(), Pong(B, C, suited(1, 0)), hu(B, "234m 456m 789m 5p [111m] +5p", hard_flowers=4, earthly=True))
+    assert caught.value.key == "claim.earthly_pong"
+    nanjing = new_table(load_preset("nanjing"))
+    with pytest.raises(ClaimRefused) as caught:
+        run(
+            nanjing,
+            Gang(B, MeldKind.CONCEALED_GANG, tile=suited(3, 2)),
+            hu(B, "123m 456m 789m 5p (3333s) +5p", hard_flowers=1, earthly=True),
+        )
+    assert caught.value.key == "claim.earthly_melds"

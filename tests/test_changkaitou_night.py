@@ -81,3 +81,32 @@ def test_command_words_for_four_winds_and_range() -> None:
         assert parse(chatter, names) is None, chatter
     pong = parse("Bob 碰 Alice 5s 花1", names)
     assert pong is not None and pong.flowers == 1 and pong.tile == "5s"
+
+
+async def test_gang_after_holds_through_a_further_added_gang_by_commands(table: Table) -> None:
+    # test_gang_after_the_first_liable_player_holds_through_a_further_added_gang, typed: Alice pays
+    # her exposed gang 20, the added gang's 20 in Carol's place, and the three shares 3 × 156 = 468.
+    await table.play(
+        f"""
+        {NEW}
+        Bob: 碰 Carol 7m
+        Bob: 杠 Alice 9m
+        Bob: 补杠 7m
+        Bob: 自摸 杠开 222p 444p 5s {{7777m}} [9999m] +5s 花2
+        """
+    )
+    assert await table.balances() == {"Alice": -508, "Bob": 508, "Carol": 0, "Dave": 0}
+
+
+async def test_robbing_counts_yajue_by_commands(table: Table) -> None:
+    # test_robbing_on_a_sole_middle_wait_counts_yajue, typed: Bob pays Dave 3 × 96 = 288 and gives
+    # Carol's 20 back.
+    await table.play(
+        f"""
+        {NEW}
+        Bob: 碰 Carol 5p
+        Bob: 补杠 5p
+        Dave: 胡 Bob 抢杠 123m 678s 46p 99p [222s] +5p 花4
+        """
+    )
+    assert await table.balances() == {"Alice": 0, "Bob": -288, "Carol": 0, "Dave": 288}

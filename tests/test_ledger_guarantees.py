@@ -142,8 +142,10 @@ async def test_a_hundred_chats_written_concurrently_keep_their_own_ledgers(refer
         names = [f"P{index}a", f"P{index}b", f"P{index}c", f"P{index}d"]
         table.default_speaker = names[0]
         await table.say("/new " + " ".join(names))
-        for _ in range(index % 3 + 1):
+        for gang in range(index % 3 + 1):
             await table.say(f"{names[index % 4]}: /flowergang")
+            if gang:  # the same flower gang again in the hand: recorded when the table says so
+                await table.say(f"{names[index % 4]}: /again")
         await table.say(f"{names[1]}: /penalty {names[2]} {index + 1}")
 
     await asyncio.gather(*(play(i) for i in range(100)))

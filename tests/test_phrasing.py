@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.commands import Command, chinese_number, parse, pattern_keys
+from bot.commands import Command, chinese_number, near_command, parse, pattern_keys
 from bot.vocabulary import IMPLICIT_UNITS, flag_fields, flag_units
 from engine.errors import EngineError
 from engine.units import UNITS_BY_KEY
@@ -275,6 +275,40 @@ CORPUS: tuple[tuple[str, str], ...] = (
     ("开局了吗", "-"),
     ("加入", "join"),
     ("/join", "join"),
+    # ---- English plain words, from the catalogs ---------------------------------------------------
+    ("draw", "draw"),
+    ("undo", "undo"),
+    ("undo 17", "undo number=17"),
+    ("score", "score"),
+    ("penalty four Carol", "penalty names=Carol kind=penalty_four"),
+    ("penalty Bob 50", "penalty names=Bob kind=penalty_custom amount=50"),
+    ("flower gang", "flower_gang"),
+    ("Alice flower gang", "flower_gang names=Alice"),
+    ("flowergang", "flower_gang"),
+    ("added gang 7p", "gang tile=7p kind=added"),
+    ("concealed gang 3m", "gang tile=3m kind=concealed"),
+    ("summary", "summary"),
+    ("history", "history"),
+    ("history 2", "history number=2"),
+    ("stats", "stats"),
+    ("rules", "rules"),
+    ("export", "export"),
+    ("help", "help"),
+    ("my stats", "me"),
+    ("language en", "lang word=en"),
+    ("fix 2 hu self 123m456m789m234p5p+5p flowers=3", "fix number=2"),
+    ("draw a card", "-"),
+    ("undo that please", "-"),
+    ("score is tied", "-"),
+    ("help me", "-"),
+    ("flower gangs", "-"),
+    # ---- 改 fix: only as 改 N <line> ----------------------------------------------------------------
+    ("改 2 胡 自摸 123m456m789m234p5p+5p 花3", "fix number=2"),
+    ("更正 3 碰 李四", "fix number=3"),
+    ("改 1 下", "-"),
+    ("改 2", "-"),
+    ("改 2 一下吧", "-"),
+    ("改天再打", "-"),
     # ---- unknown /commands -------------------------------------------------------------------------
     ("/foo", "unknown word=/foo"),
     ("/chart", "unknown word=/chart"),
@@ -286,6 +320,51 @@ CORPUS: tuple[tuple[str, str], ...] = (
     ("who won?", "-"),
     ("谁坐庄", "-"),
 )
+
+
+# Plain lines one piece away from a table event: each is chatter to the parser (it records nothing)
+# and gets this hint (see bot.commands.near_command); "-" is talk, silent.
+NEAR_MISSES: tuple[tuple[str, str], ...] = (
+    ("碰 李思 6s", "没有 李思，是 李四 吗？ → 碰 李四 6s"),  # issue 20: 李思 typed for 李四
+    ("碰 王伍", "没有 王伍，是 王五 吗？ → 碰 王五"),
+    ("碰 李四 0m", "没有 0m 这张牌（这一行没记）"),
+    ("杠 李四 10p", "没有 10p 这张牌（这一行没记）"),
+    ("花杠 赵留", "没有 赵留，是 赵六 吗？ → 花杠 赵六"),
+    ("罚 跟牌 李思", "没有 李思，是 李四 吗？ → 罚 跟牌 李四"),
+    ("胡 王伍 七对 花2", "没有 王伍，是 王五 吗？ → 胡 王五 七对 花2"),
+    ("pong Bod 7p", "没有 Bod，是 Bob 吗？ → pong Bob 7p"),
+    ("碰 李思？", "-"),
+    ("碰 李思吗", "-"),
+    ("碰 李思 谢谢", "-"),
+    ("碰 李思 0m", "-"),  # two pieces wrong: talk
+    ("碰 东西", "-"),
+    ("碰 Zed", "-"),
+    ("花杠 Carl", "-"),  # a letter dropped, not a slip of the input method: as likely someone else
+    ("杠 Bobb 5s", "-"),
+    ("罚 他 10", "-"),
+    ("改 1 下", "-"),
+    ("查分 李思", "-"),
+)
+
+
+def hint(line: str) -> str:
+    miss = near_command(line, SEATED)
+    if miss is None:
+        return "-"
+    text = load_catalog("zh-Hans").singular[miss.key].format(**miss.params)
+    return f"{text} → {miss.corrected}" if miss.corrected else text
+
+
+@pytest.mark.parametrize(("line", "expected"), NEAR_MISSES, ids=[line for line, _ in NEAR_MISSES])
+def test_a_near_command_gets_its_hint_and_is_no_command(line: str, expected: str) -> None:
+    assert parse(line, SEATED) is None
+    assert hint(line) == expected
+
+
+@pytest.mark.parametrize("line", [line for line, expected in CORPUS if expected == "-"])
+def test_the_corpus_talk_gets_no_hint_unless_one_piece_is_a_slip(line: str) -> None:
+    # 碰 李斯 is 李四 with the wrong character: the one line of the corpus's talk that is hinted
+    assert hint(line) == "-" or line == "碰 李斯", line
 
 
 def summary(command: Command | None) -> str:

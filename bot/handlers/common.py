@@ -7,11 +7,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bot.commands import Command
+from bot.commands import Command, near_command
 from bot.ledger import PaymentRow, Seat
 from bot.night import Line, Night, Nights, Played, Recorded
 from bot.replies import Choice, Joined, Reply, Response
-from bot.seating import Speaker, may_record, player_list, resolve, seat_of
+from bot.seating import Speaker, may_record, player_list, resolve, seat_of, seated_names
 from bot.views import factor_lines, payment_lines, scoreboard
 from engine.melds import LoggedMeldMissing
 from engine.scoring import Item
@@ -38,6 +38,20 @@ class Desk:
     charts_enabled: bool = True
     pending_close: set[str] = field(default_factory=set)  # chats shown /summary, awaiting `yes`
     clock: Callable[[], float] = time.time  # guided flows expire (tests move it on)
+    pending_repeats: dict[str, PendingRepeat] = field(default_factory=dict)  # by chat: asked, unanswered
+
+
+@dataclass(frozen=True)
+class PendingRepeat:
+    """An event the same as one already in its hand, held until the table says it happened twice."""
+
+    night_id: int
+    hand_no: int
+    same_id: int  # the event it repeats
+    event: Event
+    speaker: str  # who typed it, and what: the line is recorded as theirs
+    text: str
+    asked_at: float
 
 
 @dataclass(frozen=True)
@@ -241,3 +255,29 @@ def recorded_response(context: Context, night: Night, recorded: Recorded) -> Res
         doubled = Reply("hand.doubled_mark") if played.doubled else ""
         replies.append(Reply("win.in_hand", {"hand": played.hand_no, "doubled": doubled}))
     return recorded_reply(context, night, replies, moved_money=bool(recorded.payments))
+
+
+def near_miss(incoming: Incoming, night: Night | None, language: str) -> Response | None:
+    """A plain line one piece away from a table event (`碰 李思 6s`): a short hint, nothing recorded,
+    and the mended line as a button (the speaker's seat named, so whoever presses it records the
+    speaker's event); None — silence — for talk, and when no night is open."""
+    if night is None or night.closed or incoming.private:
+        return None
+    miss = near_command(incoming.text, seated_names(night.seats))
+    if miss is None:
+        return None
+    choices: tuple[Choice, ...] = ()
+    if miss.corrected is not None:
+        seat = resolve(night.seats, miss.params["name"])
+        mine = seat_of(night.seats, incoming.speaker)
+        if not miss.needs_actor or mine is not None:  # whose event it is is known: the button may record it
+            button = miss.button(f"#{seat}", f"#{mine}" if mine is not None else None)
+            choices = (Choice(Reply("hint.button", {"line": miss.corrected}), button),)
+    return Response(
+        (Reply(miss.key, dict(miss.params)),),
+        language,
+        refused=True,
+        choices=choices,
+        night_id=night.id,
+        hand_no=night.state.hand_no,
+    )

@@ -1,14 +1,21 @@
 """Guided flows: a win, a gang or a penalty in a few taps, in one message edited step by step.
 
-The flow's state travels in the buttons' own command lines (`/hu ~t…w1f2h4p5`), so it belongs to the
-command layer and to no front end: Telegram renders the choices as buttons and edits the message in
-place (`Response.edits`), the console prints them as lines to type. Nothing is recorded before the
-last step (确认 for a win); every step has a back button; a flow older than `FLOW_MINUTES` expires
-(and Telegram refuses any button of an earlier hand as stale).
+The flow's state travels in the buttons' own command lines (`/hu ~t…g…d…n…w1f2h4p5`), so it belongs to
+the command layer and to no front end: Telegram renders the choices as buttons and edits the message
+in place (`Response.edits`), the console prints them as lines to type. Nothing is recorded before the
+last step (确认 for a win); every step has a back button.
 
-State letters: t = the minute the flow started, w = winner, f = from whom (s: self-draw), h = hard flowers,
-m = show more counts, p = the toggled patterns (a bitmask over `flow_patterns`, hex), x = confirm,
-y = type the hand instead;
+A flow is used once, whatever the front end: its head names the flow (the minute it started, its
+night and hand, and a random name), and the event its last step records carries the update key
+`flow:<night>:<minute>:<name>`, unique in the ledger. So a double tap on the last step, two
+different last steps (`Carol` then `Dave` on the penalty's who-step), or a console line typed again
+record once, and every later step answers "already recorded #N". A flow of another night or hand,
+one from the future, or one older than `FLOW_MINUTES` records nothing; numbers in a token are
+bounded by the grammar, so an oversized one is an unreadable token, never an overflow.
+
+Head letters: t = the minute the flow started, g = its night, d = its hand, n = its name. State
+letters: w = winner, f = from whom (s: self-draw), h = hard flowers, m = show more counts, p = the
+toggled patterns (a bitmask over `flow_patterns`, hex), x = confirm, y = type the hand instead;
 for gangs k = kind (e exposed, a added, c concealed), a = actor, f = feeder, c = record; for
 penalties k = kind, o = offender.
 """
@@ -16,12 +23,15 @@ penalties k = kind, o = offender.
 from __future__ import annotations
 
 import re
+import secrets
+import string
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 
 from bot.commands import Command
 from bot.handlers.common import Context, Refusal, explained, readable, recording_night
 from bot.handlers.table_events import gang, hu, is_bare_hu, penalty, win_event
-from bot.ledger import PaymentRow
+from bot.ledger import DuplicateUpdate, Ledger, PaymentRow
 from bot.night import PENDING_ID, Night
 from bot.replies import Choice, Reply, Response
 from bot.seating import seat_of
@@ -34,15 +44,92 @@ from engine.table import WinRefused
 FLOW_MINUTES = 10
 FEW_FLOWERS = 9  # buttons 0-8, then "more"
 MAX_FLOWERS = 20
-_HU = re.compile(r"^~t(\d+)(?:w([0-3]))?(?:f([0-3s]))?(?:h(\d{1,2}))?(m)?(?:p([0-9a-f]+))?([xy])?$")
-_GANG = re.compile(r"^~t(\d+)(?:a([0-3]))?(?:k([eac]))?(?:f([0-3]))?(c)?$")
-_PENALTY = re.compile(r"^~t(\d+)(?:k([fo]))?(?:o([0-3]))?$")
+NAME_LETTERS = string.digits + string.ascii_lowercase
+NAME_LENGTH = 5  # 36⁵ ≈ 60 million names a minute per night: two flows never share one
+# Every number is bounded: a minute stamp (10 digits last until the year 21000), a night id, a hand.
+_HEAD = rf"^~t(\d{{1,10}})g(\d{{1,12}})d(\d{{1,6}})n([0-9a-z]{{{NAME_LENGTH}}})"
+_HU = re.compile(_HEAD + r"(?:w([0-3]))?(?:f([0-3s]))?(?:h(\d{1,2}))?(m)?(?:p([0-9a-f]{1,8}))?([xy])?$")
+_GANG = re.compile(_HEAD + r"(?:a([0-3]))?(?:k([eac]))?(?:f([0-3]))?(c)?$")
+_PENALTY = re.compile(_HEAD + r"(?:k([fo]))?(?:o([0-3]))?$")
 GANG_KINDS = {"e": "exposed", "a": "added", "c": "concealed"}
 PENALTY_KINDS = {"f": "follow", "o": "four"}
+Handler = Callable[[Context], Awaitable[Response]]
 
 
 def minute_stamp(now: float) -> str:
     return str(int(now // 60))
+
+
+@dataclass(frozen=True)
+class Head:
+    """Which flow a step belongs to: when and where it started, and its own random name."""
+
+    minute: int
+    night: int
+    hand: int
+    name: str
+
+    @property
+    def text(self) -> str:
+        return f"~t{self.minute}g{self.night}d{self.hand}n{self.name}"
+
+    @property
+    def update_key(self) -> str:
+        """What the flow's recorded event is keyed by: the flow, not the button that finished it."""
+        return f"flow:{self.night}:{self.minute}:{self.name}"
+
+
+def new_head(context: Context, night: Night) -> Head:
+    name = "".join(secrets.choice(NAME_LETTERS) for _ in range(NAME_LENGTH))
+    return Head(int(minute_stamp(context.desk.clock())), night.id, night.state.hand_no, name)
+
+
+def read_state(pattern: re.Pattern[str], state: str) -> tuple[Head, tuple[str | None, ...]]:
+    """The head and the step letters of a token; an unreadable one (a number too long, a letter out
+    of place) is refused."""
+    match = pattern.match(state)
+    if match is None:
+        raise Refusal(Reply("flow.bad"))
+    minute, night, hand, name, *rest = match.groups()
+    return Head(int(minute), int(night), int(hand), name), tuple(rest)
+
+
+async def ended(context: Context, night: Night, head: Head) -> Response | None:
+    """Why this flow cannot take a step any more, if it cannot: already recorded (told to the
+    presser alone), of another night or hand, from the future, or expired."""
+    recorded = await night_ledger(context).event_of_update(head.update_key)
+    if recorded is not None:
+        return already_recorded(context, recorded)
+    now = context.desk.clock()
+    if head.night != night.id or head.hand != night.state.hand_no or head.minute * 60 > now:
+        return Response((Reply("flow.stale"),), context.language, edits=True)
+    if now - head.minute * 60 > FLOW_MINUTES * 60:
+        return Response((Reply("flow.expired"),), context.language, edits=True)
+    return None
+
+
+def already_recorded(context: Context, event_id: int) -> Response:
+    return Response((Reply("button.already_recorded", {"id": event_id}),), context.language)
+
+
+def night_ledger(context: Context) -> Ledger:
+    return context.desk.nights.ledger
+
+
+def as_flow(context: Context, head: Head, command: Command) -> Context:
+    """The last step's context: the command it stands for, recorded under the flow's key."""
+    return replace(context, command=command, incoming=replace(context.incoming, update_key=head.update_key))
+
+
+async def finish(context: Context, head: Head, command: Command, handler: Handler) -> Response:
+    """Record the flow's event once: a second last step (a double tap, another button of the same
+    step, the line typed again) finds the flow's key taken and says which event it is."""
+    try:
+        response = await handler(as_flow(context, head, command))
+    except DuplicateUpdate:
+        recorded = await night_ledger(context).event_of_update(head.update_key)
+        return already_recorded(context, recorded if recorded is not None else 0)
+    return replace(response, edits=True)
 
 
 @dataclass(frozen=True)
@@ -91,15 +178,6 @@ def flow_response(context: Context, night: Night, step: Step) -> Response:
     )
 
 
-def expired(context: Context, stamp: str) -> bool:
-    started = int(stamp) * 60
-    return context.desk.clock() - started > FLOW_MINUTES * 60
-
-
-def start_stamp(context: Context) -> str:
-    return minute_stamp(context.desk.clock())
-
-
 def back(command: str) -> Choice:
     return Choice(Reply("button.back"), command)
 
@@ -119,15 +197,11 @@ def player_choices(context: Context, prefix: str, exclude: int | None = None, fi
 
 async def hu_flow(context: Context, state: str | None) -> Response:
     night = recording_night(context)
-    if state is None:
-        state = "~t" + start_stamp(context)
-    match = _HU.match(state)
-    if match is None:
-        raise Refusal(Reply("flow.bad"))
-    stamp, winner, source, hard, more, mask, last = match.groups()
-    if expired(context, stamp):
-        return Response((Reply("flow.expired"),), context.language, edits=True)
-    base = f"/hu ~t{stamp}"
+    head, (winner, source, hard, more, mask, last) = read_state(_HU, state or new_head(context, night).text)
+    stop = await ended(context, night, head)
+    if stop is not None:
+        return stop
+    base = f"/hu {head.text}"
     me = seat_of(context.seats, context.incoming.speaker)
     if winner is None:
         return flow_response(
@@ -155,9 +229,8 @@ async def hu_flow(context: Context, state: str | None) -> Response:
     chosen = int(mask, 16) if mask else 0
     selected = [toggle for index, toggle in enumerate(keys) if chosen >> index & 1]
     command = hu_command(context, w, source, int(hard), selected)
-    if last == "x":  # 确认: recorded exactly as the line /hu would be
-        response = await hu(replace(context, command=command))
-        return replace(response, edits=True)
+    if last == "x":  # 确认: recorded exactly as the line /hu would be, once
+        return await finish(context, head, command, hu)
     if last == "y":  # type the hand instead: the line to complete, and the way back
         example = Reply("flow.type_hand", {"example": typed_example(context, command)})
         return flow_response(context, night, Step(example, (), (back(f"{at_h}p{chosen:x}"),)))
@@ -223,14 +296,12 @@ async def gang_flow(context: Context, state: str | None) -> Response:
     night = recording_night(context)
     if state is None:
         me = seat_of(context.seats, context.incoming.speaker)
-        state = f"~t{start_stamp(context)}" + (f"a{me}" if me is not None else "")
-    match = _GANG.match(state)
-    if match is None:
-        raise Refusal(Reply("flow.bad"))
-    stamp, actor, kind, feeder, record = match.groups()
-    if expired(context, stamp):
-        return Response((Reply("flow.expired"),), context.language, edits=True)
-    base = f"/gang ~t{stamp}"
+        state = new_head(context, night).text + (f"a{me}" if me is not None else "")
+    head, (actor, kind, feeder, record) = read_state(_GANG, state)
+    stop = await ended(context, night, head)
+    if stop is not None:
+        return stop
+    base = f"/gang {head.text}"
     if actor is None:
         return flow_response(
             context, night, Step(Reply("flow.gang_who"), (), tuple(player_choices(context, f"{base}a")))
@@ -248,7 +319,7 @@ async def gang_flow(context: Context, state: str | None) -> Response:
     names = (f"#{actor}", f"#{feeder}") if feeder is not None else (f"#{actor}",)
     command = Command("gang", context.incoming.text, names=names, kind=GANG_KINDS[kind])
     if record:
-        return replace(await gang(replace(context, command=command)), edits=True)
+        return await finish(context, head, command, gang)
     hint = Reply("flow.gang_tile", {"example": gang_example(context, command)})
     choices = (Choice(Reply("button.record"), f"{line}c"), back(at_a if kind != "e" else at_k))
     return flow_response(context, night, Step(hint, (), choices))
@@ -267,14 +338,11 @@ def gang_example(context: Context, command: Command) -> str:
 async def penalty_flow(context: Context, state: str | None) -> Response:
     """Kind (跟牌, 四张) → who: recorded at the second tap; a custom amount is typed (`/penalty Bob 50`)."""
     night = recording_night(context)
-    state = state or f"~t{start_stamp(context)}"
-    match = _PENALTY.match(state)
-    if match is None:
-        raise Refusal(Reply("flow.bad"))
-    stamp, kind, offender = match.groups()
-    if expired(context, stamp):
-        return Response((Reply("flow.expired"),), context.language, edits=True)
-    base = f"/penalty ~t{stamp}"
+    head, (kind, offender) = read_state(_PENALTY, state or new_head(context, night).text)
+    stop = await ended(context, night, head)
+    if stop is not None:
+        return stop
+    base = f"/penalty {head.text}"
     if kind is None:
         kinds = [
             Choice(Reply(f"button.penalty_kind_{word}"), f"{base}k{letter}") for letter, word in PENALTY_KINDS.items()
@@ -284,7 +352,7 @@ async def penalty_flow(context: Context, state: str | None) -> Response:
         who = player_choices(context, f"{base}k{kind}o")
         return flow_response(context, night, Step(Reply("flow.penalty_who"), (), (*who, back(base))))
     command = Command("penalty", context.incoming.text, names=(f"#{offender}",), kind=f"penalty_{PENALTY_KINDS[kind]}")
-    return replace(await penalty(replace(context, command=command)), edits=True)
+    return await finish(context, head, command, penalty)
 
 
 # ---- entry points: a line with arguments is recorded as typed; without, the flow starts --------------

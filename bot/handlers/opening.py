@@ -177,6 +177,11 @@ async def reopen(context: Context) -> Response:
 
 
 async def lang(context: Context) -> Response:
+    """A group's language is the table's: changed by whoever may record at its latest night (seated
+    players, the opener, admins), by anyone before the group's first night and in a private chat."""
+    night, speaker = context.night, context.incoming.speaker
+    if night is not None and not context.incoming.private and not may_record(night.row, context.seats, speaker):
+        raise Refusal(Reply("permission.lang", {"players": player_list(context.seats)}))
     choice = normalize_language(context.command.word)
     if choice is None:
         raise Refusal(Reply("lang.unknown", {"given": context.command.word or "", "known": ", ".join(LANGUAGES)}))

@@ -5,17 +5,19 @@ from __future__ import annotations
 from bot.commands import Command
 from bot.handlers.common import (
     Context,
+    PendingRepeat,
     Refusal,
     actor,
     ask,
     choices_for,
+    describe,
     played_lines,
     recorded_reply,
     recorded_response,
     recording_night,
 )
 from bot.ledger import EventRow
-from bot.night import Night, table_event
+from bot.night import Line, Night, table_event
 from bot.replies import Choice, Reply, Response
 from bot.seating import resolve, seat_of
 from engine.errors import EngineError
@@ -59,9 +61,73 @@ def tile_of(text: str | None) -> int | None:
     return parse_tile(text) if text else None
 
 
+REPEAT_MINUTES = 10  # a repeat's question lasts as long as a guided flow
+
+
+def from_flow(context: Context) -> bool:
+    """A guided flow's last step (its event is keyed `flow:…`, bot/handlers/flows.py): tapped through
+    step by step and recorded once per flow, it is a deliberate second event, never a line sent twice."""
+    return (context.incoming.update_key or "").startswith("flow:")
+
+
 async def record(context: Context, event: Event) -> Response:
     night = recording_night(context)
+    same = None if from_flow(context) else repeat_of(night, event)
+    if same is not None:  # reported twice, or happened twice: the table says which, never silence
+        night.check(event)  # what the table refuses anyway is refused, not asked about
+        return ask_repeat(context, night, event, same)
     return recorded_response(context, night, await night.record(context.line, event))
+
+
+def same_report(new: Event, old: Event) -> bool:
+    """Whether two events of a hand are alike with nothing to tell them apart (same kind, actor and
+    target, no differing tile): `A: 杠 B` twice, `D: 花杠` twice."""
+    if isinstance(new, Pong | Gang) and type(new) is type(old):
+        assert isinstance(old, Pong | Gang)
+        kinds = not isinstance(new, Gang) or (isinstance(old, Gang) and old.kind is new.kind)
+        tiles = new.tile is None or old.tile is None  # the same tile twice is refused by the table
+        return kinds and tiles and (new.actor, new.feeder) == (old.actor, old.feeder)
+    if isinstance(new, FlowerGang | FourWinds) and type(new) is type(old):
+        assert isinstance(old, FlowerGang | FourWinds)
+        return new.actor == old.actor
+    if isinstance(new, Penalty) and isinstance(old, Penalty):
+        # a fine with its amount typed (罚 李四 5) is told apart by the one who types it, like a tile
+        return new.kind != "penalty_custom" and (new.kind, new.offender) == (old.kind, old.offender)
+    return False
+
+
+def repeat_of(night: Night, event: Event) -> int | None:
+    """The event of this hand that `event` repeats (the latest), if any."""
+    return next((p.slot for p in reversed(night.in_hand()) if same_report(event, p.event)), None)
+
+
+def ask_repeat(context: Context, night: Night, event: Event, same: int) -> Response:
+    """Hold the event and ask; the money moves only on 再记一次 (`/again`)."""
+    speaker = context.incoming.speaker.name
+    context.desk.pending_repeats[context.incoming.chat_id] = PendingRepeat(
+        night.id, night.state.hand_no, same, event, speaker, context.incoming.text.strip(), context.desk.clock()
+    )
+    question = Reply("repeat.ask", {"id": same, "what": describe(event, night.seats)})
+    choices = (Choice(Reply("button.again"), "/again"), Choice(Reply("button.not_again"), "/again no"))
+    return ask(context, question, choices)
+
+
+async def again(context: Context) -> Response:
+    """再记一次 / `/again`: record the held repeat; `/again no`: drop it. Once, within the time."""
+    night = recording_night(context)
+    word = (context.command.word or "").lower()
+    if word not in ("", "no"):
+        raise Refusal(Reply("command.extra_args", {"extra": word}))
+    pending = context.desk.pending_repeats.pop(context.incoming.chat_id, None)
+    current = pending is not None and (pending.night_id, pending.hand_no) == (night.id, night.state.hand_no)
+    if pending is None or not current:
+        raise Refusal(Reply("repeat.nothing"))
+    if context.desk.clock() - pending.asked_at > REPEAT_MINUTES * 60:
+        raise Refusal(Reply("repeat.expired"))
+    if word == "no":
+        return Response((Reply("repeat.dropped", {"id": pending.same_id}),), context.language)
+    line = Line(pending.speaker, pending.text, context.incoming.update_key)  # the line as first typed
+    return recorded_response(context, night, await night.record(line, pending.event))
 
 
 # ---- building events from commands (also used by /fix) -----------------------------------------

@@ -1,0 +1,73 @@
+"""Does recording cost stay flat along a night? Time table events at 1k, 10k and 50k events.
+
+One night on a file database is played through the command layer (hands of a pong, a concealed
+gang and a self-drawn win); at each mark the next 200 events are timed one by one and their median
+and p99 printed. A flat night prints the same figures at every mark.
+
+Run: python -m bench.night_growth_bench [--marks 1000,10000,50000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from bot.ledger import Ledger
+from bot.seating import Speaker
+from bot.service import Incoming, Referee
+
+PLAYERS = ("Alice", "Bob", "Carol", "Dave")
+HAND = "123m456m789m234p5p+5p"
+WINDOW = 200
+
+
+def speaker(name: str) -> Speaker:
+    return Speaker(name, name, by_name=True)
+
+
+def lines() -> Iterator[tuple[str, str]]:
+    """An endless night: (speaker, line), three events a hand."""
+    hand = 0
+    while True:
+        yield PLAYERS[(hand + 1) % 4], f"/pong {PLAYERS[(hand + 2) % 4]}"
+        yield PLAYERS[(hand + 3) % 4], "/gang self 9s"
+        yield PLAYERS[hand % 4], f"/hu self {HAND} flowers={1 + hand % 4}"
+        hand += 1
+
+
+async def main(marks: list[int]) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        ledger = await Ledger.open(Path(folder) / "growth.sqlite3")
+        referee = Referee(ledger, charts_enabled=False)
+        chat = "growth"
+        await referee.handle(Incoming(chat, speaker("Alice"), "/new " + " ".join(PLAYERS)))
+        script = lines()
+        recorded = 0
+        for mark in marks:
+            while recorded < mark:
+                who, text = next(script)
+                await referee.handle(Incoming(chat, speaker(who), text))
+                recorded += 1
+            times: list[float] = []
+            for _ in range(WINDOW):
+                who, text = next(script)
+                begin = time.perf_counter()
+                await referee.handle(Incoming(chat, speaker(who), text))
+                times.append((time.perf_counter() - begin) * 1000)
+                recorded += 1
+            times.sort()
+            p99 = times[int(len(times) * 0.99) - 1]
+            print(f"at {mark:>6,} events: median {statistics.median(times):.2f} ms, p99 {p99:.2f} ms an event")
+        await ledger.close()
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--marks", default="1000,10000,50000")
+    arguments = parser.parse_args()
+    asyncio.run(main([int(m) for m in arguments.marks.split(",")]))

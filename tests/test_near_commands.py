@@ -1,0 +1,113 @@
+"""A near-command is answered, talk stays silent, and every command has English plain words.
+
+A plain line that is a table event's word and grammar with exactly one piece wrong — a name one
+character off a seated one, a tile that cannot be — gets a short hint and records nothing; the
+mended line is offered as a button that records the speaker's event. Through the command layer,
+as the console runs it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.fake_telegram import FakeTelegram
+from tests.harness import Table
+from tests.test_telegram import ALICE, BOB, CAROL, Running, balances, buttons
+
+CHINESE = "/new 张三 李四 王五 赵六"
+ENGLISH = "/new Alice Bob Carol Dave"
+
+
+async def test_a_name_one_character_off_is_answered_with_the_seated_name(table: Table) -> None:
+    await table.say(CHINESE)
+    before = await table.row_counts()
+    response = await table.respond("赵六: 碰 李思 6s")
+    assert response is not None and response.refused
+    assert "没有 李思，是 李四 吗？" in await table.say("赵六: 碰 李思 6s")
+    # the button shows the mended line and stands for it with seats: 赵六 (#3) ponged 李四 (#1)
+    assert [(c.label.params["line"], c.command) for c in response.choices] == [("碰 李四 6s", "/pong #3 #1 6s")]
+    assert await table.row_counts() == before
+    assert "没有 王伍，是 王五 吗？" in await table.say("李四: 碰 王伍")
+    assert await table.row_counts() == before
+    assert "✅" in await table.say("赵六: /pong #3 #1 6s")  # the button pressed: the pong is recorded
+
+
+async def test_the_button_records_the_speakers_event_whoever_presses_it(table: Table) -> None:
+    await table.say(CHINESE)
+    response = await table.respond("李四: 花杠 赵留")  # 赵留 for 赵六, the actor named
+    assert response is not None
+    assert [c.command for c in response.choices] == ["/flowergang #3"]
+    await table.say(f"张三: {response.choices[0].command}")
+    # 花杠 (nanjing, stake 1): each other player pays 6 to 赵六: 3 × 6 = 18
+    assert await table.balances() == {"张三": -6, "李四": -6, "王五": -6, "赵六": 18}
+
+
+async def test_an_impossible_tile_is_answered(table: Table) -> None:
+    await table.say(CHINESE)
+    before = await table.row_counts()
+    out = await table.say("王五: 碰 李四 0m")
+    assert "没有 0m 这张牌" in out and "✅" not in out
+    assert "没有 10p 这张牌" in await table.say("王五: 杠 李四 10p")
+    assert await table.row_counts() == before
+    await table.say("/lang en")
+    assert "there is no tile 0m" in await table.say("Carol: 碰 李四 0m")
+
+
+async def test_talk_near_a_command_stays_silent(table: Table) -> None:
+    await table.say(CHINESE)
+    before = await table.row_counts()
+    talk_lines = ("碰 李思？", "碰 李思吗", "碰 李思 谢谢", "碰 东西", "杠 李思 0m", "碰 李斯 东西")
+    talk_lines += ("改 1 下", "改天再打")
+    for talk in talk_lines:
+        assert await table.respond(f"王五: {talk}") is None, talk
+    assert await table.row_counts() == before
+
+
+async def test_gai_is_a_fix_only_in_the_fix_grammar(table: Table) -> None:
+    await table.say(CHINESE)
+    await table.say("李四: 花杠")  # #2 (the night's opening is #1)
+    assert await table.respond("李四: 改 1 下") is None
+    out = await table.say("张三: 改 2 赵六 花杠")
+    assert "✅" in out or "更正" in out
+    # the flower gang is now 赵六's: each other pays 6 to him, 李四's is gone: 3 × 6 = 18
+    assert await table.balances() == {"张三": -6, "李四": -6, "王五": -6, "赵六": 18}
+
+
+async def test_english_plain_words_for_every_command(table: Table) -> None:
+    await table.say(ENGLISH)
+    assert "✅" in await table.say("Bob: flower gang")
+    # 花杠 (nanjing, stake 1): each other player pays 6 to Bob: 3 × 6 = 18
+    assert await table.balances() == {"Alice": -6, "Bob": 18, "Carol": -6, "Dave": -6}
+    await table.say("Bob: undo")
+    assert await table.balances() == {"Alice": 0, "Bob": 0, "Carol": 0, "Dave": 0}
+    assert "✅" in await table.say("Bob: penalty four Carol")
+    # 四张 (nanjing): the offender pays 10 to each other player: Carol 3 × −10 = −30
+    assert await table.balances() == {"Alice": 10, "Bob": 10, "Carol": -30, "Dave": 10}
+    assert "📋" in await table.say("Bob: score")
+    history = await table.say("Bob: history")
+    assert "#" in history
+    assert "✅" in await table.say("Dave: draw")
+    hand = await table.referee.current_hand(table.chat_id)
+    assert hand is not None and hand[1] == 2  # the draw ended hand 1: the next events go into hand 2
+    assert await table.say("Bob: summary")
+
+
+async def test_in_telegram_the_hint_carries_the_mended_line_as_a_button(fake: FakeTelegram, tmp_path: Path) -> None:
+    db = tmp_path / "tg.sqlite3"
+    async with Running(fake, db) as bot:
+        await bot.say(ALICE, "/new @alice @bob @carol @dave")
+        out = await bot.say(BOB, "花杠 alise")
+        assert "没有 alise，是 alice 吗？" in out
+        [(label, data)] = buttons(fake).items()
+        assert label == "花杠 alice" and data.endswith(":1:/flowergang #0")  # night:hand:line
+        await bot.press(CAROL, data)
+    # 花杠 is alice's (the line named her): each other player pays her 6: 3 × 6 = 18
+    assert await balances(db) == [18, -6, -6, -6]
+
+
+async def test_a_missing_tile_where_one_is_needed_is_answered(table: Table) -> None:
+    await table.say("/new 张三 李四 王五 赵六 preset=changkaitou")
+    before = await table.row_counts()
+    assert "请说明架哪张牌" in await table.say("李四: 架")  # 敞开头 架 names its tile
+    assert "请说明架哪张牌" in await table.say("李四: 架 王五")
+    assert await table.row_counts() == before
