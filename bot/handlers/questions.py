@@ -7,9 +7,9 @@ from pathlib import Path
 
 from bot import charts, export
 from bot.commands import SPEC_BY_NAME
-from bot.handlers.common import Context, Refusal, board
-from bot.ledger import Seat
-from bot.night import Night, doubled_hands
+from bot.handlers.common import Context, Refusal, board, describe
+from bot.ledger import EventRow, Seat
+from bot.night import Night, doubled_hands, table_event
 from bot.people import merged_index, net_by_reason, player_of
 from bot.personal import night_people
 from bot.replies import Attachment, Choice, Reply, Response
@@ -23,6 +23,7 @@ from engine.preset import PRESET_NAMES, preset_from_dict, resolved_builtin
 
 # A page of /history: 15 lines of about 100 characters stay well under Telegram's 4,096 a message.
 HISTORY_LINES = 15
+FLOW_MARK = " ~t"  # a guided flow's line carries its state after the command (`/hu ~t…`)
 
 
 def any_night(context: Context) -> Night:
@@ -58,7 +59,7 @@ async def history(context: Context) -> Response:
     undone = {e.id for e in events if e.id not in night.active}
     hands = {e.id: night.fold.hand_of(e.id) or e.hand_no for e in events}
     fixed_by = {e.reverses: e.id for e in night.events if e.kind == "fix" and e.reverses is not None}
-    replies = history_lines(events, undone, hands, fixed_by)
+    replies = history_lines(events, undone, hands, fixed_by, flow_lines(night, events))
     if page < pages:
         replies.append(Reply("history.page", {"page": page, "pages": pages, "next": page + 1}))
     elif pages > 1:
@@ -66,12 +67,28 @@ async def history(context: Context) -> Response:
     return Response(tuple(replies), context.language, night_id=night.id)
 
 
+def flow_lines(night: Night, events: list[EventRow]) -> dict[int, Reply]:
+    """What a guided flow's token line (`/hu ~t…`) stands for, with the names of who sat at that event:
+    the record shows the event, never the token."""
+    seating = night.seating()
+    shown: dict[int, Reply] = {}
+    for event in events:
+        if FLOW_MARK not in event.raw_text:
+            continue
+        decoded = table_event(event)
+        if decoded is not None:
+            sitting = seating.at.get(event.id, seating.now)
+            shown[event.id] = describe(decoded, tuple(Seat(seating.names[index]) for index in sitting))
+    return shown
+
+
 async def rules(context: Context) -> Response:
     """The open night's numbers, or any built-in preset's when named (`/rules chengbei`)."""
     night = context.night
     name = (context.command.word or "").lower()
     if not name and night is not None and not context.closed:
-        return Response(tuple(rules_lines(night.preset, night.row.stake_cents)), context.language)
+        # the stake in force now: a 改底 changes what the next hands are played for
+        return Response(tuple(rules_lines(night.preset, night.stake_at(night.state.hand_no))), context.language)
     name = name or "nanjing"
     if name not in PRESET_NAMES:
         raise Refusal(Reply("preset.unknown", {"name": name, "known": ", ".join(PRESET_NAMES)}))
@@ -84,7 +101,7 @@ def summary_replies(night: Night) -> list[Reply]:
     stats = night_stats(night.fold.played, net, len(set(merged_index(seating))), player_of(seating))
     everyone = night.people()
     return summary_lines(
-        night.row,
+        replace(night.row, stake_cents=night.stake_at(night.state.hand_no)),  # the stake in force
         tuple(Seat(p.name) for p in everyone),
         night.preset,
         [p.amount for p in everyone],
