@@ -62,11 +62,13 @@ def scoreboard(seats: Sequence[Seat], state: TableState, amounts: Sequence[int],
     start = state.preset.start
     parts = [
         Reply(
-            "board.player",
+            "board.person",
             {
                 "seat": Reply(SEAT_KEYS[i]),
                 "name": seats[i].name,
                 "amount": start + amounts[i],
+                # every figure says what it is: a preset that starts from a count (敞开头) shows points
+                "unit": Reply("unit_name.points" if start else unit_key(state.preset)),
                 "money": format_money(money[i]),
             },
         )

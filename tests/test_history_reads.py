@@ -20,3 +20,18 @@ async def test_rules_and_the_summary_show_the_stake_in_force(table: Table) -> No
     await table.play("/new A B C D stake=1\n/stake 2")
     assert "每花 2" in await table.say("/rules")
     assert "每花 2" in await table.say("/summary")
+
+
+async def test_every_figure_on_the_board_says_what_it_is(table: Table) -> None:
+    out = await table.play("/new A B C D stake=2\nB: /gang C 5s")
+    # B's exposed gang on C's discard: C pays 6 flowers, at 2 a flower 12
+    assert "南 B：6 花（12 元）" in out and "西 C：-6 花（-12 元）" in out
+    await table.say("/lang en")
+    assert "B: 6 flowers (money 12)" in await table.say("/score")
+
+
+async def test_changkaitou_boards_show_points_not_flowers(table: Table) -> None:
+    await table.say("/new A B C D preset=changkaitou")
+    score = await table.say("/score")
+    # everyone starts from 1000 points (RULES: 敞开头 counts from a start), nothing played yet
+    assert "东 A：1000 分（0 元）" in score and "花" not in score.split("\n", 1)[1]
