@@ -35,3 +35,8 @@ async def test_changkaitou_boards_show_points_not_flowers(table: Table) -> None:
     score = await table.say("/score")
     # everyone starts from 1000 points (RULES: 敞开头 counts from a start), nothing played yet
     assert "东 A：1000 分（0 元）" in score and "花" not in score.split("\n", 1)[1]
+
+
+async def test_a_doubled_hand_says_what_doubled_it(table: Table) -> None:
+    out = await table.play("/new A B C D\n/draw")
+    assert "⚠️ 下一盘比下胡（×2）：荒庄" in out  # a drawn hand doubles the next (比下胡)
