@@ -22,7 +22,7 @@ from bot.inbox import Inbox
 from bot.writer import PRAGMAS, Writer
 from engine.settlement import Payment
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 _MIGRATIONS: dict[int, str] = {
     1: """
     CREATE TABLE chat_settings (
@@ -115,6 +115,12 @@ _MIGRATIONS: dict[int, str] = {
         state TEXT NOT NULL,
         PRIMARY KEY (night_id, last_event_id)
     );
+    """,
+    # 5: a place in the night has versions (bot/versions.py): a fix of a fix, and an undo of a fix
+    # followed by an undo of what it brought back, reverse the same row twice; each is a new row
+    5: """
+    DROP INDEX one_reversal_each;
+    CREATE INDEX events_by_reverses ON events (reverses) WHERE reverses IS NOT NULL;
     """,
 }
 

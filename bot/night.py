@@ -16,7 +16,8 @@ always equal the derived ones, and every correction's payments sum to zero.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from bisect import bisect_right
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
@@ -31,6 +32,7 @@ from bot.codec import (
     decode_event,
     decode_fix,
     decode_seat,
+    decode_stake,
     encode_event,
     encode_fix,
     encode_seat,
@@ -40,6 +42,7 @@ from bot.codec import (
 )
 from bot.ledger import EventRow, Ledger, NewEvent, NightRow, PaymentRow, Seat
 from bot.people import Occupancy, Person, index_totals, merged_people, occupancy, stake_at, stake_schedule
+from bot.versions import versions
 from bot.vocabulary import fold
 from engine.checks import check_flower_gangs, check_meld, check_penalty_amount, check_soft, check_win_copies
 from engine.errors import EngineError
@@ -182,6 +185,9 @@ class Totals:
             _add_pair(self.pairs, p.payer, p.payee, p.amount, p.reason)
 
 
+Flows = dict[tuple[int, int, str], int]
+
+
 def _add_pair(pairs: dict[tuple[int, int, str], int], payer: int, payee: int, amount: int, reason: str) -> None:
     """Net flow per unordered pair and reason: positive means the lower seat pays the higher."""
     low, high = min(payer, payee), max(payer, payee)
@@ -205,22 +211,13 @@ def difference(derived: dict[tuple[int, int, str], int], booked: dict[tuple[int,
 
 
 def active_ids(events: Sequence[EventRow]) -> set[int]:
-    """Events not reversed by an active undo or fix. A reversal always comes after its target, so
-    one pass from the newest event settles it (undoing a fix brings the fixed event back)."""
-    inactive: set[int] = set()
-    for event in reversed(events):
-        if event.id not in inactive and event.reverses is not None:
-            inactive.add(event.reverses)
-    return {e.id for e in events} - inactive
+    """Each slot's current version and the correction marks (bot/versions.py)."""
+    return versions(events).active(events)
 
 
 def slots(events: Sequence[EventRow]) -> dict[int, int]:
-    """Each event's place in the night: a fix takes the place of what it corrects."""
-    places: dict[int, int] = {}
-    for event in events:
-        fixes = event.kind == "fix" and event.reverses is not None
-        places[event.id] = places.get(event.reverses, event.id) if fixes and event.reverses else event.id
-    return places
+    """Each row's place in the night: a fix or undo has the place of what it corrects."""
+    return versions(events).slot_of
 
 
 def table_event(event: EventRow) -> Event | None:
@@ -269,6 +266,28 @@ def seats_from(row: NightRow, events: Iterable[EventRow], active: set[int]) -> t
     return tuple(seats)
 
 
+def placed_schedule(
+    opening_cents: int, events: Sequence[EventRow], active: set[int], fold: Callable[[], Fold]
+) -> list[tuple[int, int]]:
+    """(from hand, stake) with each 改底 where it sits in the log: it takes effect from the first hand
+    that starts after its place (the hand it was typed in if nothing came before it there), whatever
+    the hands are numbered after a correction. The fold is asked for only when the stake changed."""
+    schedule = [(1, opening_cents)]
+    changes = [(e.id, decode_stake(e.payload).stake_cents) for e in events if e.kind == STAKE and e.id in active]
+    if not changes:
+        return schedule
+    night = fold()
+    played = night.played
+    places = [p.slot for p in played]
+    for place, cents in changes:
+        at = bisect_right(places, place)  # played[at] is the first event after the change
+        hand = played[at].hand_no if at < len(played) else night.state.hand_no
+        if at and played[at - 1].hand_no == hand:  # typed inside a hand: from the next one
+            hand += 1
+        schedule.append((hand, cents))
+    return schedule
+
+
 def is_closed(events: Iterable[EventRow]) -> bool:
     closed = False
     for event in events:
@@ -297,7 +316,7 @@ class Corrected:
     event_id: int
     target: EventRow
     payments: tuple[PaymentRow, ...]  # the correction's own payments (the difference)
-    changes: tuple[int, ...]  # per seat, what the correction moved
+    changes: tuple[tuple[str, int], ...]  # per person (not seat), what the correction moved
     moved_hands: tuple[int, ...]  # later hands whose payments or numbers changed
     replacement: Played | None  # the corrected event as now played (fix)
 
@@ -446,7 +465,7 @@ class Night:
     def _schedule_now(self) -> list[tuple[int, int]]:
         """(from hand, stake) of the night: from the opening stake, or from a checkpoint's head."""
         if self._head is None:
-            return stake_schedule(self.row.stake_cents, self.events, self.active)
+            return placed_schedule(self.row.stake_cents, self.events, self.active, lambda: self.fold)
         return [*self._head.schedule, *stake_schedule(0, self._events, self._active)[1:]]
 
     def _seating_from_head(self, head: checkpoints.Head) -> _Seating:
@@ -464,9 +483,10 @@ class Night:
     def event(self, event_id: int) -> EventRow | None:
         return next((e for e in self.events if e.id == event_id), None)
 
-    def reverser(self, event_id: int) -> EventRow | None:
-        """The undo or fix that reversed this event, if any (active or not)."""
-        return next((e for e in self.events if e.reverses == event_id), None)
+    def current_version(self, slot: int) -> EventRow | None:
+        """The row in force at this place in the night, None once it is undone."""
+        current = versions(self.events).current(slot)
+        return self.event(current) if current is not None else None
 
     def last_active(self, kinds: Sequence[str]) -> EventRow | None:
         return next((e for e in reversed(self.events) if e.kind in kinds and e.id in self.active), None)
@@ -571,7 +591,7 @@ class Night:
             self._people = self._seating_from_head(self._head)
             return self._people
         seating = occupancy(self.row.seats, self.events, self.active)
-        schedule = stake_schedule(self.row.stake_cents, self.events, self.active)
+        schedule = self._schedule_now()
         # the hand only picks the stake: with one stake all night, the whole fold is not needed
         hand_of = self.fold.hand_of if len(schedule) > 1 else _no_hand
         amounts, money = index_totals(seating, self.events, self.payment_rows, schedule, hand_of)
@@ -667,26 +687,23 @@ class Night:
         events = [*self.events, pending]  # the newest row, so the activity pass sees it first
         return events, active_ids(events)
 
-    def _by_stake(
-        self, fold: Fold, events: Sequence[EventRow], active: set[int]
-    ) -> dict[int, tuple[dict[tuple[int, int, str], int], dict[tuple[int, int, str], int]]]:
-        """Derived and booked flows per stake, as the corrected night prices them: a payment's money
-        is its flowers at the stake of the hand its event is now in (改底 takes effect per hand)."""
-        schedule = stake_schedule(self.row.stake_cents, events, active)
-        groups: dict[int, tuple[dict[tuple[int, int, str], int], dict[tuple[int, int, str], int]]] = {}
+    def _by_place(self, fold: Fold, events: Sequence[EventRow]) -> dict[int, tuple[Flows, Flows]]:
+        """Derived and booked flows per place (slot): each place's booked money is brought to its
+        derived money on its own, so it is priced at its place's hand and paid by whoever sat at the
+        table there (换人), whatever happens to the night later; an undone place's rows sum to zero."""
+        by_id = {event.id: event for event in events}
+        places = slots(events)
+        groups: dict[int, tuple[Flows, Flows]] = {}
         for played in fold.played:
-            derived = groups.setdefault(stake_at(schedule, played.hand_no), ({}, {}))[0]
+            derived = groups.setdefault(played.slot, ({}, {}))[0]
             for p in played.payments:
                 _add_pair(derived, p.payer, p.payee, p.amount, p.reason)
-        by_id = {event.id: event for event in events}
         for row in self.payment_rows:
             event = by_id.get(row.event_id)
             if event is None:
                 continue
-            source = by_id.get(event.reverses, event) if event.reverses is not None else event
-            hand = fold.hand_of(source.id) or source.hand_no  # as bot.people prices it
-            booked = groups.setdefault(stake_at(schedule, hand), ({}, {}))[1]
-            _add_pair(booked, row.payer, row.payee, row.amount, row.reason)
+            slot = places.get(event.id, event.id)
+            _add_pair(groups.setdefault(slot, ({}, {}))[1], row.payer, row.payee, row.amount, row.reason)
         return groups
 
     async def correct(self, line: Line, target: EventRow, replacement: Event | None) -> Corrected:
@@ -698,20 +715,25 @@ class Night:
         actor = actor_of(replacement) if replacement is not None else None
         # The correction's own payments are priced at the corrected event's hand (as the night's
         # money reads them); differences in hands at another stake go on `correction` rows of their own.
-        schedule = stake_schedule(self.row.stake_cents, events, active)
-        target_hand = fold.hand_of(target.id) or target.hand_no
+        schedule = placed_schedule(self.row.stake_cents, events, active, lambda: fold)
+        slot = slots(events)[target.id]
+        root = self.event(slot) or target
+        target_hand = fold.hand_of(slot) or root.hand_no
         target_stake = stake_at(schedule, target_hand)
-        groups = self._by_stake(fold, events, active)
-        own = difference(*groups.pop(target_stake, ({}, {})))
+        groups = self._by_place(fold, events)
+        own = difference(*groups.pop(slot, ({}, {})))
         news = [NewEvent(fold.state.hand_no, kind, actor, payload, tuple(own), target.id, target_stake)]
-        for stake, (derived, booked) in sorted(groups.items()):
+        anchors = [slot]
+        for place, (derived, booked) in sorted(groups.items()):
             extra = difference(derived, booked)
-            if extra:
-                hand = next(h for h in range(1, fold.state.hand_no + 1) if stake_at(schedule, h) == stake)
-                news.append(NewEvent(hand, "correction", None, encode_undo(target.id), tuple(extra), None, stake))
+            if extra:  # booked against the place it belongs to (bot.people prices and seats it there)
+                root_row = self.event(place)
+                hand = fold.hand_of(place) or (root_row.hand_no if root_row is not None else target_hand)
+                stake = stake_at(schedule, hand)
+                news.append(NewEvent(hand, "correction", None, encode_undo(target.id), tuple(extra), place, stake))
+                anchors.append(place)
         rows_written = await self._append(line, self.row.chat_id, news, target_hand)
         row = rows_written[0]
-        payments = [p for new in news for p in new.payments]
         fold = Fold(
             fold.state,
             tuple(replace(p, event_id=row.id) if p.event_id == PENDING_ID else p for p in fold.played),
@@ -728,12 +750,24 @@ class Night:
         self.payment_rows.extend(rows)
         if self._booked is not None:  # summed already: keep it in step
             self._booked.add(rows)
-        changes = [0] * SEATS
-        for p in payments:
-            changes[p.payer] -= p.amount
-            changes[p.payee] += p.amount
+        changes = person_changes(occupancy(self.row.seats, self.events, self.active), news, anchors)
         replacement_played = next((p for p in fold.played if p.event_id == row.id), None)
         return Corrected(row.id, target, rows, tuple(changes), moved, replacement_played)
+
+
+def person_changes(seating: Occupancy, news: Sequence[NewEvent], anchors: Sequence[int]) -> tuple[tuple[str, int], ...]:
+    """What each person's balance moved by: each group's payments to whoever sat at its place."""
+    by_name: dict[str, tuple[str, int]] = {}
+    for new, anchor in zip(news, anchors, strict=True):
+        sitting = seating.at.get(anchor, seating.now)
+        for p in new.payments:
+            for seat, sign in ((p.payer, -1), (p.payee, 1)):
+                name = seating.names[sitting[seat]]
+                first, amount = by_name.get(fold(name), (name, 0))
+                by_name[fold(name)] = (first, amount + sign * p.amount)
+    order = {fold(name): index for index, name in reversed(list(enumerate(seating.names)))}
+    found = sorted(by_name.items(), key=lambda item: order.get(item[0], 0))
+    return tuple((name, amount) for _, (name, amount) in found if amount)
 
 
 @dataclass(frozen=True)

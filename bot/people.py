@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from bot.codec import STAKE, SWAP, decode_seat, decode_stake
 from bot.ledger import EventRow, PaymentRow, Seat
+from bot.versions import versions
 from bot.vocabulary import fold
 
 RENAMING = ("join", "bind", "rename")  # the seat's occupant is called something new
@@ -86,6 +87,24 @@ def merged_index(seating: Occupancy) -> list[int]:
     return [order.setdefault(fold(name), len(order)) for name in seating.names]
 
 
+def merged_names(seating: Occupancy) -> list[str]:
+    """The name of each merged index (as `merged_index` numbers them), everyone who ever sat."""
+    order: dict[str, str] = {}
+    for name in seating.names:
+        order.setdefault(fold(name), name)
+    return list(order.values())
+
+
+def kept_indices(seating: Occupancy, kept: Sequence[Person]) -> list[int]:
+    """The merged index (as `merged_index`) of each person `merged_people` kept, in its order: a
+    player who left at 0 is in the index but not in the list."""
+    names = {fold(person.name) for person in kept}
+    order: dict[str, int] = {}
+    for name in seating.names:
+        order.setdefault(fold(name), len(order))
+    return [index for key, index in order.items() if key in names]
+
+
 def player_of(seating: Occupancy) -> Callable[[int, int], int]:
     """(event id, seat) → the player (as in `people`) who sat there at that event."""
     merged = merged_index(seating)
@@ -97,13 +116,14 @@ def net_by_reason(
 ) -> dict[tuple[int, str], int]:
     """Net amount per (player, reason), each payment to whoever sat in the seat at its event."""
     by_id = {event.id: event for event in events}
+    places = versions(events).slot_of
     who = player_of(seating)
     net: dict[tuple[int, str], int] = {}
     for payment in payments:
         event = by_id.get(payment.event_id)
         if event is None:
             continue
-        source = by_id.get(event.reverses, event) if event.reverses is not None else event
+        source = by_id.get(places.get(event.id, event.id), event)  # its slot's first row
         for seat, sign in ((payment.payer, -1), (payment.payee, 1)):
             key = (who(source.id, seat), payment.reason)
             net[key] = net.get(key, 0) + sign * payment.amount
@@ -133,6 +153,7 @@ def index_totals(
 ) -> tuple[list[int], list[int]]:
     """(flowers, money) per occupancy index, starting from `base` (a checkpoint's head, by index)."""
     by_id = {event.id: event for event in events}
+    places = versions(events).slot_of
     amounts = [0] * len(seating.names)
     money = [0] * len(seating.names)
     for index, (amount, cents) in enumerate(zip(*base, strict=True)):
@@ -141,8 +162,8 @@ def index_totals(
         event = by_id.get(payment.event_id)
         if event is None:
             continue
-        # a correction's money belongs to the hand and the players of the event it corrects
-        source = by_id.get(event.reverses, event) if event.reverses is not None else event
+        # a correction's money belongs to the hand and the players of the place (slot) it corrects
+        source = by_id.get(places.get(event.id, event.id), event)  # its slot's first row
         sitting = seating.at.get(source.id, seating.now)
         hand = hand_of(source.id) or source.hand_no
         cents = payment.amount * stake_at(schedule, hand)

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from bot.night import Night
 from bot.people import merged_index, stake_at, stake_schedule
+from bot.versions import versions
 
 
 @dataclass(frozen=True)
@@ -64,12 +65,15 @@ def night_people(night: Night) -> NightPeople:
         event = by_id[event_id]
         return night.fold.hand_of(event_id) or event.hand_no
 
+    places = versions(night.events).slot_of
     by_event: dict[int, list[PersonPayment]] = {}
     for payment in night.payment_rows:
         event = by_id.get(payment.event_id)
         if event is None:
             continue
-        source = by_id.get(event.reverses, event) if event.reverses is not None else event
+        # a correction's money belongs to the hand and the people of the place (slot) it corrects,
+        # exactly as `bot.people.index_totals` counts it for /summary
+        source = by_id.get(places.get(event.id, event.id), event)
         hand = hand_of(source.id)
         by_event.setdefault(event.id, []).append(
             PersonPayment(

@@ -7,7 +7,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from bot.night import Night, Nights
-from bot.people import merged_index, player_of
+from bot.people import Person, merged_index, merged_names, player_of
 from bot.replies import LIST, Joined, Reply
 from bot.views import format_money
 from bot.vocabulary import fold
@@ -31,7 +31,8 @@ def _add_night(night: Night, player: int, career: Career) -> None:
     """One player's night (a player, not a seat: after a 换人 the one who left keeps their figures)."""
     seating = night.seating()
     who = player_of(seating)
-    person = night.people()[player]
+    name = merged_names(seating)[player]  # `player` is a merged index: who left at 0 is not in people()
+    person = next((p for p in night.people() if fold(p.name) == fold(name)), Person(name, 0, 0))
     career.nights += 1
     career.net += person.amount
     career.money_cents += person.money_cents
@@ -100,10 +101,11 @@ async def chat_stats(nights: Nights, chat_id: str, only: str | None) -> list[Rep
         return [Reply("night.none")]
     careers: dict[str, Career] = {}
     for night in found:
-        for index, person in enumerate(night.people()):
+        names = [fold(name) for name in merged_names(night.seating())]
+        for person in night.people():
             if not person.name or (only and fold(person.name) != fold(only.lstrip("@"))):
                 continue
-            _add_night(night, index, careers.setdefault(person.name, Career()))
+            _add_night(night, names.index(fold(person.name)), careers.setdefault(person.name, Career()))
     if not careers:
         return [Reply("player.unknown", {"name": only or "", "players": ""})]
     replies = [Reply("stats.header", {"nights": len(found)}, count=len(found))]

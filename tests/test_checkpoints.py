@@ -269,8 +269,9 @@ async def _stake_change_reaching_back() -> None:
             head_only, (_, replay) = await _head_only(ledger), await _fresh(ledger)
             assert not head_only.partial
             _same_score(head_only, replay)
-            # C → B 6 and 46 from each, all repriced at 2
-            assert head_only.seat_totals() == ([138, -40, -52, -46], [27600, -8000, -10400, -9200])
+            # a 改底 takes effect where it sits in the log (after hand 1), whatever its payload's hand:
+            # C → B 6 and 46 from each stay at 1 per flower
+            assert head_only.seat_totals() == ([138, -40, -52, -46], [13800, -4000, -5200, -4600])
         finally:
             await ledger.close()
 

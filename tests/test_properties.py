@@ -14,6 +14,7 @@ from collections import Counter
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from bot.service import Referee
 from engine.claims import ClaimRefused
 from engine.decompose import waiting_tiles
 from engine.errors import EngineError
@@ -362,3 +363,164 @@ def test_impossible_claims_are_refused_and_possible_ones_are_not(
     except WinRefused:  # below the 小胡 limit: the claims themselves were fine
         refused = False
     assert refused == impossible_at_a_fresh_table(win_flags, winner, self_draw, len(hand.melds))
+
+
+# ---- a night with corrections equals a fresh replay of its corrected log (issue 21) ---------------
+
+NIGHT_HAND = "123m456m789m234p5p+5p"  # 42 + 2 × hard flowers, 门清 included
+NAMES = ("A", "B", "C", "D", "E")
+
+
+@st.composite
+def night_lines(draw: st.DrawFn) -> str:
+    """A table line or a chore, as someone at the table types it (names may be off the table)."""
+    actor, other = draw(st.sampled_from(NAMES)), draw(st.sampled_from(NAMES))
+    flowers = draw(st.integers(0, 6))
+    kinds = ["flower", "pong", "penalty", "self_win", "win", "draw", "stake", "swap", "rename", "dealer"]
+    kind = draw(st.sampled_from(kinds))
+    return {
+        "flower": f"{actor}: /flowergang",
+        "pong": f"{actor}: /pong {other}",
+        "penalty": f"{actor}: /penalty follow {other}",
+        "self_win": f"{actor}: /hu self {NIGHT_HAND} flowers={flowers + 4}",
+        "win": f"{actor}: /hu {other} {NIGHT_HAND} flowers={flowers}",
+        "draw": f"{actor}: /draw",
+        "stake": f"A: /stake {draw(st.sampled_from(['0.5', '2', '3']))}",
+        "swap": f"A: /swap {actor} {other}",
+        "rename": f"A: /rename {actor} {other}",
+        "dealer": f"A: /dealer {actor}",
+    }[kind]
+
+
+def another_version(line: str, nudge: int) -> str | None:
+    """The same kind of line, changed (None for a line /fix does not take: a chore)."""
+    speaker, text = line.split(": ", 1)
+    if text.startswith(("/stake", "/swap", "/rename", "/dealer")):
+        return None
+    if "flowers=" in text:
+        head, flowers = text.rsplit("flowers=", 1)
+        return f"{speaker}: {head}flowers={int(flowers) + 1 + nudge % 3}"
+    if text.startswith("/penalty"):
+        return f"{speaker}: /penalty {'four' if 'follow' in text else 'follow'} {text.split()[-1]}"
+    if text == "/flowergang":
+        return f"{speaker}: /flowergang {NAMES[nudge % 4]}"
+    return None
+
+
+operations = st.lists(
+    st.one_of(
+        night_lines().map(lambda line: ("line", line, 0)),
+        st.tuples(st.just("fix"), st.integers(0, 50).map(str), st.integers(0, 9)),
+        st.tuples(st.just("undo"), st.integers(0, 50).map(str), st.integers(0, 9)),
+    ),
+    min_size=1,
+    max_size=16,
+)
+
+
+async def _replays(referee: object, chat: str, lines: list[str]) -> tuple[object, bool]:
+    """A fresh night of `lines`; whether every one of them is recorded."""
+    from tests.harness import Table
+
+    assert isinstance(referee, Referee)
+    table = Table(referee, chat)
+    await table.say("A: /new A B C D")
+    for line in lines:
+        response = await table.respond(line)
+        if response is None or not response.recorded:  # a repeat in its hand is asked first: confirm it
+            response = await table.respond(f"{line.split(': ', 1)[0]}: /again")
+        if response is None or not response.recorded:
+            return table, False
+    return table, True
+
+
+async def _corrected_night(ops: list[tuple[str, str, int]]) -> tuple[int, int]:
+    """Play `ops` keeping a model: each place's versions (line, the event id that wrote it), newest
+    last; a correction names the place by its first event or by its current version (the natural
+    `/fix 3` after a fix #3), which must mean the same. Then the current versions, replayed on a
+    fresh night, must give the same balances, money, transfers, hands, /score and restart; and a
+    correction is refused only when the corrected log does not replay."""
+    import tempfile
+    from pathlib import Path
+
+    from bot.ledger import Ledger
+    from tests.harness import Table
+
+    with tempfile.TemporaryDirectory() as folder:
+        ledger = await Ledger.open(Path(folder) / "l.sqlite3")
+        try:
+            referee = Referee(ledger, charts_enabled=False)
+            table = Table(referee, "night")
+            await table.say("A: /new A B C D")
+            places: list[list[tuple[str, int]]] = []  # versions of each place; empty: undone
+            recorded = refused = 0
+            replays = iter(range(10_000))
+
+            def log(changed: list[tuple[str, int]] | None = None, at: int = -1) -> list[str]:
+                versions = [changed if i == at and changed is not None else v for i, v in enumerate(places)]
+                return [v[-1][0] for v in versions if v]
+
+            async def newest() -> tuple[int, str]:
+                night = await referee.nights.latest("night")
+                assert night is not None
+                return night.events[-1].id, night.events[-1].kind
+
+            for op, value, nudge in ops:
+                if op == "line":
+                    response = await table.respond(value)
+                    if response is None or not response.recorded:
+                        continue
+                    event_id, kind = await newest()
+                    if kind == "fix":  # merged into the last win (一炮多响): take it back
+                        undone = await table.respond("A: /undo")
+                        assert undone is not None and undone.recorded
+                        continue
+                    places.append([(value, event_id)])
+                    continue
+                # a swap or rename is never taken back here: later lines name the table as it then was
+                names = ("/swap", "/rename")
+                live = [i for i, p in enumerate(places) if p and not p[-1][0].split(": ", 1)[1].startswith(names)]
+                if not live:
+                    continue
+                at = live[int(value) % len(live)]
+                versions = places[at]
+                named = versions[0][1] if nudge % 2 else versions[-1][1]
+                if op == "undo":
+                    attempt = versions[:-1]
+                    response = await table.respond(f"A: /undo {named}")
+                else:
+                    changed = another_version(versions[-1][0], nudge)
+                    if changed is None:
+                        continue
+                    attempt = [*versions, (changed, 0)]
+                    response = await table.respond(f"A: /fix {named} {changed.split(': ', 1)[1]}")
+                if response is not None and response.recorded:
+                    event_id, _ = await newest()
+                    places[at] = attempt if op == "undo" else [*versions, (attempt[-1][0], event_id)]
+                    recorded += 1
+                    continue
+                refused += 1
+                _, holds = await _replays(referee, f"check-{next(replays)}", log(attempt, at))
+                assert not holds, f"refused, yet the corrected log replays: {log(attempt, at)}"
+            replay, holds = await _replays(referee, "replay", log())
+            assert holds and isinstance(replay, Table), log()
+            night, fresh = await table.night(), await replay.night()
+            assert {**night, "night": 0} == {**fresh, "night": 0}  # balances, money, transfers, hands
+            assert await table.say("A: /score") == await replay.say("A: /score")
+            restarted = Table(Referee(ledger, charts_enabled=False), "night")
+            assert await restarted.balances() == await replay.balances()
+            return recorded, refused
+        finally:
+            await ledger.close()
+
+
+@settings(max_examples=examples(15), deadline=None)
+@given(operations)
+def test_a_corrected_night_equals_replaying_its_corrected_log(ops: list[tuple[str, str, int]]) -> None:
+    import asyncio
+
+    from hypothesis import event
+
+    recorded, refused = asyncio.run(_corrected_night(ops))
+    event(f"corrections recorded: {min(recorded, 4)}{'+' if recorded >= 4 else ''}")
+    event(f"corrections refused: {min(refused, 2)}{'+' if refused >= 2 else ''}")

@@ -141,7 +141,7 @@ async def test_several_winners_comma_form(table: Table) -> None:
 async def test_several_winners_two_lines_merge(table: Table) -> None:
     await table.play(NEW)
     await table.say("Bob: /hu Carol 123m 456m 789m 234p 5p +5p flowers=4")
-    out = await table.say("Dave: /hu Carol 123m 456m 789m 234s 5s +5s flowers=4")
+    out = await table.say("Dave: /hu Carol 123m 456m 789m 234p 5p +5p flowers=4")  # the same discard, 5p
     assert "#4" in out or "一炮多响" in out
     # each: 20 + 2×(4 hard + 缺一 1) + 门清 20 = 50, both paid by Carol
     assert await table.balances() == {"Alice": 0, "Bob": 50, "Carol": -100, "Dave": 50}

@@ -49,25 +49,27 @@ EVENT_OF_COMMAND = {
     "draw": "draw",
 }
 
+NEEDS_A_NAME = ("pong", "penalty")
+
 
 def target_of(night: Night, number: int | None) -> EventRow:
-    """The event to correct: #N, or the latest one that can be undone."""
+    """The version to correct: the current one at #N's place (#N may be the event first typed there
+    or any fix of it), or the latest current version that can be undone (bot/versions.py)."""
     if number is None:
         target = night.last_active(REVERSIBLE)
         if target is None:
             raise Refusal(Reply("undo.nothing"))
         return target
-    target = night.event(number)
-    if target is None:
+    named = night.event(number)
+    if named is None:
         raise Refusal(Reply("undo.no_such_event", {"id": number}))
-    reverser = night.reverser(target.id)
-    if reverser is not None:
-        if reverser.kind == "undo" and reverser.id in night.active:
-            raise Refusal(Reply("undo.already_undone", {"id": target.id}))
-        raise Refusal(Reply("undo.reversed_by", {"id": target.id, "by": reverser.id}))
-    if target.kind not in REVERSIBLE:
-        raise Refusal(Reply("undo.not_undoable", {"id": target.id, "kind": Reply(f"kind.{target.kind}")}))
-    return target
+    root = night.event(night.slot_of(named.id)) or named
+    if root.kind not in REVERSIBLE or named.kind not in REVERSIBLE:
+        raise Refusal(Reply("undo.not_undoable", {"id": named.id, "kind": Reply(f"kind.{named.kind}")}))
+    current = night.current_version(root.id)
+    if current is None:
+        raise Refusal(Reply("undo.already_undone", {"id": named.id}))
+    return current
 
 
 def signed(amount: int) -> str:
@@ -75,8 +77,7 @@ def signed(amount: int) -> str:
 
 
 def correction_replies(night: Night, corrected: Corrected) -> list[Reply]:
-    seats = night.seats
-    moved = [f"{seats[s].name} {signed(a)}" for s, a in enumerate(corrected.changes) if a]
+    moved = [f"{name} {signed(amount)}" for name, amount in corrected.changes]
     replies = [Reply("correction.changes", {"changes": " · ".join(moved)}) if moved else Reply("correction.no_change")]
     if corrected.moved_hands:
         replies.append(Reply("correction.moved", {"hands": ", ".join(str(h) for h in corrected.moved_hands)}))
@@ -93,7 +94,9 @@ async def correct(context: Context, night: Night, target: EventRow, event: Event
         raise Refusal(meld_conflict(night, error, hand)) from error
     except LaterEventBreaks as error:
         reason = Reply(error.cause.key, readable(error.cause.params, night.seats))
-        if isinstance(error.cause, WinRefused):
+        if isinstance(error.cause, LoggedMeldMissing):  # the later win's meld, named by its event
+            reason = meld_conflict(night, error.cause, night.fold.hand_of(error.slot) or night.state.hand_no)
+        elif isinstance(error.cause, WinRefused):
             reason = Reply(error.cause.key, {"winner": night.seats[error.cause.params["winner"]].name, "total": ""})
         raise Refusal(Reply("fix.breaks_later", {"id": error.slot, "reason": reason})) from error
 
@@ -116,6 +119,9 @@ def corrected_event(context: Context, night: Night, target: EventRow) -> Event:
     if original is None:
         raise Refusal(Reply("undo.not_undoable", {"id": target.id, "kind": Reply(f"kind.{target.kind}")}))
     kind = EVENT_OF_COMMAND[inner.name]
+    exposed = inner.name == "gang" and (inner.kind or "exposed") == "exposed"
+    if (inner.name in NEEDS_A_NAME or exposed) and not inner.names:  # typed alone it asks with buttons: here, the line
+        raise Refusal(Reply("fix.usage"))
     if kind != event_kind(original):
         raise Refusal(Reply("fix.other_kind", {"id": target.id, "kind": Reply(f"kind.{event_kind(original)}")}))
     # Unnamed, the actor is the corrected event's (改 3 胡 王五 … fixes that win, whoever types it)
@@ -156,7 +162,7 @@ async def fix(context: Context) -> Response:
     if context.command.number is None or not context.command.word:
         raise Refusal(Reply("fix.usage"))
     target = target_of(night, context.command.number)
-    if target.kind == "join":
+    if (night.event(night.slot_of(target.id)) or target).kind == "join":
         raise Refusal(Reply("undo.not_undoable", {"id": target.id, "kind": Reply("kind.join")}))
     event = corrected_event(context, night, target)
     corrected = await correct(context, night, target, event)

@@ -10,7 +10,7 @@ from bot.commands import SPEC_BY_NAME
 from bot.handlers.common import Context, Refusal, board, describe
 from bot.ledger import EventRow, Seat
 from bot.night import Night, doubled_hands, table_event
-from bot.people import merged_index, net_by_reason, player_of
+from bot.people import kept_indices, merged_index, net_by_reason, player_of
 from bot.personal import night_people
 from bot.replies import Attachment, Choice, Reply, Response
 from bot.stats import chat_stats, my_stats
@@ -100,6 +100,7 @@ def summary_replies(night: Night) -> list[Reply]:
     net = net_by_reason(seating, night.events, night.payment_rows)
     stats = night_stats(night.fold.played, net, len(set(merged_index(seating))), player_of(seating))
     everyone = night.people()
+    stats = [stats[index] for index in kept_indices(seating, everyone)]  # no row for who left at 0
     return summary_lines(
         replace(night.row, stake_cents=night.stake_at(night.state.hand_no)),  # the stake in force
         tuple(Seat(p.name) for p in everyone),

@@ -321,17 +321,24 @@ async def hu(context: Context) -> Response:
 
 
 def mergeable_win(night: Night, event: Win) -> EventRow | None:
-    """A second 胡 on the same discard, typed as its own line right after the first (一炮多响)."""
-    if event.discarder is None:
+    """A second 胡 on the same discard, typed as its own line right after the first (一炮多响): the
+    win must be the last event played (by its place in the night, so a fix of an older hand's win
+    never counts), on the same discarder, with other winners, and on the same tile when both say it."""
+    if event.discarder is None or not night.fold.played:
         return None
-    last = night.last_active(REVERSIBLE)
-    previous = table_event(last) if last is not None else None
-    if last is None or not isinstance(previous, Win):
+    last = night.fold.played[-1]
+    previous = last.event
+    if not isinstance(previous, Win) or previous.discarder != event.discarder:
         return None
-    earlier = {c.winner for c in previous.claims}
-    if previous.discarder != event.discarder or earlier & {c.winner for c in event.claims}:
+    if {c.winner for c in previous.claims} & {c.winner for c in event.claims}:
         return None
-    return last
+    tiles = {c.winning for c in (*previous.claims, *event.claims) if c.winning is not None}
+    if len(tiles) > 1:
+        return None  # another tile: another discard, the next hand's win
+    newest = night.last_active(REVERSIBLE)  # nothing typed since (a chore, a fix elsewhere)
+    if newest is None or night.slot_of(newest.id) != last.slot:
+        return None
+    return night.current_version(last.slot)
 
 
 async def merged(context: Context, night: Night, target: EventRow, event: Win) -> Response:
