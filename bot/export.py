@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Mapping
 
 from bot.personal import NightPeople
 from bot.views import format_money
@@ -40,12 +41,14 @@ def cell(value: object) -> object:
     return value
 
 
-def night_csv(people: NightPeople) -> bytes:
+def night_csv(people: NightPeople, shown: Mapping[int, str] | None = None) -> bytes:
+    """`shown`: what a line not meant for people (a guided flow's token) stands for, by event id."""
     buffer = io.StringIO()
     writer = csv.writer(buffer)
     writer.writerow(HEADER)
     for entry in people.log:
-        base = [entry.id, entry.time, entry.hand, entry.kind, entry.speaker, entry.text, entry.undoes or ""]
+        base = [entry.id, entry.time, entry.hand, entry.kind, entry.speaker, (shown or {}).get(entry.id, entry.text)]
+        base.append(entry.undoes or "")
         if not entry.payments:
             writer.writerow([cell(v) for v in (*base, "", "", "", "", "")])
         for p in entry.payments:

@@ -40,3 +40,13 @@ async def test_changkaitou_boards_show_points_not_flowers(table: Table) -> None:
 async def test_a_doubled_hand_says_what_doubled_it(table: Table) -> None:
     out = await table.play("/new A B C D\n/draw")
     assert "⚠️ 下一盘比下胡（×2）：荒庄" in out  # a drawn hand doubles the next (比下胡)
+
+
+async def test_the_csv_shows_the_event_a_flow_line_stands_for(table: Table) -> None:
+    await table.say("/new A B C D")
+    who = await penalty_who_step(table)
+    await table.say(f"A: {command_of(who, 'C')}")
+    response = await table.respond("/export")
+    assert response is not None
+    text = response.attachments[0].data.decode("utf-8-sig")
+    assert "~t" not in text and "跟牌" in text

@@ -12,7 +12,7 @@ from bot.ledger import EventRow, Seat
 from bot.night import Night, doubled_hands, table_event
 from bot.people import kept_indices, merged_index, net_by_reason, player_of
 from bot.personal import night_people
-from bot.replies import Attachment, Choice, Reply, Response
+from bot.replies import Attachment, Choice, Reply, Response, render
 from bot.stats import chat_stats, my_stats
 from bot.views import format_money, night_stats, unit_key
 from bot.views import history as history_lines
@@ -20,6 +20,7 @@ from bot.views import rules as rules_lines
 from bot.views import summary as summary_lines
 from bot.vocabulary import fold
 from engine.preset import PRESET_NAMES, preset_from_dict, resolved_builtin
+from locales import Translator
 
 # A page of /history: 15 lines of about 100 characters stay well under Telegram's 4,096 a message.
 HISTORY_LINES = 15
@@ -161,7 +162,9 @@ async def me(context: Context) -> Response:
 
 async def export_(context: Context) -> Response:
     night = any_night(context)
-    data = export.night_csv(night_people(night))
+    translator = Translator(context.language)  # a flow's token line is exported as what it stands for
+    shown = {key: render(line, translator) for key, line in flow_lines(night, night.events).items()}
+    data = export.night_csv(night_people(night), shown)
     return Response(
         (Reply("export.done", {"night": night.number}),),
         context.language,
