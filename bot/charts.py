@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from functools import cache
 from importlib import resources
 
-from bot.ledger import NightRow, Seat
+from bot.personal import NightPeople, payments_of
 from locales import Translator
 
 CJK_FONT_FILES = ("NotoSansCJKsc-Regular.otf",)
@@ -41,27 +41,52 @@ def cjk_font_name() -> str | None:
 def cumulative_by_hand(deltas: Sequence[tuple[int, int, int]], hands: int = 0) -> list[tuple[int, list[int]]]:
     """(hand number, balances after it) for hand 0 (the start) and every hand up to the last: the
     `hands` played, or a later one that already saw a payment; a hand without payments keeps the line
-    level."""
+    level. `deltas` are (hand, player index, amount)."""
+    players = max([4, *(player + 1 for _, player, _ in deltas)])
     per_hand: dict[int, list[int]] = {}
-    for hand, seat, amount in deltas:
-        per_hand.setdefault(hand, [0, 0, 0, 0])[seat] += amount
+    for hand, player, amount in deltas:
+        per_hand.setdefault(hand, [0] * players)[player] += amount
     last = max([hands, *per_hand])
-    points = [(0, [0, 0, 0, 0])]
-    running = [0, 0, 0, 0]
+    points = [(0, [0] * players)]
+    running = [0] * players
     for hand in range(1, last + 1):
-        running = [a + b for a, b in zip(running, per_hand.get(hand, [0, 0, 0, 0]), strict=True)]
+        running = [a + b for a, b in zip(running, per_hand.get(hand, [0] * players), strict=True)]
         points.append((hand, list(running)))
     return points
 
 
-def balance_chart(
-    night: NightRow,
-    seats: Sequence[Seat],
-    deltas: Sequence[tuple[int, int, int]],
-    doubled: set[int],
-    language: str,
-    played: int = 0,
-) -> bytes:
+def person_lines(people: NightPeople) -> list[tuple[str, list[int], list[int | None]]]:
+    """(name, hands, balance after each hand or None where they did not sit) per person: the line of
+    one who left stops at their last hand at the balance they keep, a newcomer's starts at zero the hand
+    before they sat down."""
+    index = {name: i for i, name in enumerate(people.names)}
+    deltas = [
+        (p.hand, index[name], sign * p.amount)
+        for p in payments_of(people)
+        for name, sign in ((p.payer, -1), (p.payee, 1))
+        if name in index
+    ]
+    points = cumulative_by_hand(deltas, people.hands)
+    hands = [hand for hand, _ in points]
+    lines: list[tuple[str, list[int], list[int | None]]] = []
+    for i, name in enumerate(people.names):
+        sat = {hand for hand, names in people.seated.items() if name in names}
+        # the hand before one sits down anchors the line at the balance they start from (zero)
+        shown = sat | {hand - 1 for hand in sat}
+        lines.append((name, hands, [balances[i] if hand in shown else None for hand, balances in points]))
+    return lines
+
+
+def end_points(people: NightPeople) -> dict[str, int]:
+    """Each person's last drawn balance: what they take home in flowers (or chips)."""
+    ends: dict[str, int] = {}
+    for name, _, values in person_lines(people):
+        drawn = [v for v in values if v is not None]
+        ends[name] = drawn[-1] if drawn else 0
+    return ends
+
+
+def balance_chart(night_number: int, people: NightPeople, doubled: set[int], language: str) -> bytes:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -70,19 +95,19 @@ def balance_chart(
 
     translator = Translator(language)
     family = cjk_font_name()
-    points = cumulative_by_hand(deltas, played)
     figure = Figure(figsize=(8, 4.5), dpi=100)
     axes = figure.subplots()
-    hands = [hand for hand, _ in points]
-    for seat in range(4):
-        values = [balances[seat] for _, balances in points]
-        axes.plot(hands, values, marker="o", label=seats[seat].name or "?")
-        marked = [(h, v) for h, v in zip(hands, values, strict=True) if h in doubled]
+    hands: list[int] = [0]
+    for name, hands, values in person_lines(people):
+        # None leaves a gap where the person was not seated (matplotlib draws nothing there)
+        drawn = [float("nan") if v is None else float(v) for v in values]
+        axes.plot(hands, drawn, marker="o", label=name or "?")
+        marked = [(h, v) for h, v in zip(hands, values, strict=True) if h in doubled and v is not None]
         if marked:
             axes.scatter([h for h, _ in marked], [v for _, v in marked], marker="*", s=120, zorder=3)
     axes.axhline(0, color="grey", linewidth=0.8)
     fontdict = {"family": family} if family else None
-    axes.set_title(translator.t("chart.title", night=night.number), fontdict=fontdict)
+    axes.set_title(translator.t("chart.title", night=night_number), fontdict=fontdict)
     axes.set_xlabel(translator.t("chart.hand_axis"), fontdict=fontdict)
     axes.set_ylabel(translator.t("chart.balance_axis"), fontdict=fontdict)
     if doubled:

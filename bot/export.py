@@ -1,12 +1,18 @@
-"""The night's events and payments as CSV, UTF-8 with a BOM so spreadsheet programs read Chinese."""
+"""The night's events and payments as CSV, UTF-8 with a BOM so spreadsheet programs read Chinese.
+
+Every payment names the people who paid and were paid (whoever sat in the seat at that event, so
+after a 换人 the one who left keeps their hands), with its money at that hand's stake: each person's
+sum of `money` over the `payee` rows minus the `payer` rows is their /summary figure. A cell a
+spreadsheet would read as a formula (= + - @ or a tab first) is written as text.
+"""
 
 from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Sequence
+from collections.abc import Mapping
 
-from bot.ledger import EventRow, NightRow, PaymentRow, Seat
+from bot.personal import NightPeople
 from bot.views import format_money
 
 HEADER = (
@@ -24,31 +30,29 @@ HEADER = (
     "reason",
 )
 
+# the spreadsheet convention (OWASP "CSV injection"): a leading quote makes the cell plain text
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
-def night_csv(
-    night: NightRow, seats: Sequence[Seat], events: Sequence[EventRow], payments: Sequence[PaymentRow]
-) -> bytes:
-    by_event: dict[int, list[PaymentRow]] = {}
-    for payment in payments:
-        by_event.setdefault(payment.event_id, []).append(payment)
+
+def cell(value: object) -> object:
+    """A text cell a spreadsheet would evaluate is neutralised; numbers stay numbers."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
+def night_csv(people: NightPeople, shown: Mapping[int, str] | None = None) -> bytes:
+    """`shown`: what a line not meant for people (a guided flow's token) stands for, by event id."""
     buffer = io.StringIO()
     writer = csv.writer(buffer)
     writer.writerow(HEADER)
-    for event in events:
-        base = [
-            event.id,
-            event.created_at,
-            event.hand_no,
-            event.kind,
-            event.speaker,
-            event.raw_text,
-            event.reverses or "",
-        ]
-        rows = by_event.get(event.id, [])
-        if not rows:
-            writer.writerow([*base, "", "", "", "", ""])
-        for p in rows:
-            writer.writerow(
-                [*base, seats[p.payer].name, seats[p.payee].name, p.amount, format_money(p.money_cents), p.reason]
-            )
+    for entry in people.log:
+        base = [entry.id, entry.time, entry.hand, entry.kind, entry.speaker, (shown or {}).get(entry.id, entry.text)]
+        base.append(entry.undoes or "")
+        if not entry.payments:
+            writer.writerow([cell(v) for v in (*base, "", "", "", "", "")])
+        for p in entry.payments:
+            # amounts are numbers (a negative one is not a formula); only text cells are neutralised
+            row = [*map(cell, base), cell(p.payer), cell(p.payee), p.amount, format_money(p.money_cents), p.reason]
+            writer.writerow(row)
     return ("\ufeff" + buffer.getvalue()).encode("utf-8")

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bot.ledger import NightRow, Seat
-from bot.vocabulary import fold
+from bot.vocabulary import fold, name_key
 from engine.errors import EngineError
 
 
@@ -35,7 +35,7 @@ def seat_of(seats: Sequence[Seat], speaker: Speaker) -> int | None:
             return index
         if seat.username and speaker.username and seat.username.casefold() == speaker.username.casefold():
             return index
-        if speaker.by_name and seat.name and fold(seat.name) == fold(speaker.name):
+        if speaker.by_name and seat.name and name_key(seat.name) == name_key(speaker.name):
             return index
     return None
 
@@ -59,11 +59,11 @@ def resolve(seats: Sequence[Seat], token: str) -> int:
     players."""
     if len(token) == 2 and token[0] == "#" and token[1] in "0123" and seats[int(token[1])].name:
         return int(token[1])
-    folded = fold(token.lstrip("@"))
+    folded = name_key(token.lstrip("@"))
     hits = [
         index
         for index, seat in enumerate(seats)
-        if (seat.name and fold(seat.name) == folded) or (seat.username and fold(seat.username) == folded)
+        if (seat.name and name_key(seat.name) == folded) or (seat.username and fold(seat.username) == folded)
     ]
     if len(hits) == 1:
         return hits[0]

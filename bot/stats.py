@@ -38,11 +38,12 @@ def _add_night(night: Night, player: int, career: Career) -> None:
     career.money_cents += person.money_cents
     for played in night.fold.played:
         event = played.event
-        if isinstance(event, Draw):
+        # a hand counts for whoever sat at the event that ended it: after a 换人 the rates of the one
+        # who left and of the newcomer are over the hands each of them played
+        if isinstance(event, Draw | Win) and any(who(played.slot, seat) == player for seat in range(4)):
             career.hands += 1
         if not isinstance(event, Win):
             continue
-        career.hands += 1
         self_draw = event.discarder is None or any(c.flags.robbing_gang for c in event.claims)
         for winner, score in played.scores:
             if who(played.slot, winner) == player:

@@ -62,11 +62,13 @@ def scoreboard(seats: Sequence[Seat], state: TableState, amounts: Sequence[int],
     start = state.preset.start
     parts = [
         Reply(
-            "board.player",
+            "board.person",
             {
                 "seat": Reply(SEAT_KEYS[i]),
                 "name": seats[i].name,
                 "amount": start + amounts[i],
+                # every figure says what it is: a preset that starts from a count (敞开头) shows points
+                "unit": Reply("unit_name.points" if start else unit_key(state.preset)),
                 "money": format_money(money[i]),
             },
         )
@@ -98,9 +100,11 @@ def history(
     reversed_ids: set[int],
     hands: Mapping[int, int],
     fixed_by: Mapping[int, int] | None = None,
+    shown: Mapping[int, Reply] | None = None,
 ) -> list[Reply]:
     """The latest log lines; `hands` gives each event's hand as the corrected night has it, and
-    `fixed_by` which event corrected a line (shown instead of "undone")."""
+    `fixed_by` which event corrected a line (shown instead of "undone"), `shown` what a line that is not
+    for people to read (a guided flow's token) stands for."""
     lines: list[Reply] = []
     fixed_by = fixed_by or {}
     for event in events:
@@ -109,7 +113,7 @@ def history(
             "id": event.id,
             "hand": hands.get(event.id, event.hand_no),
             "kind": Reply(f"kind.{event.kind}"),
-            "text": event.raw_text,
+            "text": (shown or {}).get(event.id, event.raw_text),
             "speaker": event.speaker,
         }
         if event.id in reversed_ids and event.id in fixed_by:

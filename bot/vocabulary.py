@@ -12,6 +12,7 @@ Matching folds case, full-width forms and Traditional characters (張三 matches
 from __future__ import annotations
 
 import dataclasses
+import unicodedata
 from collections.abc import Iterable, Mapping
 from functools import cache, lru_cache
 from types import MappingProxyType
@@ -54,6 +55,26 @@ def fold_char(char: str) -> str:
 def fold(text: str) -> str:
     """Text as matching sees it, character by character (the length never changes)."""
     return "".join(fold_char(char) for char in normalize_width(text))
+
+
+# Characters that show nothing or turn the text around: zero-width spaces and joiners, the word joiner,
+# the BOM, the Mongolian vowel separator, and every bidi mark, embedding, override and isolate. A name
+# holding them looks like another name (`Bob` and `Bob` + U+200B), or reverses a `payer → payee` line.
+INVISIBLE = frozenset(
+    "\u200b\u200c\u200d\u2060\ufeff\u180e\u00ad\u200e\u200f\u061c\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+)
+
+
+def clean_name(text: str) -> str:
+    """A player's name as stored and compared: NFC (a composed é is one é), invisible and direction
+    characters removed, outer spaces trimmed. Empty means no name at all (the caller refuses it)."""
+    composed = unicodedata.normalize("NFC", text)
+    return "".join(char for char in composed if char not in INVISIBLE).strip()
+
+
+def name_key(text: str) -> str:
+    """What two names are compared by: cleaned, then folded (`Bob` + U+200B is Bob, 張三 is 张三)."""
+    return fold(clean_name(text))
 
 
 def catalog_words(key: str, with_name: bool = True) -> list[str]:

@@ -832,7 +832,8 @@ def _end_hand(state: TableState) -> Outcome:
     if stays:
         notices.append(Notice("table.dealer_stays", {"dealer": dealer, "streak": streak}))
     if doubled:
-        notices.append(Notice("table.next_doubled"))
+        # the warning says why: the facts of this hand that double the next one (a 清一色, a draw …)
+        notices.append(Notice("table.next_doubled", {"triggers": ",".join(sorted(facts & preset.triggers))}))
     if passes // SEATS > state.dealer_passes // SEATS:
         notices.append(Notice("table.round_over", {"round": passes // SEATS}))
     if passes > state.dealer_passes and passes == preset.jiang_passes:

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bot.charts import balance_chart, cjk_font_name
-from bot.ledger import NightRow, Seat
+from bot.personal import LogEntry, NightPeople, PersonPayment
 from bot.service import Referee
 from engine.transfers import minimal_transfers
 from tests.harness import Table
@@ -47,11 +47,15 @@ def test_two_pairs_settle_in_two_transfers_not_three() -> None:
 
 def test_the_chart_is_a_png_and_chinese_renders_without_missing_glyphs() -> None:
     assert cjk_font_name() is not None, "the CJK font shipped by mplfonts is installed"
-    night = NightRow(1, "c", "nanjing", "{}", 100, (), 0, "x", "")
-    seats = (Seat("张三"), Seat("李四"), Seat("王五"), Seat("趙六"))
+    names = ("张三", "李四", "王五", "趙六")
+    log = (
+        LogEntry(1, "x", 1, "hu", "", "", None, (PersonPayment(1, 1, "李四", "张三", 34, 3400, "win"),)),
+        LogEntry(2, "x", 2, "hu", "", "", None, (PersonPayment(2, 2, "趙六", "王五", 46, 4600, "win"),)),
+    )
+    people = NightPeople(names, log, {0: frozenset(names), 1: frozenset(names), 2: frozenset(names)}, 2)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        png = balance_chart(night, seats, [(1, 0, 34), (1, 1, -34), (2, 2, 46), (2, 3, -46)], {2}, "zh-Hans")
+        png = balance_chart(1, people, {2}, "zh-Hans")
     assert png.startswith(b"\x89PNG") and 10_000 < len(png) < 500_000
     assert not [w for w in caught if "missing from" in str(w.message) or "Glyph" in str(w.message)]
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from bot.codec import SWAP, SeatChange, StakeChange
 from bot.handlers.common import Context, Refusal, open_night, recorded_response
-from bot.handlers.opening import stake_cents_of
+from bot.handlers.opening import checked_name, stake_cents_of
 from bot.night import Night
 from bot.replies import Reply, Response
 from bot.seating import may_record, player_list, resolve
 from bot.views import SEAT_KEYS, format_money
-from bot.vocabulary import fold
+from bot.vocabulary import fold, name_key
 from engine.errors import EngineError
 from engine.table import SetDealer, hand_started
 
@@ -40,8 +40,9 @@ def two_words(context: Context, usage: str) -> tuple[str, str]:
 
 
 def new_name(context: Context, name: str) -> str:
-    """A name nobody at the table has (张三 and 張三 are one name)."""
-    if not name or any(fold(seat.name) == fold(name) for seat in context.seats if seat.name):
+    """A name nobody at the table has (张三 and 張三 are one name), cleaned of invisible characters."""
+    name = checked_name(name)
+    if not name or any(name_key(seat.name) == name_key(name) for seat in context.seats if seat.name):
         raise Refusal(Reply("new.duplicate_name"))
     return name
 

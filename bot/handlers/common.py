@@ -137,6 +137,9 @@ def readable(params: dict[str, object], seats: Sequence[Seat]) -> dict[str, obje
     shown = dict(params)
     if isinstance(shown.get("why"), str):
         shown["why"] = Reply(f"liability.{shown['why']}")
+    if isinstance(shown.get("triggers"), str):  # which facts of the hand doubled the next one
+        triggers = tuple(Reply(f"trigger.{key}") for key in str(shown["triggers"]).split(",") if key)
+        shown["triggers"] = Joined(triggers, "、")
     for key in ("seat", "winner", "feeder", "taker", "dealer"):
         value = shown.get(key)
         if isinstance(value, int) and 0 <= value < len(seats):

@@ -13,7 +13,7 @@ from bot.ledger import Seat
 from bot.replies import Choice, Reply, Response
 from bot.seating import Speaker, may_record, player_list, resolve, seat_of
 from bot.views import SEAT_KEYS, format_money
-from bot.vocabulary import fold
+from bot.vocabulary import INVISIBLE, clean_name, fold, name_key
 from engine.preset import PRESET_NAMES, resolved_builtin, resolved_text
 from locales import LANGUAGES, normalize_language
 
@@ -66,6 +66,16 @@ async def new(context: Context) -> Response:
     return Response(tuple(replies), language, choices=choices, recorded=True, night_id=night.id, hand_no=1)
 
 
+def checked_name(raw: str) -> str:
+    """A name as it enters the night, cleaned (`clean_name`); one that was only invisible characters
+    is refused, shown with those characters spelled out (U+200B) rather than acting on the screen."""
+    name = clean_name(raw)
+    if raw and not name:
+        shown = "".join(f"U+{ord(char):04X}" if char in INVISIBLE else char for char in raw)
+        raise Refusal(Reply("name.empty", {"name": shown.strip() or repr(raw)}))
+    return name
+
+
 def seats_for_new(command: Command, incoming: Incoming) -> tuple[Seat, ...]:
     mentioned = {(m.username or "").casefold(): m for m in incoming.mentions if m.username}
     by_name = {m.name.casefold(): m for m in incoming.mentions}
@@ -73,9 +83,9 @@ def seats_for_new(command: Command, incoming: Incoming) -> tuple[Seat, ...]:
     for token in command.names:
         user = mentioned.get(token.lstrip("@").casefold()) or by_name.get(token.casefold())
         if user is not None and not user.by_name:
-            seats.append(Seat(user.name, user.id or None, user.username))
+            seats.append(Seat(checked_name(user.name), user.id or None, user.username))
         else:
-            seats.append(Seat(token.lstrip("@")))
+            seats.append(Seat(checked_name(token.lstrip("@"))))
     if len(seats) > SEATS:
         raise Refusal(Reply("new.too_many_players", {"count": len(seats)}))
     folded = [fold(s.name) for s in seats]  # 张三 and 張三 are one name: typed names match across scripts
@@ -142,7 +152,8 @@ async def join(context: Context) -> Response:
     name = context.command.word if context.command.word and speaker.is_admin else speaker.name
     if not context.command.word and speaker.id and not speaker.by_name:
         name = distinct_label(context.seats, speaker)  # two Telegram users both called Alex
-    if any(fold(s.name) == fold(name) for s in context.seats if s.name):
+    name = checked_name(name)
+    if any(name_key(s.name) == name_key(name) for s in context.seats if s.name):
         raise Refusal(Reply("new.duplicate_name"))
     seat = free[0]
     change = SeatChange(seat, name, None if speaker.by_name else speaker.id, speaker.username)
@@ -157,10 +168,10 @@ async def join(context: Context) -> Response:
 
 def distinct_label(seats: tuple[Seat, ...], speaker: Speaker) -> str:
     """The joining account's label: its name, else its first + last name, else the name numbered."""
-    taken = {fold(s.name) for s in seats if s.name}
+    taken = {name_key(s.name) for s in seats if s.name}
     candidates = [speaker.name, *("".join(n.split()) for n in speaker.names)]
     candidates += [f"{speaker.name}{n}" for n in range(2, 2 + len(seats) + 1)]
-    return next((c for c in candidates if c and fold(c) not in taken), speaker.name)
+    return next((c for c in candidates if c and name_key(c) not in taken), speaker.name)
 
 
 def unclaimed(seats: tuple[Seat, ...]) -> list[Seat]:

@@ -7,21 +7,25 @@ from pathlib import Path
 
 from bot import charts, export
 from bot.commands import SPEC_BY_NAME
-from bot.handlers.common import Context, Refusal, board
+from bot.handlers.common import Context, Refusal, board, describe
 from bot.handlers.opening import unclaimed
-from bot.ledger import Seat
-from bot.night import Night, doubled_hands, hand_deltas
+from bot.ledger import EventRow, Seat
+from bot.night import Night, doubled_hands, table_event
 from bot.people import kept_indices, merged_index, net_by_reason, player_of
-from bot.replies import Attachment, Choice, Reply, Response
+from bot.personal import night_people
+from bot.replies import Attachment, Choice, Reply, Response, render
 from bot.stats import chat_stats, my_stats
+from bot.views import format_money, night_stats, unit_key
 from bot.views import history as history_lines
-from bot.views import night_stats
 from bot.views import rules as rules_lines
 from bot.views import summary as summary_lines
+from bot.vocabulary import fold
 from engine.preset import PRESET_NAMES, preset_from_dict, resolved_builtin
+from locales import Translator
 
 # A page of /history: 15 lines of about 100 characters stay well under Telegram's 4,096 a message.
 HISTORY_LINES = 15
+FLOW_MARK = " ~t"  # a guided flow's line carries its state after the command (`/hu ~t…`)
 
 
 def any_night(context: Context) -> Night:
@@ -32,15 +36,22 @@ def any_night(context: Context) -> Night:
 
 async def score(context: Context) -> Response:
     night = any_night(context)
-    replies = (
-        [board(night)] if not context.closed else [Reply("night.closed_note", {"night": night.number}), board(night)]
-    )
     claims: tuple[Choice, ...] = ()
     if not context.closed and not context.incoming.speaker.by_name:  # Telegram: seats still to be claimed
         claims = tuple(
             Choice(Reply("telegram.claim", {"name": s.name}), f"/join {s.name}") for s in unclaimed(night.seats)
         )
-    return Response(tuple(replies), context.language, night_id=night.id, choices=claims)
+    if not context.closed:
+        return Response((board(night),), context.language, night_id=night.id, choices=claims)
+    replies = [Reply("night.closed_note", {"night": night.number}), board(night)]
+    # the night is over: whoever stood up during it is part of the result too, with what they keep
+    seated = {fold(night.seats[seat].name) for seat in range(4)}
+    unit = Reply(unit_key(night.preset))
+    for person in night.people():
+        if fold(person.name) not in seated:
+            params = {"name": person.name, "amount": night.preset.start + person.amount, "unit": unit}
+            replies.append(Reply("score.left", {**params, "money": format_money(person.money_cents)}))
+    return Response(tuple(replies), context.language, night_id=night.id)
 
 
 async def history(context: Context) -> Response:
@@ -55,7 +66,7 @@ async def history(context: Context) -> Response:
     undone = {e.id for e in events if e.id not in night.active}
     hands = {e.id: night.fold.hand_of(e.id) or e.hand_no for e in events}
     fixed_by = {e.reverses: e.id for e in night.events if e.kind == "fix" and e.reverses is not None}
-    replies = history_lines(events, undone, hands, fixed_by)
+    replies = history_lines(events, undone, hands, fixed_by, flow_lines(night, events))
     if page < pages:
         replies.append(Reply("history.page", {"page": page, "pages": pages, "next": page + 1}))
     elif pages > 1:
@@ -63,12 +74,28 @@ async def history(context: Context) -> Response:
     return Response(tuple(replies), context.language, night_id=night.id)
 
 
+def flow_lines(night: Night, events: list[EventRow]) -> dict[int, Reply]:
+    """What a guided flow's token line (`/hu ~t…`) stands for, with the names of who sat at that event:
+    the record shows the event, never the token."""
+    seating = night.seating()
+    shown: dict[int, Reply] = {}
+    for event in events:
+        if FLOW_MARK not in event.raw_text:
+            continue
+        decoded = table_event(event)
+        if decoded is not None:
+            sitting = seating.at.get(event.id, seating.now)
+            shown[event.id] = describe(decoded, tuple(Seat(seating.names[index]) for index in sitting))
+    return shown
+
+
 async def rules(context: Context) -> Response:
     """The open night's numbers, or any built-in preset's when named (`/rules chengbei`)."""
     night = context.night
     name = (context.command.word or "").lower()
     if not name and night is not None and not context.closed:
-        return Response(tuple(rules_lines(night.preset, night.row.stake_cents)), context.language)
+        # the stake in force now: a 改底 changes what the next hands are played for
+        return Response(tuple(rules_lines(night.preset, night.stake_at(night.state.hand_no))), context.language)
     name = name or "nanjing"
     if name not in PRESET_NAMES:
         raise Refusal(Reply("preset.unknown", {"name": name, "known": ", ".join(PRESET_NAMES)}))
@@ -82,7 +109,7 @@ def summary_replies(night: Night) -> list[Reply]:
     everyone = night.people()
     stats = [stats[index] for index in kept_indices(seating, everyone)]  # no row for who left at 0
     return summary_lines(
-        night.row,
+        replace(night.row, stake_cents=night.stake_at(night.state.hand_no)),  # the stake in force
         tuple(Seat(p.name) for p in everyone),
         night.preset,
         [p.amount for p in everyone],
@@ -98,14 +125,7 @@ async def summary(context: Context) -> Response:
     lines = summary_replies(night)
     attachments: list[Attachment] = []
     if context.desk.charts_enabled:
-        png = charts.balance_chart(
-            night.row,
-            night.seats,
-            hand_deltas(night.fold),
-            doubled_hands(night.fold),
-            context.language,
-            night.hands_played(),
-        )
+        png = charts.balance_chart(night.number, night_people(night), doubled_hands(night.fold), context.language)
         chart = Attachment("photo", f"night-{night.id}.png", png)
         wanted = context.command.options.get("chart")
         if wanted and Path(wanted).name not in (
@@ -148,7 +168,9 @@ async def me(context: Context) -> Response:
 
 async def export_(context: Context) -> Response:
     night = any_night(context)
-    data = export.night_csv(night.row, night.seats, night.events, await night.payments())
+    translator = Translator(context.language)  # a flow's token line is exported as what it stands for
+    shown = {key: render(line, translator) for key, line in flow_lines(night, night.events).items()}
+    data = export.night_csv(night_people(night), shown)
     return Response(
         (Reply("export.done", {"night": night.number}),),
         context.language,

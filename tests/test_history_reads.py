@@ -1,0 +1,52 @@
+"""The record shows what happened, never a guided flow's internal token line."""
+
+from __future__ import annotations
+
+from tests.harness import Table
+from tests.test_flow_once import command_of, penalty_who_step
+
+
+async def test_history_shows_the_event_a_flow_line_stands_for(table: Table) -> None:
+    await table.say("/new A B C D")
+    who = await penalty_who_step(table)
+    await table.say(f"A: {command_of(who, 'C')}")
+    history = await table.say("/history")
+    assert "~t" not in history
+    # 跟牌 by C, told through the flow: the line reads as the penalty, named
+    assert "跟牌" in history.splitlines()[-1] and "C" in history.splitlines()[-1]
+
+
+async def test_rules_and_the_summary_show_the_stake_in_force(table: Table) -> None:
+    await table.play("/new A B C D stake=1\n/stake 2")
+    assert "每花 2" in await table.say("/rules")
+    assert "每花 2" in await table.say("/summary")
+
+
+async def test_every_figure_on_the_board_says_what_it_is(table: Table) -> None:
+    out = await table.play("/new A B C D stake=2\nB: /gang C 5s")
+    # B's exposed gang on C's discard: C pays 6 flowers, at 2 a flower 12
+    assert "南 B：6 花（12 元）" in out and "西 C：-6 花（-12 元）" in out
+    await table.say("/lang en")
+    assert "B: 6 flowers (money 12)" in await table.say("/score")
+
+
+async def test_changkaitou_boards_show_points_not_flowers(table: Table) -> None:
+    await table.say("/new A B C D preset=changkaitou")
+    score = await table.say("/score")
+    # everyone starts from 1000 points (RULES: 敞开头 counts from a start), nothing played yet
+    assert "东 A：1000 分（0 元）" in score and "花" not in score.split("\n", 1)[1]
+
+
+async def test_a_doubled_hand_says_what_doubled_it(table: Table) -> None:
+    out = await table.play("/new A B C D\n/draw")
+    assert "⚠️ 下一盘比下胡（×2）：荒庄" in out  # a drawn hand doubles the next (比下胡)
+
+
+async def test_the_csv_shows_the_event_a_flow_line_stands_for(table: Table) -> None:
+    await table.say("/new A B C D")
+    who = await penalty_who_step(table)
+    await table.say(f"A: {command_of(who, 'C')}")
+    response = await table.respond("/export")
+    assert response is not None
+    text = response.attachments[0].data.decode("utf-8-sig")
+    assert "~t" not in text and "跟牌" in text
