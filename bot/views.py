@@ -295,7 +295,7 @@ def summary(
                     "place": place,
                     "name": seats[seat].name,
                     "amount": preset.start + amounts[seat],
-                    "unit": Reply(unit_key(preset)),
+                    "unit": Reply("unit_name.points" if preset.start else unit_key(preset)),
                     "money": format_money(money[seat]),
                 },
             )
