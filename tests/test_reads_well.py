@@ -153,4 +153,9 @@ async def test_summary_ranks_by_money_after_a_stake_change(table: Table) -> None
     # 20 + 2 × (2 + 缺一 1) + 门清 20 = 46. 王五: −34 + 46 = 12 flowers but −68 + 46 = −22 money, below 张三's 0
     summary = await table.say("结算")
     ranks = [line for line in summary.splitlines() if line[:2] in ("1.", "2.", "3.", "4.")]
-    assert ranks == ["1. 李四：34 花（68 元）", "2. 张三：0 花（0 元）", "3. 王五：12 花（-22 元）", "4. 赵六：-46 花（-46 元）"]
+    assert ranks == [
+        "1. 李四：34 花（68 元）",
+        "2. 张三：0 花（0 元）",
+        "3. 王五：12 花（-22 元）",
+        "4. 赵六：-46 花（-46 元）",
+    ]
