@@ -384,12 +384,7 @@ class TelegramFrontEnd:
         found = await self.referee.event_of_message(chat_key, read.chat_id, read.message_id)
         if found is None:
             return await self.on_text(read, row)
-        number, by_edit = found
-        if by_edit:  # a fix of a fix would bring the first line back (the corrections model): say so
-            language = await self.referee.language(chat_key, read.sender.language if read.sender else None)
-            reply = Reply("telegram.edited_twice", {"id": number})
-            self.outbox.push(Outgoing(read.chat_id, read.topic, chat_key, Response((reply,), language)))
-            return False
+        number, _ = found  # the line's current version: a second edit replaces the first one's fix
         return await self.on_text(read, row, f"/fix {number} {read.text}")
 
     async def on_member(self, read: Input) -> None:
