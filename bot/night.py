@@ -15,6 +15,7 @@ always equal the derived ones, and every correction's payments sum to zero.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Sequence
@@ -406,7 +407,7 @@ class Night:
         self._events = await self.ledger.events(self.id)
         self._payment_rows = await self.ledger.payments(self.id)
         self._head, self._people, self._schedule = None, None, None
-        self._derive(self._checkpoint)
+        await asyncio.to_thread(self._derive, self._checkpoint)  # a long night folds off the event loop
 
     def log_size(self) -> int:
         """The id of the newest event in the ledger (changes with every write)."""
@@ -442,6 +443,15 @@ class Night:
         is folded from the start once, when first needed: a correction, a summary, the stats)."""
         if self._from:
             self._fold = fold_entries(self.start(), entries(self.events, self.active), None)
+            self._from = 0
+        return self._fold
+
+    async def folded(self) -> Fold:
+        """The whole night's fold, folded again off the event loop when only its end is in memory (a
+        long night takes seconds: other chats are answered meanwhile)."""
+        if self._from:
+            events, active, start = self.events, self.active, self.start()
+            self._fold = await asyncio.to_thread(lambda: fold_entries(start, entries(events, active), None))
             self._from = 0
         return self._fold
 
@@ -723,7 +733,9 @@ class Night:
     async def correct(self, line: Line, target: EventRow, replacement: Event | None) -> Corrected:
         """Undo (`replacement` None) or fix any past event: re-derive the night and book the difference."""
         events, active = self._corrected_log(target, replacement)
-        fold = fold_entries(self.start(), entries(events, active), slots(events)[target.id])
+        await self.folded()  # the night before the correction, for the hands it moves
+        start, strict = self.start(), slots(events)[target.id]
+        fold = await asyncio.to_thread(lambda: fold_entries(start, entries(events, active), strict))
         kind = "fix" if replacement is not None else "undo"
         payload = encode_fix(Fix(replacement)) if replacement is not None else encode_undo(target.id)
         actor = actor_of(replacement) if replacement is not None else None
@@ -848,7 +860,7 @@ class Nights:
             if night is not None:
                 return night
         events, payments = await self.ledger.events(row.id), await self.ledger.payments(row.id)
-        return Night(self.ledger, row, events, payments, checkpoint)
+        return await asyncio.to_thread(Night, self.ledger, row, events, payments, checkpoint)
 
     async def _from_head(self, row: NightRow, checkpoint: tuple[int, str]) -> Night | None:
         """The night from the checkpoint's head and the events after it, or None when they do not fit

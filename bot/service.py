@@ -133,6 +133,7 @@ class Referee:
             return None
         if night is not None and command.name not in HEAD_ONLY:
             await night.load_history()
+            await night.folded()  # a long night folds off the event loop, not inside the handler
         context = Context(incoming, command, language, night, self.desk)
         try:
             claimed = None
