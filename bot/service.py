@@ -235,7 +235,7 @@ class Referee:
         return {
             "night": night.id,
             "preset": night.row.preset_name,
-            "stake": format_money(night.row.stake_cents),
+            "stake": format_money(night.stake_at(night.state.hand_no)),  # the stake in force
             "balances": {p.name: p.amount for p in everyone},
             "money": {p.name: format_money(p.money_cents) for p in everyone},
             "transfers": transfers_json(money, names),

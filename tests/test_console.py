@@ -51,6 +51,16 @@ def test_script_with_json_prints_one_object_with_the_balances(tmp_path: Path) ->
     assert night["hands"] == 1 and night["preset"] == "nanjing" and night["stake"] == "2"
 
 
+def test_json_shows_the_stake_in_force_after_a_stake_change(tmp_path: Path) -> None:
+    script = tmp_path / "night.txt"
+    script.write_text("Alice: /new Alice Bob Carol Dave stake=1\nAlice: 改底 2\n", encoding="utf-8")
+    night = json.loads(
+        run_bot(tmp_path, "console", "--db", str(tmp_path / "c.sqlite3"), "--script", str(script), "--json")
+    )
+    # nothing logged in hand 1 yet: 改底 takes effect from this hand, so 2 is the stake in force
+    assert night["stake"] == "2"
+
+
 def test_without_a_token_python_m_bot_opens_the_console_on_a_demo_database(tmp_path: Path) -> None:
     out = run_bot(tmp_path, stdin="/new A B C D\nB: /flowergang\n/quit\n")
     assert "第 1 局开始" in out and "B 花杠" in out
