@@ -361,6 +361,7 @@ class Night:
         self.seats: tuple[Seat, ...] = row.seats
         self.closed = False
         self.version = checkpoints.version(row.preset_json)
+        self._unwritten_bind: SeatChange | None = None  # see `bind_with_next_write`
         self._checkpoint = checkpoint
         self._head = head
         # The fold in memory starts after event `_from` (a checkpoint's) or at the start (0); the
@@ -651,11 +652,33 @@ class Night:
     ) -> list[EventRow]:
         stake = self.stake_at(hand if hand is not None else self.state.hand_no)
         saved = (self.version, checkpoints.encode(*checkpoint)) if checkpoint is not None else None
+        bind, self._unwritten_bind = self._unwritten_bind, None
+        if bind is not None:  # after the line's own rows: the first one keeps the update key
+            news = [*news, NewEvent(self.state.hand_no, "bind", bind.seat, encode_seat(bind))]
         rows = await self.ledger.append_rows(
             chat_id, self.id, line.speaker, line.text, line.update_key, stake, news, saved
         )
         self._events.extend(rows)  # from a checkpoint's head too: a table event needs no older history
+        if bind is not None:
+            self._active.add(rows[-1].id)
+            rows = rows[:-1]
         return rows
+
+    def bind_with_next_write(self, change: SeatChange) -> None:
+        """Seat an account in memory only: its `bind` row is written by this night's next write, in
+        that write's transaction (the event it serves), or forgotten by `drop_unwritten_bind`. So a
+        refused line leaves no binding behind."""
+        self._unwritten_bind = change
+        seats = list(self.seats)
+        seats[change.seat] = Seat(change.name, change.user_id, change.username)
+        self.seats = tuple(seats)
+
+    def drop_unwritten_bind(self) -> SeatChange | None:
+        """Forget a binding no write carried (the seats as the ledger has them); returns it."""
+        bind, self._unwritten_bind = self._unwritten_bind, None
+        if bind is not None:
+            self.seats = seats_from(self.row, self.events, self.active)
+        return bind
 
     def _booked_rows(self, event_id: int, payments: Sequence[Payment], hand: int) -> tuple[PaymentRow, ...]:
         stake = self.stake_at(hand)

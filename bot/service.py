@@ -41,6 +41,8 @@ HEAD_ONLY = frozenset(
 )
 # Commands that only ask: a seat is never claimed by them
 QUESTIONS = frozenset({"score", "history", "rules", "summary", "help", "stats", "me", "export", "unknown", "lang"})
+# Commands that seat the speaker themselves (`/join`, `我是 李四`): no automatic binding before them
+SEATS_ITSELF = frozenset({"join"})
 HANDLERS: dict[str, Handler] = {
     "new": opening.new,
     "join": opening.join,
@@ -102,7 +104,8 @@ class Referee:
         except Exception:
             log.exception("line %r in chat %s failed", incoming.text, incoming.chat_id)
             self.nights.forget(incoming.chat_id)
-            if await self._log_size(incoming.chat_id) != before:  # it failed after the commit: say so
+            # it failed after the line's commit: say so (a binding is only written with an event)
+            if await self._log_size(incoming.chat_id) != before:
                 return Response((Reply("error.internal_after_recording"),), DEFAULT_LANGUAGE, recorded=True)
             return Response((Reply("error.internal"),), DEFAULT_LANGUAGE, refused=True)
 
@@ -137,10 +140,16 @@ class Referee:
         context = Context(incoming, command, language, night, self.desk)
         try:
             claimed = None
-            if night is not None and not night.closed:
+            if night is not None and not night.closed and command.name not in SEATS_ITSELF:
                 claimed = await self._bind_user(incoming, night, command.name not in QUESTIONS)
-            response = await handler(context)
-            if claimed is not None:  # one line saying who the account was bound to
+            try:
+                response = await handler(context)
+            finally:
+                unwritten = night.drop_unwritten_bind() if night is not None else None
+            if night is not None and unwritten is not None and claimed is None:
+                # a known account (seated by @username): bound once its line is answered, refusal-free
+                await night.record_seat(Line(incoming.speaker.name, "(bind)"), "bind", unwritten)
+            elif claimed is not None and unwritten is None:  # one line saying who the account was bound to
                 response = replace(response, replies=(Reply("telegram.claimed", {"name": claimed}), *response.replies))
         except DuplicateUpdate:
             return Response((), language)
@@ -173,7 +182,9 @@ class Referee:
         """A player seated by @username gets their Telegram id the first time they speak, so that
         /me finds their nights later (recorded as a `bind` event: the ledger stays append-only). A
         seat opened by plain name is claimed by the one account whose own name folds equal to it,
-        when it records; returns that seat's name."""
+        when it records; returns that seat's name. The binding is held in memory and written with
+        the line's own event (bot.night.Night.bind_with_next_write): a refused line binds nobody,
+        and a claim by name is written only with an event it served."""
         speaker = incoming.speaker
         seat = seat_of(night.seats, speaker)
         claimed = None
@@ -184,8 +195,7 @@ class Referee:
             return None
         current = night.seats[seat]
         await night.load_history()
-        change = SeatChange(seat, current.name, speaker.id, speaker.username)
-        await night.record_seat(Line(speaker.name, "(bind)"), "bind", change)
+        night.bind_with_next_write(SeatChange(seat, current.name, speaker.id, speaker.username))
         return current.name if claimed is not None else None
 
     # ---- what the front ends may ask -----------------------------------------------------------

@@ -11,7 +11,7 @@ from bot.commands import Command
 from bot.handlers.common import Context, Incoming, Refusal, open_night, recording_night
 from bot.ledger import Seat
 from bot.replies import Choice, Reply, Response
-from bot.seating import Speaker, may_record, player_list, resolve, seat_of
+from bot.seating import Speaker, claimable_seat, may_record, player_list, resolve, seat_of
 from bot.views import SEAT_KEYS, format_money
 from bot.vocabulary import INVISIBLE, clean_name, fold, name_key
 from engine.preset import PRESET_NAMES, resolved_builtin, resolved_text
@@ -139,7 +139,10 @@ async def join(context: Context) -> Response:
     speaker = context.incoming.speaker
     if seat_of(context.seats, speaker) is not None:
         raise Refusal(Reply("join.already_seated", {"name": speaker.name}))
-    claimed = claim(context.seats, context.command.word) if speaker.id and not speaker.by_name else None
+    claimed = None
+    if speaker.id and not speaker.by_name:  # `我是 李四`, or a plain /join by the one whose name a seat carries
+        word = context.command.word
+        claimed = claim(context.seats, word) if word else claimable_seat(context.seats, speaker)
     if claimed is not None:  # `我是 李四`: the presser's account takes the seat opened by that name
         current = context.seats[claimed]
         await night.record_seat(context.line, "bind", SeatChange(claimed, current.name, speaker.id, speaker.username))
