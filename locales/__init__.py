@@ -95,7 +95,7 @@ class Translator:
                 return text
         return None
 
-    def t(self, key: str, **params: Any) -> str:
+    def t(self, key: str, /, **params: Any) -> str:
         """The message for `key` in this language, filled with `params`."""
         text = self._lookup(key)
         if text is None:
@@ -105,7 +105,7 @@ class Translator:
         except (KeyError, IndexError):
             return text
 
-    def n(self, key: str, count: int, **params: Any) -> str:
+    def n(self, key: str, count: int, /, **params: Any) -> str:
         """A message with plural forms; `count` picks the form (English: 1 vs many)."""
         for language in (self.language, DEFAULT_LANGUAGE):
             forms = load_catalog(language).plural.get(key)

@@ -8,7 +8,7 @@ from decimal import Decimal
 
 from bot.codec import SeatChange
 from bot.commands import Command
-from bot.handlers.common import Context, Incoming, Refusal, open_night, recording_night
+from bot.handlers.common import Context, Incoming, Refusal, open_night
 from bot.ledger import Seat
 from bot.replies import Choice, Reply, Response
 from bot.seating import Speaker, claimable_seat, may_record, player_list, resolve, seat_of
@@ -190,7 +190,11 @@ def claim(seats: tuple[Seat, ...], word: str | None) -> int | None:
 
 
 async def close(context: Context) -> Response:
-    night = recording_night(context)
+    night = open_night(context)  # a seat freed by /unseat does not keep a night from being closed
+    if context.incoming.private:
+        raise Refusal(Reply("night.private_chat"))
+    if not may_record(night.row, context.seats, context.incoming.speaker):
+        raise Refusal(Reply("permission.not_at_table", {"players": player_list(context.seats)}))
     pending = context.desk.pending_close
     if context.incoming.chat_id not in pending and context.command.plain:
         return Response((Reply("close.summary_first"),), context.language)
