@@ -554,6 +554,17 @@ class Night:
         """Raise EngineError if the table refuses `event` now (nothing is written)."""
         self._fold.then(PENDING_ID, PENDING_ID, event)
 
+    def played_in(self, hand: int) -> tuple[Played, ...]:
+        """The events of `hand` as played, read from the end of the fold in memory (a hand that just
+        closed is there whole: a checkpoint is written only when a hand closes)."""
+        found: list[Played] = []
+        for played in reversed(self._fold.played):
+            if played.hand_no < hand:
+                break
+            if played.hand_no == hand:
+                found.append(played)
+        return tuple(found[::-1])
+
     def in_hand(self) -> tuple[Played, ...]:
         """The current hand's events as played (a hand closes with a checkpoint, so they are all in
         memory, after a restart too)."""

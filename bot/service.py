@@ -158,7 +158,8 @@ class Referee:
                 await night.load_history()  # a refusal may name the logged events behind it
             if incoming.update_key and await self.nights.ledger.has_update(incoming.update_key):
                 return Response((), language)  # a repeated update: answered the first time
-            if command.plain and incoming.text.strip()[:1].isascii():
+            near = corrections.reads_as_a_fix(command, seated_names(seats))  # `fix 99 碰 李四`: meant
+            if command.plain and incoming.text.strip()[:1].isascii() and not near:
                 return None  # an English word that merely starts a chat message: stay quiet
             response = replace(self._refusal(error, context), refused=True)
             hint = usage_hint(command, response.replies)

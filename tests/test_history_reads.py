@@ -39,7 +39,7 @@ async def test_changkaitou_boards_show_points_not_flowers(table: Table) -> None:
 
 async def test_a_doubled_hand_says_what_doubled_it(table: Table) -> None:
     out = await table.play("/new A B C D\n/draw")
-    assert "⚠️ 下一盘比下胡（×2）：荒庄" in out  # a drawn hand doubles the next (比下胡)
+    assert "⚠️ 下一盘比下胡（×2）：#2 荒庄" in out  # a drawn hand (#2) doubles the next (比下胡)
 
 
 async def test_the_csv_shows_the_event_a_flow_line_stands_for(table: Table) -> None:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bot.commands import Command, near_command
+from bot.handlers.causes import doubled_causes
 from bot.ledger import PaymentRow, Seat
 from bot.night import Line, Night, Nights, Played, Recorded
 from bot.replies import Choice, Joined, Reply, Response
@@ -15,7 +16,20 @@ from bot.seating import Speaker, may_record, player_list, resolve, seat_of, seat
 from bot.views import factor_lines, payment_lines, scoreboard
 from engine.melds import LoggedMeldMissing
 from engine.scoring import Item
-from engine.table import Draw, Event, FlowerGang, FourWinds, Gang, Penalty, Pong, RangeMark, SetDealer, Win, WinRefused
+from engine.table import (
+    Draw,
+    Event,
+    FlowerGang,
+    FourWinds,
+    Gang,
+    Notice,
+    Penalty,
+    Pong,
+    RangeMark,
+    SetDealer,
+    Win,
+    WinRefused,
+)
 from engine.tiles import tile_name
 
 
@@ -234,8 +248,18 @@ def played_lines(night: Night, event_id: int, played: Played, payments: Sequence
     replies = [Reply("event.recorded", {"id": event_id, "what": describe(played.event, night.seats)})]
     replies.extend(explained(played, night.seats))
     replies.extend(payment_lines(payments, night.seats, night.preset))
-    replies.extend(Reply(n.key, readable(n.params, night.seats)) for n in played.notices)
+    replies.extend(notice(night, played, n) for n in played.notices)
     return replies
+
+
+def notice(night: Night, played: Played, said: Notice) -> Reply:
+    """A table notice; the doubled-hand warning names the events that doubled the next hand."""
+    params = readable(said.params, night.seats)
+    if said.key == "table.next_doubled":
+        hand = night.played_in(played.hand_no)
+        causes = doubled_causes(hand, str(said.params["triggers"]), night.seats, night.preset)
+        params = {**params, "triggers": causes} if causes is not None else params
+    return Reply(said.key, params)
 
 
 def recorded_reply(context: Context, night: Night, replies: Sequence[Reply], moved_money: bool = True) -> Response:

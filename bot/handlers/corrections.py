@@ -31,8 +31,10 @@ from bot.handlers.table_events import (
 )
 from bot.ledger import EventRow
 from bot.night import Corrected, LaterEventBreaks, Night, actor_of, table_event
-from bot.replies import Reply, Response
+from bot.replies import LIST, Joined, Reply, Response
 from bot.seating import Speaker, seated_names
+from bot.views import format_money
+from engine.errors import EngineError
 from engine.melds import LoggedMeldMissing
 from engine.table import Draw, Event, TableState, Win, WinRefused
 
@@ -52,6 +54,26 @@ EVENT_OF_COMMAND = {
 NEEDS_A_NAME = ("pong", "penalty")
 
 
+def reads_as_a_fix(command: Command, names: list[str]) -> bool:
+    """`fix 99 碰 李四`: an event number and a table event's line, a correction however it is typed
+    (a near-command, answered even when it starts with an English word)."""
+    if command.name != "fix" or command.number is None or not command.word:
+        return False
+    try:
+        inner = parse(command.word, names)
+    except EngineError:
+        return True  # the corrected line is wrong: that is worth saying too
+    return inner is not None and inner.name in EVENT_OF_COMMAND
+
+
+def no_such_event(night: Night, number: int) -> Refusal:
+    """No #N tonight: say so, and which numbers there are (the latest, and where to see them all)."""
+    latest = night.last_active(REVERSIBLE)
+    if latest is None:
+        return Refusal(Reply("undo.no_such_event", {"id": number}))
+    return Refusal(Reply("undo.no_such_event", {"id": number}), Reply("fix.latest_hint", {"id": latest.id}))
+
+
 def target_of(night: Night, number: int | None) -> EventRow:
     """The version to correct: the current one at #N's place (#N may be the event first typed there
     or any fix of it), or the latest current version that can be undone (bot/versions.py)."""
@@ -62,7 +84,7 @@ def target_of(night: Night, number: int | None) -> EventRow:
         return target
     named = night.event(number)
     if named is None:
-        raise Refusal(Reply("undo.no_such_event", {"id": number}))
+        raise no_such_event(night, number)
     root = night.event(night.slot_of(named.id)) or named
     if root.kind not in REVERSIBLE or named.kind not in REVERSIBLE:
         raise Refusal(Reply("undo.not_undoable", {"id": named.id, "kind": Reply(f"kind.{named.kind}")}))
@@ -81,9 +103,27 @@ def correction_replies(night: Night, corrected: Corrected) -> list[Reply]:
     replies = [Reply("correction.changes", {"changes": " · ".join(moved)}) if moved else Reply("correction.no_change")]
     if corrected.moved_hands:
         replies.append(Reply("correction.moved", {"hands": ", ".join(str(h) for h in corrected.moved_hands)}))
+    stakes = stakes_involved(night, corrected)
+    if len({cents for _, cents in stakes}) > 1:  # money moved at more than one stake: say which, where
+        shown = tuple(Reply("correction.stake", {"hand": hand, "stake": format_money(cents)}) for hand, cents in stakes)
+        replies.append(Reply("correction.stakes", {"stakes": Joined(shown, LIST)}))
     doubled = Reply("hand.doubled_mark") if night.state.doubled else ""
     replies.append(Reply("correction.open_hand", {"hand": night.state.hand_no, "doubled": doubled}))
     return replies
+
+
+def stakes_involved(night: Night, corrected: Corrected) -> list[tuple[int, int]]:
+    """(hand, money per flower) of each place the correction booked money at, by hand."""
+    slot = night.slot_of(corrected.target.id)
+    root = night.event(slot)
+    own_hand = night.fold.hand_of(slot) or (root.hand_no if root is not None else night.state.hand_no)
+    found: dict[int, int] = {}
+    for row in corrected.payments:
+        written = night.event(row.event_id)
+        if written is not None and row.amount:  # the correction's own row is priced at its event's hand
+            hand = own_hand if row.event_id == corrected.event_id else written.hand_no
+            found.setdefault(hand, row.money_cents // row.amount)
+    return sorted(found.items())
 
 
 async def correct(context: Context, night: Night, target: EventRow, event: Event | None) -> Corrected:

@@ -6,7 +6,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from bot import charts, export
-from bot.commands import SPEC_BY_NAME
+from bot.commands import SPEC_BY_NAME, parse
 from bot.handlers.common import Context, Refusal, board, describe
 from bot.handlers.opening import unclaimed
 from bot.ledger import EventRow, Seat
@@ -14,13 +14,16 @@ from bot.night import Night, doubled_hands, table_event
 from bot.people import kept_indices, merged_index, net_by_reason, player_of
 from bot.personal import night_people
 from bot.replies import Attachment, Choice, Reply, Response, render
+from bot.seating import seated_names
 from bot.stats import chat_stats, my_stats
 from bot.views import format_money, night_stats, unit_key
 from bot.views import history as history_lines
 from bot.views import rules as rules_lines
 from bot.views import summary as summary_lines
 from bot.vocabulary import fold
+from engine.errors import EngineError
 from engine.preset import PRESET_NAMES, preset_from_dict, resolved_builtin
+from engine.table import Win
 from locales import Translator
 
 # A page of /history: 15 lines of about 100 characters stay well under Telegram's 4,096 a message.
@@ -64,14 +67,51 @@ async def history(context: Context) -> Response:
     end = len(night.events) - (page - 1) * HISTORY_LINES
     events = night.events[max(0, end - HISTORY_LINES) : end]
     undone = {e.id for e in events if e.id not in night.active}
-    hands = {e.id: night.fold.hand_of(e.id) or e.hand_no for e in events}
+    hands = {e.id: hand_in_history(night, e) for e in events}
     fixed_by = {e.reverses: e.id for e in night.events if e.kind == "fix" and e.reverses is not None}
-    replies = history_lines(events, undone, hands, fixed_by, flow_lines(night, events))
+    replies = history_lines(events, undone, hands, fixed_by, flow_lines(night, events), merges(night))
     if page < pages:
         replies.append(Reply("history.page", {"page": page, "pages": pages, "next": page + 1}))
     elif pages > 1:
         replies.append(Reply("history.last_page", {"page": page, "pages": pages}))
     return Response(tuple(replies), context.language, night_id=night.id)
+
+
+def hand_in_history(night: Night, event: EventRow) -> int:
+    """The hand an event belongs to as the corrected night has it; a replaced version of a corrected
+    event (a fix, a joined win) belongs to its place's hand, not to the hand it was typed in."""
+    hand = night.fold.hand_of(event.id)
+    if hand is None and event.kind == "fix":
+        hand = night.fold.hand_of(night.slot_of(event.id))
+    return hand or event.hand_no
+
+
+def merges(night: Night) -> dict[int, int]:
+    """The rows that joined a second winner to a win on the same discard (一炮多响), each with the
+    row it joined: stored as a fix of the first win, but read as one win, never as a correction."""
+    found: dict[int, int] = {}
+    names = seated_names(night.seats)
+    for event in night.events:
+        if event.kind != "fix" or event.reverses is None:
+            continue
+        try:
+            command = parse(event.raw_text, names)
+        except EngineError:
+            command = None
+        if command is not None and command.name == "fix":
+            continue  # typed as a correction (or a Telegram edit, read as one)
+        joined, before = table_event(event), night.event(event.reverses)
+        earlier = table_event(before) if before is not None else None
+        if isinstance(joined, Win) and isinstance(earlier, Win) and is_joined(earlier, joined):
+            found[event.id] = event.reverses
+    return found
+
+
+def is_joined(first: Win, both: Win) -> bool:
+    """Whether `both` is `first` with more winners on the same discard."""
+    claims = len(first.claims)
+    same = [c.winner for c in both.claims[:claims]] == [c.winner for c in first.claims]
+    return both.discarder == first.discarder and len(both.claims) > claims and same
 
 
 def flow_lines(night: Night, events: list[EventRow]) -> dict[int, Reply]:

@@ -1,0 +1,82 @@
+"""What doubled the next hand, named by the events that did it (`⚠️ 下一盘比下胡（×2）：#12 李四 清一色`).
+
+The engine says which facts of a hand double the next one (a big win, a draw, a flower gang …); the
+players remember events, so the warning names each event behind them: its number (the place it was
+first typed at, as /history and /fix know it), who, and what.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from bot.ledger import Seat
+from bot.night import Played
+from bot.replies import LIST, Joined, Reply
+from engine.preset import Preset
+from engine.table import Draw, FlowerGang, Penalty, Win
+
+BETWEEN = Reply("doubled.separator")  # between two events: "；" / "; "
+
+
+def facts_of(played: Played, facts: set[str]) -> set[str]:
+    """The facts an event stands for by its kind; every other fact is the win's (or, with no win in
+    the hand, the pong's or gang's that set a liability)."""
+    event = played.event
+    if isinstance(event, FlowerGang):
+        return facts & {"flower_gang"}
+    if isinstance(event, Penalty):
+        return facts & {event.kind}
+    if isinstance(event, Draw):
+        return facts & {"draw"}
+    return set()
+
+
+def doubled_causes(hand: Sequence[Played], triggers: str, seats: Sequence[Seat], preset: Preset) -> Joined | None:
+    """The events of `hand` behind the facts `triggers` (the engine's comma list), in order; None when
+    no event can be named (the warning then lists the facts alone)."""
+    facts = {key for key in triggers.split(",") if key}
+    left = set(facts)
+    causes: list[tuple[Played, set[str]]] = []
+    for played in hand:
+        own = facts_of(played, left)
+        if own:
+            causes.append((played, own))
+            left -= own
+    owner = next((p for p in reversed(hand) if isinstance(p.event, Win)), None)
+    if owner is None:  # a liability fact set by a pong or gang (快照 三嘴 …)
+        owner = next((p for p in reversed(hand) if any(n.key.startswith("table.") for n in p.notices)), None)
+    if left and owner is not None:
+        causes.append((owner, left))
+        left = set()
+    if not causes or left:
+        return None
+    causes.sort(key=lambda cause: cause[0].slot)
+    return Joined(tuple(cause_line(p, own, seats, preset) for p, own in causes), BETWEEN)
+
+
+def cause_line(played: Played, facts: set[str], seats: Sequence[Seat], preset: Preset) -> Reply:
+    """`#12 李四 清一色`: a big win names its big patterns rather than "大胡"."""
+    names: list[Reply] = []
+    if "big_hu" in facts and isinstance(played.event, Win):
+        big = [i.key for _, score in played.scores for i in score.items if _is_big(preset, i.key)]
+        names += [Reply(f"unit.{key}") for key in dict.fromkeys(big)]
+    shown = sorted(facts - {"big_hu"}) if names else sorted(facts)
+    names += [Reply(f"trigger.{key}") for key in shown]
+    what = Joined(tuple(names), LIST)
+    who = actors(played, seats)
+    if not who:
+        return Reply("doubled.cause_event", {"id": played.slot, "what": what})
+    return Reply("doubled.cause", {"id": played.slot, "who": who, "what": what})
+
+
+def _is_big(preset: Preset, key: str) -> bool:
+    rule = preset.patterns.get(key)
+    return rule is not None and rule.big
+
+
+def actors(played: Played, seats: Sequence[Seat]) -> Joined | str:
+    event = played.event
+    if isinstance(event, Win):
+        return Joined(tuple(seats[c.winner].name for c in event.claims), LIST)
+    seat = getattr(event, "actor", getattr(event, "offender", None))
+    return seats[seat].name if isinstance(seat, int) and 0 <= seat < len(seats) else ""
