@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bot.commands import Command
+from bot.handlers import repeats
 from bot.handlers.common import (
     Context,
     PendingRepeat,
@@ -75,7 +76,7 @@ async def record(context: Context, event: Event) -> Response:
     same = None if from_flow(context) else repeat_of(night, event)
     if same is not None:  # reported twice, or happened twice: the table says which, never silence
         night.check(event)  # what the table refuses anyway is refused, not asked about
-        return ask_repeat(context, night, event, same)
+        return await ask_repeat(context, night, event, same)
     return recorded_response(context, night, await night.record(context.line, event))
 
 
@@ -101,12 +102,14 @@ def repeat_of(night: Night, event: Event) -> int | None:
     return next((p.slot for p in reversed(night.in_hand()) if same_report(event, p.event)), None)
 
 
-def ask_repeat(context: Context, night: Night, event: Event, same: int) -> Response:
-    """Hold the event and ask; the money moves only on 再记一次 (`/again`)."""
+async def ask_repeat(context: Context, night: Night, event: Event, same: int) -> Response:
+    """Hold the event and ask (the question outlives a restart: bot/handlers/repeats.py); the money
+    moves only on 再记一次 (`/again`)."""
     speaker = context.incoming.speaker.name
-    context.desk.pending_repeats[context.incoming.chat_id] = PendingRepeat(
+    held = PendingRepeat(
         night.id, night.state.hand_no, same, event, speaker, context.incoming.text.strip(), context.desk.clock()
     )
+    await repeats.remember(context.desk, context.incoming.chat_id, held)
     question = Reply("repeat.ask", {"id": same, "what": describe(event, night.seats)})
     choices = (Choice(Reply("button.again"), "/again"), Choice(Reply("button.not_again"), "/again no"))
     return ask(context, question, choices)
@@ -118,7 +121,7 @@ async def again(context: Context) -> Response:
     word = (context.command.word or "").lower()
     if word not in ("", "no"):
         raise Refusal(Reply("command.extra_args", {"extra": word}))
-    pending = context.desk.pending_repeats.pop(context.incoming.chat_id, None)
+    pending = await repeats.take(context.desk, context.incoming.chat_id)
     current = pending is not None and (pending.night_id, pending.hand_no) == (night.id, night.state.hand_no)
     if pending is None or not current:
         raise Refusal(Reply("repeat.nothing"))
