@@ -46,6 +46,7 @@ from bot.people import Occupancy, Person, index_totals, merged_people, occupancy
 from bot.versions import versions
 from bot.vocabulary import fold
 from engine.checks import check_flower_gangs, check_meld, check_penalty_amount, check_soft, check_win_copies
+from engine.claims import check_declared
 from engine.errors import EngineError
 from engine.hand import MeldKind
 from engine.preset import Preset, preset_from_dict
@@ -142,11 +143,23 @@ def check_against_table(fold: Fold, event: Event) -> None:
     elif isinstance(event, Penalty):
         check_penalty_amount(event.amount)
     elif isinstance(event, Win):
+        check_declared_win(state, event)
         for claim in event.claims:
             check_soft(claim.soft)
             if claim.winning is not None:
                 robbed = event.discarder if claim.flags.robbing_gang else None
                 check_win_copies(state.melds, claim.winner, claim.concealed, claim.melds, claim.winning, robbed)
+
+
+def check_declared_win(state: TableState, event: Event) -> None:
+    """A pattern named without tiles (清一色, 混一色, 门清, 七对) against the winner's melds logged in the
+    hand (decision 6a): for a new line or a corrected one, and for a stored win after a correction
+    (which is refused if it contradicts it). Folding the stored night never checks it: a stored win
+    is never dropped on re-derivation."""
+    if isinstance(event, Win):
+        for claim in event.claims:
+            if claim.declared is not None:
+                check_declared(claim.declared, state.melds[claim.winner], state.preset, claim.winner)
 
 
 def current_hand(fold: Fold) -> list[Played]:
@@ -258,6 +271,8 @@ def fold_entries(start: TableState, items: Iterable[tuple[int, int, Event]], str
     state, played = start, list[Played]()  # a list, not a tuple per step: folding a long night stays linear
     for event_id, slot, event in items:
         try:  # a line being recorded is checked against its hand's earlier events (Fold.then)
+            if strict_after is not None and slot > strict_after and event_id != PENDING_ID:
+                check_declared_win(state, event)  # a correction may not contradict a later declared win
             step = Fold(state, tuple(played) if event_id == PENDING_ID else ()).then(event_id, slot, event)
         except EngineError as error:
             if strict_after is None or slot < strict_after:

@@ -18,7 +18,6 @@ from engine.claims import (
     ClaimRefused,
     ClaimSituation,
     check_claims,
-    check_declared,
     check_hard_flowers,
     situation_of,
 )
@@ -554,7 +553,8 @@ def _score_claim(
         _check_robbed_pong(state, discarder, claim.winning)
     if claim.declared is not None:
         check_claims(claim.flags, state.preset, situation(None))
-        check_declared(claim.declared, logged, state.preset, claim.winner)
+        # the declared patterns are checked against the log where a line is new (bot.night's
+        # new-line checks, engine.claims.check_declared), not here: a stored win is never dropped
         menqing = state.preset.is_menqing(m.kind for m in logged)
         keys = (*claim.declared, *sorted(forced - set(claim.declared)))
         shown = tuple((m.kind, m.tile) for m in logged)

@@ -35,7 +35,7 @@ from bot.replies import LIST, Joined, Reply, Response
 from bot.seating import Speaker, seated_names
 from bot.views import format_money
 from engine.errors import EngineError
-from engine.melds import LoggedMeldMissing
+from engine.melds import DeclaredPatternContradicted, LoggedMeldMissing
 from engine.table import Draw, Event, TableState, Win, WinRefused
 
 EVENT_OF_COMMAND = {
@@ -133,12 +133,35 @@ async def correct(context: Context, night: Night, target: EventRow, event: Event
         hand = night.fold.hand_of(target.id) or night.state.hand_no
         raise Refusal(meld_conflict(night, error, hand)) from error
     except LaterEventBreaks as error:
+        if isinstance(error.cause, DeclaredPatternContradicted):  # a later declared win: name it
+            raise Refusal(later_declared(night, error.slot, error.cause)) from error
         reason = Reply(error.cause.key, readable(error.cause.params, night.seats))
         if isinstance(error.cause, LoggedMeldMissing):  # the later win's meld, named by its event
             reason = meld_conflict(night, error.cause, night.fold.hand_of(error.slot) or night.state.hand_no)
         elif isinstance(error.cause, WinRefused):
             reason = Reply(error.cause.key, {"winner": night.seats[error.cause.params["winner"]].name, "total": ""})
         raise Refusal(Reply("fix.breaks_later", {"id": error.slot, "reason": reason})) from error
+
+
+# The pattern a declared-pattern refusal is about, by its reason (engine.claims.check_declared)
+DECLARED_PATTERN = {
+    "win.declared_qingyise_suits": "qingyise",
+    "win.declared_qingyise_wind": "qingyise",
+    "win.declared_hunyise_suits": "hunyise",
+    "win.declared_menqing": "menqing",
+    "win.declared_seven_pairs": "qidui",
+}
+
+
+def later_declared(night: Night, slot: int, cause: DeclaredPatternContradicted) -> Reply:
+    """`#14 李四 报了清一色，改了以后不成立（碰 6s）`: the stored win stays as it is, the correction is
+    refused (a Nanjing table would not let a fix quietly void a win everyone saw declared)."""
+    pattern = Reply(f"unit.{DECLARED_PATTERN.get(cause.key, 'qingyise')}")
+    kind = Reply(f"meld_name.{cause.params['kind']}")
+    tile = cause.params.get("tile")
+    meld = Reply("meld.named", {"kind": kind, "tile": tile}) if tile else kind
+    winner = night.seats[int(cause.params["seat"])].name
+    return Reply("fix.breaks_declared", {"id": slot, "winner": winner, "pattern": pattern, "meld": meld})
 
 
 async def undo(context: Context) -> Response:
