@@ -162,6 +162,9 @@ class Referee:
             if command.plain and incoming.text.strip()[:1].isascii() and not near:
                 return None  # an English word that merely starts a chat message: stay quiet
             response = replace(self._refusal(error, context), refused=True)
+            prompt = opening.claim_prompt(context, response)  # an account with no seat yet: which one?
+            if prompt is not None:
+                return prompt
             hint = usage_hint(command, response.replies)
             if hint is not None:  # a /command in the wrong form: show the right one
                 response = replace(response, replies=(*response.replies, hint))

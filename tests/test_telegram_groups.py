@@ -230,7 +230,9 @@ async def test_a_seat_is_claimed_with_its_button(fake: FakeTelegram, tmp_path: P
         assert "✅" in await bot.say(wang, "罚 跟牌 赵六")  # the account now holds 王五's seat
         out = await bot.press(wang_impostor, choices["我是 王五"])  # taken: nothing changes
         assert "王五 = 这个账号" not in out
-        assert "只有在座的玩家" in await bot.say(wang_impostor, "罚 跟牌 王五")
+        # an account with no seat is offered the seats still unclaimed, not 王五's
+        assert "这个账号还没有座位" in await bot.say(wang_impostor, "罚 跟牌 王五")
+        assert "我是 李四" in buttons(fake) and "我是 王五" not in buttons(fake)
         await bot.say(zhang, "/score")  # the board offers the seats still unclaimed
         assert "我是 李四" in buttons(fake) and "我是 王五" not in buttons(fake)
     # 跟牌: 赵六 pays 10 to each of the three others

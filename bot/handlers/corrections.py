@@ -74,11 +74,30 @@ def no_such_event(night: Night, number: int) -> Refusal:
     return Refusal(Reply("undo.no_such_event", {"id": number}), Reply("fix.latest_hint", {"id": latest.id}))
 
 
+def is_claim(event: EventRow) -> bool:
+    """A seat claimed on its own line (`我是 李四`, `/join 李四`): undoable like a join. A binding written
+    with the event it served is not: /undo undoes that event."""
+    if event.kind != "bind":
+        return False
+    try:
+        command = parse(event.raw_text, ())
+    except EngineError:
+        return False
+    return command is not None and command.name == "join"
+
+
+def last_claim(night: Night) -> EventRow | None:
+    return next((e for e in reversed(night.events) if e.id in night.active and is_claim(e)), None)
+
+
 def target_of(night: Night, number: int | None) -> EventRow:
     """The version to correct: the current one at #N's place (#N may be the event first typed there
     or any fix of it), or the latest current version that can be undone (bot/versions.py)."""
     if number is None:
         target = night.last_active(REVERSIBLE)
+        claimed = last_claim(night)
+        if claimed is not None and (target is None or claimed.id > target.id):
+            target = claimed  # `我是 李四` pressed by mistake: undone like a join
         if target is None:
             raise Refusal(Reply("undo.nothing"))
         return target
@@ -86,6 +105,8 @@ def target_of(night: Night, number: int | None) -> EventRow:
     if named is None:
         raise no_such_event(night, number)
     root = night.event(night.slot_of(named.id)) or named
+    if is_claim(named) and named.id in night.active:
+        return named
     if root.kind not in REVERSIBLE or named.kind not in REVERSIBLE:
         raise Refusal(Reply("undo.not_undoable", {"id": named.id, "kind": Reply(f"kind.{named.kind}")}))
     current = night.current_version(root.id)

@@ -177,6 +177,35 @@ def distinct_label(seats: tuple[Seat, ...], speaker: Speaker) -> str:
     return next((c for c in candidates if c and name_key(c) not in taken), speaker.name)
 
 
+# Refusals of an account the table does not know yet: it may be a player whose seat is still unclaimed
+UNKNOWN_ACCOUNT = frozenset({"permission.not_at_table", "player.name_the_actor"})
+
+
+def claim_prompt(context: Context, refusal: Response) -> Response | None:
+    """An unbound Telegram account whose line could not be placed (it names no seat, and the
+    account's own name matches none): instead of a bare refusal, one button per unclaimed seat
+    (`我是 李四`); nothing is recorded, the line is sent again once the seat is claimed."""
+    night, speaker = context.night, context.incoming.speaker
+    if night is None or context.closed or context.incoming.private or speaker.by_name or not speaker.id:
+        return None
+    if not refusal.replies or refusal.replies[0].key not in UNKNOWN_ACCOUNT:
+        return None
+    if seat_of(context.seats, speaker) is not None:
+        return None
+    free = unclaimed(context.seats)
+    if not free:
+        return None
+    choices = tuple(Choice(Reply("telegram.claim", {"name": s.name}), f"/join {s.name}") for s in free)
+    return Response(
+        (Reply("claim.which_seat"),),
+        context.language,
+        choices=choices,
+        refused=True,
+        night_id=night.id,
+        hand_no=night.state.hand_no,
+    )
+
+
 def unclaimed(seats: tuple[Seat, ...]) -> list[Seat]:
     """Seats opened by plain name that no Telegram account holds yet."""
     return [s for s in seats if s.name and s.user_id is None and not s.username]

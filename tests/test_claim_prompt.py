@@ -1,0 +1,118 @@
+"""An account the table does not know yet (no seat, a name that matches none) whose line names no seat
+is offered the unclaimed seats as buttons (`我是 李四`) instead of a bare refusal; nothing is recorded.
+A claim is undone by /undo like a join, and /unseat frees a claimed seat. Money by hand (nanjing,
+stake 1): a 跟牌 costs the offender 10 to each of the three others.
+
+Seats: 张三 East, 李四 South, 王五 West, 赵六 North, opened by plain name.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bot.replies import Response, render
+from bot.seating import Speaker
+from bot.service import Incoming, Referee
+from locales import Translator
+from tests.fake_telegram import FakeTelegram, plain_user
+from tests.test_telegram import Running, balances, buttons
+
+CHAT = "tg:-100"
+ZHANG = Speaker("201", "张三", names=("张三",))
+MIKE = Speaker("205", "Mike", names=("Mike",))  # 李四's account: a name that matches no seat
+
+
+async def say(referee: Referee, speaker: Speaker, line: str) -> Response | None:
+    return await referee.handle(Incoming(CHAT, speaker, line))
+
+
+def labels(response: Response | None) -> dict[str, str]:
+    assert response is not None
+    translator = Translator(response.language)
+    return {render(c.label, translator): c.command for c in response.choices}
+
+
+def text(response: Response | None) -> str:
+    assert response is not None
+    return "\n".join(render(r, Translator(response.language)) for r in response.replies)
+
+
+async def rows(referee: Referee) -> int:
+    found = await referee.nights.ledger._db.execute_fetchall("SELECT COUNT(*) FROM events")
+    return int(next(iter(found))[0])
+
+
+async def test_an_unknown_account_is_offered_the_unclaimed_seats(referee: Referee) -> None:
+    await say(referee, ZHANG, "开局 张三 李四 王五 赵六")
+    before = await rows(referee)
+    response = await say(referee, MIKE, "罚 跟牌 赵六")
+    assert response is not None and response.refused and not response.recorded
+    assert "这个账号还没有座位。你是哪一位？" in text(response)
+    assert labels(response) == {
+        "我是 张三": "/join 张三",
+        "我是 李四": "/join 李四",
+        "我是 王五": "/join 王五",
+        "我是 赵六": "/join 赵六",
+    }
+    assert await rows(referee) == before  # nothing recorded
+    assert "李四 = 这个账号" in text(await say(referee, MIKE, "/join 李四"))
+    assert "✅" in text(await say(referee, MIKE, "罚 跟牌 赵六"))
+    night = await referee.night_json(CHAT)
+    assert night is not None and night["balances"] == {"张三": 10, "李四": 10, "王五": 10, "赵六": -30}
+    # the seat claimed is no longer offered
+    response = await say(referee, Speaker("206", "Nina", names=("Nina",)), "罚 跟牌 张三")
+    assert "我是 李四" not in labels(response) and "我是 王五" in labels(response)
+
+
+async def test_the_opener_without_a_seat_of_their_name_is_offered_them_too(referee: Referee) -> None:
+    opener = Speaker("300", "Zhang San", names=("Zhang", "Zhang San"))
+    await say(referee, opener, "开局 张三 李四 王五 赵六")
+    before = await rows(referee)
+    response = await say(referee, opener, "碰 王五")  # whose pong? the opener sits nowhere yet
+    assert response is not None and response.refused and "我是 张三" in labels(response)
+    assert await rows(referee) == before
+    assert "✅" in text(await say(referee, opener, "李四 碰 王五"))  # naming the player records for them
+
+
+async def test_an_undo_right_after_a_claim_undoes_the_claim_not_the_last_event(referee: Referee) -> None:
+    await say(referee, ZHANG, "开局 张三 李四 王五 赵六")
+    assert "✅" in text(await say(referee, ZHANG, "罚 跟牌 赵六"))  # 张三 claims by name with this line
+    await say(referee, MIKE, "/join 王五")  # Mike pressed the wrong seat
+    out = text(await say(referee, MIKE, "/undo"))
+    assert "/join 王五" in out and "余额不变" in out
+    # the fine stands: 赵六 −30, each other +10
+    night = await referee.night_json(CHAT)
+    assert night is not None and night["balances"] == {"张三": 10, "李四": 10, "王五": 10, "赵六": -30}
+    response = await say(referee, MIKE, "罚 跟牌 赵六")  # 王五's seat is free to claim again
+    assert "我是 王五" in labels(response) and "我是 李四" in labels(response)
+    # an undo after a line that claimed by name undoes that line's event, as always
+    assert "✅" in text(await say(referee, Speaker("207", "李四", names=("李四",)), "罚 跟牌 王五"))
+    out = text(await say(referee, ZHANG, "/undo"))
+    assert "罚 跟牌 王五" in out
+    night = await referee.night_json(CHAT)
+    assert night is not None and night["balances"] == {"张三": 10, "李四": 10, "王五": 10, "赵六": -30}
+
+
+async def test_unseat_frees_a_claimed_seat(referee: Referee) -> None:
+    await say(referee, ZHANG, "开局 张三 李四 王五 赵六")
+    await say(referee, MIKE, "/join 李四")
+    out = text(await say(referee, ZHANG, "/unseat 李四"))
+    assert "李四" in out and "/join" in out
+    assert "Mike" in text(await say(referee, MIKE, "/join"))  # now he joins under his own name
+    response = await say(referee, Speaker("208", "Olga", names=("Olga",)), "罚 跟牌 赵六")
+    assert "我是 李四" not in labels(response)  # the seat is Mike's now
+
+
+async def test_the_claim_buttons_through_telegram(fake: FakeTelegram, tmp_path: Path) -> None:
+    db = tmp_path / "tg.sqlite3"
+    zhang, mike = plain_user(201, "张三"), plain_user(205, "Mike")
+    async with Running(fake, db) as bot:
+        await bot.say(zhang, "开局 张三 李四 王五 赵六")
+        out = await bot.say(mike, "罚 跟牌 赵六")
+        assert "这个账号还没有座位" in out and "只有在座的玩家" not in out
+        choices = buttons(fake)
+        assert {"我是 李四", "我是 王五", "我是 赵六"} <= set(choices)
+        assert "李四 = 这个账号" in await bot.press(mike, choices["我是 李四"])
+        assert "✅" in await bot.say(mike, "罚 跟牌 赵六")
+    # 跟牌: 赵六 pays 10 to each of the three others
+    assert await balances(db) == [10, 10, 10, -30]
