@@ -16,6 +16,7 @@ from pathlib import Path
 from bot.codec import SeatChange
 from bot.commands import parse, usage_hint
 from bot.handlers import chores, corrections, flows, opening, questions, table_events
+from bot.handlers.causes import flower_choices
 from bot.handlers.common import Context, Desk, Incoming, Refusal, meld_conflict, near_miss, readable, refused_win
 from bot.inbox import Inbox
 from bot.ledger import DuplicateUpdate, Ledger, Seat
@@ -165,6 +166,10 @@ class Referee:
             prompt = opening.claim_prompt(context, response)  # an account with no seat yet: which one?
             if prompt is not None:
                 return prompt
+            if command.name == "hu" and response.replies[0].key == "hu.needs_flowers" and night is not None:
+                # a win typed whole but for its hard flowers: the count as buttons, each the line with it
+                choices = flower_choices(incoming.text)
+                response = replace(response, choices=choices, night_id=night.id, hand_no=night.state.hand_no)
             hint = usage_hint(command, response.replies)
             if hint is not None:  # a /command in the wrong form: show the right one
                 response = replace(response, replies=(*response.replies, hint))

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from bot.ledger import Seat
 from bot.night import Played
-from bot.replies import LIST, Joined, Reply
+from bot.replies import LIST, Choice, Joined, Reply
 from engine.preset import Preset
 from engine.table import Draw, FlowerGang, Penalty, Win
 
@@ -80,3 +80,26 @@ def actors(played: Played, seats: Sequence[Seat]) -> Joined | str:
         return Joined(tuple(seats[c.winner].name for c in event.claims), LIST)
     seat = getattr(event, "actor", getattr(event, "offender", None))
     return seats[seat].name if isinstance(seat, int) and 0 <= seat < len(seats) else ""
+
+
+# ---- the line a notice asks for, as a button ------------------------------------------------------
+
+FEW_FLOWERS = 9  # count buttons 0-8, as in the guided flow; more is typed
+
+
+def notice_choices(played: Played, seats: Sequence[Seat]) -> tuple[Choice, ...]:
+    """快照's fourth mouth ends the hand at once: the prompt gives the line to send (with the hard
+    flowers), and a button sends it; the count is asked next (`flower_choices`)."""
+    choices: list[Choice] = []
+    for said in played.notices:
+        if said.key == "table.kuaizhao_fourth":
+            taker = int(said.params["taker"])
+            label = Reply("button.record_win", {"name": seats[taker].name})
+            choices.append(Choice(label, f"/hu #{taker} self duiduihu quanqiu"))
+    return tuple(choices)
+
+
+def flower_choices(line: str) -> tuple[Choice, ...]:
+    """A win typed without its hard-flower count: one button per count, each the same line with it."""
+    stem = line.strip()
+    return tuple(Choice(Reply("button.count", {"count": n}), f"{stem} flowers={n}") for n in range(FEW_FLOWERS))

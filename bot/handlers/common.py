@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from bot.commands import Command, near_command
-from bot.handlers.causes import doubled_causes
+from bot.handlers.causes import doubled_causes, notice_choices
 from bot.ledger import PaymentRow, Seat
 from bot.night import Line, Night, Nights, Played, Recorded
 from bot.replies import Choice, Joined, Reply, Response
@@ -281,7 +281,9 @@ def recorded_response(context: Context, night: Night, recorded: Recorded) -> Res
     if isinstance(played.event, Win):
         doubled = Reply("hand.doubled_mark") if played.doubled else ""
         replies.append(Reply("win.in_hand", {"hand": played.hand_no, "doubled": doubled}))
-    return recorded_reply(context, night, replies, moved_money=bool(recorded.payments))
+    response = recorded_reply(context, night, replies, moved_money=bool(recorded.payments))
+    choices = notice_choices(played, night.seats)  # a notice's line to send, as a button
+    return replace(response, choices=choices) if choices else response
 
 
 def near_miss(incoming: Incoming, night: Night | None, language: str) -> Response | None:
