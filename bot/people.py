@@ -183,7 +183,10 @@ def merged_people(
         first, amount, cents = merged.get(key, (name, 0, 0))
         merged[key] = (first, amount + amounts[index], cents + money[index])
     seated = {fold(names[index]) for index in now}
-    # someone who left with nothing won or lost (a join by mistake, then /unseat) is not a player
+    # someone who left with nothing won or lost (a join by mistake, then /unseat) is not a player, nor
+    # is a seat left free by /unseat
     return [
-        Person(name, amount, cents) for key, (name, amount, cents) in merged.items() if key in seated or amount or cents
+        Person(name, amount, cents)
+        for key, (name, amount, cents) in merged.items()
+        if (key in seated and name) or amount or cents
     ]
