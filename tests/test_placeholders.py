@@ -333,6 +333,47 @@ A: /pong B
 """
 
 
+# Limits: an opener who sits nowhere, too many melds, a small win below the limit, odd amounts
+LIMITS = """
+Op: /new A B C D
+Op: /pong B
+Op: /hu self 清一色 flowers=2
+A: /pong B 55p
+A: /undo 12345678901
+A: 碰 B 1m
+A: /dealer C
+A: 碰 C 2m
+A: 碰 D 3m
+A: 碰 B 4m
+A: 碰 C 5m
+B: 碰 A 7p
+B: 胡 C 花2
+B: /hu C 清一色 flowers=1 soft=99
+B: /hu C 清一色 flowers=1 软花99
+Op: /summary
+Op: yes
+Op: /new A B C D preset=jinyuanzi
+A: /penalty false B 30
+A: /penalty B 5
+Op: /summary
+Op: yes
+Op: /new A B C D
+A: 碰 B E
+A: 胡 D 清一色 花2
+A: 胡 D 七对 花2
+A: 胡 D 门清 花2
+A: 碰 C 5p
+A: 碰 D 5s
+A: 胡 B 混一色 花2
+B: 碰 A 7p
+B: 胡 D 清一色 花2
+Op: /fix %4 碰 A S
+Op: 改底 2
+C: 胡 自摸 清一色 花2
+Op: /fix %5 胡 D 花4
+"""
+
+
 async def flows(player: Player) -> None:
     """The guided flows, each pressed to its end (and once back)."""
     await player.play("Alice: /new Alice Bob Carol Dave\nBob: /pong Carol")
@@ -361,6 +402,8 @@ async def telegram_lines(player: Player) -> None:
     await player.say("开局 张三 李四 王五 赵六", who=Speaker("201", "张三", names=("张三",)))
     await player.say("/score", who=li)
     await player.say("罚 跟牌 赵六", who=li)
+    await player.say("碰 李思 6s", who=li)
+    await player.say("碰 王五", who=Speaker("209", "Zed", names=("Zed",)))
     await player.say("/join 王五", who=Speaker("203", "Wu", names=("Wu",)))
     await player.say("/me", who=li, private=True)
 
@@ -372,6 +415,9 @@ async def night_in(referee: Referee, language: str) -> None:
     await flows(player)
     await player.play("Alice: /summary\nAlice: yes")
     await player.play(TABLE)
+    limits = Player(referee, f"limits-{language}", language)
+    await limits.say(f"/lang {language}")
+    await limits.play(LIMITS)
     tg = Player(referee, f"tg-{language}", language)
     await tg.say(f"/lang {language}")
     await telegram_lines(tg)
@@ -395,7 +441,7 @@ async def test_no_rendered_message_keeps_an_unfilled_field(referee: Referee, tmp
         f"rendered: {len(covered)} ({100 * len(covered) / len(reachable):.0f}%)"
     )
     print("not rendered:", " ".join(missing))
-    assert len(covered) / len(reachable) >= 0.7  # 75% when written: see the report printed above
+    assert len(covered) / len(reachable) >= 0.8  # 81% when written: see the report printed above (-s)
 
 
 def test_a_message_whose_field_is_called_key_renders() -> None:
