@@ -681,9 +681,13 @@ class Night:
         bind, self._unwritten_bind = self._unwritten_bind, None
         if bind is not None:  # after the line's own rows: the first one keeps the update key
             news = [*news, NewEvent(self.state.hand_no, "bind", bind.seat, encode_seat(bind))]
-        rows = await self.ledger.append_rows(
-            chat_id, self.id, line.speaker, line.text, line.update_key, stake, news, saved
-        )
+        try:
+            rows = await self.ledger.append_rows(
+                chat_id, self.id, line.speaker, line.text, line.update_key, stake, news, saved
+            )
+        except BaseException:
+            self._unwritten_bind = bind  # not written: still to be dropped (the seats restored) or retried
+            raise
         self._events.extend(rows)  # from a checkpoint's head too: a table event needs no older history
         if bind is not None:
             self._active.add(rows[-1].id)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.ledger import Ledger
+from bot.ledger import DuplicateUpdate, Ledger
 from bot.night import Night
 from bot.replies import Response, render_response
 from bot.seating import Speaker
@@ -125,3 +125,20 @@ async def test_a_failure_after_the_commit_still_says_recorded(
     assert out is not None and out.recorded and out.replies[0].key == "error.internal_after_recording"
     events = await referee.nights.ledger._db.execute_fetchall("SELECT kind FROM events ORDER BY id")
     assert [r[0] for r in events] == ["open", "penalty", "bind"]  # the event and its binding, together
+
+
+async def test_a_write_that_fails_leaves_the_binding_unwritten_and_the_seats_as_the_ledger_has_them(
+    referee: Referee, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await say(referee, OPENER, "开局 张三 李四 王五 赵六", "m:1")
+
+    async def refused(*args: object, **kwargs: object) -> object:
+        raise DuplicateUpdate("m:1")  # the line was recorded before (a replayed update)
+
+    night = await referee.nights.latest(CHAT)
+    assert night is not None
+    monkeypatch.setattr(night.ledger, "append_rows", refused)
+    out = await say(referee, LI, "罚 跟牌 赵六", "m:1")
+    assert out is not None and not out.replies  # a repeated update: answered the first time
+    assert night.seats[1].user_id is None  # 李四's seat is nobody's account yet, in memory too
+    assert await binds(referee.nights.ledger) == []
