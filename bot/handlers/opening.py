@@ -196,8 +196,9 @@ def claim_prompt(context: Context, refusal: Response) -> Response | None:
     if not free:
         return None
     choices = tuple(Choice(Reply("telegram.claim", {"name": s.name}), f"/join {s.name}") for s in free)
+    other = next(s.name for s in context.seats if s.name and s.name != free[0].name)  # for the example
     return Response(
-        (Reply("claim.which_seat"),),
+        (Reply("claim.which_seat", {"name": free[0].name, "other": other}),),
         context.language,
         choices=choices,
         refused=True,
