@@ -11,7 +11,7 @@ from bot.commands import Command, near_command
 from bot.handlers.causes import doubled_causes, notice_choices
 from bot.ledger import PaymentRow, Seat
 from bot.night import Line, Night, Nights, Played, Recorded
-from bot.replies import Choice, Joined, Reply, Response
+from bot.replies import LIST, Choice, Joined, Reply, Response
 from bot.seating import Speaker, may_record, player_list, resolve, seat_of, seated_names
 from bot.views import factor_lines, payment_lines, scoreboard
 from engine.melds import LoggedMeldMissing
@@ -153,7 +153,7 @@ def readable(params: dict[str, object], seats: Sequence[Seat]) -> dict[str, obje
         shown["why"] = Reply(f"liability.{shown['why']}")
     if isinstance(shown.get("triggers"), str):  # which facts of the hand doubled the next one
         triggers = tuple(Reply(f"trigger.{key}") for key in str(shown["triggers"]).split(",") if key)
-        shown["triggers"] = Joined(triggers, "、")
+        shown["triggers"] = Joined(triggers, LIST)  # "、" in Chinese, ", " in English
     for key in ("seat", "winner", "feeder", "taker", "dealer"):
         value = shown.get(key)
         if isinstance(value, int) and 0 <= value < len(seats):
