@@ -41,6 +41,39 @@ NOT_FROM_A_CHAT_LINE = {
 }
 
 
+# Keys with fields that no code renders (leftovers in the catalogs; checked below against the source)
+UNUSED = frozenset(
+    {
+        "board.player",
+        "button.penalty_follow",
+        "button.penalty_four",
+        "new.needs_four",
+        "undo.reversed_by",
+        "win.melds_contradict",
+        "win.meld_tile_unknown",
+    }
+)
+# Engine guards a parsed line never reaches (the parser or an earlier check refuses first), and the
+# engine shell's own total line
+GUARDS = frozenset(
+    {
+        "gang.unknown_kind",
+        "penalty.unknown_kind",
+        "table.bad_seat",
+        "hand.too_many_melds",
+        "settle.unbalanced",
+        "score.total",
+    }
+)
+
+
+def source_text() -> str:
+    root = Path(__file__).resolve().parent.parent
+    return "\n".join(
+        path.read_text(encoding="utf-8") for folder in ("bot", "engine") for path in (root / folder).rglob("*.py")
+    )
+
+
 @contextmanager
 def recording() -> Iterator[list[tuple[str, str]]]:
     """(key, rendered text) of every message rendered meanwhile."""
@@ -371,6 +404,14 @@ Op: /fix %4 碰 A S
 Op: 改底 2
 C: 胡 自摸 清一色 花2
 Op: /fix %5 胡 D 花4
+Op: /summary
+Op: yes
+Op: /new A B C D preset=app
+B: 碰 A 7p
+B: 胡 D 123m456m789m234p5p+5p 花2
+B: 补杠 7p
+C: 抢杠 胡 B 123m456m789m55s68p+7p 花2
+D: 胡 自摸 123m456m789m234p5p+5p 花2
 """
 
 
@@ -386,6 +427,8 @@ async def flows(player: Player) -> None:
     step = await player.press(step, 0, "Bob")  # a pattern on
     step = await player.press(step, 0, "Bob")  # and off
     assert step is not None
+    typed = next(i for i, c in enumerate(step.choices) if c.label.key == "button.type_hand")
+    await player.press(step, typed, "Bob")  # the line to type instead (and back from it)
     confirm = next(i for i, c in enumerate(step.choices) if c.label.key == "button.confirm")
     await player.press(step, confirm, "Bob")
     for opening in ("/gang", "/penalty"):
@@ -433,7 +476,9 @@ async def test_no_rendered_message_keeps_an_unfilled_field(referee: Referee, tmp
     wanted = keys_with_fields()
     unfilled = sorted({(key, text) for key, text in seen if key in wanted and FIELD.search(text)})
     assert unfilled == []
-    reachable = {k for k in wanted if not k.startswith(tuple(NOT_FROM_A_CHAT_LINE))}
+    source = source_text()
+    assert not [key for key in UNUSED if f'"{key}"' in source]  # still unused: else it must be covered
+    reachable = {k for k in wanted if not k.startswith(tuple(NOT_FROM_A_CHAT_LINE))} - UNUSED - GUARDS
     covered = {key for key, _ in seen} & reachable
     missing = sorted(reachable - covered)
     print(
@@ -441,7 +486,7 @@ async def test_no_rendered_message_keeps_an_unfilled_field(referee: Referee, tmp
         f"rendered: {len(covered)} ({100 * len(covered) / len(reachable):.0f}%)"
     )
     print("not rendered:", " ".join(missing))
-    assert len(covered) / len(reachable) >= 0.8  # 81% when written: see the report printed above (-s)
+    assert len(covered) / len(reachable) >= 0.8  # 88% when written: see the report printed above (-s)
 
 
 def test_a_message_whose_field_is_called_key_renders() -> None:
