@@ -71,6 +71,8 @@ async def test_a_fix_of_an_event_that_does_not_exist_is_answered_however_it_is_t
         out = await table.say(line)
         assert "本局没有 #99 这条记录" in out and "最近一条是 #2；每条的编号见 /history" in out
     assert await table.say("张三: fix the table") == ""  # talk stays talk
+    assert "本局没有 #99 这条记录" in await table.say("张三: undo 99")
+    assert await table.say("张三: undo that") == ""
     assert await table.balances() == {"张三": 0, "李四": 0, "王五": 0, "赵六": 0}
 
 

@@ -55,8 +55,10 @@ NEEDS_A_NAME = ("pong", "penalty")
 
 
 def reads_as_a_fix(command: Command, names: list[str]) -> bool:
-    """`fix 99 碰 李四`: an event number and a table event's line, a correction however it is typed
-    (a near-command, answered even when it starts with an English word)."""
+    """`fix 99 碰 李四`, `undo 99`: an event number (and for a fix, a table event's line), a correction
+    however it is typed (a near-command, answered even when it starts with an English word)."""
+    if command.name == "undo":
+        return command.number is not None
     if command.name != "fix" or command.number is None or not command.word:
         return False
     try:
