@@ -40,6 +40,9 @@ async def test_the_prompt_has_a_button_that_sends_its_line(table: Table) -> None
     out = await table.say(f"B: {labels(counts)['1']}")
     assert "✅" in out and "C → B：372 花（372）" in out
     assert await table.balances() == {"A": 0, "B": 372, "C": -372, "D": 0}
+    # /history shows the event the button's line stands for, not its seat token
+    history = await table.say("A: /history")
+    assert "#6 [第1盘] 胡：B 自摸（B）" in history and "#1" not in history.split("#6", 1)[1]
 
 
 async def test_in_english(table: Table) -> None:
@@ -55,7 +58,7 @@ async def test_any_win_typed_without_its_count_is_offered_the_counts(table: Tabl
     await table.say("/new A B C D")
     counts = await table.respond("B: 胡 自摸 清一色")
     assert counts is not None and counts.refused
-    assert labels(counts)["2"] == "胡 自摸 清一色 flowers=2"
+    assert labels(counts)["2"] == "胡 自摸 清一色 花2"
     await table.say(f"B: {labels(counts)['2']}")
     # 20 + 2×2 + 门清 20 + 清一色 60 = 104 from each of three
     assert await table.balances() == {"A": -104, "B": 312, "C": -104, "D": -104}

@@ -102,4 +102,5 @@ def notice_choices(played: Played, seats: Sequence[Seat]) -> tuple[Choice, ...]:
 def flower_choices(line: str) -> tuple[Choice, ...]:
     """A win typed without its hard-flower count: one button per count, each the same line with it."""
     stem = line.strip()
-    return tuple(Choice(Reply("button.count", {"count": n}), f"{stem} flowers={n}") for n in range(FEW_FLOWERS))
+    form = "{stem} flowers={n}" if stem.startswith("/") else "{stem} 花{n}"  # as the line was typed
+    return tuple(Choice(Reply("button.count", {"count": n}), form.format(stem=stem, n=n)) for n in range(FEW_FLOWERS))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -29,6 +30,7 @@ from locales import Translator
 # A page of /history: 15 lines of about 100 characters stay well under Telegram's 4,096 a message.
 HISTORY_LINES = 15
 FLOW_MARK = " ~t"  # a guided flow's line carries its state after the command (`/hu ~t…`)
+SEAT_MARK = re.compile(r"(?<!\S)#[0-3](?![0-9])")  # a button's seat by number (`/hu #1 self …`)
 
 
 def any_night(context: Context) -> Night:
@@ -115,13 +117,13 @@ def is_joined(first: Win, both: Win) -> bool:
 
 
 def flow_lines(night: Night, events: list[EventRow]) -> dict[int, Reply]:
-    """What a guided flow's token line (`/hu ~t…`) stands for, with the names of who sat at that event:
-    the record shows the event, never the token."""
+    """What a guided flow's token line (`/hu ~t…`) or a button's line (`/hu #1 self …`) stands for,
+    with the names of who sat at that event: the record shows the event, never the token."""
     seating = night.seating()
     shown: dict[int, Reply] = {}
     for event in events:
-        if FLOW_MARK not in event.raw_text:
-            continue
+        if FLOW_MARK not in event.raw_text and not SEAT_MARK.search(event.raw_text):
+            continue  # typed by a person: shown as typed
         decoded = table_event(event)
         if decoded is not None:
             sitting = seating.at.get(event.id, seating.now)
