@@ -105,10 +105,18 @@ class Referee:
         except Exception:
             log.exception("line %r in chat %s failed", incoming.text, incoming.chat_id)
             self.nights.forget(incoming.chat_id)
+            language = await self._language_after_failure(incoming)
             # it failed after the line's commit: say so (a binding is only written with an event)
             if await self._log_size(incoming.chat_id) != before:
-                return Response((Reply("error.internal_after_recording"),), DEFAULT_LANGUAGE, recorded=True)
-            return Response((Reply("error.internal"),), DEFAULT_LANGUAGE, refused=True)
+                return Response((Reply("error.internal_after_recording"),), language, recorded=True)
+            return Response((Reply("error.internal"),), language, refused=True)
+
+    async def _language_after_failure(self, incoming: Incoming) -> str:
+        """The chat's language, if the ledger can still say it."""
+        try:
+            return await self.language(incoming.chat_id, incoming.speaker.language)
+        except Exception:
+            return DEFAULT_LANGUAGE
 
     async def _log_size(self, chat_id: str) -> tuple[int, int] | None:
         try:

@@ -142,3 +142,15 @@ async def test_a_write_that_fails_leaves_the_binding_unwritten_and_the_seats_as_
     assert out is not None and not out.replies  # a repeated update: answered the first time
     assert night.seats[1].user_id is None  # 李四's seat is nobody's account yet, in memory too
     assert await binds(referee.nights.ledger) == []
+
+
+async def test_the_failure_reply_is_in_the_chats_language(referee: Referee, monkeypatch: pytest.MonkeyPatch) -> None:
+    await say(referee, OPENER, "/lang en", "m:0")
+    await say(referee, OPENER, "开局 张三 李四 王五 赵六", "m:1")
+
+    async def broken(self: Night, *args: object, **kwargs: object) -> object:
+        raise RuntimeError("disk gone")
+
+    monkeypatch.setattr(Night, "record", broken)
+    out = await say(referee, LI, "罚 跟牌 赵六", "m:2")
+    assert out is not None and out.language == "en" and out.replies[0].key == "error.internal"
