@@ -7,16 +7,20 @@ Seats: 张三=0 (East, first dealer), 李四=1, 王五=2, 赵六=3.
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
 
+from bot.inbox import Row
 from bot.ledger import DuplicateUpdate, Ledger
 from bot.night import Night
 from bot.replies import Response, render_response
 from bot.seating import Speaker
 from bot.service import Incoming, Referee
 from locales import Translator
+from tests.fake_telegram import FakeTelegram, plain_user
+from tests.test_telegram import GROUP, Running, balances
 
 CHAT = "tg:-100"
 OPENER = Speaker("1", "张三", "zhang", language="zh-hans", names=("张三",))
@@ -154,3 +158,31 @@ async def test_the_failure_reply_is_in_the_chats_language(referee: Referee, monk
     monkeypatch.setattr(Night, "record", broken)
     out = await say(referee, LI, "罚 跟牌 赵六", "m:2")
     assert out is not None and out.language == "en" and out.replies[0].key == "error.internal"
+
+
+async def test_a_restart_answers_a_claimers_line_left_in_the_inbox(fake: FakeTelegram, tmp_path: Path) -> None:
+    """The claimer's line was stored in the inbox, then the process died before recording it: nothing
+    of it (not even the binding) is in the ledger, and the next start records it with the claim."""
+    db = tmp_path / "tg.sqlite3"
+    zhang, li = plain_user(201, "张三"), plain_user(202, "李四")
+    async with Running(fake, db) as bot:
+        await bot.say(zhang, "开局 张三 李四 王五 赵六")
+    fake.message(GROUP, li, "罚 跟牌 赵六")
+    ledger = await Ledger.open(db)
+    update = fake.updates[-1]
+    key = f"msg:{GROUP}:{update['message']['message_id']}"
+    assert await ledger.inbox().add(Row(update["update_id"], GROUP, key, update))
+    assert await binds(ledger) == []
+    await ledger.close()
+    fake.updates.clear()  # Telegram has forgotten it
+    async with Running(fake, db) as bot:
+        await asyncio.wait_for(bot.front.idle(), 30)
+        answer = "\n".join(fake.texts(GROUP))
+        assert "李四 = 这个账号" in answer and "✅ #2" in answer
+    ledger = await Ledger.open(db)
+    try:
+        assert [seat for seat, _ in await binds(ledger)] == [1] and await ledger.inbox().pending() == []
+    finally:
+        await ledger.close()
+    # 跟牌: 赵六 pays 10 to each of the three others
+    assert await balances(db) == [10, 10, 10, -30]
