@@ -15,7 +15,7 @@ from pathlib import Path
 
 from bot.codec import SeatChange
 from bot.commands import parse, usage_hint
-from bot.handlers import chores, corrections, flows, opening, questions, table_events
+from bot.handlers import chores, corrections, flows, opening, questions, table_events, tile_flow
 from bot.handlers.common import Context, Desk, Incoming, Refusal, meld_conflict, near_miss, readable, refused_win
 from bot.inbox import Inbox
 from bot.ledger import DuplicateUpdate, Ledger, Seat
@@ -60,7 +60,7 @@ HANDLERS: dict[str, Handler] = {
     "winds": table_events.winds,
     "range": table_events.range_mark,
     "penalty": flows.guided_penalty,
-    "hu": flows.guided_hu,
+    "hu": tile_flow.guided_hu,
     "draw": table_events.draw,
     "again": table_events.again,
     "undo": corrections.undo,

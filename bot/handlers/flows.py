@@ -29,17 +29,20 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 
 from bot.commands import Command
+from bot.handlers import tile_pad
 from bot.handlers.common import Context, Refusal, explained, readable, recording_night
-from bot.handlers.table_events import gang, hu, is_bare_hu, penalty, win_event
+from bot.handlers.table_events import gang, hu, penalty, win_event
 from bot.ledger import DuplicateUpdate, Ledger, PaymentRow
 from bot.night import PENDING_ID, Night
 from bot.replies import Choice, Reply, Response
 from bot.seating import seat_of
 from bot.views import payment_lines
 from bot.vocabulary import flag_fields, flag_units, pattern_words
+from engine.claims import check_claims, check_declared, situation_of
 from engine.errors import EngineError
 from engine.preset import Preset
-from engine.table import WinRefused
+from engine.table import MeldRecord, WinRefused
+from engine.units import WinFlags
 
 FLOW_MINUTES = 10
 FEW_FLOWERS = 9  # buttons 0-8, then "more"
@@ -48,6 +51,7 @@ NAME_LETTERS = string.digits + string.ascii_lowercase
 NAME_LENGTH = 5  # 36⁵ ≈ 60 million names a minute per night: two flows never share one
 # Every number is bounded: a minute stamp (10 digits last until the year 21000), a night id, a hand.
 _HEAD = rf"^~t(\d{{1,10}})g(\d{{1,12}})d(\d{{1,6}})n([0-9a-z]{{{NAME_LENGTH}}})"
+HEAD_PATTERN = _HEAD
 _HU = re.compile(_HEAD + r"(?:w([0-3]))?(?:f([0-3s]))?(?:h(\d{1,2}))?(m)?(?:p([0-9a-f]{1,8}))?([xy])?$")
 _GANG = re.compile(_HEAD + r"(?:a([0-3]))?(?:k([eac]))?(?:f([0-3]))?(c)?$")
 _PENALTY = re.compile(_HEAD + r"(?:k([fo]))?(?:o([0-3]))?$")
@@ -142,16 +146,63 @@ class Toggle:
     flag: bool = False
 
 
-def flow_toggles(preset: Preset, discard: bool) -> tuple[Toggle, ...]:
+@dataclass(frozen=True)
+class Situation:
+    """What the table knows of a win before it is recorded: enough to drop what cannot apply."""
+
+    self_draw: bool
+    dealer: bool
+    logged: tuple[MeldRecord, ...]  # the winner's melds logged this hand
+    last_act: str | None
+    hard: int = 0
+
+
+def situation(night: Night, winner: int, self_draw: bool, hard: int | None = None) -> Situation:
+    act = night.state.last_acts[winner]
+    return Situation(
+        self_draw, winner == night.state.dealer, night.state.melds[winner], act.kind if act else None, hard or 0
+    )
+
+
+def applies(preset: Preset, key: str, flag: bool, facts: Situation | None) -> bool:
+    """Whether a pattern or flag can be this win's, asked of the engine's own checks (RULES §5): no
+    self-draw's flag (杠开, 海底 …) on a discard, 杠开 only right after the winner's gang, 天胡 only for
+    the dealer, no seven pairs or 清一色 a logged meld rules out."""
+    if facts is None:
+        return True
+    try:
+        if flag:
+            flags = WinFlags(hard_flowers=facts.hard, self_draw=facts.self_draw, **{key: True})
+            logged = tuple(m.kind for m in facts.logged)
+            known = situation_of(
+                None,
+                self_draw=facts.self_draw,
+                dealer=facts.dealer,
+                logged=logged,
+                last_act=facts.last_act,
+                has_log=True,
+            )
+            check_claims(flags, preset, known)
+        else:
+            check_declared((key,), facts.logged, preset, 0)
+    except EngineError:
+        return False
+    return True
+
+
+def flow_toggles(preset: Preset, discard: bool, facts: Situation | None = None) -> tuple[Toggle, ...]:
     """The preset's patterns in its order (门清 and 无花果 come from the log and the count), then the
-    flags that score a pattern here; 抢杠 on a discard win (the discarder is the robbed player)."""
+    flags that score a pattern here; 抢杠 on a discard win (the discarder is the robbed player). Only
+    what can apply is offered (`applies`)."""
     nameable = set(pattern_words().values())
     toggles = [
-        Toggle(k, f"unit.{k}") for k in preset.patterns if k in nameable and k not in ("pao", "menqing", "wuhuaguo")
+        Toggle(k, f"unit.{k}")
+        for k in preset.patterns
+        if k in nameable and k not in ("pao", "menqing", "wuhuaguo") and applies(preset, k, False, facts)
     ]
     for flag in flag_fields():
         units = [unit for unit in flag_units(flag) if unit in preset.patterns]
-        if units:
+        if units and applies(preset, flag, True, facts):
             toggles.append(Toggle(flag, f"unit.{units[0]}", flag=True))
     if discard:
         toggles.append(Toggle("robbing_gang", "button.robbing_gang", flag=True))
@@ -211,7 +262,12 @@ async def hu_flow(context: Context, state: str | None) -> Response:
     name = context.seats[w].name
     at_w = f"{base}w{w}"
     if source is None:
-        choices = [Choice(Reply("button.self_draw"), f"{at_w}fs"), *player_choices(context, f"{at_w}f", exclude=w)]
+        # each leads to the tile pad (点牌); 报番型 there comes back to this flow's next step
+        choices = [Choice(Reply("button.self_draw"), f"{base}{start_pad(w, 's')}")]
+        choices += [
+            replace(choice, command=f"{base}{start_pad(w, choice.command[len(at_w) + 1 :])}")
+            for choice in player_choices(context, f"{at_w}f", exclude=w)
+        ]
         return flow_response(context, night, Step(Reply("flow.hu_from", {"winner": name}), (), (*choices, back(base))))
     at_f = f"{at_w}f{source}"
     if hard is None:
@@ -225,7 +281,8 @@ async def hu_flow(context: Context, state: str | None) -> Response:
             Step(Reply("flow.hu_flowers", {"winner": name}), (), (*choices, back(at_w if not more else at_f))),
         )
     at_h = f"{at_f}h{int(hard)}"
-    keys = flow_toggles(night.preset, discard=source != "s")
+    facts = situation(night, w, source == "s", int(hard))
+    keys = flow_toggles(night.preset, discard=source != "s", facts=facts)
     chosen = int(mask, 16) if mask else 0
     selected = [toggle for index, toggle in enumerate(keys) if chosen >> index & 1]
     command = hu_command(context, w, source, int(hard), selected)
@@ -235,6 +292,11 @@ async def hu_flow(context: Context, state: str | None) -> Response:
         example = Reply("flow.type_hand", {"example": typed_example(context, command)})
         return flow_response(context, night, Step(example, (), (back(f"{at_h}p{chosen:x}"),)))
     return pattern_step(context, night, at_h, keys, chosen, command)
+
+
+def start_pad(winner: int, source: str) -> str:
+    """The token of an empty tile pad (bot/handlers/tile_pad.py) after the discarder step."""
+    return "c" + tile_pad.encode(tile_pad.Pad(winner, tile_pad.SELF if source == "s" else int(source)))
 
 
 def hu_command(context: Context, winner: int, source: str, hard: int, selected: list[Toggle]) -> Command:
@@ -356,15 +418,6 @@ async def penalty_flow(context: Context, state: str | None) -> Response:
 
 
 # ---- entry points: a line with arguments is recorded as typed; without, the flow starts --------------
-
-
-async def guided_hu(context: Context) -> Response:
-    command = context.command
-    if command.word and command.word.startswith("~"):
-        return await hu_flow(context, command.word)
-    if is_bare_hu(command):
-        return await hu_flow(context, None)
-    return await hu(context)
 
 
 async def guided_gang(context: Context) -> Response:
