@@ -312,3 +312,26 @@ async def test_the_console_and_english_read_the_same_steps(table: Table) -> None
     assert "Logged: pong E (not tapped again)" in text and "11 to go" in text
     assert labels_of(step)[:3] == ["1m", "2m", "3m"] and "Declare patterns" in labels_of(step)
     assert re.search(r"/hu ~t\d+g\d+d\d+n[0-9a-z]{5}c[0-9A-Za-z]+$", step.choices[0].command)
+
+
+async def test_a_gang_by_its_tile_then_a_hand_after_it(table: Table) -> None:
+    await table.say("/new A B C D")
+    step = await table.respond("B: /gang")
+    assert step is not None
+    step = await press_label(table, step, "B", "暗杠")
+    assert "B 杠的是哪张" in text_of(step) and "3万" in labels_of(step) and "记下" in labels_of(step)
+    done = await press_label(table, step, "B", "3万")
+    assert done.recorded
+    assert await table.balances() == {"A": -3, "B": 9, "C": -3, "D": -3}  # 暗杠: 3 from each other
+    taps = ["B", "自摸", "4万", "5万", "6万", "7万", "8万", "9万", "2筒", "3筒", "4筒", "5筒"]
+    step = await tap_through(table, "B", taps)
+    assert "已记：暗杠3万" in text_of(step) and "3万" not in labels_of(step)  # all four are in the gang
+    step = await press_label(table, step, "B", "5筒")
+    step = await press_label(table, step, "B", "2")
+    step = await press_label(table, step, "B", "大杠开花")  # right after his gang: offered, and toggled
+    # (3333m) 456m 789m 234p 5p +5p self-drawn after the gang, 2 hard: waits 2p/5p (no wait flower);
+    # soft: the gang 2, 缺一 (no 条) 1; 门清 (a concealed gang keeps it) 20, 大杠开花 40:
+    # 20 + 2×(2+2+1) + 20 + 40 = 90 from each (after a concealed gang nobody is liable)
+    assert "合计 90 花" in text_of(step)
+    assert (await press_label(table, step, "B", "确认")).recorded
+    assert await table.balances() == {"A": -93, "B": 279, "C": -93, "D": -93}

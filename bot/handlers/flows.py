@@ -16,7 +16,8 @@ bounded by the grammar, so an oversized one is an unreadable token, never an ove
 Head letters: t = the minute the flow started, g = its night, d = its hand, n = its name. State
 letters: w = winner, f = from whom (s: self-draw), h = hard flowers, m = show more counts, p = the
 toggled patterns (a bitmask over `flow_patterns`, hex), x = confirm, y = type the hand instead;
-for gangs k = kind (e exposed, a added, c concealed), a = actor, f = feeder, c = record; for
+for gangs k = kind (e exposed, a added, c concealed), a = actor, f = feeder, j = the tile (one
+character, bot.handlers.tile_pad.ALPHABET), c = record; for
 penalties k = kind, o = offender.
 """
 
@@ -38,13 +39,17 @@ from bot.replies import Choice, Reply, Response
 from bot.seating import seat_of
 from bot.views import payment_lines
 from bot.vocabulary import flag_fields, flag_units, pattern_words
+from engine.checks import logged_copies
 from engine.claims import check_claims, check_declared, situation_of
 from engine.errors import EngineError
+from engine.hand import MeldKind
 from engine.preset import Preset
 from engine.table import MeldRecord, WinRefused
+from engine.tiles import NUM_KINDS, SUITS, Tile, is_wind, rank_of, suit_of, tile_name
 from engine.units import WinFlags
 
 FLOW_MINUTES = 10
+TILE_ROW_SPLIT = 5  # a suit's ranks 1-5 on one row, 6-9 on the next: within Telegram's 8 buttons a row
 FEW_FLOWERS = 9  # buttons 0-8, then "more"
 MAX_FLOWERS = 20
 NAME_LETTERS = string.digits + string.ascii_lowercase
@@ -53,7 +58,7 @@ NAME_LENGTH = 5  # 36⁵ ≈ 60 million names a minute per night: two flows neve
 _HEAD = rf"^~t(\d{{1,10}})g(\d{{1,12}})d(\d{{1,6}})n([0-9a-z]{{{NAME_LENGTH}}})"
 HEAD_PATTERN = _HEAD
 _HU = re.compile(_HEAD + r"(?:w([0-3]))?(?:f([0-3s]))?(?:h(\d{1,2}))?(m)?(?:p([0-9a-f]{1,8}))?([xy])?$")
-_GANG = re.compile(_HEAD + r"(?:a([0-3]))?(?:k([eac]))?(?:f([0-3]))?(c)?$")
+_GANG = re.compile(_HEAD + r"(?:a([0-3]))?(?:k([eac]))?(?:f([0-3]))?(?:j([0-9A-U]))?(c)?$")
 _PENALTY = re.compile(_HEAD + r"(?:k([fo]))?(?:o([0-3]))?$")
 GANG_KINDS = {"e": "exposed", "a": "added", "c": "concealed"}
 PENALTY_KINDS = {"f": "follow", "o": "four"}
@@ -359,7 +364,7 @@ async def gang_flow(context: Context, state: str | None) -> Response:
     if state is None:
         me = seat_of(context.seats, context.incoming.speaker)
         state = new_head(context, night).text + (f"a{me}" if me is not None else "")
-    head, (actor, kind, feeder, record) = read_state(_GANG, state)
+    head, (actor, kind, feeder, tile, record) = read_state(_GANG, state)
     stop = await ended(context, night, head)
     if stop is not None:
         return stop
@@ -379,12 +384,41 @@ async def gang_flow(context: Context, state: str | None) -> Response:
         return flow_response(context, night, Step(Reply("flow.gang_from", {"actor": name}), (), (*feeders, back(at_a))))
     line = f"{at_k}f{feeder}" if feeder is not None else at_k
     names = (f"#{actor}", f"#{feeder}") if feeder is not None else (f"#{actor}",)
-    command = Command("gang", context.incoming.text, names=names, kind=GANG_KINDS[kind])
+    tiled = tile_name(tile_pad.ALPHABET.index(tile)) if tile is not None else None
+    command = Command("gang", context.incoming.text, names=names, kind=GANG_KINDS[kind], tile=tiled)
     if record:
         return await finish(context, head, command, gang)
-    hint = Reply("flow.gang_tile", {"example": gang_example(context, command)})
-    choices = (Choice(Reply("button.record"), f"{line}c"), back(at_a if kind != "e" else at_k))
+    hint = Reply("tiles.gang_tile", {"actor": name, "example": gang_example(context, command)})
+    tiles = [
+        Choice(tile_label(t), f"{line}j{tile_pad.ALPHABET[t]}c", tile_row(t))
+        for t in gang_tiles(night, int(actor), GANG_KINDS[kind])
+    ]
+    choices = (*tiles, Choice(Reply("button.record"), f"{line}c"), back(at_a if kind != "e" else at_k))
     return flow_response(context, night, Step(hint, (), choices))
+
+
+def gang_tiles(night: Night, actor: int, kind: str) -> list[Tile]:
+    """The tiles this gang can be of: four copies nobody has shown (exposed, concealed), or the
+    actor's own pong (added; any unshown tile if a pong was logged without its tile)."""
+    copies = logged_copies(night.state.melds)
+    free = [t for t in range(NUM_KINDS) if copies[t] == 0]
+    if kind != "added":
+        return free
+    pongs = [m for m in night.state.melds[actor] if m.kind is MeldKind.PONG]
+    own = sorted({m.tile for m in pongs if m.tile is not None})
+    return sorted({*own, *free}) if any(m.tile is None for m in pongs) else own
+
+
+def tile_label(tile: Tile) -> Reply:
+    """One tile as a player reads it: `5筒`, `东` (`5p`, `E` in English)."""
+    if is_wind(tile):
+        return Reply(f"tiles.wind_{tile_name(tile).lower()}")
+    return Reply(f"tiles.suit_{SUITS[suit_of(tile) or 0]}", {"ranks": rank_of(tile)})
+
+
+def tile_row(tile: Tile) -> int:
+    """A tile keyboard: a suit on two rows (1-5, 6-9), the winds on the seventh."""
+    return 2 * len(SUITS) if is_wind(tile) else 2 * (suit_of(tile) or 0) + (rank_of(tile) > TILE_ROW_SPLIT)
 
 
 def gang_example(context: Context, command: Command) -> str:

@@ -31,6 +31,8 @@ from bot.handlers.flows import (
     preview,
     read_state,
     situation,
+    tile_label,
+    tile_row,
 )
 from bot.handlers.table_events import hu, is_bare_hu
 from bot.handlers.tile_pad import Pad, Table, Unreadable
@@ -51,7 +53,6 @@ from engine.tiles import (
 )
 
 TILES = re.compile(HEAD_PATTERN + rf"c([0-9A-Za-z]{{1,{tile_pad.TOKEN_LENGTH}}})$")
-SPLIT = 5  # a suit's ranks 1-5 on one row, 6-9 on the next: within Telegram's 8 buttons a row
 WIND_ROW = 2 * len(SUITS)
 ACTION_ROW = WIND_ROW + 1
 
@@ -114,13 +115,6 @@ def read_pad(context: Context, night: Night, code: str) -> Pad:
 
 
 # ---- how tiles read ----------------------------------------------------------------------------------
-
-
-def tile_label(tile: Tile) -> Reply:
-    """One tile as a player reads it: `5筒`, `东` (`5p`, `E` in English)."""
-    if is_wind(tile):
-        return Reply(f"tiles.wind_{tile_name(tile).lower()}")
-    return Reply(f"tiles.suit_{SUITS[suit_of(tile) or 0]}", {"ranks": rank_of(tile)})
 
 
 def tiles_text(tiles: tuple[Tile, ...]) -> Joined:
@@ -216,8 +210,7 @@ class TileFlow:
         choices: list[Choice] = []
         for tile in range(NUM_KINDS):
             if tile in offered:
-                row = WIND_ROW if is_wind(tile) else 2 * (suit_of(tile) or 0) + (rank_of(tile) > SPLIT)
-                choices.append(Choice(tile_label(tile), self.at(tile_pad.tap(pad, self.table, tile)), row))
+                choices.append(Choice(tile_label(tile), self.at(tile_pad.tap(pad, self.table, tile)), tile_row(tile)))
         choices.append(self.backspace(pad, WIND_ROW))
         return choices
 
@@ -237,7 +230,7 @@ class TileFlow:
     def mark_step(self, pad: Pad) -> Step:
         """The hand is full but its last move was a meld: which tile won it?"""
         kinds = sorted(set(pad.tiles))
-        choices = [Choice(tile_label(t), self.at(replace(pad, last=t)), 2 * (t // 9)) for t in kinds]
+        choices = [Choice(tile_label(t), self.at(replace(pad, last=t)), tile_row(t)) for t in kinds]
         return Step(Reply("tiles.mark", {"how": self.how(pad)}), (), (*choices, self.backspace(pad, None)))
 
     def flowers_step(self, pad: Pad) -> Step:
@@ -299,7 +292,7 @@ class TileFlow:
 
 def flower_row(count: int) -> int:
     """0-4 and 5-8 (with 更多) on two rows; 9-20 six a row."""
-    return count // SPLIT if count < FEW_FLOWERS else 2 + (count - FEW_FLOWERS) // 6
+    return count // 5 if count < FEW_FLOWERS else 2 + (count - FEW_FLOWERS) // 6
 
 
 def source(pad: Pad) -> str:
