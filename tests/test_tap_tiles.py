@@ -217,7 +217,7 @@ async def test_seven_pairs_show_their_pattern(table: Table) -> None:
 async def test_a_logged_meld_without_its_tile_asks_for_it_in_one_tap(table: Table) -> None:
     await table.play("/new A B C D\nB: 碰 A\nB: 碰 D")  # two pongs, no tiles
     step = await tap_through(table, "B", ["B", "C"])
-    assert "碰（牌没记）是哪张牌" in text_of(step)
+    assert "记下的碰是哪张牌" in text_of(step) and "已记：碰？ · 碰？" in text_of(step)
     step = await press_label(table, step, "B", "东")
     step = await press_label(table, step, "B", "4筒")
     assert "已记：碰东 · 碰4筒" in text_of(step) and "还差 8 张" in text_of(step)

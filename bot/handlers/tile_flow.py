@@ -167,7 +167,10 @@ class TileFlow:
                 tile = fills.pop(0).tile
             logged.append(meld_text(kind, tile))
         if logged:
-            lines.append(Reply("tiles.logged", {"melds": Joined(tuple(logged), " · ")}))
+            done = not tile_pad.unfilled(pad, self.table)  # until then, one of them is being asked
+            lines.append(
+                Reply("tiles.logged" if done else "tiles.logged_open", {"melds": Joined(tuple(logged), " · ")})
+            )
         added = pad.melds[len(self.table.unknown) :]
         shown: list[Reply | Joined] = [
             meld_text(MeldKind.EXPOSED_GANG if m.gang else MeldKind.PONG, m.tile) for m in added
@@ -196,7 +199,7 @@ class TileFlow:
         unfilled = tile_pad.unfilled(pad, self.table)
         if unfilled:
             kind = self.table.unknown[tile_pad.fills(pad, self.table)]
-            question = Reply("tiles.fill", {"how": self.how(pad), "meld": meld_text(kind, None)})
+            question = Reply("tiles.fill", {"how": self.how(pad), "meld": Reply(f"tiles.kind_{kind.value}")})
         else:
             left = tile_pad.needed(pad, self.table) - len(pad.tiles)
             question = Reply("tiles.tap", {"how": self.how(pad), "left": left})
