@@ -6,19 +6,23 @@ checked twice: the hand tapped, and the same hand typed in notation, which must 
 
 from __future__ import annotations
 
+import io
 import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from bot.console import Console
 from bot.handlers import tile_pad
 from bot.handlers.flows import NAME_LENGTH, Head
 from bot.replies import Response, render, render_response
+from bot.service import Referee
 from bot.telegram_app import CALLBACK_LIMIT, ROW_LIMIT
 from locales import Translator
 from tests.fake_telegram import Call, FakeTelegram
 from tests.harness import Table
+from tests.test_flow_once import console_step
 from tests.test_guided_flow import NEW, buttons_of, press_label, start
 from tests.test_telegram import ALICE, BOB, Running, balances, buttons
 
@@ -335,3 +339,54 @@ async def test_a_gang_by_its_tile_then_a_hand_after_it(table: Table) -> None:
     assert "合计 90 花" in text_of(step)
     assert (await press_label(table, step, "B", "确认")).recorded
     assert await table.balances() == {"A": -93, "B": 279, "C": -93, "D": -93}
+
+
+async def test_the_pattern_list_offers_only_what_the_log_allows(table: Table) -> None:
+    await table.play("/new A B C D\nB: /pong A E")
+    ponged = set(labels_of(await tap_through(table, "B", ["B", "C", "报番型", "4"])))
+    # a wind pong rules out 清一色 and every seven-pairs hand; 混一色 and 对对胡 still can be
+    assert "清一色" not in ponged and "七对" not in ponged and "豪华七对" not in ponged
+    assert "混一色" in ponged and "对对胡" in ponged
+    concealed = set(labels_of(await tap_through(table, "C", ["C", "D", "报番型", "4"])))
+    assert "清一色" in concealed and "七对" in concealed
+
+
+async def test_a_gang_the_log_never_saw_is_added_on_the_pad(table: Table) -> None:
+    await table.say("/new A B C D")
+    step = await tap_through(table, "B", ["B", "C", "9条", "9条", "9条"])
+    assert "+碰" in labels_of(step) and "+杠" not in labels_of(step)
+    step = await press_label(table, step, "B", "9条")
+    step = await press_label(table, step, "B", "+杠")
+    assert "已点：明杠9条" in text_of(step) and "还差 11 张" in text_of(step)
+    for label in ["1万", "2万", "3万", "4万", "5万", "6万", "7万", "8万", "9万", "东", "东", "4"]:
+        step = await press_label(table, step, "B", label)
+    # 123456789m EE [9999s] +E on C's discard, 4 hard: the gang keeps 门清 20 (an exposed gang, RULES
+    # §5); soft: the gang 2, the pair wait on E alone 独占 1, 缺一 (no 筒) 1: 20 + 2×(4+4) + 20 = 56
+    assert "[9999s]" in text_of(step) and "合计 56 花" in text_of(step)
+
+
+async def test_the_line_the_preview_shows_moves_the_same_money_when_typed(table: Table) -> None:
+    other = Table(table.referee, "group-shown")
+    for chat in (table, other):
+        await chat.play("/new A B C D\nB: /pong A E\nB: /pong D 4p")
+    step = await tap_through(table, "B", ["B", "C", "1筒", "1筒", "5条", "6条", "7条", "7条", "9条", "8条", "4"])
+    shown = re.search(r"手打：(B: /hu .+)$", text_of(step), re.M)
+    assert shown is not None
+    assert (await press_label(table, step, "B", "确认")).recorded
+    await other.say(shown.group(1))
+    # RULES §11 example 2: 20 + 2×(4+3) = 34, paid by C
+    assert await table.balances() == await other.balances() == {"A": 0, "B": 34, "C": -34, "D": 0}
+
+
+async def test_the_console_prints_the_pad_as_lines_to_type(referee: Referee) -> None:
+    out = io.StringIO()
+    console = Console(referee, "console-pad", None, out, Path("."))
+    await console.run_line("/new A B C D")
+    steps = await console_step(console, out, "B: /hu")
+    for label in ["B", "自摸", *CONCEALED]:
+        steps = await console_step(console, out, f"B: {steps[label]}")
+    steps = await console_step(console, out, f"B: {steps['2']}")
+    await console.run_line(f"B: {steps['确认']}")
+    assert "✅" in out.getvalue()
+    # RULES §11 example 1: 20 + 2×(2+1) + 门清 20 = 46 from each
+    assert await Table(referee, "console-pad").balances() == {"A": -46, "B": 138, "C": -46, "D": -46}
