@@ -390,3 +390,17 @@ async def test_the_console_prints_the_pad_as_lines_to_type(referee: Referee) -> 
     assert "✅" in out.getvalue()
     # RULES §11 example 1: 20 + 2×(2+1) + 门清 20 = 46 from each
     assert await Table(referee, "console-pad").balances() == {"A": -46, "B": 138, "C": -46, "D": -46}
+
+
+async def test_a_meld_made_last_asks_which_tile_won(table: Table) -> None:
+    await table.say("/new A B C D")
+    taps = ["1筒", "1筒", "5条", "6条", "7条", "7条", "8条", "9条", "4筒", "4筒", "4筒", "东", "东", "东"]
+    step = await tap_through(table, "B", ["B", "C", *taps])
+    assert "有几个硬花" in text_of(step) and "+碰" in labels_of(step)  # full, but the east can still be a pong
+    step = await press_label(table, step, "B", "+碰")
+    assert "胡的是哪一张" in text_of(step) and "东" not in labels_of(step)
+    step = await press_label(table, step, "B", "8条")
+    step = await press_label(table, step, "B", "4")
+    # 11p 444p 567s 79s [EEE] +8s on C's discard: 压档 1, 风碰 1, 缺一 1: 20 + 2×(4+3) = 34 (the pong
+    # breaks 门清)
+    assert "合计 34 花" in text_of(step) and "[EEE] +8s" in text_of(step)
