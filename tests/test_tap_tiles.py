@@ -404,3 +404,16 @@ async def test_a_meld_made_last_asks_which_tile_won(table: Table) -> None:
     # 11p 444p 567s 79s [EEE] +8s on C's discard: 压档 1, 风碰 1, 缺一 1: 20 + 2×(4+3) = 34 (the pong
     # breaks 门清)
     assert "合计 34 花" in text_of(step) and "[EEE] +8s" in text_of(step)
+
+
+async def test_a_confirm_of_an_unfinished_pad_is_refused(table: Table) -> None:
+    await table.say("/new A B C D")
+    step = await tap_through(table, "B", ["B", "C"])
+    head = step.choices[0].command.rsplit("c", 1)[0]
+    for pad in (
+        tile_pad.Pad(1, 2, confirm=True),  # nothing tapped
+        tile_pad.Pad(1, 2, tuple(range(14)), 13, confirm=True),  # full, but no hard-flower count
+    ):
+        answer = await table.respond(f"B: {head}c{tile_pad.encode(pad)}")
+        assert answer is not None and answer.refused and not answer.recorded and "看不懂" in text_of(answer)
+    assert await table.balances() == {"A": 0, "B": 0, "C": 0, "D": 0}

@@ -84,9 +84,12 @@ async def tile_flow(context: Context, state: str) -> Response:
     if pad.flags >> len(toggles):
         raise Refusal(Reply("flow.bad"))
     flow = TileFlow(context, night, head, table, toggles)
+    complete = tile_pad.complete(pad, table)
     if pad.confirm:
+        if not complete or pad.last is None or pad.hard is None:  # no 确认 button is ever made for it
+            raise Refusal(Reply("flow.bad"))
         return await finish(context, head, flow.command(pad), hu)
-    if not tile_pad.complete(pad, table):
+    if not complete:
         return flow.respond(pad, flow.tap_step(pad))
     if pad.last is None:
         return flow.respond(pad, flow.mark_step(pad))
@@ -239,7 +242,9 @@ class TileFlow:
     def flowers_step(self, pad: Pad) -> Step:
         counts = range(FEW_FLOWERS, tile_pad.MAX_FLOWERS + 1) if pad.more else range(FEW_FLOWERS)
         choices = [
-            Choice(Reply("button.count", {"count": n}), self.at(replace(pad, hard=n, more=False)), flower_row(n))
+            Choice(
+                Reply("button.count", {"count": n}), self.at(replace(pad, hard=n, more=False, flags=0)), flower_row(n)
+            )
             for n in counts
         ]
         if pad.more:
@@ -261,7 +266,8 @@ class TileFlow:
         line = Reply("tiles.as_line", {"winner": self.winner_name(pad), "line": self.typed_line(command)})
         if lines and lines[0].key != "flow.refused":
             choices.append(Choice(Reply("button.confirm"), self.at(replace(pad, confirm=True))))
-        choices.append(Choice(Reply("button.back"), self.at(replace(pad, hard=None))))
+        # the flags offered depend on the count (小杠开 needs a hard flower): a new count starts afresh
+        choices.append(Choice(Reply("button.back"), self.at(replace(pad, hard=None, flags=0))))
         return Step(Reply("tiles.preview"), (*lines, line), tuple(choices))
 
     # -- what is recorded --------------------------------------------------------------------------------
