@@ -278,7 +278,10 @@ async def test_an_unreadable_pad_is_refused(table: Table) -> None:
 async def test_on_a_discard_win_no_self_draw_flag_is_offered(table: Table) -> None:
     await table.play("/new A B C D\nB: /gang self 3m")
     labels = set(labels_of(await tap_through(table, "B", ["B", "C", "报番型", "4"])))
-    assert "大杠开花" not in labels and "海底捞月" not in labels and "抢杠" in labels
+    assert "大杠开花" not in labels and "海底捞月" not in labels and "抢杠" not in labels  # C holds no pong
+    await table.say("C: /pong D 7p")
+    robbed = set(labels_of(await tap_through(table, "B", ["B", "C", "报番型", "4"])))
+    assert "抢杠" in robbed  # C's pong of 7p could have been upgraded and robbed
     drawn = set(labels_of(await tap_through(table, "B", ["B", "自摸", "报番型", "4"])))
     assert "大杠开花" in drawn and "海底捞月" in drawn and "抢杠" not in drawn
 

@@ -160,21 +160,31 @@ class Situation:
     logged: tuple[MeldRecord, ...]  # the winner's melds logged this hand
     last_act: str | None
     hard: int = 0
+    robbable: bool = True  # the discarder holds a pong that could have been upgraded (抢杠)
 
 
-def situation(night: Night, winner: int, self_draw: bool, hard: int | None = None) -> Situation:
+def situation(
+    night: Night, winner: int, discarder: int | None, hard: int | None = None, winning: Tile | None = None
+) -> Situation:
+    """`discarder` None: a self-draw; `winning` the winning tile when the tiles are known."""
     act = night.state.last_acts[winner]
-    return Situation(
-        self_draw, winner == night.state.dealer, night.state.melds[winner], act.kind if act else None, hard or 0
+    robbable = discarder is not None and any(
+        m.kind in (MeldKind.PONG, MeldKind.ADDED_GANG) and (winning is None or m.tile in (None, winning))
+        for m in night.state.melds[discarder]
     )
+    dealer = winner == night.state.dealer
+    logged = night.state.melds[winner]
+    return Situation(discarder is None, dealer, logged, act.kind if act else None, hard or 0, robbable)
 
 
 def applies(preset: Preset, key: str, flag: bool, facts: Situation | None) -> bool:
     """Whether a pattern or flag can be this win's, asked of the engine's own checks (RULES §5): no
     self-draw's flag (杠开, 海底 …) on a discard, 杠开 only right after the winner's gang, 天胡 only for
-    the dealer, no seven pairs or 清一色 a logged meld rules out."""
+    the dealer, no seven pairs or 清一色 a logged meld rules out, 抢杠 only from a pong."""
     if facts is None:
         return True
+    if key == "robbing_gang" and not facts.robbable:
+        return False  # 抢杠 robs a pong being upgraded: the discarder has none (engine.table)
     try:
         if flag:
             flags = WinFlags(hard_flowers=facts.hard, self_draw=facts.self_draw, **{key: True})
@@ -209,7 +219,7 @@ def flow_toggles(preset: Preset, discard: bool, facts: Situation | None = None) 
         units = [unit for unit in flag_units(flag) if unit in preset.patterns]
         if units and applies(preset, flag, True, facts):
             toggles.append(Toggle(flag, f"unit.{units[0]}", flag=True))
-    if discard:
+    if discard and applies(preset, "robbing_gang", True, facts):
         toggles.append(Toggle("robbing_gang", "button.robbing_gang", flag=True))
     return tuple(toggles)
 
@@ -286,7 +296,7 @@ async def hu_flow(context: Context, state: str | None) -> Response:
             Step(Reply("flow.hu_flowers", {"winner": name}), (), (*choices, back(at_w if not more else at_f))),
         )
     at_h = f"{at_f}h{int(hard)}"
-    facts = situation(night, w, source == "s", int(hard))
+    facts = situation(night, w, None if source == "s" else int(source), int(hard))
     keys = flow_toggles(night.preset, discard=source != "s", facts=facts)
     chosen = int(mask, 16) if mask else 0
     selected = [toggle for index, toggle in enumerate(keys) if chosen >> index & 1]

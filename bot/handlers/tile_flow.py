@@ -68,7 +68,9 @@ def pad_table(night: Night, winner: int) -> Table:
 
 def tile_toggles(night: Night, pad: Pad) -> tuple[Toggle, ...]:
     """The flags that can apply (the tiles give the patterns; bot.handlers.flows.applies)."""
-    facts = situation(night, pad.winner, pad.self_draw, pad.hard)
+    discarder = None if pad.self_draw else pad.source
+    winning = pad.last if tile_pad.complete(pad, pad_table(night, pad.winner)) else None
+    facts = situation(night, pad.winner, discarder, pad.hard, winning)
     return tuple(t for t in flow_toggles(night.preset, discard=not pad.self_draw, facts=facts) if t.flag)
 
 
