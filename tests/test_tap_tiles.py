@@ -420,3 +420,17 @@ async def test_a_confirm_of_an_unfinished_pad_is_refused(table: Table) -> None:
         answer = await table.respond(f"B: {head}c{tile_pad.encode(pad)}")
         assert answer is not None and answer.refused and not answer.recorded and "看不懂" in text_of(answer)
     assert await table.balances() == {"A": 0, "B": 0, "C": 0, "D": 0}
+
+
+async def test_robbing_an_added_gang_taps_its_tile(table: Table) -> None:
+    await table.play("/new A B C D\nC: /pong D 5p\nC: /gang add 5p")  # D fed the pong: D → C 6 (补杠)
+    taps = ["1万", "2万", "3万", "4万", "5万", "6万", "7万", "8万", "9万", "3筒", "4筒", "东", "东", "5筒"]
+    step = await tap_through(table, "B", ["B", "C", *taps, "4"])
+    assert "⚠️" in text_of(step)  # the fourth 5p is C's gang's: only as 抢杠
+    step = await press_label(table, step, "B", "抢杠")
+    # 123456789m 34p EE +5p robbing C's gang, 4 hard: waits 2p/5p (no wait flower), 缺一 (no 条) 1,
+    # 门清 20: 20 + 2×(4+1) + 20 = 50, counted as a self-draw (50 from each of three) that C pays alone
+    # (RULES §8: 150), and C's gang money is returned (D → C 6 undone)
+    assert "合计 50 花" in text_of(step)
+    assert (await press_label(table, step, "B", "确认")).recorded
+    assert await table.balances() == {"A": 0, "B": 150, "C": -150, "D": 0}

@@ -61,15 +61,23 @@ def is_tile_token(word: str) -> bool:
     return TILES.match(word) is not None
 
 
-def pad_table(night: Night, winner: int) -> Table:
-    logged = tuple((m.kind, m.tile) for m in night.state.melds[winner])
-    return Table(logged, logged_copies(night.state.melds))
+def pad_table(night: Night, pad: Pad) -> Table:
+    """What the log knows for this pad. On a discard win the tile of an added gang the discarder
+    made may be the winning tile (抢杠 robs it before it lands): one copy of it stays tappable, and
+    the engine checks the claim as for a typed hand."""
+    logged = tuple((m.kind, m.tile) for m in night.state.melds[pad.winner])
+    copies = logged_copies(night.state.melds)
+    if not pad.self_draw:
+        for meld in night.state.melds[pad.source]:
+            if meld.kind is MeldKind.ADDED_GANG and meld.tile is not None:
+                copies[meld.tile] -= 1
+    return Table(logged, copies)
 
 
 def tile_toggles(night: Night, pad: Pad) -> tuple[Toggle, ...]:
     """The flags that can apply (the tiles give the patterns; bot.handlers.flows.applies)."""
     discarder = None if pad.self_draw else pad.source
-    winning = pad.last if tile_pad.complete(pad, pad_table(night, pad.winner)) else None
+    winning = pad.last if tile_pad.complete(pad, pad_table(night, pad)) else None
     facts = situation(night, pad.winner, discarder, pad.hard, winning)
     return tuple(t for t in flow_toggles(night.preset, discard=not pad.self_draw, facts=facts) if t.flag)
 
@@ -81,7 +89,7 @@ async def tile_flow(context: Context, state: str) -> Response:
     if stop is not None:
         return stop
     pad = read_pad(context, night, code or "")
-    table = pad_table(night, pad.winner)
+    table = pad_table(night, pad)
     toggles = tile_toggles(night, pad)
     if pad.flags >> len(toggles):
         raise Refusal(Reply("flow.bad"))
@@ -109,7 +117,7 @@ def read_pad(context: Context, night: Night, code: str) -> Pad:
     seats = len(context.seats)
     if pad.winner >= seats or (not pad.self_draw and pad.source >= seats):
         raise Refusal(Reply("flow.bad"))
-    table = pad_table(night, pad.winner)
+    table = pad_table(night, pad)
     counts = tile_pad.at_table(pad, table)
     fifth = [tile for tile in range(NUM_KINDS) if counts[tile] > COPIES]
     if fifth:
