@@ -15,7 +15,9 @@ bounded by the grammar, so an oversized one is an unreadable token, never an ove
 
 Head letters: t = the minute the flow started, g = its night, d = its hand, n = its name. State
 letters: w = winner, f = from whom (s: self-draw), h = hard flowers, m = show more counts, p = the
-toggled patterns (a bitmask over `flow_patterns`, hex), x = confirm, y = type the hand instead;
+toggled patterns (a bitmask over `flow_patterns`, hex), x = confirm, y = type the hand instead; a
+win whose hand is tapped tile by tile (点牌, bot/handlers/tile_flow.py) carries after the head only
+c = its whole state as one base-62 number (bot/handlers/tile_pad.py), so it fits Telegram's 64 bytes;
 for gangs k = kind (e exposed, a added, c concealed), a = actor, f = feeder, j = the tile (one
 character, bot.handlers.tile_pad.ALPHABET), c = record; for
 penalties k = kind, o = offender.
@@ -199,7 +201,7 @@ def applies(preset: Preset, key: str, flag: bool, facts: Situation | None) -> bo
             )
             check_claims(flags, preset, known)
         else:
-            check_declared((key,), facts.logged, preset, 0)
+            check_declared((key,), facts.logged, preset, 0)  # the seat only names the meld in an error
     except EngineError:
         return False
     return True
