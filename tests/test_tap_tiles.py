@@ -434,3 +434,14 @@ async def test_robbing_an_added_gang_taps_its_tile(table: Table) -> None:
     assert "合计 50 花" in text_of(step)
     assert (await press_label(table, step, "B", "确认")).recorded
     assert await table.balances() == {"A": 0, "B": 150, "C": -150, "D": 0}
+
+
+async def test_a_tapped_win_records_once(table: Table) -> None:
+    await table.say("/new A B C D")
+    step = await tap_through(table, "B", ["B", "自摸", *CONCEALED, "2"])
+    confirm = next(c.command for c in step.choices if render(c.label, Translator("zh-Hans")) == "确认")
+    assert (await table.respond(f"B: {confirm}")).recorded  # type: ignore[union-attr]
+    again = await table.respond(f"B: {confirm}")  # a double tap, or the line typed again
+    assert again is not None and not again.recorded and "已记录 #" in text_of(again)
+    # RULES §11 example 1 once: 46 from each of three
+    assert await table.balances() == {"A": -46, "B": 138, "C": -46, "D": -46}
