@@ -278,7 +278,8 @@ class TileFlow:
             choices.append(Choice(Reply("button.confirm"), self.at(replace(pad, confirm=True))))
         # the flags offered depend on the count (小杠开 needs a hard flower): a new count starts afresh
         choices.append(Choice(Reply("button.back"), self.at(replace(pad, hard=None, flags=0))))
-        return Step(Reply("tiles.preview"), (*lines, line), tuple(choices))
+        question = Reply("tiles.preview_flags" if self.toggles else "tiles.preview")
+        return Step(question, (*lines, line), tuple(choices))
 
     # -- what is recorded --------------------------------------------------------------------------------
 
