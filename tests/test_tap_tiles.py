@@ -15,16 +15,20 @@ import pytest
 
 from bot.console import Console
 from bot.handlers import tile_pad
-from bot.handlers.flows import NAME_LENGTH, Head
+from bot.handlers.flows import NAME_LENGTH, Head, tile_label
 from bot.replies import Response, render, render_response
 from bot.service import Referee
 from bot.telegram_app import CALLBACK_LIMIT, ROW_LIMIT
+from engine.hand import MeldKind
+from engine.notation import format_hand
+from engine.tiles import tile_name
 from locales import Translator
 from tests.fake_telegram import Call, FakeTelegram
 from tests.harness import Table
 from tests.test_flow_once import console_step
 from tests.test_guided_flow import NEW, buttons_of, press_label, start
 from tests.test_telegram import ALICE, BOB, Running, balances, buttons
+from tests.varied_hands import varied_hands
 
 # ---- Telegram: the taps counted --------------------------------------------------------------------
 
@@ -445,3 +449,37 @@ async def test_a_tapped_win_records_once(table: Table) -> None:
     assert again is not None and not again.recorded and "已记录 #" in text_of(again)
     # RULES §11 example 1 once: 46 from each of three
     assert await table.balances() == {"A": -46, "B": 138, "C": -46, "D": -46}
+
+
+MELD_LINES = {
+    MeldKind.PONG: ["B: /pong D {tile}"],
+    MeldKind.EXPOSED_GANG: ["B: /gang D {tile}"],
+    MeldKind.CONCEALED_GANG: ["B: /gang self {tile}"],
+    MeldKind.ADDED_GANG: ["B: /pong D {tile}", "B: /gang add {tile}"],
+}
+
+
+def label_of(tile: int) -> str:
+    return render(tile_label(tile), Translator("zh-Hans"))
+
+
+async def test_seeded_hands_move_the_same_money_tapped_or_typed(referee: Referee) -> None:
+    """Every kind of hand (melds logged first, seven pairs, one suit, 压绝), on a discard and drawn: no
+    money figure is asserted here (the hand-worked ones are above), only that the two ways of
+    entering a hand are one."""
+    for number, hand in enumerate(varied_hands(seed=24, per_kind=3)):
+        tapped, typed = Table(referee, f"tap-{number}"), Table(referee, f"type-{number}")
+        logged = [line.format(tile=tile_name(m.tile)) for m in hand.melds for line in MELD_LINES[m.kind]]
+        for chat in (tapped, typed):
+            await chat.play("/new A B C D\n" + "\n".join(logged))
+        self_draw = number % 2 == 1
+        labels = [label_of(t) for t in hand.concealed] + [label_of(hand.winning), "4"]
+        step = await tap_through(tapped, "B", ["B", "自摸" if self_draw else "C", *labels])
+        confirm = [c.command for c in step.choices if render(c.label, Translator("zh-Hans")) == "确认"]
+        line = f"B: /hu {'self' if self_draw else 'C'} {format_hand(hand)} flowers=4"
+        answer = await typed.respond(line)
+        assert answer is not None
+        # every seeded hand is a winning shape and 4 hard flowers meet the 小胡 limit: both record it
+        assert confirm and answer.recorded, (line, text_of(step))
+        assert (await tapped.respond(f"B: {confirm[0]}")).recorded  # type: ignore[union-attr]
+        assert await tapped.balances() == await typed.balances(), line
