@@ -15,12 +15,14 @@ import pytest
 
 from bot.console import Console
 from bot.handlers import tile_pad
-from bot.handlers.flows import NAME_LENGTH, Head, tile_label
+from bot.handlers.flows import NAME_LENGTH, Head, flow_toggles, tile_label
 from bot.replies import Response, render, render_response
 from bot.service import Referee
 from bot.telegram_app import CALLBACK_LIMIT, ROW_LIMIT
+from bot.vocabulary import flag_fields
 from engine.hand import MeldKind
 from engine.notation import format_hand
+from engine.preset import PRESET_NAMES, preset_from_dict, resolved_builtin
 from engine.tiles import tile_name
 from locales import Translator
 from tests.fake_telegram import Call, FakeTelegram
@@ -483,3 +485,10 @@ async def test_seeded_hands_move_the_same_money_tapped_or_typed(referee: Referee
         assert confirm and answer.recorded, (line, text_of(step))
         assert (await tapped.respond(f"B: {confirm[0]}")).recorded  # type: ignore[union-attr]
         assert await tapped.balances() == await typed.balances(), line
+
+
+def test_the_pad_has_a_bit_for_every_flag_a_preset_offers() -> None:
+    assert len(flag_fields()) == tile_pad.FLAG_BITS  # a toggle is a flag field, each at most once
+    for name in PRESET_NAMES:
+        preset = preset_from_dict(resolved_builtin(name))
+        assert len([t for t in flow_toggles(preset, discard=True) if t.flag]) <= tile_pad.FLAG_BITS

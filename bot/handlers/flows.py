@@ -221,7 +221,7 @@ def flow_toggles(preset: Preset, discard: bool, facts: Situation | None = None) 
         units = [unit for unit in flag_units(flag) if unit in preset.patterns]
         if units and applies(preset, flag, True, facts):
             toggles.append(Toggle(flag, f"unit.{units[0]}", flag=True))
-    if discard and applies(preset, "robbing_gang", True, facts):
+    if discard and "robbing_gang" not in {t.key for t in toggles} and applies(preset, "robbing_gang", True, facts):
         toggles.append(Toggle("robbing_gang", "button.robbing_gang", flag=True))
     return tuple(toggles)
 

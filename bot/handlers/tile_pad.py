@@ -4,7 +4,8 @@ A Telegram button carries at most 64 bytes, and the flow's whole state travels i
 night and hand of the button and the flow's head (`/hu ~t…g…d…n…`, up to 44 bytes). A hand typed one
 character a tile would need 14 bytes for the tiles alone, leaving no room for the count of hard
 flowers, the flags and the confirm. So everything a tap step knows is one number in mixed radix,
-written in base 62 after the letter `c` (`/hu ~t…c3fZ0a…`, at most 15 characters):
+written in base 62 after the letter `c` (`/hu ~t…cGZvveHMrxPf5yy`, at most 14 characters, 59 bytes
+with the longest head):
 
 - who won and from whom (4 × 5: a seat, or self-draw);
 - the concealed tiles tapped, as a multiset: the order does not matter except for the last tile
@@ -25,7 +26,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, replace
-from math import comb
+from math import comb, prod
 
 from engine.hand import MAX_MELDS, WINNING_HAND_SIZE, Meld, MeldKind
 from engine.tiles import COPIES, NUM_KINDS, Tile
@@ -51,10 +52,8 @@ RADICES: tuple[tuple[str, int], ...] = (
     ("flags", 1 << FLAG_BITS),
     ("confirm", 2),
 )
-CAPACITY = 1
-for _, _radix in RADICES:
-    CAPACITY *= _radix
-TOKEN_LENGTH = next(n for n in range(1, 40) if len(ALPHABET) ** n >= CAPACITY)  # 15
+CAPACITY = prod(radix for _, radix in RADICES)
+TOKEN_LENGTH = next(n for n in range(1, 40) if len(ALPHABET) ** n >= CAPACITY)  # 14
 
 
 class Unreadable(ValueError):
