@@ -19,6 +19,7 @@ import json
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
+from functools import lru_cache
 from typing import Any
 
 from bot.codec import decode_seat
@@ -250,8 +251,10 @@ def encode_figures(figures: NightFigures) -> str:
     return json.dumps(body, ensure_ascii=False, separators=(",", ":"))
 
 
+@lru_cache(maxsize=8192)
 def decode_figures(text: str) -> NightFigures | None:
-    """What `encode_figures` wrote; None when it does not fit (the night is read again)."""
+    """What `encode_figures` wrote; None when it does not fit (the night is read again). Kept by its
+    text: the figures are frozen, and a chat's nights are read again at every /stats and /tab."""
     try:
         raw = json.loads(text)
         persons = tuple(_person(row) for row in raw["persons"])
@@ -262,19 +265,22 @@ def decode_figures(text: str) -> NightFigures | None:
 
 def _person(row: Sequence[Any]) -> PersonNight:
     name, names, user_id, username, amount, money, hands, wins, self_draws, deal_ins, totals, patterns = row
+    counts = (amount, money, hands, wins, self_draws, deal_ins)
+    if not isinstance(name, str) or not all(isinstance(value, int) for value in counts):
+        raise TypeError("figures of another shape")
     return PersonNight(
-        str(name),
-        tuple(str(n) for n in names),
-        None if user_id is None else str(user_id),
-        None if username is None else str(username),
-        int(amount),
-        int(money),
-        int(hands),
-        int(wins),
-        int(self_draws),
-        int(deal_ins),
-        tuple(int(t) for t in totals),
-        tuple((str(k), int(c)) for k, c in patterns),
+        name,
+        tuple(names),
+        user_id,
+        username,
+        amount,
+        money,
+        hands,
+        wins,
+        self_draws,
+        deal_ins,
+        tuple(totals),
+        tuple((str(key), int(count)) for key, count in patterns),
     )
 
 

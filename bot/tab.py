@@ -139,8 +139,22 @@ def signed_money(cents: int) -> str:
     return f"+{format_money(cents)}" if cents > 0 else f"−{format_money(-cents)}" if cents < 0 else "0"
 
 
+def runs(numbers: Sequence[int]) -> Joined:
+    """Night numbers as runs, short enough for a phone after 500 nights: 1–28, 30."""
+    parts: list[str] = []
+    start = previous = None
+    for number in [*numbers, None]:
+        if start is not None and previous is not None and number == previous + 1:
+            previous = number
+            continue
+        if start is not None and previous is not None:
+            parts.append(str(start) if start == previous else f"{start}–{previous}")
+        start = previous = number
+    return Joined(tuple(parts), LIST)
+
+
 def tab_replies(tab: Tab, persons: Persons) -> list[Reply]:
-    numbers = Joined(tuple(str(n) for n in tab.nights), LIST)
+    numbers = runs(tab.nights)
     replies = [Reply("tab.header", {"nights": numbers, "payments": tab.payments}, count=len(tab.nights))]
     if not tab.nights:
         replies = [Reply("tab.no_unsettled")]
@@ -155,7 +169,7 @@ def tab_replies(tab: Tab, persons: Persons) -> list[Reply]:
             params = {"payer": persons.name(payer), "payee": persons.name(payee), "money": format_money(cents)}
             replies.append(Reply("tab.transfer", params))
     if tab.settled:
-        replies.append(Reply("tab.settled_nights", {"nights": Joined(tuple(str(n) for n in tab.settled), LIST)}))
+        replies.append(Reply("tab.settled_nights", {"nights": runs(tab.settled)}))
     if tab.open_night is not None:
         replies.append(Reply("tab.open_night", {"night": tab.open_night}))
     return replies
@@ -175,6 +189,10 @@ async def show(context: Context) -> Response:
 def _group_only(context: Context) -> None:
     if context.incoming.private:
         raise Refusal(Reply("night.private_chat"))
+    # an edited message is a new line (a table event's edit is its /fix): for money between people that
+    # would record a second payment beside the first, so an edit records nothing here
+    if (context.incoming.update_key or "").startswith("edit:"):
+        raise Refusal(Reply("tab.edit_refused"))
 
 
 def _may_write(context: Context, persons: Persons) -> None:

@@ -49,7 +49,7 @@ async def test_three_nights_summed_by_hand(table: Table) -> None:
     tab = await table.say("张三: 账本")
     # 张三 0 − 6 + 90 = +84; 李四 +68 − 6 − 30 = +32; 王五 −68 + 18 − 30 = −80; 赵六 0 − 6 − 30 = −36
     # (84 + 32 − 80 − 36 = 0). No two or three of them sum to zero, so 4 − 1 = 3 transfers.
-    assert "没结清的第 1、2、3 局，已记付款 0 笔" in tab
+    assert "没结清的第 1–3 局，已记付款 0 笔" in tab
     for line in ("张三：+84 元", "李四：+32 元", "王五：−80 元", "赵六：−36 元", "最少 3 笔"):
         assert line in tab, line
     # the largest debtor pays the largest creditor: 王五 → 张三 80, then 赵六 → 李四 32, 赵六 → 张三 4
@@ -85,12 +85,12 @@ async def test_a_night_settled_at_the_table_leaves_the_tab(table: Table) -> None
     settled = await table.say("张三: 结清 3")
     # nights 1 and 2 only: 张三 −6, 李四 +68 − 6 = +62, 王五 −68 + 18 = −50, 赵六 −6; then the payment
     # of 36 from 赵六 to 张三: 张三 −6 − 36 = −42, 赵六 −6 + 36 = +30 (−42 + 62 − 50 + 30 = 0)
-    assert "第 3 局已当场结清" in settled and "没结清的第 1、2 局" in settled
+    assert "第 3 局已当场结清" in settled and "没结清的第 1–2 局" in settled
     for line in ("张三：−42 元", "李四：+62 元", "王五：−50 元", "赵六：+30 元", "已当场结清（不算在内）：第 3 局"):
         assert line in settled, line
     assert "已经记为结清" in await table.say("张三: 结清 3")
     back = await table.say("张三: /settled undo 3")
-    assert "第 3 局不再算结清" in back and "张三：+48 元" in back and "没结清的第 1、2、3 局" in back
+    assert "第 3 局不再算结清" in back and "张三：+48 元" in back and "没结清的第 1–3 局" in back
 
 
 async def test_the_open_night_is_not_on_the_tab_until_closed(table: Table) -> None:
@@ -171,3 +171,11 @@ async def test_every_payment_keeps_the_tab_summing_to_zero(table: Table) -> None
     # 张三 +84 + 3 = 81 (he received 3: owed less), 李四 +32 − 12.5 + 3 = 22.5, 王五 −80 + 12.5 − 0.5 = −68,
     # 赵六 −36 + 0.5 = −35.5: 81 + 22.5 − 68 − 35.5 = 0
     assert sorted(cents) == sorted([8100, 2250, -6800, -3550]) and sum(cents) == 0
+
+
+async def test_an_edited_payment_records_nothing(table: Table) -> None:
+    await three_nights(table)
+    await table.say("王五: 付了 李四 10", update_key="msg:1:7")
+    speaker = Speaker(id="王五", name="王五", by_name=True)
+    edited = await table.referee.handle(Incoming(table.chat_id, speaker, "付了 李四 100", "edit:1:7:99"))
+    assert edited is not None and edited.refused and await tab_events(table) == 1
