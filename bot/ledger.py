@@ -611,11 +611,13 @@ class Ledger:
             marks.append(NightMarks(int(night_id), number, int(last or 0), is_closed, stored))
         return marks
 
-    async def store_figures(self, night_id: int, version: str, last_event_id: int, figures: str) -> None:
+    async def store_figures(self, rows: Sequence[tuple[int, str, int, str]]) -> None:
+        """(night, version, built after event, figures) for each night: one transaction for them all."""
+
         def write(db: sqlite3.Connection) -> None:
-            db.execute(
+            db.executemany(
                 "INSERT OR REPLACE INTO night_figures (night_id, version, last_event_id, figures) VALUES (?, ?, ?, ?)",
-                (night_id, version, last_event_id, figures),
+                rows,
             )
 
         await self._writer.run(write)

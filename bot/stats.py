@@ -294,27 +294,36 @@ def fresh(marks: NightMarks) -> NightFigures | None:
     return decode_figures(text)
 
 
+def stored_row(night: Night, figures: NightFigures) -> tuple[int, str, int, str]:
+    return night.id, FIGURES_VERSION, night.log_size(), encode_figures(figures)
+
+
 async def store_closed(nights: Nights, night: Night) -> NightFigures:
     """The figures of a night just read; stored when it is closed, so the next reader need not fold it."""
     figures = night_figures(night)
     if night.closed:
-        await nights.ledger.store_figures(night.id, FIGURES_VERSION, night.log_size(), encode_figures(figures))
+        await nights.ledger.store_figures([stored_row(night, figures)])
     return figures
 
 
 async def chat_figures(nights: Nights, chat_id: str) -> list[tuple[NightMarks, NightFigures]]:
     """Every night of the chat with its figures: stored ones where they still count; the others
     (the open night, a night reopened or corrected since, an older database) are read, and stored
-    once closed."""
+    once closed (in one write for all of them)."""
     marks = await nights.ledger.night_marks(chat_id)
     found = [(mark, fresh(mark)) for mark in marks]
     rows = {row.id: row for row in await nights.ledger.nights(chat_id)} if any(f is None for _, f in found) else {}
     result: list[tuple[NightMarks, NightFigures]] = []
+    to_store: list[tuple[int, str, int, str]] = []
     for mark, figures in found:
         if figures is None:
             night = await nights.load(rows[mark.night_id])
-            figures = await store_closed(nights, night)
+            figures = night_figures(night)
+            if night.closed:
+                to_store.append(stored_row(night, figures))
         result.append((mark, figures))
+    if to_store:
+        await nights.ledger.store_figures(to_store)
     return result
 
 

@@ -169,7 +169,7 @@ def tab_replies(tab: Tab, persons: Persons) -> list[Reply]:
             params = {"payer": persons.name(payer), "payee": persons.name(payee), "money": format_money(cents)}
             replies.append(Reply("tab.transfer", params))
     if tab.settled:
-        replies.append(Reply("tab.settled_nights", {"nights": runs(tab.settled)}))
+        replies.append(Reply("tab.settled_nights", {"nights": runs(tab.settled)}, count=len(tab.settled)))
     if tab.open_night is not None:
         replies.append(Reply("tab.open_night", {"night": tab.open_night}))
     return replies
