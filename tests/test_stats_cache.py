@@ -105,9 +105,15 @@ async def test_a_bound_account_is_one_person_under_two_names(referee: Referee) -
     await say(account("Robert"), "/flowergang")
     await say(carol, "/summary")
     await say(carol, "yes")
+    await say(carol, "/new Bob Carol Dave Erin")  # Bob by plain name, his seat never claimed
+    await say(carol, "/flowergang Bob")
+    await say(carol, "/summary")
+    await say(carol, "yes")
     table = Table(referee, chat)
     text = await table.say("Carol: /stats")
-    # account 42 made a flower gang each night: +18 twice = 36; Carol −6 twice
-    assert "Robert：2 局，净 36 花" in text and "Bob：" not in text and "Carol：2 局，净 -12 花" in text
-    assert "1 局" not in text
-    assert "Robert：+36 元" in await table.say("Carol: /tab")
+    # account 42 made a flower gang each night, as Bob, as Robert, then as the unbound name Bob the
+    # account used before: +18 three times = 54; Carol −6 three times = −18. One person, shown by the
+    # name of their latest night.
+    assert "Bob：3 局，净 54 花" in text and "Robert" not in text and "Carol：3 局，净 -18 花" in text
+    assert "Bob：+54 元" in await table.say("Carol: /tab")
+    assert "3 局，净 54 花" in await table.say("Carol: /stats Robert")

@@ -13,6 +13,7 @@ import pytest
 
 from bot.seating import Speaker
 from bot.service import Incoming, Referee
+from bot.tab import EXACT_UP_TO, fewest_transfers
 from tests.harness import Table
 
 # Night 1, 底=2: 王五 pays 李四 34 flowers = 68.
@@ -179,3 +180,15 @@ async def test_an_edited_payment_records_nothing(table: Table) -> None:
     speaker = Speaker(id="王五", name="王五", by_name=True)
     edited = await table.referee.handle(Incoming(table.chat_id, speaker, "付了 李四 100", "edit:1:7:99"))
     assert edited is not None and edited.refused and await tab_events(table) == 1
+
+
+def test_many_people_settle_in_at_most_n_minus_one_transfers() -> None:
+    # six pairs that cancel (+k / −k): six transfers, one per pair, the fewest possible
+    pairs = [value for k in range(1, 7) for value in (k * 100, -k * 100)]
+    assert len(pairs) > EXACT_UP_TO
+    transfers = fewest_transfers(pairs)
+    assert len(transfers) == 6 and all(pairs[t.payer] == -pairs[t.payee] == -t.amount for t in transfers)
+    # 11 debtors of 100 and one creditor of 1,100: eleven transfers of 100 each (n − 1 = 11)
+    lopsided = [-100] * 11 + [1100]
+    transfers = fewest_transfers(lopsided)
+    assert len(transfers) == 11 and {t.amount for t in transfers} == {100} and {t.payee for t in transfers} == {11}
