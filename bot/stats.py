@@ -14,6 +14,7 @@ career, and an unbound name that an account has used is that account (`Persons`)
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 from collections import Counter
@@ -300,7 +301,7 @@ def stored_row(night: Night, figures: NightFigures) -> tuple[int, str, int, str]
 
 async def store_closed(nights: Nights, night: Night) -> NightFigures:
     """The figures of a night just read; stored when it is closed, so the next reader need not fold it."""
-    figures = night_figures(night)
+    figures = await asyncio.to_thread(night_figures, night)  # a long night: other chats are answered meanwhile
     if night.closed:
         await nights.ledger.store_figures([stored_row(night, figures)])
     return figures
@@ -318,7 +319,7 @@ async def chat_figures(nights: Nights, chat_id: str) -> list[tuple[NightMarks, N
     for mark, figures in found:
         if figures is None:
             night = await nights.load(rows[mark.night_id])
-            figures = night_figures(night)
+            figures = await asyncio.to_thread(night_figures, night)
             if night.closed:
                 to_store.append(stored_row(night, figures))
         result.append((mark, figures))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pytest
 
+from bot.inbox import Row
 from bot.seating import Speaker
 from bot.service import Incoming, Referee
 from bot.tab import EXACT_UP_TO, fewest_transfers
@@ -192,3 +193,11 @@ def test_many_people_settle_in_at_most_n_minus_one_transfers() -> None:
     lopsided = [-100] * 11 + [1100]
     transfers = fewest_transfers(lopsided)
     assert len(transfers) == 11 and {t.amount for t in transfers} == {100} and {t.payee for t in transfers} == {11}
+
+
+async def test_a_payment_marks_its_telegram_update_done_in_its_own_transaction(table: Table) -> None:
+    await three_nights(table)
+    inbox = table.referee.inbox()
+    await inbox.add(Row(999, 1, "msg:1:50", {}))
+    await table.say("王五: 付了 李四 10", update_key="msg:1:50")
+    assert await inbox.is_done(999)  # a restart will not record it a second time
