@@ -55,7 +55,7 @@ async def test_a_reopened_and_corrected_night_is_read_again(table: Table) -> Non
     assert "王五：+12 元" in await table.say("张三: 账本")
     await table.play("张三: 重开\n张三: 撤销")  # undoes 李四's flower gang: 王五 +18, 李四 −6
     tab = await table.say("张三: 账本")
-    assert "还在打" in tab and "没有没结清的局" in tab  # reopened: off the tab until it closes again
+    assert "还在打" in tab and "没有待结清的局" in tab  # reopened: off the tab until it closes again
     assert "1 局，净 18 花" in await table.say("张三: 统计 王五")  # the open night is read live
     await table.play("张三: 结算\n张三: 确认")
     ((night_id, _, after),) = await figures_rows(table)

@@ -51,7 +51,7 @@ async def test_three_nights_summed_by_hand(table: Table) -> None:
     tab = await table.say("张三: 账本")
     # 张三 0 − 6 + 90 = +84; 李四 +68 − 6 − 30 = +32; 王五 −68 + 18 − 30 = −80; 赵六 0 − 6 − 30 = −36
     # (84 + 32 − 80 − 36 = 0). No two or three of them sum to zero, so 4 − 1 = 3 transfers.
-    assert "没结清的第 1–3 局，已记付款 0 笔" in tab
+    assert "待结清：第 1–3 局；已记付款 0 笔" in tab
     for line in ("张三：+84 元", "李四：+32 元", "王五：−80 元", "赵六：−36 元", "最少 3 笔"):
         assert line in tab, line
     # the largest debtor pays the largest creditor: 王五 → 张三 80, then 赵六 → 李四 32, 赵六 → 张三 4
@@ -87,12 +87,12 @@ async def test_a_night_settled_at_the_table_leaves_the_tab(table: Table) -> None
     settled = await table.say("张三: 结清 3")
     # nights 1 and 2 only: 张三 −6, 李四 +68 − 6 = +62, 王五 −68 + 18 = −50, 赵六 −6; then the payment
     # of 36 from 赵六 to 张三: 张三 −6 − 36 = −42, 赵六 −6 + 36 = +30 (−42 + 62 − 50 + 30 = 0)
-    assert "第 3 局已当场结清" in settled and "没结清的第 1–2 局" in settled
+    assert "第 3 局已当场结清" in settled and "待结清：第 1–2 局" in settled
     for line in ("张三：−42 元", "李四：+62 元", "王五：−50 元", "赵六：+30 元", "已当场结清（不算在内）：第 3 局"):
         assert line in settled, line
     assert "已经记为结清" in await table.say("张三: 结清 3")
     back = await table.say("张三: /settled undo 3")
-    assert "第 3 局不再算结清" in back and "张三：+48 元" in back and "没结清的第 1–3 局" in back
+    assert "第 3 局不再算结清" in back and "张三：+48 元" in back and "待结清：第 1–3 局" in back
 
 
 async def test_the_open_night_is_not_on_the_tab_until_closed(table: Table) -> None:
