@@ -17,6 +17,8 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import logging
+import sqlite3
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
@@ -31,6 +33,8 @@ from bot.replies import LIST, Joined, Reply
 from bot.views import format_money
 from bot.vocabulary import fold
 from engine.table import Draw, Win
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -305,6 +309,15 @@ async def store_closed(nights: Nights, night: Night) -> NightFigures:
     if night.closed:
         await nights.ledger.store_figures([stored_row(night, figures)])
     return figures
+
+
+async def store_after_close(nights: Nights, night: Night) -> None:
+    """At a close: store the night's figures. They are a cache, and the close is already committed:
+    if this write fails the close still stands, and the next /stats or /tab builds them."""
+    try:
+        await store_closed(nights, night)
+    except (sqlite3.Error, OSError):
+        log.exception("night %s: figures not stored at its close", night.id)
 
 
 async def chat_figures(nights: Nights, chat_id: str) -> list[tuple[NightMarks, NightFigures]]:

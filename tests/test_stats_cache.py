@@ -6,6 +6,8 @@ Figures by hand (preset nanjing): a flower gang (花杠) is 6 flowers from each 
 
 from __future__ import annotations
 
+import sqlite3
+
 import pytest
 
 from bot import stats
@@ -117,3 +119,19 @@ async def test_a_bound_account_is_one_person_under_two_names(referee: Referee) -
     assert "Bob：3 局，净 54 花" in text and "Robert" not in text and "Carol：3 局，净 -18 花" in text
     assert "Bob：+54 元" in await table.say("Carol: /tab")
     assert "3 局，净 54 花" in await table.say("Carol: /stats Robert")
+
+
+async def test_a_close_stands_when_its_figures_cannot_be_written(table: Table, monkeypatch: pytest.MonkeyPatch) -> None:
+    ledger = table.referee.nights.ledger
+    store = ledger.store_figures
+
+    async def failing(rows: object) -> None:
+        raise sqlite3.OperationalError("disk I/O error")
+
+    monkeypatch.setattr(ledger, "store_figures", failing)
+    await table.play("张三: 开局 张三 李四 王五 赵六\n王五: 花杠\n张三: 结算")
+    assert "第 1 局已结束" in await table.say("张三: 确认")
+    assert await figures_rows(table) == []
+    monkeypatch.setattr(ledger, "store_figures", store)
+    assert "王五：+18 元" in await table.say("张三: 账本")  # built and stored by the first reader
+    assert len(await figures_rows(table)) == 1
