@@ -446,6 +446,15 @@ TAB_COMMANDS = frozenset({"tab", "paid", "settled"})
 TAB_AMOUNT = re.compile(r"(\d{1,9})(?:\.(\d{1,2}))?(?:元|块|塊)?")
 
 
+def tab_amount_cents(word: str) -> int | None:
+    """An amount as typed (`120`, `12.5`, `120元`, `五十块`, `一百二`) in cents; None if it is none."""
+    match = TAB_AMOUNT.fullmatch(word)
+    if match is not None:
+        return int(match[1]) * 100 + int((match[2] or "0").ljust(2, "0"))
+    value = chinese_number(word.rstrip("元块塊"))
+    return None if value is None else value * 100
+
+
 def tab_undo_word(word: str) -> bool:
     return fold(word) in {fold(w) for w in catalog_words("tab.undo", with_name=False)}
 
@@ -456,7 +465,7 @@ def tab_shape(name: str, words: Sequence[str]) -> bool:
     if words and tab_undo_word(words[0]):
         return len(words) == 1 or (len(words) == 2 and words[1].isdigit())
     if name == "paid":
-        return len(words) in (2, 3) and TAB_AMOUNT.fullmatch(words[-1]) is not None
+        return len(words) in (2, 3) and tab_amount_cents(words[-1]) is not None
     return len(words) <= 1 and all(w.isdigit() for w in words)
 
 

@@ -20,7 +20,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bot.commands import TAB_AMOUNT, tab_undo_word
+from bot.commands import tab_amount_cents, tab_undo_word
 from bot.handlers.common import Context, Refusal
 from bot.ledger import NightMarks, TabEventRow
 from bot.replies import LIST, Joined, Reply, Response
@@ -220,11 +220,8 @@ def _person(context: Context, persons: Persons, typed: str) -> str:
 
 
 def cents_of(text: str) -> int:
-    match = TAB_AMOUNT.fullmatch(text)
-    if match is None:
-        raise Refusal(Reply("tab.bad_amount", {"amount": text}))
-    cents = int(match[1]) * 100 + int((match[2] or "0").ljust(2, "0"))
-    if not 0 < cents <= MAX_CENTS:
+    cents = tab_amount_cents(text)
+    if cents is None or not 0 < cents <= MAX_CENTS:
         raise Refusal(Reply("tab.bad_amount", {"amount": text}))
     return cents
 

@@ -74,7 +74,7 @@ async def test_a_payment_and_its_undo_move_the_tab(table: Table) -> None:
     assert "李四：+32 元" in undone and "王五：−80 元" in undone and "已记付款 0 笔" in undone
 
     # the speaker pays: 赵六 pays 张三 36 → 赵六 −36 + 36 = 0, 张三 +84 − 36 = +48; 李四 +32, 王五 −80
-    second = await table.say("赵六: 付了 张三 36")
+    second = await table.say("赵六: 付了 张三 三十六块")  # 36 as it is said
     assert "付款 2：赵六 → 张三 36 元" in second
     assert "张三：+48 元" in second and "李四：+32 元" in second and "王五：−80 元" in second
     # 48 + 32 − 80 = 0 over three people: two transfers
