@@ -361,9 +361,27 @@ class Persons:
                     self._union(node, f"n:{name}")
                 if person.username:
                     self._usernames[person.username.casefold()] = node
+        handles: dict[str, str] = {}
         for figures in nights:  # the latest name a person was called by
             for person in figures.persons:
-                self._name[self._find(self.node_of(person))] = person.name
+                root = self._find(self.node_of(person))
+                self._name[root] = person.name
+                if person.username:
+                    handles[root] = person.username
+        self._tell_apart(handles)
+
+    def _tell_apart(self, handles: dict[str, str]) -> None:
+        """Two people last called the same (two accounts named Alex) are shown with their @username,
+        or numbered: a tab line must say who it is."""
+        by_name: dict[str, list[str]] = {}
+        for root, name in self._name.items():
+            by_name.setdefault(fold(name), []).append(root)
+        for roots in by_name.values():
+            if len(roots) < 2:
+                continue
+            for number, root in enumerate(roots, 1):
+                handle = handles.get(root)
+                self._name[root] += f" @{handle}" if handle else f" ({number})"
 
     @staticmethod
     def node_of(person: PersonNight) -> str:

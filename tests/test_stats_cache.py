@@ -135,3 +135,20 @@ async def test_a_close_stands_when_its_figures_cannot_be_written(table: Table, m
     monkeypatch.setattr(ledger, "store_figures", store)
     assert "王五：+18 元" in await table.say("张三: 账本")  # built and stored by the first reader
     assert len(await figures_rows(table)) == 1
+
+
+async def test_two_accounts_of_the_same_name_stay_two_people(referee: Referee) -> None:
+    chat = "two-alexes"
+    carol = Speaker(id="Carol", name="Carol", by_name=True)
+    for number, user in enumerate(("1", "2"), 1):
+        alex = Speaker(id=user, name="Alex", username=f"alex{user}", by_name=False, names=("Alex",))
+        for text in ("/new Alex Carol Dave Erin", "/flowergang"):
+            await referee.handle(Incoming(chat, alex, text, f"a{number}{text}"))
+        for text in ("/summary", "yes"):
+            await referee.handle(Incoming(chat, carol, text, f"c{number}{text}"))
+    table = Table(referee, chat)
+    tab = await table.say("Carol: /tab")
+    # each Alex made one flower gang at 底 1: +18 each; Carol, Dave, Erin −6 twice = −12
+    assert "Alex @alex1：+18 元" in tab and "Alex @alex2：+18 元" in tab and "Carol：−12 元" in tab
+    paid = await table.say("Carol: /paid @alex2 6")  # Carol −12 + 6 = −6, the second Alex +18 − 6 = +12
+    assert "Carol → Alex @alex2 6 元" in paid and "Alex @alex2：+12 元" in paid
