@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import aiosqlite
@@ -596,19 +596,34 @@ class Ledger:
         """Each night of the chat, oldest first, with what says whether its stored figures still
         count: its newest event, whether it is closed now, and the figures stored for it (index
         seeks per night, no scan of the events)."""
+        marks = await self._marks("n.chat_id = ?", (chat_id,), counted=False)
+        return [replace(mark, number=number) for number, mark in enumerate(marks, 1)]  # a chat's own count
+
+    async def night_marks_of(self, night_ids: Sequence[int]) -> list[NightMarks]:
+        """`night_marks` of these nights, in any chat (their number is the chat's)."""
+        found: list[NightMarks] = []
+        for start in range(0, len(night_ids), 500):  # SQLite's limit on bound values
+            chunk = list(night_ids[start : start + 500])
+            found += await self._marks(f"n.id IN ({', '.join('?' for _ in chunk)})", tuple(chunk), counted=True)
+        return found
+
+    async def _marks(self, where: str, params: tuple[object, ...], counted: bool) -> list[NightMarks]:
+        """(`counted`: with each night's number in its chat, one count per night; else 0.)"""
+        number = "(SELECT COUNT(*) FROM nights m WHERE m.chat_id = n.chat_id AND m.id <= n.id)" if counted else "0"
         rows = await self._db.execute_fetchall(
-            "SELECT n.id, (SELECT MAX(id) FROM events e WHERE e.night_id = n.id),"
+            f"SELECT n.id, {number},"
+            " (SELECT MAX(id) FROM events e WHERE e.night_id = n.id),"
             " (SELECT MAX(id) FROM events e WHERE e.night_id = n.id AND e.kind = 'close'),"
             " (SELECT MAX(id) FROM events e WHERE e.night_id = n.id AND e.kind = 'reopen'),"
             " f.version, f.last_event_id, f.figures"
-            " FROM nights n LEFT JOIN night_figures f ON f.night_id = n.id WHERE n.chat_id = ? ORDER BY n.id",
-            (chat_id,),
+            f" FROM nights n LEFT JOIN night_figures f ON f.night_id = n.id WHERE {where} ORDER BY n.id",
+            params,
         )
         marks: list[NightMarks] = []
-        for number, (night_id, last, closed, reopened, version, built_after, figures) in enumerate(rows, 1):
+        for night_id, number, last, closed, reopened, version, built_after, figures in rows:
             is_closed = closed is not None and (reopened is None or closed > reopened)
             stored = (str(version), int(built_after), str(figures)) if version is not None else None
-            marks.append(NightMarks(int(night_id), number, int(last or 0), is_closed, stored))
+            marks.append(NightMarks(int(night_id), int(number), int(last or 0), is_closed, stored))
         return marks
 
     async def store_figures(self, rows: Sequence[tuple[int, str, int, str]]) -> None:

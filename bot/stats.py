@@ -26,7 +26,7 @@ from functools import lru_cache
 from typing import Any
 
 from bot.codec import decode_seat
-from bot.ledger import NightMarks
+from bot.ledger import NightMarks, NightRow
 from bot.night import Night, Nights
 from bot.people import LEAVING, RENAMING, Person, merged_index, merged_names, player_of
 from bot.replies import LIST, Joined, Reply
@@ -76,12 +76,6 @@ def _add_night(night: Night, player: int, career: Career) -> None:
                 career.patterns.update(item.key for item in score.items if item.key not in ("pao", "hard"))
         if event.discarder is not None and who(played.slot, event.discarder) == player and not self_draw:
             career.deal_ins += 1
-
-
-def _player_now(night: Night, seat: int) -> int:
-    """The player (as in `Night.people`) sitting in `seat` now."""
-    seating = night.seating()
-    return merged_index(seating)[seating.now[seat]]
 
 
 def _career_reply(name: str, career: Career) -> Reply:
@@ -321,17 +315,25 @@ async def store_after_close(nights: Nights, night: Night) -> None:
 
 
 async def chat_figures(nights: Nights, chat_id: str) -> list[tuple[NightMarks, NightFigures]]:
-    """Every night of the chat with its figures: stored ones where they still count; the others
-    (the open night, a night reopened or corrected since, an older database) are read, and stored
-    once closed (in one write for all of them)."""
+    """Every night of the chat with its figures (`figures_of`)."""
     marks = await nights.ledger.night_marks(chat_id)
-    found = [(mark, fresh(mark)) for mark in marks]
-    rows = {row.id: row for row in await nights.ledger.nights(chat_id)} if any(f is None for _, f in found) else {}
+    stale = any(fresh(mark) is None for mark in marks)
+    return await figures_of(nights, await nights.ledger.nights(chat_id) if stale else [], marks)
+
+
+async def figures_of(
+    nights: Nights, rows: Sequence[NightRow], marks: Sequence[NightMarks]
+) -> list[tuple[NightMarks, NightFigures]]:
+    """Each night's figures: stored ones where they still count; the others (the open night, a
+    night reopened or corrected since, an older database) are read, and stored once closed (in one
+    write for all of them). `rows` holds at least the nights to read."""
+    by_id = {row.id: row for row in rows}
     result: list[tuple[NightMarks, NightFigures]] = []
     to_store: list[tuple[int, str, int, str]] = []
-    for mark, figures in found:
+    for mark in marks:
+        figures = fresh(mark)
         if figures is None:
-            night = await nights.load(rows[mark.night_id])
+            night = await nights.load(by_id[mark.night_id])
             figures = await asyncio.to_thread(night_figures, night)
             if night.closed:
                 to_store.append(stored_row(night, figures))
@@ -443,14 +445,17 @@ class Persons:
 
 
 async def my_stats(nights: Nights, user_id: str) -> list[Reply]:
-    """One Telegram user's own figures across every group; nothing of anyone else."""
+    """One Telegram user's own figures across every group, from each night's figures: the person the
+    account was bound to in each night (after a 换人 too); nothing of anyone else."""
+    rows = await nights.ledger.nights_of_user(user_id)
+    marks = await nights.ledger.night_marks_of([row.id for row in rows])
     career = Career()
     name = ""
-    for night in await nights.of_user(user_id):
-        for seat, player in enumerate(night.seats):
-            if player.user_id == user_id:
-                name = player.name
-                _add_night(night, _player_now(night, seat), career)
+    for _, figures in await figures_of(nights, rows, marks):
+        for person in figures.persons:
+            if person.user_id == user_id:
+                name = person.name
+                person.add_to(career)
     if not career.nights:
         return [Reply("me.nothing")]
     return [_career_reply(name, career)]

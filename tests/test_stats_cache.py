@@ -12,6 +12,7 @@ import pytest
 
 from bot import stats
 from bot.night import Nights
+from bot.replies import render_response
 from bot.seating import Speaker
 from bot.service import Incoming, Referee
 from tests.harness import Table
@@ -152,3 +153,18 @@ async def test_two_accounts_of_the_same_name_stay_two_people(referee: Referee) -
     assert "Alex @alex1：+18 元" in tab and "Alex @alex2：+18 元" in tab and "Carol：−12 元" in tab
     paid = await table.say("Carol: /paid @alex2 6")  # Carol −12 + 6 = −6, the second Alex +18 − 6 = +12
     assert "Carol → Alex @alex2 6 元" in paid and "Alex @alex2：+12 元" in paid
+
+
+async def test_me_counts_the_person_after_they_left_their_seat(referee: Referee) -> None:
+    chat = "swap-chat"
+    carol = Speaker(id="Carol", name="Carol", by_name=True)
+    lines = [(account("Bob"), "/new Bob Carol Dave Erin"), (account("Bob"), "/flowergang")]
+    lines += [(carol, "/swap Bob Eve"), (carol, "/flowergang Eve"), (carol, "/summary"), (carol, "yes")]
+    for number, (speaker, text) in enumerate(lines):
+        await referee.handle(Incoming(chat, speaker, text, f"s{number}"))
+    response = await referee.handle(Incoming("private-42", account("Bob"), "/me", "me-1", private=True))
+    assert response is not None
+    text = render_response(response)
+    # Bob's flower gang +18, then he stood up (换人) and Eve's flower gang took 6 from the seat she now
+    # holds, not from Bob: Bob keeps +18 (the account's figures, though its seat is Eve's now)
+    assert "Bob：1 局，净 18 花" in text
