@@ -119,7 +119,7 @@ async def chat_stats(nights: Nights, chat_id: str, only: str | None) -> list[Rep
     persons = Persons([figures for _, figures in found])
     wanted = persons.find(only) if only else None
     if only and wanted is None:
-        return [Reply("player.unknown", {"name": only, "players": ""})]
+        return [Reply("tab.stats_unknown", {"name": only, "persons": Joined(persons.everyone(), LIST)})]
     careers: dict[str, Career] = {}
     for _, figures in found:
         for person in figures.persons:

@@ -168,3 +168,8 @@ async def test_me_counts_the_person_after_they_left_their_seat(referee: Referee)
     # Bob's flower gang +18, then he stood up (换人) and Eve's flower gang took 6 from the seat she now
     # holds, not from Bob: Bob keeps +18 (the account's figures, though its seat is Eve's now)
     assert "Bob：1 局，净 18 花" in text
+
+
+async def test_stats_for_someone_who_never_played_names_who_did(table: Table) -> None:
+    await table.play("张三: 开局 张三 李四 王五 赵六\n王五: 花杠\n张三: 结算\n张三: 确认")
+    assert "本群没有叫 钱七 的人打过牌（打过的：张三、李四、王五、赵六）" in await table.say("张三: /stats 钱七")
