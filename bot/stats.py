@@ -441,7 +441,8 @@ class Persons:
         if node in self._parent:
             key = self._find(node)
             return key if self.known(key) else None
-        return None
+        handle = self._usernames.get(text.lstrip("@").casefold())  # a username typed without its @
+        return self._find(handle) if handle is not None else None
 
 
 async def my_stats(nights: Nights, user_id: str) -> list[Reply]:

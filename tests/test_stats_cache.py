@@ -153,6 +153,7 @@ async def test_two_accounts_of_the_same_name_stay_two_people(referee: Referee) -
     assert "Alex @alex1：+18 元" in tab and "Alex @alex2：+18 元" in tab and "Carol：−12 元" in tab
     paid = await table.say("Carol: /paid @alex2 6")  # Carol −12 + 6 = −6, the second Alex +18 − 6 = +12
     assert "Carol → Alex @alex2 6 元" in paid and "Alex @alex2：+12 元" in paid
+    assert "Carol → Alex @alex1 1 元" in await table.say("Carol: /paid alex1 1")  # the @ may be left out
 
 
 async def test_me_counts_the_person_after_they_left_their_seat(referee: Referee) -> None:
