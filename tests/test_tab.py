@@ -9,12 +9,18 @@ flowers, paid by the discarder 王五 alone. Money is flowers × the night's sta
 
 from __future__ import annotations
 
+import json
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bot.inbox import Row
+from bot.ledger import NightMarks, TabEventRow
 from bot.seating import Speaker
 from bot.service import Incoming, Referee
-from bot.tab import EXACT_UP_TO, fewest_transfers
+from bot.stats import NightFigures, PersonNight, Persons
+from bot.tab import EXACT_UP_TO, entries, fewest_transfers, tab_of
 from tests.harness import Table
 
 # Night 1, 底=2: 王五 pays 李四 34 flowers = 68.
@@ -201,3 +207,47 @@ async def test_a_payment_marks_its_telegram_update_done_in_its_own_transaction(t
     await inbox.add(Row(999, 1, "msg:1:50", {}))
     await table.say("王五: 付了 李四 10", update_key="msg:1:50")
     assert await inbox.is_done(999)  # a restart will not record it a second time
+
+
+@settings(max_examples=60)
+@given(
+    nights=st.lists(st.lists(st.integers(-500, 500), min_size=3, max_size=3), min_size=1, max_size=6),
+    payments=st.lists(st.tuples(st.integers(0, 3), st.integers(0, 3), st.integers(1, 900)), max_size=8),
+    undone=st.sets(st.integers(0, 7)),
+)
+def test_the_tab_always_sums_to_zero_and_its_transfers_settle_it(
+    nights: list[list[int]], payments: list[tuple[int, int, int]], undone: set[int]
+) -> None:
+    """Nights of four people (the fourth pays the other three's balance), payments between them, some
+    taken back: the balances are the nights' money plus the payments that count, they sum to zero,
+    and the transfers shown bring every one of them to zero."""
+    names = ("A", "B", "C", "D")
+    found = []
+    for index, money in enumerate(nights, 1):
+        amounts = [*money, -sum(money)]
+        people = tuple(
+            PersonNight(n, (n.lower(),), None, None, 0, m, 0, 0, 0, 0, (), ())
+            for n, m in zip(names, amounts, strict=True)
+        )
+        found.append((NightMarks(index, index, 1, True, None), NightFigures(index, index, people)))
+    rows = []
+    for number, (payer, payee, cents) in enumerate(payments):
+        if payer != payee:
+            body = {"payer": f"n:{names[payer].lower()}", "payee": f"n:{names[payee].lower()}", "cents": cents}
+            rows.append(TabEventRow(number + 1, "paid", json.dumps(body), "A", None, ""))
+    rows += [TabEventRow(100 + i, "undo", "{}", "A", rows[i].id, "") for i in sorted(undone) if i < len(rows)]
+    persons = Persons([figures for _, figures in found])
+    tab = tab_of(found, entries(rows), persons)
+    expected = {n: sum(f.persons[i].money_cents for _, f in found) for i, n in enumerate(names)}
+    for row in rows:
+        if row.kind == "paid" and row.id not in {r.reverses for r in rows}:
+            body = json.loads(row.payload)
+            expected[body["payer"][2:].upper()] += body["cents"]
+            expected[body["payee"][2:].upper()] -= body["cents"]
+    shown = {persons.name(key): cents for key, cents in tab.balances}
+    assert shown == {n: c for n, c in expected.items() if c} and sum(shown.values()) == 0
+    left = dict(shown)
+    for payer, payee, cents in tab.transfers:
+        left[persons.name(payer)] += cents
+        left[persons.name(payee)] -= cents
+    assert not any(left.values()) and len(tab.transfers) <= max(len(shown) - 1, 0)
