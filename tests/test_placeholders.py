@@ -412,6 +412,26 @@ B: 胡 D 123m456m789m234p5p+5p 花2
 B: 补杠 7p
 C: 抢杠 胡 B 123m456m789m55s68p+7p 花2
 D: 胡 自摸 123m456m789m234p5p+5p 花2
+Op: /summary
+Op: yes
+Op: /tab
+A: /paid B A 10
+A: /paid B B 10
+A: /paid B A abc
+A: /paid Nobody A 5
+A: /paid undo
+A: /paid undo
+A: /paid undo 99
+A: /settled 1
+A: /settled 1
+A: /settled 99
+A: /settled undo 1
+A: /settled undo 1
+A: /settled 1
+A: /tab
+Op: /new A B C D
+A: /tab
+A: /settled 5
 """
 
 
@@ -486,7 +506,7 @@ async def test_no_rendered_message_keeps_an_unfilled_field(referee: Referee, tmp
         f"rendered: {len(covered)} ({100 * len(covered) / len(reachable):.0f}%)"
     )
     print("not rendered:", " ".join(missing))
-    assert len(covered) / len(reachable) >= 0.8  # 88% when written: see the report printed above (-s)
+    assert len(covered) / len(reachable) >= 0.8  # 85% with the tab (88% before it): see the report (-s)
 
 
 def test_a_message_whose_field_is_called_key_renders() -> None:
