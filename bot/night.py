@@ -20,9 +20,9 @@ import json
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from functools import cached_property
 
 from bot import checkpoint as checkpoints
+from bot.appended import Appended
 from bot.codec import (
     EVENT_KINDS,
     SEAT_KINDS,
@@ -82,10 +82,22 @@ class Played:
     factors: tuple[Factor, ...] = ()  # the multipliers applied (比下胡, 垒宝塔, 包牌, ...)
 
 
-@dataclass(frozen=True)
+def _played_keys(played: Played) -> tuple[int, int]:
+    return played.event_id, played.slot
+
+
+@dataclass(frozen=True, eq=False)
 class Fold:
+    """The table after the effective events, and each event as played. `played` is shared between
+    a fold and the folds that extend it (bot/appended.py): one more event costs the same late in a
+    long night as early on, and a fold held by a reader never changes."""
+
     state: TableState
-    played: tuple[Played, ...] = ()
+    played: Appended[Played] = field(default_factory=lambda: Appended(keys=_played_keys))
+
+    @staticmethod
+    def of(state: TableState, played: Iterable[Played]) -> Fold:
+        return Fold(state, Appended(played, keys=_played_keys))
 
     def then(self, event_id: int, slot: int, event: Event) -> Fold:
         """The fold with one more event; raises EngineError (nothing changes) if it is not legal."""
@@ -105,24 +117,28 @@ class Fold:
             outcome.notices,
             outcome.factors,
         )
-        return Fold(outcome.state, (*self.played, played))
+        return Fold(outcome.state, self.played.plus(played))
+
+    def plus(self, state: TableState, played: Played) -> Fold:
+        """This fold and an event already played against it (a recorded line, with its ledger id)."""
+        return Fold(state, self.played.plus(played))
 
     @property
     def last(self) -> Played:
         return self.played[-1]
 
     def hand_of(self, event_id: int) -> int | None:
-        return self._hands.get(event_id)
+        """Hand of a played event, by ledger id or by slot (the first match wins, as in order); the
+        index behind it is shared and extended, since a night's money looks up every event."""
+        played = self.played.first(event_id)
+        return played.hand_no if played is not None else None
 
-    @cached_property
-    def _hands(self) -> dict[int, int]:
-        """Hand of each played event, by ledger id and by slot (the first match wins, as in order):
-        built once per fold, since a night's money looks up every event."""
-        hands: dict[int, int] = {}
-        for played in self.played:
-            hands.setdefault(played.event_id, played.hand_no)
-            hands.setdefault(played.slot, played.hand_no)
-        return hands
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Fold):
+            return NotImplemented
+        return self.state == other.state and self.played == other.played
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 def check_against_table(fold: Fold, event: Event) -> None:
@@ -255,19 +271,17 @@ def entries(events: Sequence[EventRow], active: set[int], after: int = 0) -> lis
 def fold_entries(start: TableState, items: Iterable[tuple[int, int, Event]], strict_after: int | None) -> Fold:
     """Fold events in order. Events that no longer apply are skipped (older ledgers) unless they come
     after `strict_after`: then the correction that made them impossible is refused."""
-    state, played = start, list[Played]()  # a list, not a tuple per step: folding a long night stays linear
+    folded = Fold(start)
     for event_id, slot, event in items:
         try:  # a line being recorded is checked against its hand's earlier events (Fold.then)
-            step = Fold(state, tuple(played) if event_id == PENDING_ID else ()).then(event_id, slot, event)
+            folded = folded.then(event_id, slot, event)
         except EngineError as error:
             if strict_after is None or slot < strict_after:
                 continue
             if event_id == PENDING_ID:
                 raise  # the corrected line itself is wrong: say why, as if it had been typed
             raise LaterEventBreaks(slot, error) from error
-        state = step.state
-        played.append(step.last)
-    return Fold(state, tuple(played))
+    return folded
 
 
 def seats_from(row: NightRow, events: Iterable[EventRow], active: set[int]) -> tuple[Seat, ...]:
@@ -675,7 +689,7 @@ class Night:
         saved = (fold.state, self._head_after(played)) if closes_hand else None
         (row,) = await self._append(line, self.row.chat_id, [new], checkpoint=saved)
         played = replace(played, event_id=row.id, slot=row.id)
-        self._fold = Fold(fold.state, (*self._fold.played, played))
+        self._fold = self._fold.plus(fold.state, played)  # shares the fold's history: no copy
         self._active.add(row.id)
         rows = self._booked_rows(row.id, played.payments, played.hand_no)
         return Recorded(row.id, played, rows)
@@ -760,9 +774,8 @@ class Night:
                 anchors.append(place)
         rows_written = await self._append(line, self.row.chat_id, news, target_hand)
         row = rows_written[0]
-        fold = Fold(
-            fold.state,
-            tuple(replace(p, event_id=row.id) if p.event_id == PENDING_ID else p for p in fold.played),
+        fold = Fold.of(  # one copy a correction (it folded the whole night anyway)
+            fold.state, (replace(p, event_id=row.id) if p.event_id == PENDING_ID else p for p in fold.played)
         )
         moved = moved_hands(self.fold, fold, slots(self.events).get(target.id, target.id))
         self._fold, self._from = fold, 0
