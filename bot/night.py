@@ -99,10 +99,11 @@ class Fold:
     def of(state: TableState, played: Iterable[Played]) -> Fold:
         return Fold(state, Appended(played, keys=_played_keys))
 
-    def then(self, event_id: int, slot: int, event: Event) -> Fold:
-        """The fold with one more event; raises EngineError (nothing changes) if it is not legal."""
+    def then(self, event_id: int, slot: int, event: Event, checked: bool = False) -> Fold:
+        """The fold with one more event; raises EngineError (nothing changes) if it is not legal.
+        A line being recorded (or a corrected one), or one `checked`, is first checked as if typed."""
         event = with_dealer(event, self.state.dealer)
-        if event_id == PENDING_ID:  # a line being recorded (or a corrected one): check it first
+        if checked or event_id == PENDING_ID:
             check_against_table(self, event)
         outcome = apply(self.state, event)
         before = self.state
@@ -270,18 +271,28 @@ def entries(events: Sequence[EventRow], active: set[int], after: int = 0) -> lis
 
 def fold_entries(start: TableState, items: Iterable[tuple[int, int, Event]], strict_after: int | None) -> Fold:
     """Fold events in order. Events that no longer apply are skipped (older ledgers) unless they come
-    after `strict_after`: then the correction that made them impossible is refused."""
+    after `strict_after`: then the correction that made them impossible is refused. Those later
+    events are checked as if typed again, so a corrected night is one its lines could have made
+    (a fix must not turn a later pong into a second pong of the same tile)."""
     folded = Fold(start)
     for event_id, slot, event in items:
+        later = strict_after is not None and slot > strict_after
         try:  # a line being recorded is checked against its hand's earlier events (Fold.then)
-            folded = folded.then(event_id, slot, event)
+            folded = folded.then(event_id, slot, event, checked=later)
         except EngineError as error:
             if strict_after is None or slot < strict_after:
                 continue
             if event_id == PENDING_ID:
                 raise  # the corrected line itself is wrong: say why, as if it had been typed
-            raise LaterEventBreaks(slot, error) from error
+            raise LaterEventBreaks(slot, _named_at(error, strict_after)) from error
     return folded
+
+
+def _named_at(error: EngineError, place: int) -> EngineError:
+    """The error with the corrected line (not yet in the ledger) named by its place in the night."""
+    if error.params.get("id") != PENDING_ID:
+        return error
+    return EngineError(error.key, **{**error.params, "id": place})
 
 
 def seats_from(row: NightRow, events: Iterable[EventRow], active: set[int]) -> tuple[Seat, ...]:

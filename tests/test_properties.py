@@ -14,6 +14,7 @@ from collections import Counter
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from bot.replies import Reply
 from bot.service import Referee
 from engine.claims import ClaimRefused
 from engine.decompose import waiting_tiles
@@ -27,6 +28,7 @@ from engine.settlement import HandContext, WinClaim, win_payments
 from engine.table import Win, WinInput, WinRefused, apply, new_table
 from engine.tiles import COPIES, FIRST_WIND, NUM_KINDS, SUIT_SIZE, Tile, format_tiles, suit_of
 from engine.units import WinFlags
+from tests.harness import Table
 from tests.strategies import sole_wait_hands, winning_hands
 
 PRESETS = {name: load_preset(name) for name in PRESET_NAMES}
@@ -524,3 +526,19 @@ def test_a_corrected_night_equals_replaying_its_corrected_log(ops: list[tuple[st
     recorded, refused = asyncio.run(_corrected_night(ops))
     event(f"corrections recorded: {min(recorded, 4)}{'+' if recorded >= 4 else ''}")
     event(f"corrections refused: {min(refused, 2)}{'+' if refused >= 2 else ''}")
+
+
+# ---- regressions the random nights found, pinned ------------------------------------------------
+
+
+async def test_a_fix_that_makes_a_later_pong_a_second_pong_of_its_tile_is_refused(table: Table) -> None:
+    """Found by the random nights: `/fix 3 /pong B E` with A's `/pong B E` already at #4 was
+    recorded, and the corrected log (two pongs of E by A) does not replay: typed, #4 is refused."""
+    await table.play("A: /new A B C D\nA: /flowergang\nA: /pong B 1m\nA: /pong B E")
+    response = await table.respond("A: /fix 3 /pong B E")
+    assert response is not None and response.refused and not response.recorded
+    assert response.replies[0].key == "fix.breaks_later" and response.replies[0].params["id"] == 4
+    reason = response.replies[0].params["reason"]
+    assert isinstance(reason, Reply) and reason.key == "event.already_recorded" and reason.params["id"] == 3
+    # nothing moved: A's 花杠 alone, 6 from each of the three others (nanjing 花杠 6): A +18
+    assert await table.balances() == {"A": 18, "B": -6, "C": -6, "D": -6}
