@@ -602,6 +602,13 @@ class Night:
             cached = self._schedule = (size, self._schedule_now())
         return stake_at(cached[1], hand)
 
+    def stake_schedule(self) -> list[tuple[int, int]]:
+        """(from hand, stake) of the night, each 改底 where it sits in the (corrected) log: what
+        /summary prices hands at, so the CSV and the chart price them the same."""
+        self.stake_at(self.state.hand_no)  # brings the kept schedule up to date
+        assert self._schedule is not None
+        return self._schedule[1]
+
     def people(self) -> list[Person]:
         """Everyone who played tonight (more than four after a 换人) and their net."""
         seating = self._seating()

@@ -592,6 +592,21 @@ async def test_a_fix_that_makes_a_later_pong_a_second_pong_of_its_tile_is_refuse
     assert await table.balances() == {"A": 18, "B": -6, "C": -6, "D": -6}
 
 
+async def test_after_an_undo_the_csv_prices_a_hand_at_the_stake_the_summary_does(table: Table) -> None:
+    """Found by the random nights: once the 花杠 before a 改底 is undone, nothing is logged before the
+    改底 in hand 1, so it counts from hand 1 (README: "from this one if nothing is logged in it
+    yet"), as a fresh replay has it; /summary priced hand 1 at 0.5, the CSV and chart at 1."""
+    await table.play(
+        "A: /new A B C D\nA: /flowergang\nA: /stake 0.5\nA: /hu self 对对胡 全球独钓 flowers=0\nA: /undo 2"
+    )
+    # A's win, 跑 20 + 门清 20 + 对对胡 40 + 全球独钓 60 + 无花果 40 = 180 from each of three: 540
+    # flowers, at 0.5 a flower 270; each payer -180 flowers, -90
+    expected = {"A": (540, Decimal(270)), "B": (-180, Decimal(-90)), "C": (-180, Decimal(-90))}
+    expected["D"] = (-180, Decimal(-90))
+    assert (await _summary_figures(table))[1] == expected
+    assert await _csv_figures(table) == expected
+
+
 FREE_SEAT_NAMELESS = (
     "another area (bot/handlers/questions.py summary_replies, bot/views.py board): a free seat is"
     " listed as a player with an empty name (`4. ：0 花`, `东 ：0 花`, `庄 `); found by the random nights"
