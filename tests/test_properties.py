@@ -607,6 +607,16 @@ async def test_after_an_undo_the_csv_prices_a_hand_at_the_stake_the_summary_does
     assert await _csv_figures(table) == expected
 
 
+async def test_the_chart_has_a_line_for_a_newcomer_who_has_paid_nothing_yet(table: Table) -> None:
+    """Found by the random nights: a fifth person (D after `/swap A D`) with no payment yet made the
+    chart's balances one short, and /summary failed on drawing it (IndexError)."""
+    await table.play("A: /new A B C\nE: /join\nA: /flowergang\nA: /swap A D\nA: /pong B E")
+    night = await table.referee.nights.latest(table.chat_id)
+    assert night is not None
+    # A's 花杠: 6 from each of B, C, E (A +18); D sat down after it and has moved nothing
+    assert end_points(night_people(night)) == {"A": 18, "B": -6, "C": -6, "E": -6, "D": 0}
+
+
 FREE_SEAT_NAMELESS = (
     "another area (bot/handlers/questions.py summary_replies, bot/views.py board): a free seat is"
     " listed as a player with an empty name (`4. ：0 花`, `东 ：0 花`, `庄 `); found by the random nights"
