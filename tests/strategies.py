@@ -160,7 +160,7 @@ winning_hands = st.one_of(
 # ---- nights: lines as people at the table type them ---------------------------------------------
 
 NIGHT_HAND = "123m456m789m234p5p+5p"  # 42 + 2 × hard flowers, 门清 included
-NAMES = ("A", "B", "C", "D", "E")
+NAMES = ("A", "B", "C", "D", "F")  # no "E": a player named like the East wind makes `/pong B E` two names
 PONG_TILES = ("1m", "E", "9p", "5s", "7m")  # different kinds: four of them make four mouths
 # weights by repetition: chores that stop the table (unseat, close) are rarer than table events
 NIGHT_KINDS = (

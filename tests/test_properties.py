@@ -394,6 +394,7 @@ NOT_ABOUT_THE_LOG = frozenset({"night.none_open", "night.seats_free"})
 # Lines whose place is never taken back here: later lines name the table as it then was (who sits
 # where, under which name, whether the night is open).
 KEPT = ("/swap", "/rename", "/join", "/unseat", "/close", "/reopen")
+SEATING = ("/swap", "/rename", "/join", "/unseat")  # lines after which the table names others
 # PROPERTY_NIGHTS=2000 runs many more nights locally; CI keeps the default (about 5 s).
 NIGHTS = int(os.environ.get("PROPERTY_NIGHTS", "0")) or examples(30)
 
@@ -515,8 +516,9 @@ async def _corrected_night(opening: Sequence[str], ops: list[Operation]) -> tupl
                     response = await table.respond(f"A: /undo {named}")
                 else:
                     changed = another_version(versions[-1][0], nudge)
-                    if changed is None:
-                        continue
+                    later = [v[-1][0].split(": ", 1)[1] for v in places[at + 1 :] if v]
+                    if changed is None or any(text.startswith(SEATING) for text in later):
+                        continue  # a fix reads names against the table now (see the xfail below)
                     attempt = [*versions, (changed, 0)]
                     response = await table.respond(f"A: /fix {named} {changed.split(': ', 1)[1]}")
                 if response is not None and response.recorded:
@@ -640,3 +642,18 @@ async def test_a_free_seat_reads_as_free_on_the_board(table: Table) -> None:
     board = (await table.say("A: /score")).splitlines()
     assert not [line for line in board if re.match(r"\s*[东南西北] ：", line)]  # `东 ：0 花`: a seat with no name
     assert not re.search(r"庄\s*$", board[0])  # `庄 ` and nothing: the dealer's seat is the free one
+
+
+@pytest.mark.xfail(
+    reason="another area (bot/handlers/corrections.py corrected_event): a fixed line's names are read"
+    " against the table now, not as it sat at the corrected place; found by the random nights",
+    strict=True,
+)
+async def test_a_fix_naming_someone_who_sat_down_later_is_refused(table: Table) -> None:
+    # B's 花杠 at #2: 6 from each of three, B +18. E takes A's seat (East) after it; `/fix 2
+    # /flowergang E` names E, who was not at the table at #2: it must be refused, not become the
+    # flower gang of whoever sat East then (A: +18, B: -6), which nobody typed
+    await table.play("A: /new A B C D\nB: /flowergang\nA: /swap A E")
+    response = await table.respond("A: /fix 2 /flowergang E")
+    assert response is not None and response.refused and not response.recorded
+    assert await table.balances() == {"A": -6, "B": 18, "C": -6, "D": -6, "E": 0}
