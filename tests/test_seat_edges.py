@@ -17,3 +17,12 @@ async def test_a_night_with_a_freed_seat_can_be_closed_and_reads_without_a_namel
     assert "Bob: 10 flowers" in summary  # Bob keeps what he made before he left
     assert "closed" in await table.say("Alice: yes")
     assert await table.balances() == {"Alice": 10, "Bob": 10, "Carol": 10, "Dave": -30}
+
+
+async def test_a_fix_names_who_sat_at_the_corrected_place(table: Table) -> None:
+    table.language = "en"
+    await table.play("A: /new A B C D\nB: /flowergang\nA: /swap A E")  # #2: 6 from each of three, B +18
+    out = await table.say("A: /fix 2 /flowergang E")
+    assert "E was not at the table at #2 (that seat was A's)" in out
+    assert "✏️" in await table.say("A: /fix 2 /flowergang C")  # C sat there then: C +18, B −6
+    assert await table.balances() == {"A": -6, "B": -6, "C": 18, "D": -6, "E": 0}

@@ -6,10 +6,11 @@ is open now.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
 from bot.codec import event_kind
-from bot.commands import Command, parse
+from bot.commands import SEAT_TOKEN, Command, parse
 from bot.handlers.common import (
     Context,
     Refusal,
@@ -32,8 +33,9 @@ from bot.handlers.table_events import (
 from bot.ledger import EventRow
 from bot.night import Corrected, LaterEventBreaks, Night, actor_of, table_event
 from bot.replies import LIST, Joined, Reply, Response
-from bot.seating import Speaker, seated_names
+from bot.seating import Speaker, resolve, seated_names
 from bot.views import format_money
+from bot.vocabulary import fold
 from engine.errors import EngineError
 from engine.melds import DeclaredPatternContradicted, LoggedMeldMissing
 from engine.table import Draw, Event, TableState, Win, WinRefused
@@ -204,6 +206,7 @@ def corrected_event(context: Context, night: Night, target: EventRow) -> Event:
     original = table_event(target)
     if original is None:
         raise Refusal(Reply("undo.not_undoable", {"id": target.id, "kind": Reply(f"kind.{target.kind}")}))
+    seated_then(night, target, inner.names)
     kind = EVENT_OF_COMMAND[inner.name]
     exposed = inner.name == "gang" and (inner.kind or "exposed") == "exposed"
     if (inner.name in NEEDS_A_NAME or exposed) and not inner.names:  # typed alone it asks with buttons: here, the line
@@ -213,6 +216,21 @@ def corrected_event(context: Context, night: Night, target: EventRow) -> Event:
     # Unnamed, the actor is the corrected event's (改 3 胡 王五 … fixes that win, whoever types it)
     incoming = replace(context.incoming, speaker=speaker_for(night, original) or context.incoming.speaker)
     return build(replace(context, command=inner, incoming=incoming), inner, night.state_before(target.id))
+
+
+def seated_then(night: Night, target: EventRow, names: Sequence[str]) -> None:
+    """The corrected line names who sat at the table at the corrected place: a player who sat down
+    later (换人) is refused, never read as whoever sat in that seat then."""
+    slot = night.slot_of(target.id)
+    seating = night.seating()
+    sitting = seating.at.get(slot, seating.now)
+    for name in names:
+        if SEAT_TOKEN.match(name):
+            continue  # a seat by number: whoever sat there
+        seat = resolve(night.seats, name)
+        then = seating.names[sitting[seat]]
+        if fold(then) != fold(night.seats[seat].name):
+            raise Refusal(Reply("fix.not_seated_then", {"name": name, "id": slot, "who": then}))
 
 
 def speaker_for(night: Night, event: Event) -> Speaker | None:
