@@ -13,9 +13,11 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from pathlib import Path
 
+from bot.board import DEFAULT_MODE, shaped
+from bot.board import SETTING as BOARD_SETTING
 from bot.codec import SeatChange
 from bot.commands import parse, usage_hint
-from bot.handlers import chores, corrections, flows, opening, questions, table_events
+from bot.handlers import board, chores, corrections, flows, opening, questions, table_events
 from bot.handlers.common import Context, Desk, Incoming, Refusal, meld_conflict, near_miss, readable, refused_win
 from bot.inbox import Inbox
 from bot.ledger import DuplicateUpdate, Ledger, Seat
@@ -40,7 +42,9 @@ HEAD_ONLY = frozenset(
     {"score", "pong", "gang", "added_gang", "concealed_gang", "flower_gang", "winds", "range", "penalty", "draw"}
 )
 # Commands that only ask: a seat is never claimed by them
-QUESTIONS = frozenset({"score", "history", "rules", "summary", "help", "stats", "me", "export", "unknown", "lang"})
+QUESTIONS = frozenset(
+    {"score", "history", "rules", "summary", "help", "stats", "me", "export", "unknown", "lang", "board"}
+)
 HANDLERS: dict[str, Handler] = {
     "new": opening.new,
     "join": opening.join,
@@ -52,6 +56,7 @@ HANDLERS: dict[str, Handler] = {
     "close": opening.close,
     "reopen": opening.reopen,
     "lang": opening.lang,
+    "board": board.board,
     "pong": table_events.pong,
     "gang": flows.guided_gang,
     "added_gang": table_events.gang,
@@ -139,7 +144,11 @@ class Referee:
             claimed = None
             if night is not None and not night.closed:
                 claimed = await self._bind_user(incoming, night, command.name not in QUESTIONS)
+            hand_before = night.state.hand_no if night is not None else None
             response = await handler(context)
+            # one quiet line per event, the board when the hand changes (or after each: /board each)
+            mode = await self.nights.setting(incoming.chat_id, BOARD_SETTING) or DEFAULT_MODE
+            response = shaped(response, mode, hand_before)
             if claimed is not None:  # one line saying who the account was bound to
                 response = replace(response, replies=(Reply("telegram.claimed", {"name": claimed}), *response.replies))
         except DuplicateUpdate:
