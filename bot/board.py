@@ -53,15 +53,20 @@ def quiet(replies: Sequence[Reply]) -> tuple[Reply, ...]:
     if not replies or replies[0].key != "event.recorded":
         return tuple(replies)
     end = 1
+    doubled: list[Reply] = []  # a gang or a fine in a 比下胡 hand: "比下胡 ×2" goes on the line too
+    while end < len(replies) and replies[end].key == "factor.bixiahu":
+        doubled.append(Reply("quiet.doubled", replies[end].params))
+        end += 1
+    start = end
     while end < len(replies) and replies[end].key == "pay.line":
         end += 1
-    payments = replies[1:end]
-    if not payments:
+    payments = replies[start:end]
+    if not payments:  # a win (its itemisation first), or an event that moved nothing
         return tuple(replies)
-    summary = pay_summary(payments)
+    summary = [*doubled, *pay_summary(payments)]
     head: tuple[Reply, ...]
-    if len(summary) == 1:
-        head = (Reply("quiet.joined", {"event": replies[0], "payments": summary[0]}),)
+    if len(summary) == 1 or (doubled and len(summary) == 2):
+        head = (Reply("quiet.joined", {"event": replies[0], "payments": Joined(tuple(summary), " · ")}),)
     else:
         head = (replies[0], Reply("quiet.more", {"payments": Joined(tuple(summary), " · ")}))
     return (*head, *replies[end:])
