@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 from telegram.error import BadRequest
 
+from bot.delivery import Outgoing, coalesce
+from bot.replies import Reply, Response
 from bot.service import Referee
 from tests.fake_telegram import FakeTelegram
 from tests.harness import Table
@@ -80,6 +82,29 @@ async def test_the_board_setting_in_plain_words_and_its_errors(table: Table, ref
     assert await referee.chat_setting("group-1", "board") == "each"  # nothing changed
     assert "記分板" in await table.say("乙: /lang 繁体") + await table.say("乙: 記分板 每盤")
     assert await referee.chat_setting("group-1", "board") == "hand"
+
+
+async def test_a_quiet_reply_keeps_its_warnings(table: Table) -> None:
+    """RULES §8: three mouths from C, C feeds the fourth: the reply to the pong carries the prompt."""
+    await table.say("/new A B C D")
+    for line in ("B: 碰 C 1m", "B: 碰 C E", "B: 碰 C 9p"):
+        await table.say(line)
+    out = lines(await table.say("B: 碰 C 5s"))
+    assert out[0].startswith("✅ #") and any("B 自摸 对对胡 全球独钓 花N" in line for line in out[1:])
+    repeat = await table.say("B: 花杠")
+    again = await table.say("B: 花杠")  # the same event twice in a hand: the question is asked, not hidden
+    assert "✅" in repeat and "和 #6 一样" in again
+
+
+def test_a_backlog_shows_the_latest_board_once() -> None:
+    """Coalesced answers: one line per event and, when one of them ended a hand, the latest board once."""
+    board_one, board_two = Reply("board.doubled"), Reply("board.streak", {"streak": 1})
+    ended = Response((Reply("what.draw"), board_one), recorded=True, scoreboard=board_one, night_id=1)
+    later = Response((Reply("what.flower_gang", {"actor": "B"}),), recorded=True, scoreboard=board_two, night_id=1)
+    batch = [Outgoing(-1, None, "k", ended), Outgoing(-1, None, "k", later)]
+    text = coalesce(batch).splitlines()
+    assert text == ["荒庄", "B 花杠", " · 连庄 1"]  # the board as it stands after the last event
+    assert coalesce([Outgoing(-1, None, "k", later), Outgoing(-1, None, "k", later)]).count("连庄") == 0
 
 
 # ---- the pinned live board in Telegram ---------------------------------------------------------
@@ -254,3 +279,13 @@ async def test_a_deleted_board_is_pinned_again(fake: FakeTelegram, tmp_path: Pat
         await bot.front.idle()
         assert any("message to edit not found" in why for _, why in fake.refused)
         assert len(fake.sent("pinChatMessage")) == 2 and fake.pinned[GROUP][-1] != first
+
+
+async def test_board_each_in_telegram_puts_the_board_in_every_reply(fake: FakeTelegram, tmp_path: Path) -> None:
+    async with Running(fake, tmp_path / "tg.sqlite3", board_interval=0.0) as bot:
+        await bot.say(ALICE, NEW)
+        assert "📋" not in await bot.say(BOB, "花杠")
+        await bot.say(BOB, "/board each")
+        out = await bot.say(CAROL, "花杠")
+        # two flower gangs, 6 from each: bob and carol 18 − 6 = 12, alice and dave −12
+        assert "📋" in out and "carol：12 花" in out
