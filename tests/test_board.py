@@ -289,3 +289,17 @@ async def test_board_each_in_telegram_puts_the_board_in_every_reply(fake: FakeTe
         out = await bot.say(CAROL, "花杠")
         # two flower gangs, 6 from each: bob and carol 18 − 6 = 12, alice and dave −12
         assert "📋" in out and "carol：12 花" in out
+
+
+async def test_after_a_swap_the_pinned_board_follows_people(fake: FakeTelegram, tmp_path: Path) -> None:
+    fake.pinners.add(GROUP)
+    async with Running(fake, tmp_path / "tg.sqlite3", board_interval=0.0) as bot:
+        await bot.say(ALICE, NEW)
+        await bot.say(DAVE, "花杠")
+        await bot.front.idle()
+        board_id = int(fake.sent("pinChatMessage")[0].params["message_id"])
+        assert "dave：18 花" in fake.shown[(GROUP, board_id)][0]  # 6 from each of three
+        await bot.say(ALICE, "/swap dave eve")
+        await bot.front.idle()
+        shown = fake.shown[(GROUP, board_id)][0]
+        assert "eve：0 花" in shown and "dave" not in shown  # eve starts from 0; dave keeps his 18 off the board
