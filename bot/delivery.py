@@ -244,6 +244,7 @@ class LiveBoards:
 
     publish: Publisher  # edits (or sends and pins) one board; RetryAfter means "wait and try again"
     interval: float = 10.0
+    attempts: int = 3  # a board that meets a network failure this many times in a row waits for the next event
     clock: Callable[[], float] = time.monotonic
     _pending: dict[tuple[int, str], Outgoing] = field(default_factory=dict)
     _tasks: dict[tuple[int, str], asyncio.Task[None]] = field(default_factory=dict)
@@ -268,6 +269,7 @@ class LiveBoards:
         await asyncio.gather(*self._tasks.values(), return_exceptions=True)
 
     async def _run(self, key: tuple[int, str]) -> None:
+        failures = 0
         try:
             while key in self._pending:
                 wait = self._next.get(key, 0.0) - self.clock()
@@ -277,9 +279,17 @@ class LiveBoards:
                 try:
                     if await self.publish(item):
                         self._next[key] = self.clock() + self.interval
+                    failures = 0
                 except RetryAfter as error:
                     self._pending.setdefault(key, item)  # a newer board, if one came meanwhile, wins
                     self._next[key] = self.clock() + max(_wait_asked(error), self.interval)
+                except (TimedOut, NetworkError) as error:  # tried again a little later, a few times
+                    failures += 1
+                    if failures < self.attempts:
+                        self._pending.setdefault(key, item)
+                        self._next[key] = self.clock() + max(self.interval, 1.0)
+                    else:
+                        log.warning("chat %s: the live board was not updated (%s)", key[0], error)
                 except Exception:
                     log.exception("chat %s: the live board was not updated", key[0])
         finally:

@@ -303,3 +303,17 @@ async def test_after_a_swap_the_pinned_board_follows_people(fake: FakeTelegram, 
         await bot.front.idle()
         shown = fake.shown[(GROUP, board_id)][0]
         assert "eve：0 花" in shown and "dave" not in shown  # eve starts from 0; dave keeps his 18 off the board
+
+
+async def test_a_failed_edit_is_tried_again(fake: FakeTelegram, tmp_path: Path) -> None:
+    fake.pinners.add(GROUP)
+    async with Running(fake, tmp_path / "tg.sqlite3", board_interval=0.0) as bot:
+        await bot.say(ALICE, NEW)
+        await bot.say(BOB, "花杠")
+        await bot.front.idle()
+        board_id = int(fake.sent("pinChatMessage")[0].params["message_id"])
+        fake.fail_next("editMessageText", fake.bad_gateway())
+        await bot.say(CAROL, "花杠")
+        await bot.front.idle()
+        assert [c.method for c in fake.failed] == ["editMessageText"]
+        assert "carol：12 花" in fake.shown[(GROUP, board_id)][0]  # 18 − 6, as bob: the retry got through
