@@ -7,7 +7,8 @@ short "recorded #N …" note that goes out with the chat's next message or after
 answer that recorded nothing is dropped (a later question supersedes it). When a chat has a backlog,
 everything waiting is coalesced into as few messages as possible (one line per recorded event, the
 latest scoreboard once), which keeps a busy table within Telegram's 20 messages a minute per group; texts over
-Telegram's 4,096 characters are split at line breaks.
+Telegram's 4,096 characters are split at line breaks. `LiveBoards` keeps each chat's pinned board up
+to date apart from the replies: the latest board wins, at most one edit per chat every few seconds.
 """
 
 from __future__ import annotations

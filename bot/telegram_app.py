@@ -4,7 +4,8 @@ Intake is durable: PTB's updater hands each update to `DurableQueue.put`, which 
 inbox (bot/inbox.py) and commits before the updater may move the `getUpdates` offset past it (or
 before a webhook call is answered). Each chat then has its own worker that processes its inbox rows
 strictly in order, while chats run side by side, so a long backlog in one chat never delays another.
-A worker never waits for a reply to be sent: answers go to the chat's outbox (bot/delivery.py).
+A worker never waits for a reply to be sent: answers go to the chat's outbox (bot/delivery.py), and
+a recorded event's board to the chat's pinned live board (`LiveBoards`, edited in place, coalesced).
 """
 
 from __future__ import annotations
@@ -613,7 +614,8 @@ class TelegramFrontEnd:
         board_id = self.boards.get((chat_key, night_id))
         if board_id is None:
             stored = await self.referee.chat_setting(chat_key, f"board:{night_id}")
-            if stored:
+            # only a board this bot pinned: an older version kept an unpinned live board under the same key
+            if stored and stored == await self.referee.chat_setting(chat_key, "board:pinned"):
                 self.boards[(chat_key, night_id)] = board_id = int(stored)
         return board_id
 
