@@ -643,7 +643,7 @@ class TelegramFrontEnd:
             allowed = isinstance(member, ChatMemberOwner) or (
                 isinstance(member, ChatMemberAdministrator) and bool(member.can_pin_messages)
             )
-        except (TelegramError, TimeoutError) as error:
+        except (TelegramError, TimeoutError, ValueError, TypeError, KeyError) as error:  # a malformed answer too
             log.info("chat %s: the right to pin not looked up (%s)", chat, error)
             allowed = False
         self.pin_rights[chat] = (time.monotonic(), allowed)
