@@ -78,6 +78,9 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("close", ("close", "yes"), "yes"),
     CommandSpec("reopen", ("reopen",), "/reopen"),
     CommandSpec("stats", ("stats",), "/stats"),
+    CommandSpec("tab", ("tab",), "/tab"),
+    CommandSpec("paid", ("paid",), "/paid Bob Alice 120"),
+    CommandSpec("settled", ("settled",), "/settled 3"),
     CommandSpec("me", ("me",), "/me"),
     CommandSpec("export", ("export",), "/export"),
     CommandSpec("lang", ("lang", "language"), "/lang en"),
@@ -437,7 +440,38 @@ _FREE_TEXT: dict[str, Callable[[list[str]], bool]] = {
     "swap": lambda words: len(words) == 2,
     "stake": lambda words: len(words) == 1 and re.fullmatch(r"\d+(\.\d+)?", words[0]) is not None,
     "dealer": lambda words: len(words) == 1,
+    "tab": lambda words: not words,
+    "paid": lambda words: tab_shape("paid", words),
+    "settled": lambda words: tab_shape("settled", words),
 }
+# The tab's commands (bot/tab.py) read their words whole: names of people from other nights, amounts.
+TAB_COMMANDS = frozenset({"tab", "paid", "settled"})
+TAB_AMOUNT = re.compile(r"(\d{1,9})(?:\.(\d{1,2}))?(?:元|块|塊)?")
+
+
+def tab_amount_cents(word: str) -> int | None:
+    """An amount as typed (`120`, `12.5`, `120元`, `五十块`, `一百二`) in cents; None if it is none."""
+    match = TAB_AMOUNT.fullmatch(word)
+    if match is not None:
+        return int(match[1]) * 100 + int((match[2] or "0").ljust(2, "0"))
+    value = chinese_number(word.rstrip("元块塊"))
+    return None if value is None else value * 100
+
+
+def tab_undo_word(word: str) -> bool:
+    return fold(word) in {fold(w) for w in catalog_words("tab.undo", with_name=False)}
+
+
+def tab_shape(name: str, words: Sequence[str]) -> bool:
+    """Whether a plain line's words are a payment (`付了 [payer] payee 120`), a settle mark (`结清 [3]`)
+    or the undo of one (`付了 撤销 [2]`): anything else after those words is talk."""
+    if words and tab_undo_word(words[0]):
+        return len(words) == 1 or (len(words) == 2 and words[1].isdigit())
+    if name == "paid":
+        return len(words) in (2, 3) and tab_amount_cents(words[-1]) is not None
+    return len(words) <= 1 and all(w.isdigit() for w in words)
+
+
 CHORES = frozenset({"rename", "swap", "stake", "dealer"})  # their words are read whole: new names, amounts
 FLOWS = frozenset({"hu", "gang", "penalty"})  # `/hu ~…`: a step of a guided flow (bot/handlers/flows.py)
 _SINGLE_TILE = frozenset({"pong", "gang", "added_gang", "concealed_gang", "range"})
@@ -445,7 +479,7 @@ _ONE_ARG = frozenset({"undo", "history", "stats", "unseat"})
 
 
 # Every argument a command does not use is an error, never silently dropped.
-_NO_ARGS = frozenset({"draw", "score", "close", "reopen", "help", "me"})
+_NO_ARGS = frozenset({"draw", "score", "close", "reopen", "help", "me", "tab"})
 _ONE_ARG_SLASH = frozenset({"undo", "history", "stats", "rules", "lang", "board", "unseat", "join", "again"})
 
 _SLASH_HEAD = re.compile(r"(\S*)\s*(.*)", re.DOTALL)
@@ -473,7 +507,7 @@ def _parse_slash(raw: str, line: str, known: Sequence[str]) -> Command | None:
         return _fix(raw, rest, False)
     if spec.name in FLOWS and rest.startswith("~"):  # a guided flow's step: its state, read by the flow
         return Command(spec.name, raw, word=rest.strip())
-    if spec.name in ("new", "summary", "export", "lang", "board", "rules", "join", *CHORES):
+    if spec.name in ("new", "summary", "export", "lang", "board", "rules", "join", *CHORES, *TAB_COMMANDS):
         tokens = _tokens(rest)  # free text: names to seat, options, a path, a language
     else:
         tokens = [p.text for p in scan(rest, known) if p.kind != PARTICLE]
@@ -864,6 +898,7 @@ def _chore(name: str, raw: str, tokens: list[str], known: Sequence[str], plain: 
 _BUILDERS = {
     "new": _new,
     **dict.fromkeys(CHORES, _chore),
+    **dict.fromkeys(TAB_COMMANDS, _chore),  # the words as typed: bot/tab.py reads them
     "pong": _pong,
     "gang": _gang,
     "added_gang": _gang,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import aiosqlite
@@ -22,7 +22,7 @@ from bot.inbox import Inbox
 from bot.writer import PRAGMAS, Writer
 from engine.settlement import Payment
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 _MIGRATIONS: dict[int, str] = {
     1: """
     CREATE TABLE chat_settings (
@@ -121,6 +121,36 @@ _MIGRATIONS: dict[int, str] = {
     5: """
     DROP INDEX one_reversal_each;
     CREATE INDEX events_by_reverses ON events (reverses) WHERE reverses IS NOT NULL;
+    """,
+    # 6: the tab across nights (bot/tab.py). `night_figures` caches each closed night's figures per
+    # person (a cache, never the truth: it counts only while its night's newest event is the one it
+    # was built after, and its version is the code's). `tab_events` is the chat's own append-only
+    # log of payments between people and nights settled on their own, with their undos; an update
+    # it records marks its inbox row done in the same transaction, as `events` does.
+    6: """
+    CREATE TABLE night_figures (
+        night_id INTEGER PRIMARY KEY REFERENCES nights (id),
+        version TEXT NOT NULL,
+        last_event_id INTEGER NOT NULL,
+        figures TEXT NOT NULL
+    );
+    CREATE TABLE tab_events (
+        id INTEGER PRIMARY KEY,
+        chat_id TEXT NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('paid', 'settled', 'undo')),
+        payload TEXT NOT NULL,
+        raw_text TEXT NOT NULL,
+        speaker TEXT NOT NULL,
+        update_key TEXT UNIQUE,
+        reverses INTEGER REFERENCES tab_events (id),
+        created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+    );
+    CREATE INDEX tab_events_by_chat ON tab_events (chat_id, id);
+    CREATE TRIGGER inbox_done_with_its_tab_events AFTER INSERT ON tab_events WHEN NEW.update_key IS NOT NULL
+    BEGIN
+        UPDATE inbox SET done = 1
+        WHERE update_id = (SELECT MIN(update_id) FROM inbox WHERE key = NEW.update_key AND done = 0);
+    END;
     """,
 }
 
@@ -449,7 +479,10 @@ class Ledger:
 
     async def has_update(self, update_key: str) -> bool:
         """Whether a line with this update key was recorded (a repeated Telegram update)."""
-        rows = await self._db.execute_fetchall("SELECT 1 FROM events WHERE update_key = ?", (update_key,))
+        rows = await self._db.execute_fetchall(
+            "SELECT 1 FROM events WHERE update_key = ? UNION ALL SELECT 1 FROM tab_events WHERE update_key = ?",
+            (update_key, update_key),
+        )
         return next(iter(rows), None) is not None
 
     async def event_of_update(self, update_key: str) -> int | None:
@@ -556,3 +589,102 @@ class Ledger:
         )
         row = next(iter(rows), None)
         return (int(row[0]), bool(row[1])) if row else None
+
+    # ---- the tab across nights (bot/tab.py) ----------------------------------------------------
+
+    async def night_marks(self, chat_id: str) -> list[NightMarks]:
+        """Each night of the chat, oldest first, with what says whether its stored figures still
+        count: its newest event, whether it is closed now, and the figures stored for it (index
+        seeks per night, no scan of the events)."""
+        marks = await self._marks("n.chat_id = ?", (chat_id,), counted=False)
+        return [replace(mark, number=number) for number, mark in enumerate(marks, 1)]  # a chat's own count
+
+    async def night_marks_of(self, night_ids: Sequence[int]) -> list[NightMarks]:
+        """`night_marks` of these nights, in any chat (their number is the chat's)."""
+        found: list[NightMarks] = []
+        for start in range(0, len(night_ids), 500):  # SQLite's limit on bound values
+            chunk = list(night_ids[start : start + 500])
+            found += await self._marks(f"n.id IN ({', '.join('?' for _ in chunk)})", tuple(chunk), counted=True)
+        return found
+
+    async def _marks(self, where: str, params: tuple[object, ...], counted: bool) -> list[NightMarks]:
+        """(`counted`: with each night's number in its chat, one count per night; else 0.)"""
+        number = "(SELECT COUNT(*) FROM nights m WHERE m.chat_id = n.chat_id AND m.id <= n.id)" if counted else "0"
+        rows = await self._db.execute_fetchall(
+            f"SELECT n.id, {number},"
+            " (SELECT MAX(id) FROM events e WHERE e.night_id = n.id),"
+            " (SELECT MAX(id) FROM events e WHERE e.night_id = n.id AND e.kind = 'close'),"
+            " (SELECT MAX(id) FROM events e WHERE e.night_id = n.id AND e.kind = 'reopen'),"
+            " f.version, f.last_event_id, f.figures"
+            f" FROM nights n LEFT JOIN night_figures f ON f.night_id = n.id WHERE {where} ORDER BY n.id",
+            params,
+        )
+        marks: list[NightMarks] = []
+        for night_id, number, last, closed, reopened, version, built_after, figures in rows:
+            is_closed = closed is not None and (reopened is None or closed > reopened)
+            stored = (str(version), int(built_after), str(figures)) if version is not None else None
+            marks.append(NightMarks(int(night_id), int(number), int(last or 0), is_closed, stored))
+        return marks
+
+    async def store_figures(self, rows: Sequence[tuple[int, str, int, str]]) -> None:
+        """(night, version, built after event, figures) for each night: one transaction for them all."""
+
+        def write(db: sqlite3.Connection) -> None:
+            db.executemany(
+                "INSERT OR REPLACE INTO night_figures (night_id, version, last_event_id, figures) VALUES (?, ?, ?, ?)",
+                rows,
+            )
+
+        await self._writer.run(write)
+
+    async def tab_events(self, chat_id: str) -> list[TabEventRow]:
+        rows = await self._db.execute_fetchall(
+            "SELECT id, kind, payload, speaker, reverses, created_at FROM tab_events WHERE chat_id = ? ORDER BY id",
+            (chat_id,),
+        )
+        return [TabEventRow(int(r[0]), str(r[1]), str(r[2]), str(r[3]), r[4], str(r[5])) for r in rows]
+
+    async def append_tab_event(
+        self, chat_id: str, kind: str, payload: str, line: tuple[str, str, str | None], reverses: int | None = None
+    ) -> int:
+        """One entry of the chat's tab (speaker, raw text, update key); DuplicateUpdate for a repeated update."""
+        speaker, raw_text, update_key = line
+
+        def write(db: sqlite3.Connection) -> int:
+            if _is_recorded(db, update_key):
+                raise DuplicateUpdate(update_key)
+            try:
+                cursor = db.execute(
+                    "INSERT INTO tab_events (chat_id, kind, payload, raw_text, speaker, update_key, reverses)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (chat_id, kind, payload, raw_text, speaker, update_key, reverses),
+                )
+            except sqlite3.IntegrityError as error:
+                if update_key is not None and "update_key" in str(error):
+                    raise DuplicateUpdate(update_key) from error
+                raise
+            assert cursor.lastrowid is not None
+            return cursor.lastrowid
+
+        return await self._writer.run(write)
+
+
+@dataclass(frozen=True)
+class NightMarks:
+    """A night of a chat as the tab sees it before reading it: see `Ledger.night_marks`."""
+
+    night_id: int
+    number: int
+    last_event_id: int
+    closed: bool
+    stored: tuple[str, int, str] | None  # (version, built after event, figures) when stored
+
+
+@dataclass(frozen=True)
+class TabEventRow:
+    id: int
+    kind: str  # paid, settled, undo
+    payload: str
+    speaker: str
+    reverses: int | None
+    created_at: str

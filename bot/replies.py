@@ -52,10 +52,12 @@ class Attachment:
 
 @dataclass(frozen=True)
 class Choice:
-    """A button: its label (a Reply) and the command line it stands for."""
+    """A button: its label (a Reply) and the command line it stands for. Buttons next to each other
+    with the same `row` share a keyboard row (a tile pad); without one they go two a row."""
 
     label: Reply
     command: str
+    row: int | None = None
 
 
 @dataclass(frozen=True)

@@ -13,11 +13,12 @@ from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from pathlib import Path
 
+from bot import tab
 from bot.board import DEFAULT_MODE, shaped
 from bot.board import SETTING as BOARD_SETTING
 from bot.codec import SeatChange
 from bot.commands import parse, usage_hint
-from bot.handlers import board, chores, corrections, flows, opening, questions, table_events
+from bot.handlers import board, chores, corrections, flows, opening, questions, table_events, tile_flow
 from bot.handlers.common import Context, Desk, Incoming, Refusal, meld_conflict, near_miss, readable, refused_win
 from bot.inbox import Inbox
 from bot.ledger import DuplicateUpdate, Ledger, Seat
@@ -45,6 +46,7 @@ HEAD_ONLY = frozenset(
 QUESTIONS = frozenset(
     {"score", "history", "rules", "summary", "help", "stats", "me", "export", "unknown", "lang", "board"}
 )
+QUESTIONS |= {"tab", "paid", "settled"}  # the tab's entries are the chat's, not the table's: no seat is claimed
 HANDLERS: dict[str, Handler] = {
     "new": opening.new,
     "join": opening.join,
@@ -65,7 +67,7 @@ HANDLERS: dict[str, Handler] = {
     "winds": table_events.winds,
     "range": table_events.range_mark,
     "penalty": flows.guided_penalty,
-    "hu": flows.guided_hu,
+    "hu": tile_flow.guided_hu,
     "draw": table_events.draw,
     "again": table_events.again,
     "undo": corrections.undo,
@@ -78,6 +80,9 @@ HANDLERS: dict[str, Handler] = {
     "stats": questions.stats,
     "me": questions.me,
     "export": questions.export_,
+    "tab": tab.show,
+    "paid": tab.paid,
+    "settled": tab.settled,
     "unknown": questions.unknown_command,
 }
 

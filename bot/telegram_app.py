@@ -61,6 +61,7 @@ log = logging.getLogger(__name__)
 DEFAULT_BASE_URL = "https://api.telegram.org"
 CAPTION_LIMIT = 1024
 CALLBACK_LIMIT = 64
+ROW_LIMIT = 8  # buttons in one inline keyboard row
 CALLBACK_ANSWER_LIMIT = 200
 ADMIN_CACHE_SECONDS = 600
 ADMIN_LOOKUP_SECONDS = 5.0
@@ -476,15 +477,19 @@ class TelegramFrontEnd:
             return None
         hand = "*" if response.hand_no is None else str(response.hand_no)
         rows: list[list[InlineKeyboardButton]] = []
+        row_of_last: int | None = None
         for choice in response.choices:
             data = f"{response.night_id}:{hand}:{choice.command}"
             if len(data.encode()) > CALLBACK_LIMIT:
                 continue
             button = InlineKeyboardButton(render(choice.label, translator), callback_data=data)
-            if rows and len(rows[-1]) < 2:
+            # a button joins the row before it: two a row, or all of one `row` (up to Telegram's 8)
+            width = 2 if choice.row is None else ROW_LIMIT
+            if rows and choice.row == row_of_last and len(rows[-1]) < width:
                 rows[-1].append(button)
             else:
                 rows.append([button])
+            row_of_last = choice.row
         return InlineKeyboardMarkup(rows) if rows else None
 
     async def send_batch(self, chat: int, batch: list[Outgoing], text: str) -> None:

@@ -8,10 +8,10 @@ It behaves like Telegram where the bot could get it wrong: users may lack `usern
 replies are shaped as the Bot API sends them; and it refuses what Telegram refuses (texts over 4,096
 characters, captions over 1,024, `callback_data` over 64 bytes, an edit that changes nothing, a send
 to a group that became a supergroup (400 with `migrate_to_chat_id`), a send to a chat that removed
-the bot (403)). Pinning: in a group only a bot that is an administrator with `can_pin_messages`
-(`pinners`) may pin or unpin, in a private chat always; the message must exist, and an edit of a
-message that does not exist is refused. Edits are rate limited per chat like sends (`edit_limit` in
-`edit_window` seconds, then 429 with `retry_after`).
+the bot (403), a keyboard row over 8 buttons or over 100 buttons in all). Pinning: in a group only a
+bot that is an administrator with `can_pin_messages` (`pinners`) may pin or unpin, in a private chat
+always; the message must exist, and an edit of a message that does not exist is refused. Edits are
+rate limited per chat like sends (`edit_limit` in `edit_window` seconds, then 429 with `retry_after`).
 """
 
 from __future__ import annotations
@@ -42,6 +42,8 @@ Fault = tuple[int, dict[str, Any]] | str
 
 
 TEXT_LIMIT, CAPTION_LIMIT, CALLBACK_DATA_LIMIT = 4096, 1024, 64
+ROW_LIMIT = 8  # inline keyboard buttons in one row
+BUTTON_LIMIT = 100  # inline keyboard buttons in all
 CHANNEL_BOT = {"id": 136817688, "is_bot": True, "first_name": "Channel", "username": "Channel_Bot"}
 GROUP_ANONYMOUS_BOT = {"id": 1087968824, "is_bot": True, "first_name": "Group", "username": "GroupAnonymousBot"}
 
@@ -432,7 +434,10 @@ class FakeTelegram:
             return bad_request("message caption is too long")
         markup = params.get("reply_markup")
         if isinstance(markup, dict):
-            for row in markup.get("inline_keyboard", []):
+            rows = markup.get("inline_keyboard", [])
+            if any(len(row) > ROW_LIMIT for row in rows) or sum(map(len, rows)) > BUTTON_LIMIT:
+                return bad_request("reply markup is too long")  # 8 a row, 100 in all (tginfo/Telegram-Limits)
+            for row in rows:
                 for button in row:
                     if len(str(button.get("callback_data", "")).encode()) > CALLBACK_DATA_LIMIT:
                         return bad_request("BUTTON_DATA_INVALID")

@@ -153,7 +153,7 @@ async def test_the_console_records_a_flow_line_once(referee: Referee) -> None:
     console = Console(referee, "console-1", None, out, Path("."))
     await console.run_line("/new A B C D")
     steps = await console_step(console, out, "B: /hu")
-    for label in ("B", "C", "4"):
+    for label in ("B", "C", "报番型", "4"):
         steps = await console_step(console, out, f"B: {steps[label]}")
     confirm = steps["确认"]
     await console.run_line(f"B: {confirm}")

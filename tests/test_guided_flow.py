@@ -47,7 +47,8 @@ async def test_a_discard_win_in_taps(fake: FakeTelegram, tmp_path: Path) -> None
         flow = await start(bot, BOB, "/hu")
         assert next(iter(buttons(fake))) == "bob"  # the speaker first
         assert "bob 胡" in str((await tap(bot, BOB, "bob")).params["text"])
-        assert "有几个硬花" in str((await tap(bot, BOB, "carol")).params["text"])
+        assert "点牌" in str((await tap(bot, BOB, "carol")).params["text"])  # the tile pad first
+        assert "有几个硬花" in str((await tap(bot, BOB, "报番型")).params["text"])
         preview = await tap(bot, BOB, "4")
         # nothing ponged: 20 + 2×4 + 门清 20 = 48, paid by carol — shown, not yet recorded
         assert "合计 48 花" in str(preview.params["text"]) and "carol → bob：48 花" in str(preview.params["text"])
@@ -59,7 +60,7 @@ async def test_a_discard_win_in_taps(fake: FakeTelegram, tmp_path: Path) -> None
             for c in fake.calls
             if c.method == "editMessageText" and ("reply_markup" in c.params or "✅" in str(c.params.get("text", "")))
         ]
-        assert len(steps) == 4 and {int(c.params["message_id"]) for c in steps} == {flow}  # one message throughout
+        assert len(steps) == 5 and {int(c.params["message_id"]) for c in steps} == {flow}  # one message throughout
         assert await balances(db) == [0, 48, -48, 0]
 
 
@@ -70,6 +71,7 @@ async def test_a_self_draw_in_taps(fake: FakeTelegram, tmp_path: Path) -> None:
         await start(bot, BOB, "胡")
         await tap(bot, BOB, "bob")
         await tap(bot, BOB, "自摸")
+        await tap(bot, BOB, "报番型")
         preview = await tap(bot, BOB, "2")
         # 20 + 2×2 + 门清 20 = 44 from each of three
         assert "合计 44 花" in str(preview.params["text"])
@@ -86,6 +88,7 @@ async def test_a_pattern_win_with_back(fake: FakeTelegram, tmp_path: Path) -> No
         assert "谁胡了" in str((await tap(bot, CAROL, "← 返回")).params["text"])
         await tap(bot, CAROL, "bob")
         await tap(bot, CAROL, "carol")
+        await tap(bot, CAROL, "报番型")
         await tap(bot, CAROL, "3")
         await tap(bot, CAROL, "清一色")
         preview = await tap(bot, CAROL, "对对胡")
@@ -157,7 +160,7 @@ async def test_a_flag_toggle_in_the_command_layer(table: Table) -> None:
     await table.say("B: /gang self 3m")  # 3 from each
     step = await table.respond("B: /hu")
     assert step is not None and step.edits and not step.recorded
-    for label in ("B", "自摸", "4", "大杠开花"):
+    for label in ("B", "自摸", "报番型", "4", "大杠开花"):
         step = await press_label(table, step, "B", label)
         assert not step.recorded
     # 20 + 2×(4 hard + 2 gang) + 门清 20 + 大杠开花 40 = 92 from each (after a concealed gang: no 包牌)

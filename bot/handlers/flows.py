@@ -15,8 +15,11 @@ bounded by the grammar, so an oversized one is an unreadable token, never an ove
 
 Head letters: t = the minute the flow started, g = its night, d = its hand, n = its name. State
 letters: w = winner, f = from whom (s: self-draw), h = hard flowers, m = show more counts, p = the
-toggled patterns (a bitmask over `flow_patterns`, hex), x = confirm, y = type the hand instead;
-for gangs k = kind (e exposed, a added, c concealed), a = actor, f = feeder, c = record; for
+toggled patterns (a bitmask over `flow_patterns`, hex), x = confirm, y = type the hand instead; a
+win whose hand is tapped tile by tile (点牌, bot/handlers/tile_flow.py) carries after the head only
+c = its whole state as one base-62 number (bot/handlers/tile_pad.py), so it fits Telegram's 64 bytes;
+for gangs k = kind (e exposed, a added, c concealed), a = actor, f = feeder, j = the tile (one
+character, bot.handlers.tile_pad.ALPHABET), c = record; for
 penalties k = kind, o = offender.
 """
 
@@ -29,27 +32,35 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 
 from bot.commands import Command
+from bot.handlers import tile_pad
 from bot.handlers.common import Context, Refusal, explained, readable, recording_night
-from bot.handlers.table_events import gang, hu, is_bare_hu, penalty, win_event
+from bot.handlers.table_events import gang, hu, penalty, win_event
 from bot.ledger import DuplicateUpdate, Ledger, PaymentRow
 from bot.night import PENDING_ID, Night
 from bot.replies import Choice, Reply, Response
 from bot.seating import seat_of
 from bot.views import payment_lines
 from bot.vocabulary import flag_fields, flag_units, pattern_words
+from engine.checks import logged_copies
+from engine.claims import check_claims, check_declared, situation_of
 from engine.errors import EngineError
+from engine.hand import MeldKind
 from engine.preset import Preset
-from engine.table import WinRefused
+from engine.table import MeldRecord, WinRefused
+from engine.tiles import NUM_KINDS, SUITS, Tile, is_wind, rank_of, suit_of, tile_name
+from engine.units import WinFlags
 
 FLOW_MINUTES = 10
+TILE_ROW_SPLIT = 5  # a suit's ranks 1-5 on one row, 6-9 on the next: within Telegram's 8 buttons a row
 FEW_FLOWERS = 9  # buttons 0-8, then "more"
 MAX_FLOWERS = 20
 NAME_LETTERS = string.digits + string.ascii_lowercase
 NAME_LENGTH = 5  # 36⁵ ≈ 60 million names a minute per night: two flows never share one
 # Every number is bounded: a minute stamp (10 digits last until the year 21000), a night id, a hand.
 _HEAD = rf"^~t(\d{{1,10}})g(\d{{1,12}})d(\d{{1,6}})n([0-9a-z]{{{NAME_LENGTH}}})"
+HEAD_PATTERN = _HEAD
 _HU = re.compile(_HEAD + r"(?:w([0-3]))?(?:f([0-3s]))?(?:h(\d{1,2}))?(m)?(?:p([0-9a-f]{1,8}))?([xy])?$")
-_GANG = re.compile(_HEAD + r"(?:a([0-3]))?(?:k([eac]))?(?:f([0-3]))?(c)?$")
+_GANG = re.compile(_HEAD + r"(?:a([0-3]))?(?:k([eac]))?(?:f([0-3]))?(?:j([0-9A-U]))?(c)?$")
 _PENALTY = re.compile(_HEAD + r"(?:k([fo]))?(?:o([0-3]))?$")
 GANG_KINDS = {"e": "exposed", "a": "added", "c": "concealed"}
 PENALTY_KINDS = {"f": "follow", "o": "four"}
@@ -142,18 +153,75 @@ class Toggle:
     flag: bool = False
 
 
-def flow_toggles(preset: Preset, discard: bool) -> tuple[Toggle, ...]:
+@dataclass(frozen=True)
+class Situation:
+    """What the table knows of a win before it is recorded: enough to drop what cannot apply."""
+
+    self_draw: bool
+    dealer: bool
+    logged: tuple[MeldRecord, ...]  # the winner's melds logged this hand
+    last_act: str | None
+    hard: int = 0
+    robbable: bool = True  # the discarder holds a pong that could have been upgraded (抢杠)
+
+
+def situation(
+    night: Night, winner: int, discarder: int | None, hard: int | None = None, winning: Tile | None = None
+) -> Situation:
+    """`discarder` None: a self-draw; `winning` the winning tile when the tiles are known."""
+    act = night.state.last_acts[winner]
+    robbable = discarder is not None and any(
+        m.kind in (MeldKind.PONG, MeldKind.ADDED_GANG) and (winning is None or m.tile in (None, winning))
+        for m in night.state.melds[discarder]
+    )
+    dealer = winner == night.state.dealer
+    logged = night.state.melds[winner]
+    return Situation(discarder is None, dealer, logged, act.kind if act else None, hard or 0, robbable)
+
+
+def applies(preset: Preset, key: str, flag: bool, facts: Situation | None) -> bool:
+    """Whether a pattern or flag can be this win's, asked of the engine's own checks (RULES §5): no
+    self-draw's flag (杠开, 海底 …) on a discard, 杠开 only right after the winner's gang, 天胡 only for
+    the dealer, no seven pairs or 清一色 a logged meld rules out, 抢杠 only from a pong."""
+    if facts is None:
+        return True
+    if key == "robbing_gang" and not facts.robbable:
+        return False  # 抢杠 robs a pong being upgraded: the discarder has none (engine.table)
+    try:
+        if flag:
+            flags = WinFlags(hard_flowers=facts.hard, self_draw=facts.self_draw, **{key: True})
+            logged = tuple(m.kind for m in facts.logged)
+            known = situation_of(
+                None,
+                self_draw=facts.self_draw,
+                dealer=facts.dealer,
+                logged=logged,
+                last_act=facts.last_act,
+                has_log=True,
+            )
+            check_claims(flags, preset, known)
+        else:
+            check_declared((key,), facts.logged, preset, 0)  # the seat only names the meld in an error
+    except EngineError:
+        return False
+    return True
+
+
+def flow_toggles(preset: Preset, discard: bool, facts: Situation | None = None) -> tuple[Toggle, ...]:
     """The preset's patterns in its order (门清 and 无花果 come from the log and the count), then the
-    flags that score a pattern here; 抢杠 on a discard win (the discarder is the robbed player)."""
+    flags that score a pattern here; 抢杠 on a discard win (the discarder is the robbed player). Only
+    what can apply is offered (`applies`)."""
     nameable = set(pattern_words().values())
     toggles = [
-        Toggle(k, f"unit.{k}") for k in preset.patterns if k in nameable and k not in ("pao", "menqing", "wuhuaguo")
+        Toggle(k, f"unit.{k}")
+        for k in preset.patterns
+        if k in nameable and k not in ("pao", "menqing", "wuhuaguo") and applies(preset, k, False, facts)
     ]
     for flag in flag_fields():
         units = [unit for unit in flag_units(flag) if unit in preset.patterns]
-        if units:
+        if units and applies(preset, flag, True, facts):
             toggles.append(Toggle(flag, f"unit.{units[0]}", flag=True))
-    if discard:
+    if discard and "robbing_gang" not in {t.key for t in toggles} and applies(preset, "robbing_gang", True, facts):
         toggles.append(Toggle("robbing_gang", "button.robbing_gang", flag=True))
     return tuple(toggles)
 
@@ -211,7 +279,12 @@ async def hu_flow(context: Context, state: str | None) -> Response:
     name = context.seats[w].name
     at_w = f"{base}w{w}"
     if source is None:
-        choices = [Choice(Reply("button.self_draw"), f"{at_w}fs"), *player_choices(context, f"{at_w}f", exclude=w)]
+        # each leads to the tile pad (点牌); 报番型 there comes back to this flow's next step
+        choices = [Choice(Reply("button.self_draw"), f"{base}{start_pad(w, 's')}")]
+        choices += [
+            replace(choice, command=f"{base}{start_pad(w, choice.command[len(at_w) + 1 :])}")
+            for choice in player_choices(context, f"{at_w}f", exclude=w)
+        ]
         return flow_response(context, night, Step(Reply("flow.hu_from", {"winner": name}), (), (*choices, back(base))))
     at_f = f"{at_w}f{source}"
     if hard is None:
@@ -225,7 +298,8 @@ async def hu_flow(context: Context, state: str | None) -> Response:
             Step(Reply("flow.hu_flowers", {"winner": name}), (), (*choices, back(at_w if not more else at_f))),
         )
     at_h = f"{at_f}h{int(hard)}"
-    keys = flow_toggles(night.preset, discard=source != "s")
+    facts = situation(night, w, None if source == "s" else int(source), int(hard))
+    keys = flow_toggles(night.preset, discard=source != "s", facts=facts)
     chosen = int(mask, 16) if mask else 0
     selected = [toggle for index, toggle in enumerate(keys) if chosen >> index & 1]
     command = hu_command(context, w, source, int(hard), selected)
@@ -235,6 +309,11 @@ async def hu_flow(context: Context, state: str | None) -> Response:
         example = Reply("flow.type_hand", {"example": typed_example(context, command)})
         return flow_response(context, night, Step(example, (), (back(f"{at_h}p{chosen:x}"),)))
     return pattern_step(context, night, at_h, keys, chosen, command)
+
+
+def start_pad(winner: int, source: str) -> str:
+    """The token of an empty tile pad (bot/handlers/tile_pad.py) after the discarder step."""
+    return "c" + tile_pad.encode(tile_pad.Pad(winner, tile_pad.SELF if source == "s" else int(source)))
 
 
 def hu_command(context: Context, winner: int, source: str, hard: int, selected: list[Toggle]) -> Command:
@@ -297,7 +376,7 @@ async def gang_flow(context: Context, state: str | None) -> Response:
     if state is None:
         me = seat_of(context.seats, context.incoming.speaker)
         state = new_head(context, night).text + (f"a{me}" if me is not None else "")
-    head, (actor, kind, feeder, record) = read_state(_GANG, state)
+    head, (actor, kind, feeder, tile, record) = read_state(_GANG, state)
     stop = await ended(context, night, head)
     if stop is not None:
         return stop
@@ -317,12 +396,41 @@ async def gang_flow(context: Context, state: str | None) -> Response:
         return flow_response(context, night, Step(Reply("flow.gang_from", {"actor": name}), (), (*feeders, back(at_a))))
     line = f"{at_k}f{feeder}" if feeder is not None else at_k
     names = (f"#{actor}", f"#{feeder}") if feeder is not None else (f"#{actor}",)
-    command = Command("gang", context.incoming.text, names=names, kind=GANG_KINDS[kind])
+    tiled = tile_name(tile_pad.ALPHABET.index(tile)) if tile is not None else None
+    command = Command("gang", context.incoming.text, names=names, kind=GANG_KINDS[kind], tile=tiled)
     if record:
         return await finish(context, head, command, gang)
-    hint = Reply("flow.gang_tile", {"example": gang_example(context, command)})
-    choices = (Choice(Reply("button.record"), f"{line}c"), back(at_a if kind != "e" else at_k))
+    hint = Reply("tiles.gang_tile", {"actor": name, "example": gang_example(context, command)})
+    tiles = [
+        Choice(tile_label(t), f"{line}j{tile_pad.ALPHABET[t]}c", tile_row(t))
+        for t in gang_tiles(night, int(actor), GANG_KINDS[kind])
+    ]
+    choices = (*tiles, Choice(Reply("button.record"), f"{line}c"), back(at_a if kind != "e" else at_k))
     return flow_response(context, night, Step(hint, (), choices))
+
+
+def gang_tiles(night: Night, actor: int, kind: str) -> list[Tile]:
+    """The tiles this gang can be of: four copies nobody has shown (exposed, concealed), or the
+    actor's own pong (added; any unshown tile if a pong was logged without its tile)."""
+    copies = logged_copies(night.state.melds)
+    free = [t for t in range(NUM_KINDS) if copies[t] == 0]
+    if kind != "added":
+        return free
+    pongs = [m for m in night.state.melds[actor] if m.kind is MeldKind.PONG]
+    own = sorted({m.tile for m in pongs if m.tile is not None})
+    return sorted({*own, *free}) if any(m.tile is None for m in pongs) else own
+
+
+def tile_label(tile: Tile) -> Reply:
+    """One tile as a player reads it: `5筒`, `东` (`5p`, `E` in English)."""
+    if is_wind(tile):
+        return Reply(f"tiles.wind_{tile_name(tile).lower()}")
+    return Reply(f"tiles.suit_{SUITS[suit_of(tile) or 0]}", {"ranks": rank_of(tile)})
+
+
+def tile_row(tile: Tile) -> int:
+    """A tile keyboard: a suit on two rows (1-5, 6-9), the winds on the seventh."""
+    return 2 * len(SUITS) if is_wind(tile) else 2 * (suit_of(tile) or 0) + (rank_of(tile) > TILE_ROW_SPLIT)
 
 
 def gang_example(context: Context, command: Command) -> str:
@@ -356,15 +464,6 @@ async def penalty_flow(context: Context, state: str | None) -> Response:
 
 
 # ---- entry points: a line with arguments is recorded as typed; without, the flow starts --------------
-
-
-async def guided_hu(context: Context) -> Response:
-    command = context.command
-    if command.word and command.word.startswith("~"):
-        return await hu_flow(context, command.word)
-    if is_bare_hu(command):
-        return await hu_flow(context, None)
-    return await hu(context)
 
 
 async def guided_gang(context: Context) -> Response:

@@ -12,6 +12,7 @@ from bot.handlers.common import Context, Incoming, Refusal, open_night, recordin
 from bot.ledger import Seat
 from bot.replies import Choice, Reply, Response
 from bot.seating import Speaker, may_record, player_list, resolve, seat_of
+from bot.stats import store_after_close
 from bot.views import SEAT_KEYS, format_money
 from bot.vocabulary import INVISIBLE, clean_name, fold, name_key
 from engine.preset import PRESET_NAMES, resolved_builtin, resolved_text
@@ -193,6 +194,7 @@ async def close(context: Context) -> Response:
         return Response((Reply("close.summary_first"),), context.language)
     pending.discard(context.incoming.chat_id)
     await night.record_mark(context.line, "close")
+    await store_after_close(context.desk.nights, night)  # /stats and /tab read the closed night from these figures
     return Response((Reply("close.done", {"night": night.number}),), context.language, recorded=True, night_id=night.id)
 
 
