@@ -2,7 +2,9 @@
 
 One night on a file database is played through the command layer (hands of a pong, a concealed
 gang and a self-drawn win); at each mark the next 200 events are timed one by one and their median
-and p99 printed. A flat night prints the same figures at every mark.
+and p99 printed. A flat night prints the same figures at every mark. At each mark a `/undo` of the
+newest event (re-recorded after) is timed too, with the longest stall of the event loop meanwhile
+(a task waking every 5 ms): what another chat would wait while this one corrects its night.
 
 Run: python -m bench.night_growth_bench [--marks 1000,10000,50000]
 """
@@ -40,6 +42,33 @@ def lines() -> Iterator[tuple[str, str]]:
         hand += 1
 
 
+async def correction(referee: Referee, chat: str, last: tuple[str, str]) -> tuple[float, float]:
+    """(ms the `/undo` of the newest event took, longest ms the event loop stalled meanwhile); the
+    undone line is typed again after, so the night goes on as scripted."""
+    stalls: list[float] = []
+    done = asyncio.Event()
+
+    async def ticker() -> None:
+        before = time.perf_counter()
+        while not done.is_set():
+            await asyncio.sleep(0.005)
+            now = time.perf_counter()
+            stalls.append((now - before - 0.005) * 1000)
+            before = now
+
+    ticking = asyncio.create_task(ticker())
+    await asyncio.sleep(0.02)
+    begin = time.perf_counter()
+    undone = await referee.handle(Incoming(chat, speaker("Alice"), "/undo"))
+    took = (time.perf_counter() - begin) * 1000
+    done.set()
+    await ticking
+    assert undone is not None and undone.recorded
+    again = await referee.handle(Incoming(chat, speaker(last[0]), last[1]))
+    assert again is not None and again.recorded
+    return took, max(stalls)
+
+
 async def main(marks: list[int]) -> None:
     with tempfile.TemporaryDirectory() as folder:
         ledger = await Ledger.open(Path(folder) / "growth.sqlite3")
@@ -62,7 +91,11 @@ async def main(marks: list[int]) -> None:
                 recorded += 1
             times.sort()
             p99 = times[int(len(times) * 0.99) - 1]
-            print(f"at {mark:>6,} events: median {statistics.median(times):.2f} ms, p99 {p99:.2f} ms an event")
+            took, stall = await correction(referee, chat, (who, text))
+            print(
+                f"at {mark:>6,} events: median {statistics.median(times):.2f} ms, p99 {p99:.2f} ms an event;"
+                f" /undo {took:.0f} ms, event loop stalled at most {stall:.0f} ms"
+            )
         await ledger.close()
 
 

@@ -38,11 +38,14 @@ def cjk_font_name() -> str | None:
     return None
 
 
-def cumulative_by_hand(deltas: Sequence[tuple[int, int, int]], hands: int = 0) -> list[tuple[int, list[int]]]:
+def cumulative_by_hand(
+    deltas: Sequence[tuple[int, int, int]], hands: int = 0, people: int = 4
+) -> list[tuple[int, list[int]]]:
     """(hand number, balances after it) for hand 0 (the start) and every hand up to the last: the
     `hands` played, or a later one that already saw a payment; a hand without payments keeps the line
-    level. `deltas` are (hand, player index, amount)."""
-    players = max([4, *(player + 1 for _, player, _ in deltas)])
+    level. `deltas` are (hand, player index, amount); a balance for each of `people` at least (one
+    who sat down after a 换人 and has paid nothing yet still has a line)."""
+    players = max([4, people, *(player + 1 for _, player, _ in deltas)])
     per_hand: dict[int, list[int]] = {}
     for hand, player, amount in deltas:
         per_hand.setdefault(hand, [0] * players)[player] += amount
@@ -66,7 +69,7 @@ def person_lines(people: NightPeople) -> list[tuple[str, list[int], list[int | N
         for name, sign in ((p.payer, -1), (p.payee, 1))
         if name in index
     ]
-    points = cumulative_by_hand(deltas, people.hands)
+    points = cumulative_by_hand(deltas, people.hands, len(people.names))
     hands = [hand for hand, _ in points]
     lines: list[tuple[str, list[int], list[int | None]]] = []
     for i, name in enumerate(people.names):

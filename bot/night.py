@@ -20,9 +20,9 @@ import json
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from functools import cached_property
 
 from bot import checkpoint as checkpoints
+from bot.appended import Appended
 from bot.codec import (
     EVENT_KINDS,
     SEAT_KINDS,
@@ -82,15 +82,28 @@ class Played:
     factors: tuple[Factor, ...] = ()  # the multipliers applied (比下胡, 垒宝塔, 包牌, ...)
 
 
-@dataclass(frozen=True)
-class Fold:
-    state: TableState
-    played: tuple[Played, ...] = ()
+def _played_keys(played: Played) -> tuple[int, int]:
+    return played.event_id, played.slot
 
-    def then(self, event_id: int, slot: int, event: Event) -> Fold:
-        """The fold with one more event; raises EngineError (nothing changes) if it is not legal."""
+
+@dataclass(frozen=True, eq=False)
+class Fold:
+    """The table after the effective events, and each event as played. `played` is shared between
+    a fold and the folds that extend it (bot/appended.py): one more event costs the same late in a
+    long night as early on, and a fold held by a reader never changes."""
+
+    state: TableState
+    played: Appended[Played] = field(default_factory=lambda: Appended(keys=_played_keys))
+
+    @staticmethod
+    def of(state: TableState, played: Iterable[Played]) -> Fold:
+        return Fold(state, Appended(played, keys=_played_keys))
+
+    def then(self, event_id: int, slot: int, event: Event, checked: bool = False) -> Fold:
+        """The fold with one more event; raises EngineError (nothing changes) if it is not legal.
+        A line being recorded (or a corrected one), or one `checked`, is first checked as if typed."""
         event = with_dealer(event, self.state.dealer)
-        if event_id == PENDING_ID:  # a line being recorded (or a corrected one): check it first
+        if checked or event_id == PENDING_ID:
             check_against_table(self, event)
         outcome = apply(self.state, event)
         before = self.state
@@ -105,24 +118,28 @@ class Fold:
             outcome.notices,
             outcome.factors,
         )
-        return Fold(outcome.state, (*self.played, played))
+        return Fold(outcome.state, self.played.plus(played))
+
+    def plus(self, state: TableState, played: Played) -> Fold:
+        """This fold and an event already played against it (a recorded line, with its ledger id)."""
+        return Fold(state, self.played.plus(played))
 
     @property
     def last(self) -> Played:
         return self.played[-1]
 
     def hand_of(self, event_id: int) -> int | None:
-        return self._hands.get(event_id)
+        """Hand of a played event, by ledger id or by slot (the first match wins, as in order); the
+        index behind it is shared and extended, since a night's money looks up every event."""
+        played = self.played.first(event_id)
+        return played.hand_no if played is not None else None
 
-    @cached_property
-    def _hands(self) -> dict[int, int]:
-        """Hand of each played event, by ledger id and by slot (the first match wins, as in order):
-        built once per fold, since a night's money looks up every event."""
-        hands: dict[int, int] = {}
-        for played in self.played:
-            hands.setdefault(played.event_id, played.hand_no)
-            hands.setdefault(played.slot, played.hand_no)
-        return hands
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Fold):
+            return NotImplemented
+        return self.state == other.state and self.played == other.played
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 def check_against_table(fold: Fold, event: Event) -> None:
@@ -254,20 +271,28 @@ def entries(events: Sequence[EventRow], active: set[int], after: int = 0) -> lis
 
 def fold_entries(start: TableState, items: Iterable[tuple[int, int, Event]], strict_after: int | None) -> Fold:
     """Fold events in order. Events that no longer apply are skipped (older ledgers) unless they come
-    after `strict_after`: then the correction that made them impossible is refused."""
-    state, played = start, list[Played]()  # a list, not a tuple per step: folding a long night stays linear
+    after `strict_after`: then the correction that made them impossible is refused. Those later
+    events are checked as if typed again, so a corrected night is one its lines could have made
+    (a fix must not turn a later pong into a second pong of the same tile)."""
+    folded = Fold(start)
     for event_id, slot, event in items:
+        later = strict_after is not None and slot > strict_after
         try:  # a line being recorded is checked against its hand's earlier events (Fold.then)
-            step = Fold(state, tuple(played) if event_id == PENDING_ID else ()).then(event_id, slot, event)
+            folded = folded.then(event_id, slot, event, checked=later)
         except EngineError as error:
             if strict_after is None or slot < strict_after:
                 continue
             if event_id == PENDING_ID:
                 raise  # the corrected line itself is wrong: say why, as if it had been typed
-            raise LaterEventBreaks(slot, error) from error
-        state = step.state
-        played.append(step.last)
-    return Fold(state, tuple(played))
+            raise LaterEventBreaks(slot, _named_at(error, strict_after)) from error
+    return folded
+
+
+def _named_at(error: EngineError, place: int) -> EngineError:
+    """The error with the corrected line (not yet in the ledger) named by its place in the night."""
+    if error.params.get("id") != PENDING_ID:
+        return error
+    return EngineError(error.key, **{**error.params, "id": place})
 
 
 def seats_from(row: NightRow, events: Iterable[EventRow], active: set[int]) -> tuple[Seat, ...]:
@@ -577,6 +602,13 @@ class Night:
             cached = self._schedule = (size, self._schedule_now())
         return stake_at(cached[1], hand)
 
+    def stake_schedule(self) -> list[tuple[int, int]]:
+        """(from hand, stake) of the night, each 改底 where it sits in the (corrected) log: what
+        /summary prices hands at, so the CSV and the chart price them the same."""
+        self.stake_at(self.state.hand_no)  # brings the kept schedule up to date
+        assert self._schedule is not None
+        return self._schedule[1]
+
     def people(self) -> list[Person]:
         """Everyone who played tonight (more than four after a 换人) and their net."""
         seating = self._seating()
@@ -614,12 +646,7 @@ class Night:
         if self._head is not None:
             self._people = self._seating_from_head(self._head)
             return self._people
-        seating = occupancy(self.row.seats, self.events, self.active)
-        schedule = self._schedule_now()
-        # the hand only picks the stake: with one stake all night, the whole fold is not needed
-        hand_of = self.fold.hand_of if len(schedule) > 1 else _no_hand
-        amounts, money = index_totals(seating, self.events, self.payment_rows, schedule, hand_of)
-        self._people = _Seating(version, seating.names, seating.now, amounts, money)
+        self._people = _seating_of(self.row, self.events, self.active, self.payment_rows, lambda: self.fold)[0]
         return self._people
 
     def _head_after(self, played: Played) -> checkpoints.Head:
@@ -675,7 +702,7 @@ class Night:
         saved = (fold.state, self._head_after(played)) if closes_hand else None
         (row,) = await self._append(line, self.row.chat_id, [new], checkpoint=saved)
         played = replace(played, event_id=row.id, slot=row.id)
-        self._fold = Fold(fold.state, (*self._fold.played, played))
+        self._fold = self._fold.plus(fold.state, played)  # shares the fold's history: no copy
         self._active.add(row.id)
         rows = self._booked_rows(row.id, played.payments, played.hand_no)
         return Recorded(row.id, played, rows)
@@ -704,81 +731,166 @@ class Night:
         self.closed = is_closed(self.events)
         return row.id
 
-    def _corrected_log(self, target: EventRow, replacement: Event | None) -> tuple[list[EventRow], set[int]]:
-        kind = "fix" if replacement is not None else "undo"
-        payload = encode_fix(Fix(replacement)) if replacement is not None else encode_undo(target.id)
-        pending = replace(target, id=PENDING_ID, kind=kind, payload=payload, reverses=target.id)
-        events = [*self.events, pending]  # the newest row, so the activity pass sees it first
-        return events, active_ids(events)
-
-    def _by_place(self, fold: Fold, events: Sequence[EventRow]) -> dict[int, tuple[Flows, Flows]]:
-        """Derived and booked flows per place (slot): each place's booked money is brought to its
-        derived money on its own, so it is priced at its place's hand and paid by whoever sat at the
-        table there (换人), whatever happens to the night later; an undone place's rows sum to zero."""
-        by_id = {event.id: event for event in events}
-        places = slots(events)
-        groups: dict[int, tuple[Flows, Flows]] = {}
-        for played in fold.played:
-            derived = groups.setdefault(played.slot, ({}, {}))[0]
-            for p in played.payments:
-                _add_pair(derived, p.payer, p.payee, p.amount, p.reason)
-        for row in self.payment_rows:
-            event = by_id.get(row.event_id)
-            if event is None:
-                continue
-            slot = places.get(event.id, event.id)
-            _add_pair(groups.setdefault(slot, ({}, {}))[1], row.payer, row.payee, row.amount, row.reason)
-        return groups
-
     async def correct(self, line: Line, target: EventRow, replacement: Event | None) -> Corrected:
-        """Undo (`replacement` None) or fix any past event: re-derive the night and book the difference."""
-        events, active = self._corrected_log(target, replacement)
-        await self.folded()  # the night before the correction, for the hands it moves
-        start, strict = self.start(), slots(events)[target.id]
-        fold = await asyncio.to_thread(lambda: fold_entries(start, entries(events, active), strict))
-        kind = "fix" if replacement is not None else "undo"
-        payload = encode_fix(Fix(replacement)) if replacement is not None else encode_undo(target.id)
-        actor = actor_of(replacement) if replacement is not None else None
-        # The correction's own payments are priced at the corrected event's hand (as the night's
-        # money reads them); differences in hands at another stake go on `correction` rows of their own.
-        schedule = placed_schedule(self.row.stake_cents, events, active, lambda: fold)
-        slot = slots(events)[target.id]
-        root = self.event(slot) or target
-        target_hand = fold.hand_of(slot) or root.hand_no
-        target_stake = stake_at(schedule, target_hand)
-        groups = self._by_place(fold, events)
-        own = difference(*groups.pop(slot, ({}, {})))
-        news = [NewEvent(fold.state.hand_no, kind, actor, payload, tuple(own), target.id, target_stake)]
-        anchors = [slot]
-        for place, (derived, booked) in sorted(groups.items()):
-            extra = difference(derived, booked)
-            if extra:  # booked against the place it belongs to (bot.people prices and seats it there)
-                root_row = self.event(place)
-                hand = fold.hand_of(place) or (root_row.hand_no if root_row is not None else target_hand)
-                stake = stake_at(schedule, hand)
-                news.append(NewEvent(hand, "correction", None, encode_undo(target.id), tuple(extra), place, stake))
-                anchors.append(place)
-        rows_written = await self._append(line, self.row.chat_id, news, target_hand)
-        row = rows_written[0]
-        fold = Fold(
-            fold.state,
-            tuple(replace(p, event_id=row.id) if p.event_id == PENDING_ID else p for p in fold.played),
-        )
-        moved = moved_hands(self.fold, fold, slots(self.events).get(target.id, target.id))
-        self._fold, self._from = fold, 0
-        self.active = active_ids(self.events)
-        self.seats = seats_from(self.row, self.events, self.active)
-        rows = tuple(
-            PaymentRow(written.id, p.payer, p.payee, p.amount, p.amount * (new.stake_cents or 0), p.reason)
-            for written, new in zip(rows_written, news, strict=True)
-            for p in new.payments
-        )
-        self.payment_rows.extend(rows)
+        """Undo (`replacement` None) or fix any past event: re-derive the night and book the difference.
+        What grows with the night (the re-fold, the money per place, the players' totals after it)
+        is worked out off the event loop on a snapshot of the log, so other chats are answered
+        meanwhile; the night takes the outcome in one step, after the ledger has it."""
+        before = await self.folded()  # the night before the correction, for the hands it moves
+        events, payments = list(self.events), list(self.payment_rows)  # the log as of now
+        plan = await asyncio.to_thread(_plan_correction, self.row, self.start(), events, payments, target, replacement)
+        rows_written = await self._append(line, self.row.chat_id, plan.news, plan.target_hand)
+        written = list(self._events)
+        after = await asyncio.to_thread(_settle_correction, self.row, plan, before, written, payments, rows_written)
+        # the night takes the outcome at once: a reader sees it before or after, never half of it
+        self._fold, self._from = after.fold, 0
+        self.active, self.seats = after.active, after.seats
+        self.payment_rows.extend(after.rows)
         if self._booked is not None:  # summed already: keep it in step
-            self._booked.add(rows)
-        changes = person_changes(occupancy(self.row.seats, self.events, self.active), news, anchors)
-        replacement_played = next((p for p in fold.played if p.event_id == row.id), None)
-        return Corrected(row.id, target, rows, tuple(changes), moved, replacement_played)
+            self._booked.add(after.rows)
+        self._people, self._schedule = after.seating, (len(self._events), after.schedule)
+        row = rows_written[0]
+        return Corrected(row.id, target, after.rows, after.changes, after.moved, after.replacement)
+
+
+@dataclass(frozen=True)
+class _CorrectionPlan:
+    """What a correction writes: its own row and the `correction` rows of other places (`news`),
+    the place each is booked against (`anchors`), and the re-folded night (ids still pending)."""
+
+    fold: Fold
+    news: tuple[NewEvent, ...]
+    anchors: tuple[int, ...]
+    target_hand: int
+    from_slot: int
+
+
+@dataclass(frozen=True)
+class _Settled:
+    """The night after a correction is in the ledger."""
+
+    fold: Fold
+    active: set[int]
+    seats: tuple[Seat, ...]
+    rows: tuple[PaymentRow, ...]
+    changes: tuple[tuple[str, int], ...]
+    moved: tuple[int, ...]
+    replacement: Played | None
+    seating: _Seating
+    schedule: list[tuple[int, int]]
+
+
+def _corrected_log(
+    events: Sequence[EventRow], target: EventRow, replacement: Event | None
+) -> tuple[list[EventRow], set[int]]:
+    kind = "fix" if replacement is not None else "undo"
+    payload = encode_fix(Fix(replacement)) if replacement is not None else encode_undo(target.id)
+    pending = replace(target, id=PENDING_ID, kind=kind, payload=payload, reverses=target.id)
+    corrected = [*events, pending]  # the newest row, so the activity pass sees it first
+    return corrected, active_ids(corrected)
+
+
+def _by_place(fold: Fold, events: Sequence[EventRow], payments: Iterable[PaymentRow]) -> dict[int, tuple[Flows, Flows]]:
+    """Derived and booked flows per place (slot): each place's booked money is brought to its
+    derived money on its own, so it is priced at its place's hand and paid by whoever sat at the
+    table there (换人), whatever happens to the night later; an undone place's rows sum to zero."""
+    by_id = {event.id: event for event in events}
+    places = slots(events)
+    groups: dict[int, tuple[Flows, Flows]] = {}
+    for played in fold.played:
+        derived = groups.setdefault(played.slot, ({}, {}))[0]
+        for p in played.payments:
+            _add_pair(derived, p.payer, p.payee, p.amount, p.reason)
+    for row in payments:
+        event = by_id.get(row.event_id)
+        if event is None:
+            continue
+        slot = places.get(event.id, event.id)
+        _add_pair(groups.setdefault(slot, ({}, {}))[1], row.payer, row.payee, row.amount, row.reason)
+    return groups
+
+
+def _plan_correction(
+    night: NightRow,
+    start: TableState,
+    log: Sequence[EventRow],
+    payments: Sequence[PaymentRow],
+    target: EventRow,
+    replacement: Event | None,
+) -> _CorrectionPlan:
+    """Re-fold the corrected log and work out what to book (pure: runs off the event loop)."""
+    events, active = _corrected_log(log, target, replacement)
+    places = slots(events)
+    slot = places[target.id]
+    fold = fold_entries(start, entries(events, active), slot)
+    kind = "fix" if replacement is not None else "undo"
+    payload = encode_fix(Fix(replacement)) if replacement is not None else encode_undo(target.id)
+    actor = actor_of(replacement) if replacement is not None else None
+    # The correction's own payments are priced at the corrected event's hand (as the night's
+    # money reads them); differences in hands at another stake go on `correction` rows of their own.
+    schedule = placed_schedule(night.stake_cents, events, active, lambda: fold)
+    by_id = {event.id: event for event in log}
+    root = by_id.get(slot, target)
+    target_hand = fold.hand_of(slot) or root.hand_no
+    groups = _by_place(fold, events, payments)
+    own = difference(*groups.pop(slot, ({}, {})))
+    stake = stake_at(schedule, target_hand)
+    news = [NewEvent(fold.state.hand_no, kind, actor, payload, tuple(own), target.id, stake)]
+    anchors = [slot]
+    for place, (derived, booked) in sorted(groups.items()):
+        extra = difference(derived, booked)
+        if extra:  # booked against the place it belongs to (bot.people prices and seats it there)
+            root_row = by_id.get(place)
+            hand = fold.hand_of(place) or (root_row.hand_no if root_row is not None else target_hand)
+            stake = stake_at(schedule, hand)
+            news.append(NewEvent(hand, "correction", None, encode_undo(target.id), tuple(extra), place, stake))
+            anchors.append(place)
+    return _CorrectionPlan(fold, tuple(news), tuple(anchors), target_hand, slots(log).get(target.id, target.id))
+
+
+def _settle_correction(
+    night: NightRow,
+    plan: _CorrectionPlan,
+    before: Fold,
+    events: Sequence[EventRow],
+    payments: Sequence[PaymentRow],
+    written: Sequence[EventRow],
+) -> _Settled:
+    """The night once the correction's rows are in the ledger (pure: runs off the event loop)."""
+    row = written[0]
+    fold = Fold.of(  # one copy a correction (it folded the whole night anyway)
+        plan.fold.state, (replace(p, event_id=row.id) if p.event_id == PENDING_ID else p for p in plan.fold.played)
+    )
+    active = active_ids(events)
+    rows = tuple(
+        PaymentRow(done.id, p.payer, p.payee, p.amount, p.amount * (new.stake_cents or 0), p.reason)
+        for done, new in zip(written, plan.news, strict=True)
+        for p in new.payments
+    )
+    seating, schedule = _seating_of(night, events, active, [*payments, *rows], lambda: fold)
+    changes = person_changes(occupancy(night.seats, events, active), plan.news, plan.anchors)
+    replacement = next((p for p in fold.played if p.event_id == row.id), None)
+    moved = moved_hands(before, fold, plan.from_slot)
+    return _Settled(
+        fold, active, seats_from(night, events, active), rows, changes, moved, replacement, seating, schedule
+    )
+
+
+def _seating_of(
+    night: NightRow,
+    events: Sequence[EventRow],
+    active: set[int],
+    payments: Sequence[PaymentRow],
+    fold: Callable[[], Fold],
+) -> tuple[_Seating, list[tuple[int, int]]]:
+    """Players by index and their totals from the whole log, and the night's stake schedule. The
+    fold is asked for only when the stake changed (it picks each payment's hand, for its stake)."""
+    seating = occupancy(night.seats, events, active)
+    schedule = placed_schedule(night.stake_cents, events, active, fold)
+    hand_of = fold().hand_of if len(schedule) > 1 else _no_hand
+    amounts, money = index_totals(seating, events, payments, schedule, hand_of)
+    totals = _Seating((len(events), len(payments)), seating.names, seating.now, amounts, money)
+    return totals, schedule
 
 
 def person_changes(seating: Occupancy, news: Sequence[NewEvent], anchors: Sequence[int]) -> tuple[tuple[str, int], ...]:

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bot.night import Night
-from bot.people import merged_index, stake_at, stake_schedule
+from bot.people import merged_index, stake_at
 from bot.versions import versions
 
 
@@ -58,7 +58,7 @@ def night_people(night: Night) -> NightPeople:
     def person(event_id: int, seat: int) -> str:
         return first_name[merged[seating.at.get(event_id, seating.now)[seat]]]
 
-    schedule = stake_schedule(night.row.stake_cents, night.events, night.active)
+    schedule = night.stake_schedule()  # as /summary prices the hands (a 改底 where it sits in the log)
     by_id = {event.id: event for event in night.events}
 
     def hand_of(event_id: int) -> int:

@@ -8,6 +8,10 @@
   sole: the shapes where a wait flower or 压绝 must be refused.
 - `seven_pairs_hands`: seven pairs, with fours of a kind.
 `winning_hands` mixes them; seven pairs are one branch of six.
+
+For whole nights (tests/test_properties.py): `night_openings` (four seated, or three and a `/join`),
+`night_operations` (lines as the table types them, with 包牌 runs of three or four mouths from one
+feeder, and corrections of earlier lines), `another_version` (a line as /fix would change it).
 """
 
 from __future__ import annotations
@@ -151,3 +155,92 @@ def seven_pairs_hands(draw: st.DrawFn) -> Hand:
 winning_hands = st.one_of(
     standard_hands(), standard_hands(), standard_hands(), sole_wait_hands(), near_wait_hands(), seven_pairs_hands()
 )
+
+
+# ---- nights: lines as people at the table type them ---------------------------------------------
+
+NIGHT_HAND = "123m456m789m234p5p+5p"  # 42 + 2 × hard flowers, 门清 included
+NAMES = ("A", "B", "C", "D", "F")  # no "E": a player named like the East wind makes `/pong B E` two names
+PONG_TILES = ("1m", "E", "9p", "5s", "7m")  # different kinds: four of them make four mouths
+# weights by repetition: chores that stop the table (unseat, close) are rarer than table events
+NIGHT_KINDS = (
+    *("flower", "pong", "pong_tile", "penalty", "self_win", "win") * 3,
+    *("draw", "stake", "swap", "rename", "dealer", "unseat", "close", "summary") * 2,
+    *("join", "reopen") * 3,  # a seat freed or a night closed is usually taken up again
+)
+
+
+@st.composite
+def night_lines(draw: st.DrawFn) -> str:
+    """A table line or a chore, as someone at the table types it (names may be off the table)."""
+    actor, other = draw(st.sampled_from(NAMES)), draw(st.sampled_from(NAMES))
+    flowers = draw(st.integers(0, 6))
+    kind = draw(st.sampled_from(NIGHT_KINDS))
+    return {
+        "flower": f"{actor}: /flowergang",
+        "pong": f"{actor}: /pong {other}",
+        "pong_tile": f"{actor}: /pong {other} {draw(st.sampled_from(PONG_TILES))}",
+        "penalty": f"{actor}: /penalty follow {other}",
+        "self_win": f"{actor}: /hu self {NIGHT_HAND} flowers={flowers + 4}",
+        "win": f"{actor}: /hu {other} {NIGHT_HAND} flowers={flowers}",
+        "draw": f"{actor}: /draw",
+        "stake": f"A: /stake {draw(st.sampled_from(['0.5', '2', '3']))}",
+        "swap": f"A: /swap {actor} {other}",
+        "rename": f"A: /rename {actor} {other}",
+        "dealer": f"A: /dealer {actor}",
+        "join": f"{actor}: /join",
+        "unseat": f"A: /unseat {actor}",
+        "close": "A: /close",
+        "reopen": "A: /reopen",
+        "summary": f"{actor}: /summary",
+    }[kind]
+
+
+@st.composite
+def mouths(draw: st.DrawFn) -> list[str]:
+    """包牌 (RULES §8 快照): a winner takes three or four mouths from one feeder, then wins; with
+    four the win is owed at once (on the feeder's discard or as a self-draw, as the prompt says)."""
+    winner, feeder = draw(st.sampled_from(NAMES[:4])), draw(st.sampled_from(NAMES[:4]))
+    count = draw(st.integers(3, 4))
+    lines = [f"{winner}: /pong {feeder} {tile}" for tile in PONG_TILES[:count]]
+    discarder = draw(st.sampled_from(("self", feeder, *NAMES[:4])))
+    patterns = draw(st.sampled_from(("对对胡 全球独钓", "对对胡", "")))
+    flowers = draw(st.integers(0, 5))
+    return [*lines, f"{winner}: /hu {discarder} {patterns} flowers={flowers}".replace("  ", " ")]
+
+
+def another_version(line: str, nudge: int) -> str | None:
+    """The same kind of line, changed (None for a line /fix does not take: a chore)."""
+    speaker, text = line.split(": ", 1)
+    if text.startswith(("/stake", "/swap", "/rename", "/dealer", "/join", "/unseat", "/close", "/reopen")):
+        return None
+    if "flowers=" in text:
+        head, flowers = text.rsplit("flowers=", 1)
+        return f"{speaker}: {head}flowers={int(flowers) + 1 + nudge % 3}"
+    if text.startswith("/penalty"):
+        return f"{speaker}: /penalty {'four' if 'follow' in text else 'follow'} {text.split()[-1]}"
+    if text == "/flowergang":
+        return f"{speaker}: /flowergang {NAMES[nudge % 4]}"
+    words = text.split()
+    if words[0] == "/pong" and len(words) == 3 and words[2] in PONG_TILES:  # another tile: 快照 counts move
+        tile = PONG_TILES[(PONG_TILES.index(words[2]) + 1 + nudge % 4) % len(PONG_TILES)]
+        return f"{speaker}: /pong {words[1]} {tile}"
+    return None
+
+
+Operation = tuple[str, str, int]  # ("line", line, 0), or ("fix" | "undo", which place, nudge)
+
+night_openings = st.one_of(
+    st.just(("A: /new A B C D",)),
+    st.sampled_from(NAMES[3:]).map(lambda name: ("A: /new A B C", f"{name}: /join")),  # a free seat
+)
+
+_one_line: st.SearchStrategy[list[Operation]] = night_lines().map(lambda line: [("line", line, 0)])
+_mouths: st.SearchStrategy[list[Operation]] = mouths().map(lambda lines: [("line", line, 0) for line in lines])
+_correction: st.SearchStrategy[list[Operation]] = st.tuples(
+    st.sampled_from(("fix", "undo")), st.integers(0, 50).map(str), st.integers(0, 9)
+).map(lambda op: [op])
+
+night_operations: st.SearchStrategy[list[Operation]] = st.lists(
+    st.one_of(_one_line, _one_line, _correction, _correction, _mouths), min_size=1, max_size=16
+).map(lambda groups: [op for group in groups for op in group])

@@ -16,9 +16,9 @@ import sys
 import time
 from pathlib import Path
 
-from tests.fake_telegram import FakeTelegram
+from tests.bot_process import ROOT, bot_against_fake, count, wait_until
 from tests.test_telegram import ALICE, BOB
-from tests.test_telegram_process import NEW, ROOT, count, start_bot, stop, wait_until
+from tests.test_telegram_process import NEW
 
 ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 ENV.pop("TELEGRAM_BOT_TOKEN", None)
@@ -139,10 +139,7 @@ def test_a_bot_whose_database_is_replaced_stops_before_acknowledging_the_update(
     chat = -100401
 
     async def scenario() -> None:
-        fake = FakeTelegram()
-        await fake.start()
-        process = start_bot(db, fake.base_url, log)
-        try:
+        async with bot_against_fake(db, log) as (fake, bot):
             await fake.settle(fake.message(chat, ALICE, NEW), timeout=60)
             with sqlite3.connect(db) as source, sqlite3.connect(backup) as target:
                 source.backup(target)  # the operator restores a backup over the live file
@@ -150,17 +147,13 @@ def test_a_bot_whose_database_is_replaced_stops_before_acknowledging_the_update(
                 os.unlink(leftover)
             os.replace(backup, db)
             update = fake.message(chat, BOB, "/flowergang")
-            await wait_until(lambda: process.poll() is not None, timeout=60)
-            assert process.returncode == 3 and LOST in log.read_text(encoding="utf-8")
+            await wait_until(lambda: bot.poll() is not None, timeout=60)
+            assert bot.poll() == 3 and LOST in log.read_text(encoding="utf-8")
             assert fake._confirmed <= update  # Telegram still holds it
-            process = start_bot(db, fake.base_url, log)  # started again on the restored file
+            bot.restart()  # started again on the restored file
             await wait_until(lambda: count(db, "SELECT COUNT(*) FROM events WHERE kind = 'flower_gang'") == 1)
             # bob's flower gang, recorded once on the file that is there now: 6 from each of three
             assert count(db, "SELECT SUM(amount) FROM payments WHERE payee = 1") == 18
-            assert await stop(process) == 0
-        finally:
-            if process.poll() is None:
-                process.kill()
-            await fake.stop()
+            assert await bot.stop() == 0
 
     asyncio.run(scenario())

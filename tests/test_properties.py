@@ -7,13 +7,26 @@ from the engine: the waits of a hand by brute force, what each payer owes from R
 
 from __future__ import annotations
 
+import asyncio
+import csv
+import io
 import os
 import random
+import re
+import tempfile
 from collections import Counter
+from collections.abc import Sequence
+from decimal import Decimal
+from pathlib import Path
 
-from hypothesis import assume, given, settings
+import pytest
+from hypothesis import assume, event, given, settings
 from hypothesis import strategies as st
 
+from bot.charts import end_points
+from bot.ledger import Ledger
+from bot.personal import night_people
+from bot.replies import Reply, Response, render
 from bot.service import Referee
 from engine.claims import ClaimRefused
 from engine.decompose import waiting_tiles
@@ -27,7 +40,16 @@ from engine.settlement import HandContext, WinClaim, win_payments
 from engine.table import Win, WinInput, WinRefused, apply, new_table
 from engine.tiles import COPIES, FIRST_WIND, NUM_KINDS, SUIT_SIZE, Tile, format_tiles, suit_of
 from engine.units import WinFlags
-from tests.strategies import sole_wait_hands, winning_hands
+from locales import Translator
+from tests.harness import Table
+from tests.strategies import (
+    Operation,
+    another_version,
+    night_openings,
+    night_operations,
+    sole_wait_hands,
+    winning_hands,
+)
 
 PRESETS = {name: load_preset(name) for name in PRESET_NAMES}
 # bench/mutation.py runs this file once per mutant and asks for fewer examples (PROPERTY_SCALE=0.25).
@@ -367,91 +389,97 @@ def test_impossible_claims_are_refused_and_possible_ones_are_not(
 
 # ---- a night with corrections equals a fresh replay of its corrected log (issue 21) ---------------
 
-NIGHT_HAND = "123m456m789m234p5p+5p"  # 42 + 2 × hard flowers, 门清 included
-NAMES = ("A", "B", "C", "D", "E")
+# Refusals about the night's condition, not about the corrected log: a closed night, a free seat.
+NOT_ABOUT_THE_LOG = frozenset({"night.none_open", "night.seats_free"})
+# Lines whose place is never taken back here: later lines name the table as it then was (who sits
+# where, under which name, whether the night is open).
+KEPT = ("/swap", "/rename", "/join", "/unseat", "/close", "/reopen")
+SEATING = ("/swap", "/rename", "/join", "/unseat")  # lines after which the table names others
+# PROPERTY_NIGHTS=2000 runs many more nights locally; CI keeps the default (about 5 s).
+NIGHTS = int(os.environ.get("PROPERTY_NIGHTS", "0")) or examples(30)
 
 
-@st.composite
-def night_lines(draw: st.DrawFn) -> str:
-    """A table line or a chore, as someone at the table types it (names may be off the table)."""
-    actor, other = draw(st.sampled_from(NAMES)), draw(st.sampled_from(NAMES))
-    flowers = draw(st.integers(0, 6))
-    kinds = ["flower", "pong", "penalty", "self_win", "win", "draw", "stake", "swap", "rename", "dealer"]
-    kind = draw(st.sampled_from(kinds))
-    return {
-        "flower": f"{actor}: /flowergang",
-        "pong": f"{actor}: /pong {other}",
-        "penalty": f"{actor}: /penalty follow {other}",
-        "self_win": f"{actor}: /hu self {NIGHT_HAND} flowers={flowers + 4}",
-        "win": f"{actor}: /hu {other} {NIGHT_HAND} flowers={flowers}",
-        "draw": f"{actor}: /draw",
-        "stake": f"A: /stake {draw(st.sampled_from(['0.5', '2', '3']))}",
-        "swap": f"A: /swap {actor} {other}",
-        "rename": f"A: /rename {actor} {other}",
-        "dealer": f"A: /dealer {actor}",
-    }[kind]
+class Untypable(Exception):
+    """Two wins on one discard, apart in the night, came together once a correction removed what
+    stood between them: typed again one after the other they are one 一炮多响 (a merge), so no typing
+    of the corrected log gives the night the correction kept (two hands). The night is not compared."""
 
 
-def another_version(line: str, nudge: int) -> str | None:
-    """The same kind of line, changed (None for a line /fix does not take: a chore)."""
-    speaker, text = line.split(": ", 1)
-    if text.startswith(("/stake", "/swap", "/rename", "/dealer")):
-        return None
-    if "flowers=" in text:
-        head, flowers = text.rsplit("flowers=", 1)
-        return f"{speaker}: {head}flowers={int(flowers) + 1 + nudge % 3}"
-    if text.startswith("/penalty"):
-        return f"{speaker}: /penalty {'four' if 'follow' in text else 'follow'} {text.split()[-1]}"
-    if text == "/flowergang":
-        return f"{speaker}: /flowergang {NAMES[nudge % 4]}"
-    return None
-
-
-operations = st.lists(
-    st.one_of(
-        night_lines().map(lambda line: ("line", line, 0)),
-        st.tuples(st.just("fix"), st.integers(0, 50).map(str), st.integers(0, 9)),
-        st.tuples(st.just("undo"), st.integers(0, 50).map(str), st.integers(0, 9)),
-    ),
-    min_size=1,
-    max_size=16,
-)
-
-
-async def _replays(referee: object, chat: str, lines: list[str]) -> tuple[object, bool]:
-    """A fresh night of `lines`; whether every one of them is recorded."""
-    from tests.harness import Table
-
-    assert isinstance(referee, Referee)
+async def _replays(referee: Referee, chat: str, opening: Sequence[str], lines: list[str]) -> tuple[Table, bool]:
+    """A fresh night of `lines`; whether every one of them is recorded (Untypable: see there)."""
     table = Table(referee, chat)
-    await table.say("A: /new A B C D")
+    for line in opening:
+        await table.say(line)
     for line in lines:
         response = await table.respond(line)
         if response is None or not response.recorded:  # a repeat in its hand is asked first: confirm it
             response = await table.respond(f"{line.split(': ', 1)[0]}: /again")
         if response is None or not response.recorded:
             return table, False
+        if response.replies[0].key == "win.merged":
+            raise Untypable(line)
     return table, True
 
 
-async def _corrected_night(ops: list[tuple[str, str, int]]) -> tuple[int, int]:
+def _rendered(response: Response | None) -> str:
+    assert response is not None
+    translator = Translator(response.language)
+    return "\n".join(render(reply, translator) for reply in response.replies)
+
+
+async def _summary_figures(table: Table) -> tuple[str, dict[str, tuple[int, Decimal]]]:
+    """/summary as the chat reads it, and each person's (flowers, money) from its ranking."""
+    response = await table.respond("A: /summary")
+    assert response is not None and response.replies[0].key == "summary.header", _rendered(response)
+    ranks = [reply.params for reply in response.replies if reply.key == "summary.rank"]
+    return _rendered(response), {str(r["name"]): (int(r["amount"]), Decimal(str(r["money"]))) for r in ranks}
+
+
+async def _csv_figures(table: Table) -> dict[str, tuple[int, Decimal]]:
+    """Each person's (flowers, money) from /export: received minus paid over the payment rows."""
+    response = await table.respond("A: /export")
+    assert response is not None and len(response.attachments) == 1
+    totals: dict[str, tuple[int, Decimal]] = {}
+    for row in csv.DictReader(io.StringIO(response.attachments[0].data.decode("utf-8-sig"))):
+        if not row["payer"]:
+            continue  # an event that moved no money
+        for name, sign in ((row["payer"], -1), (row["payee"], 1)):
+            amount, money = totals.get(name, (0, Decimal(0)))
+            totals[name] = (amount + sign * int(row["amount"]), money + sign * Decimal(row["money"]))
+    return totals
+
+
+async def _same_money_everywhere(table: Table) -> str:
+    """/summary, the CSV and the chart's end points give every person the same figures; returns the
+    summary's text."""
+    text, summary = await _summary_figures(table)
+    by_csv = await _csv_figures(table)
+    nothing = (0, Decimal(0))  # who left at 0 has no /summary row; who never paid, no CSV rows
+    for name in by_csv.keys() | summary.keys():
+        assert by_csv.get(name, nothing) == summary.get(name, nothing), (name, by_csv, summary)
+    night = await table.referee.nights.latest(table.chat_id)
+    assert night is not None
+    ends = end_points(night_people(night))
+    assert {name: amount for name, amount in ends.items() if amount} == {
+        name: amount for name, (amount, _) in summary.items() if amount
+    }
+    return text
+
+
+async def _corrected_night(opening: Sequence[str], ops: list[Operation]) -> tuple[int, int, set[str]]:
     """Play `ops` keeping a model: each place's versions (line, the event id that wrote it), newest
     last; a correction names the place by its first event or by its current version (the natural
     `/fix 3` after a fix #3), which must mean the same. Then the current versions, replayed on a
-    fresh night, must give the same balances, money, transfers, hands, /score and restart; and a
-    correction is refused only when the corrected log does not replay."""
-    import tempfile
-    from pathlib import Path
-
-    from bot.ledger import Ledger
-    from tests.harness import Table
-
+    fresh night, must give the same balances, money, transfers, hands, /score, /summary, CSV, chart
+    and restart; and a correction is refused only when the corrected log does not replay (or the
+    night is closed, or a seat is free)."""
     with tempfile.TemporaryDirectory() as folder:
         ledger = await Ledger.open(Path(folder) / "l.sqlite3")
         try:
             referee = Referee(ledger, charts_enabled=False)
             table = Table(referee, "night")
-            await table.say("A: /new A B C D")
+            for line in opening:
+                await table.say(line)
             places: list[list[tuple[str, int]]] = []  # versions of each place; empty: undone
             recorded = refused = 0
             replays = iter(range(10_000))
@@ -477,9 +505,7 @@ async def _corrected_night(ops: list[tuple[str, str, int]]) -> tuple[int, int]:
                         continue
                     places.append([(value, event_id)])
                     continue
-                # a swap or rename is never taken back here: later lines name the table as it then was
-                names = ("/swap", "/rename")
-                live = [i for i, p in enumerate(places) if p and not p[-1][0].split(": ", 1)[1].startswith(names)]
+                live = [i for i, p in enumerate(places) if p and not p[-1][0].split(": ", 1)[1].startswith(KEPT)]
                 if not live:
                     continue
                 at = live[int(value) % len(live)]
@@ -490,8 +516,9 @@ async def _corrected_night(ops: list[tuple[str, str, int]]) -> tuple[int, int]:
                     response = await table.respond(f"A: /undo {named}")
                 else:
                     changed = another_version(versions[-1][0], nudge)
-                    if changed is None:
-                        continue
+                    later = [v[-1][0].split(": ", 1)[1] for v in places[at + 1 :] if v]
+                    if changed is None or any(text.startswith(SEATING) for text in later):
+                        continue  # a fix reads names against the table now (see the xfail below)
                     attempt = [*versions, (changed, 0)]
                     response = await table.respond(f"A: /fix {named} {changed.split(': ', 1)[1]}")
                 if response is not None and response.recorded:
@@ -499,28 +526,134 @@ async def _corrected_night(ops: list[tuple[str, str, int]]) -> tuple[int, int]:
                     places[at] = attempt if op == "undo" else [*versions, (attempt[-1][0], event_id)]
                     recorded += 1
                     continue
+                assert response is not None and response.refused, value
+                if response.replies[0].key in NOT_ABOUT_THE_LOG:
+                    continue
                 refused += 1
-                _, holds = await _replays(referee, f"check-{next(replays)}", log(attempt, at))
+                try:
+                    _, holds = await _replays(referee, f"check-{next(replays)}", opening, log(attempt, at))
+                except Untypable:
+                    continue  # refused, and the corrected log cannot be typed apart: nothing to compare
                 assert not holds, f"refused, yet the corrected log replays: {log(attempt, at)}"
-            replay, holds = await _replays(referee, "replay", log())
-            assert holds and isinstance(replay, Table), log()
+            replay, holds = await _replays(referee, "replay", opening, log())
+            assert holds, log()
             night, fresh = await table.night(), await replay.night()
             assert {**night, "night": 0} == {**fresh, "night": 0}  # balances, money, transfers, hands
             assert await table.say("A: /score") == await replay.say("A: /score")
+            assert await _same_money_everywhere(table) == await _same_money_everywhere(replay)
             restarted = Table(Referee(ledger, charts_enabled=False), "night")
             assert await restarted.balances() == await replay.balances()
-            return recorded, refused
+            kinds = {line.split(": ", 1)[1].split()[0] for line in log()}
+            return recorded, refused, kinds
         finally:
             await ledger.close()
 
 
-@settings(max_examples=examples(15), deadline=None)
-@given(operations)
-def test_a_corrected_night_equals_replaying_its_corrected_log(ops: list[tuple[str, str, int]]) -> None:
-    import asyncio
-
-    from hypothesis import event
-
-    recorded, refused = asyncio.run(_corrected_night(ops))
+@settings(max_examples=NIGHTS, deadline=None)
+@given(night_openings, night_operations)
+def test_a_corrected_night_equals_replaying_its_corrected_log(opening: Sequence[str], ops: list[Operation]) -> None:
+    try:
+        recorded, refused, kinds = asyncio.run(_corrected_night(opening, ops))
+    except Untypable:
+        assume(False)  # rare (a few in a thousand nights): see Untypable
+        return
     event(f"corrections recorded: {min(recorded, 4)}{'+' if recorded >= 4 else ''}")
     event(f"corrections refused: {min(refused, 2)}{'+' if refused >= 2 else ''}")
+    event(f"opened with a free seat: {len(opening) > 1}")
+    for kind in ("/join", "/unseat", "/close", "/reopen", "/hu"):
+        event(f"{kind} in the corrected log: {kind in kinds}")
+    event(f"a 包牌 run typed: {any(len(group) > 3 for group in _pong_runs(ops))}")
+
+
+def _pong_runs(ops: list[Operation]) -> list[list[str]]:
+    """Runs of consecutive pongs with a tile by one player from one feeder (the 包牌 runs)."""
+    runs: list[list[str]] = []
+    for op, value, _ in ops:
+        words = value.split()
+        if op == "line" and words[1] == "/pong" and len(words) == 4:
+            if runs and runs[-1][0].split()[:3] == words[:3]:
+                runs[-1].append(value)
+                continue
+            runs.append([value])
+    return runs
+
+
+# ---- regressions the random nights found, pinned ------------------------------------------------
+
+
+async def test_a_fix_that_makes_a_later_pong_a_second_pong_of_its_tile_is_refused(table: Table) -> None:
+    """Found by the random nights: `/fix 3 /pong B E` with A's `/pong B E` already at #4 was
+    recorded, and the corrected log (two pongs of E by A) does not replay: typed, #4 is refused."""
+    await table.play("A: /new A B C D\nA: /flowergang\nA: /pong B 1m\nA: /pong B E")
+    response = await table.respond("A: /fix 3 /pong B E")
+    assert response is not None and response.refused and not response.recorded
+    assert response.replies[0].key == "fix.breaks_later" and response.replies[0].params["id"] == 4
+    reason = response.replies[0].params["reason"]
+    assert isinstance(reason, Reply) and reason.key == "event.already_recorded" and reason.params["id"] == 3
+    # nothing moved: A's 花杠 alone, 6 from each of the three others (nanjing 花杠 6): A +18
+    assert await table.balances() == {"A": 18, "B": -6, "C": -6, "D": -6}
+
+
+async def test_after_an_undo_the_csv_prices_a_hand_at_the_stake_the_summary_does(table: Table) -> None:
+    """Found by the random nights: once the 花杠 before a 改底 is undone, nothing is logged before the
+    改底 in hand 1, so it counts from hand 1 (README: "from this one if nothing is logged in it
+    yet"), as a fresh replay has it; /summary priced hand 1 at 0.5, the CSV and chart at 1."""
+    await table.play(
+        "A: /new A B C D\nA: /flowergang\nA: /stake 0.5\nA: /hu self 对对胡 全球独钓 flowers=0\nA: /undo 2"
+    )
+    # A's win, 跑 20 + 门清 20 + 对对胡 40 + 全球独钓 60 + 无花果 40 = 180 from each of three: 540
+    # flowers, at 0.5 a flower 270; each payer -180 flowers, -90
+    expected = {"A": (540, Decimal(270)), "B": (-180, Decimal(-90)), "C": (-180, Decimal(-90))}
+    expected["D"] = (-180, Decimal(-90))
+    assert (await _summary_figures(table))[1] == expected
+    assert await _csv_figures(table) == expected
+
+
+async def test_the_chart_has_a_line_for_a_newcomer_who_has_paid_nothing_yet(table: Table) -> None:
+    """Found by the random nights: a fifth person (D after `/swap A D`) with no payment yet made the
+    chart's balances one short, and /summary failed on drawing it (IndexError)."""
+    await table.play("A: /new A B C\nE: /join\nA: /flowergang\nA: /swap A D\nA: /pong B E")
+    night = await table.referee.nights.latest(table.chat_id)
+    assert night is not None
+    # A's 花杠: 6 from each of B, C, E (A +18); D sat down after it and has moved nothing
+    assert end_points(night_people(night)) == {"A": 18, "B": -6, "C": -6, "E": -6, "D": 0}
+
+
+FREE_SEAT_NAMELESS = (
+    "another area (bot/handlers/questions.py summary_replies, bot/views.py board): a free seat is"
+    " listed as a player with an empty name (`4. ：0 花`, `东 ：0 花`, `庄 `); found by the random nights"
+)
+
+
+@pytest.mark.xfail(reason=FREE_SEAT_NAMELESS, strict=True)
+async def test_a_free_seat_is_not_a_person_in_the_summary(table: Table) -> None:
+    # B's self-drawn 门清 win: 跑 20 + 硬花 2×4 = 8 + 缺一门 2 + 门清 20 = 50 from each of three: B +150
+    await table.play("A: /new A B C D\nB: /hu self 123m456m789m234p5p+5p flowers=4\nA: /unseat B")
+    response = await table.respond("A: /summary")
+    assert response is not None
+    ranks = {str(r.params["name"]): r.params["amount"] for r in response.replies if r.key == "summary.rank"}
+    assert ranks == {"B": 150, "A": -50, "C": -50, "D": -50}  # B keeps what he won; no row for the seat
+    assert all(r.params["name"] for r in response.replies if r.key == "summary.player_stats")
+
+
+@pytest.mark.xfail(reason=FREE_SEAT_NAMELESS, strict=True)
+async def test_a_free_seat_reads_as_free_on_the_board(table: Table) -> None:
+    await table.play("A: /new A B C\nD: /join\nA: /unseat A")
+    board = (await table.say("A: /score")).splitlines()
+    assert not [line for line in board if re.match(r"\s*[东南西北] ：", line)]  # `东 ：0 花`: a seat with no name
+    assert not re.search(r"庄\s*$", board[0])  # `庄 ` and nothing: the dealer's seat is the free one
+
+
+@pytest.mark.xfail(
+    reason="another area (bot/handlers/corrections.py corrected_event): a fixed line's names are read"
+    " against the table now, not as it sat at the corrected place; found by the random nights",
+    strict=True,
+)
+async def test_a_fix_naming_someone_who_sat_down_later_is_refused(table: Table) -> None:
+    # B's 花杠 at #2: 6 from each of three, B +18. E takes A's seat (East) after it; `/fix 2
+    # /flowergang E` names E, who was not at the table at #2: it must be refused, not become the
+    # flower gang of whoever sat East then (A: +18, B: -6), which nobody typed
+    await table.play("A: /new A B C D\nB: /flowergang\nA: /swap A E")
+    response = await table.respond("A: /fix 2 /flowergang E")
+    assert response is not None and response.refused and not response.recorded
+    assert await table.balances() == {"A": -6, "B": 18, "C": -6, "D": -6, "E": 0}

@@ -2,11 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +10,7 @@ import pytest
 from bot.delivery import RetryPolicy
 from bot.ledger import Ledger
 from bot.telegram_app import TelegramFrontEnd, build_application
+from tests.bot_process import bot_against_fake
 from tests.fake_telegram import FakeTelegram, user
 
 GROUP, OTHER_GROUP = -100111, -100222
@@ -187,30 +183,14 @@ async def test_private_chat_never_touches_a_group(fake: FakeTelegram, tmp_path: 
 def test_python_m_bot_runs_against_the_fake_server_and_stops_on_sigint(tmp_path: Path) -> None:
     import asyncio
 
+    log = tmp_path / "bot.log"
+
     async def scenario() -> list[str]:
-        fake = FakeTelegram()
-        await fake.start()
-        root = Path(__file__).resolve().parent.parent
-        env = {
-            **os.environ,
-            "TELEGRAM_BOT_TOKEN": "123:TEST",
-            "TELEGRAM_BASE_URL": fake.base_url,
-            "REFEREE_DB": str(tmp_path / "sub.sqlite3"),
-            "PYTHONPATH": str(root),
-        }
-        process = subprocess.Popen([sys.executable, "-m", "bot"], cwd=root, env=env, stderr=subprocess.PIPE, text=True)
-        try:
+        async with bot_against_fake(tmp_path / "sub.sqlite3", log) as (fake, bot):
             fake.message(GROUP, ALICE, "/new @alice @bob @carol @dave")
             await fake.wait_for(lambda: bool(fake.sent("sendMessage")), timeout=30)
-        finally:
-            process.send_signal(signal.SIGINT)
-            started = time.monotonic()
-            while process.poll() is None and time.monotonic() - started < 20:
-                await asyncio.sleep(0.1)
-            if process.poll() is None:
-                process.kill()
-            await fake.stop()
-        assert process.returncode == 0, process.stderr.read() if process.stderr else ""
+            status = await bot.stop()  # SIGINT
+        assert status == 0, log.read_text(encoding="utf-8")
         return fake.texts()
 
     texts = asyncio.run(scenario())

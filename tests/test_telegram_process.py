@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import signal
 import socket
 import sqlite3
 import subprocess
@@ -20,69 +19,27 @@ from typing import Any
 
 import aiohttp
 
-from tests.fake_telegram import FakeTelegram
+from tests.bot_process import ROOT, bot_against_fake, bot_environment, count, wait_until
 from tests.test_telegram import ALICE, BOB
 
-ROOT = Path(__file__).resolve().parent.parent
 CHATS = (-100301, -100302, -100303, -100304)
 NEW = "/new @alice @bob @carol @dave"
 BURST = 200
-
-
-def start_bot(db: Path, base_url: str, log: Path, **extra: str) -> subprocess.Popen[str]:
-    env = {
-        **os.environ,
-        "TELEGRAM_BOT_TOKEN": "123:TEST",
-        "TELEGRAM_BASE_URL": base_url,
-        "REFEREE_DB": str(db),
-        "PYTHONPATH": str(ROOT),
-        **extra,
-    }
-    with open(log, "a", encoding="utf-8") as stderr:
-        return subprocess.Popen([sys.executable, "-m", "bot"], cwd=ROOT, env=env, stderr=stderr, text=True)
-
-
-async def stop(process: subprocess.Popen[str], sig: int = signal.SIGINT, timeout: float = 20) -> int:
-    process.send_signal(sig)
-    started = time.monotonic()
-    while process.poll() is None and time.monotonic() - started < timeout:
-        await asyncio.sleep(0.05)
-    if process.poll() is None:
-        process.kill()
-        process.wait()
-    return process.returncode
-
-
-def count(db: Path, sql: str, *params: Any) -> int:
-    with sqlite3.connect(db) as connection:
-        return int(connection.execute(sql, params).fetchone()[0])
-
-
-async def wait_until(condition: Any, timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise TimeoutError("condition not met in time")
-        await asyncio.sleep(0.05)
 
 
 def test_sigkill_during_a_burst_then_restart_records_every_acknowledged_update_once(tmp_path: Path) -> None:
     db, log = tmp_path / "kill.sqlite3", tmp_path / "bot.log"
 
     async def scenario() -> None:
-        fake = FakeTelegram()
-        await fake.start()
-        process = start_bot(db, fake.base_url, log)
-        try:
+        async with bot_against_fake(db, log) as (fake, bot):
             for chat in CHATS:
                 fake.message(chat, ALICE, NEW)
             await fake.wait_for(lambda: len(fake.sent("sendMessage")) >= 4, timeout=60)
             ids = [fake.message(chat, ALICE, "/penalty bob 5") for _ in range(BURST // len(CHATS)) for chat in CHATS]
             # Telegram hands out 100 a call: kill once the first 100 are acknowledged, mid-burst
             await fake.wait_for(lambda: fake._confirmed > ids[99], timeout=30)
-            os.kill(process.pid, signal.SIGKILL)
-            process.wait()
-            process = start_bot(db, fake.base_url, log)
+            bot.kill()  # SIGKILL
+            bot.restart()
             sql = "SELECT COUNT(*) FROM events WHERE kind = 'penalty'"
             await wait_until(lambda: count(db, sql) >= BURST)
             await wait_until(lambda: count(db, "SELECT COUNT(*) FROM inbox WHERE done = 0") == 0)
@@ -102,11 +59,7 @@ def test_sigkill_during_a_burst_then_restart_records_every_acknowledged_update_o
             before = len(fake.sent("sendMessage"))
             fake.message(CHATS[0], ALICE, "/score")  # and the restarted bot goes on as usual
             await fake.wait_for(lambda: len(fake.sent("sendMessage")) > before, timeout=30)
-            assert await stop(process) == 0
-        finally:
-            if process.poll() is None:
-                process.kill()
-            await fake.stop()
+            assert await bot.stop() == 0
 
     asyncio.run(scenario())
 
@@ -115,23 +68,14 @@ def test_a_second_process_on_the_same_database_refuses_to_start(tmp_path: Path) 
     db, log = tmp_path / "one.sqlite3", tmp_path / "bot.log"
 
     async def scenario() -> None:
-        fake = FakeTelegram()
-        await fake.start()
-        first = start_bot(db, fake.base_url + "/bot", log)  # the form with /bot works as well
-        try:
+        async with bot_against_fake(db, log, url_suffix="/bot") as (fake, first):  # the form with /bot works too
             fake.message(CHATS[0], ALICE, NEW)
             await fake.wait_for(lambda: bool(fake.sent("sendMessage")), timeout=30)
             started = time.monotonic()
             second = subprocess.run(
                 [sys.executable, "-m", "bot"],
                 cwd=ROOT,
-                env={
-                    **os.environ,
-                    "TELEGRAM_BOT_TOKEN": "123:TEST",
-                    "TELEGRAM_BASE_URL": fake.base_url,
-                    "REFEREE_DB": str(db),
-                    "PYTHONPATH": str(ROOT),
-                },
+                env=bot_environment(db, fake.base_url),
                 capture_output=True,
                 text=True,
                 timeout=30,
@@ -150,11 +94,7 @@ def test_a_second_process_on_the_same_database_refuses_to_start(tmp_path: Path) 
             before = len(fake.sent("sendMessage"))
             fake.message(CHATS[0], BOB, "/flowergang")  # the first one is unaffected
             await fake.wait_for(lambda: len(fake.sent("sendMessage")) > before, timeout=30)
-            assert await stop(first) == 0
-        finally:
-            if first.poll() is None:
-                first.kill()
-            await fake.stop()
+            assert await first.stop() == 0
 
     asyncio.run(scenario())
 
@@ -162,13 +102,7 @@ def test_a_second_process_on_the_same_database_refuses_to_start(tmp_path: Path) 
 def test_an_unopenable_database_exits_with_a_clear_message_in_both_front_ends(tmp_path: Path) -> None:
     junk = tmp_path / "junk.sqlite3"
     junk.write_text("this is not an SQLite database\n" * 200, encoding="utf-8")
-    env = {
-        **os.environ,
-        "TELEGRAM_BOT_TOKEN": "123:TEST",
-        "TELEGRAM_BASE_URL": "http://127.0.0.1:9",
-        "REFEREE_DB": str(junk),
-        "PYTHONPATH": str(ROOT),
-    }
+    env = bot_environment(junk, "http://127.0.0.1:9")
     for argv, environment in (
         (["-m", "bot"], env),
         (
@@ -208,18 +142,8 @@ def test_webhook_mode_end_to_end(tmp_path: Path) -> None:
         raise TimeoutError("the webhook never listened")
 
     async def scenario() -> None:
-        fake = FakeTelegram()
-        await fake.start()
-        process = start_bot(
-            db,
-            fake.base_url,
-            log,
-            WEBHOOK_URL=f"http://127.0.0.1:{port}",
-            LISTEN="127.0.0.1",
-            PORT=str(port),
-            WEBHOOK_SECRET="s3cret",
-        )
-        try:
+        hook = {"WEBHOOK_URL": f"http://127.0.0.1:{port}", "LISTEN": "127.0.0.1", "PORT": str(port)}
+        async with bot_against_fake(db, log, WEBHOOK_SECRET="s3cret", **hook) as (fake, bot):
             await fake.wait_for(lambda: bool(fake.sent("setWebhook")), timeout=30)
             assert fake.sent("setWebhook")[0].params["url"] == f"http://127.0.0.1:{port}/telegram"
             async with aiohttp.ClientSession() as session:
@@ -234,11 +158,7 @@ def test_webhook_mode_end_to_end(tmp_path: Path) -> None:
             assert any("第 1 局开始" in t for t in fake.texts())
             assert any("bob 花杠" in t for t in fake.texts())
             assert count(db, "SELECT COUNT(*) FROM events WHERE kind = 'flower_gang'") == 1
-            assert await stop(process) == 0
-        finally:
-            if process.poll() is None:
-                process.kill()
-            await fake.stop()
+            assert await bot.stop() == 0
 
     asyncio.run(scenario())
 
@@ -255,14 +175,8 @@ def test_webhook_without_a_configured_secret_refuses_forged_updates(tmp_path: Pa
             return answer.status
 
     async def scenario() -> None:
-        fake = FakeTelegram()
-        await fake.start()
-        env = {key: value for key, value in os.environ.items() if key != "WEBHOOK_SECRET"}
-        os.environ.pop("WEBHOOK_SECRET", None)
-        process = start_bot(db, fake.base_url, log, WEBHOOK_URL=f"http://127.0.0.1:{port}", PORT=str(port))
-        os.environ.clear()
-        os.environ.update(env)
-        try:
+        hook = {"WEBHOOK_URL": f"http://127.0.0.1:{port}", "PORT": str(port)}
+        async with bot_against_fake(db, log, without=("WEBHOOK_SECRET",), **hook) as (fake, bot):
             await fake.wait_for(lambda: bool(fake.sent("setWebhook")), timeout=30)
             secret = str(fake.sent("setWebhook")[0].params.get("secret_token", ""))
             assert len(secret) >= 32
@@ -281,11 +195,7 @@ def test_webhook_without_a_configured_secret_refuses_forged_updates(tmp_path: Pa
                 assert await post(session, forged, secret) == 200
                 await fake.wait_for(lambda: any("第 1 局开始" in t for t in fake.texts()), timeout=30)
             assert count(db, "SELECT COUNT(*) FROM events WHERE kind = 'open'") == 1
-            assert await stop(process) == 0
-        finally:
-            if process.poll() is None:
-                process.kill()
-            await fake.stop()
+            assert await bot.stop() == 0
 
     asyncio.run(scenario())
 
@@ -301,10 +211,7 @@ def test_polling_survives_a_database_locked_for_ten_seconds(tmp_path: Path) -> N
     lines = 20
 
     async def scenario() -> None:
-        fake = FakeTelegram()
-        await fake.start()
-        process = start_bot(db, fake.base_url, log)
-        try:
+        async with bot_against_fake(db, log) as (fake, bot):
             await fake.settle(fake.message(CHATS[0], ALICE, NEW), timeout=60)
             blocker = sqlite3.connect(db, timeout=30, isolation_level=None)
             blocker.execute("BEGIN EXCLUSIVE")
@@ -325,12 +232,8 @@ def test_polling_survives_a_database_locked_for_ten_seconds(tmp_path: Path) -> N
             await fake.settle(fake.message(CHATS[0], ALICE, "/score"), timeout=60)
             assert recorded() == lines  # once each
             assert count(db, "SELECT COUNT(*) FROM inbox") == lines + 2
-            assert process.poll() is None, "polling never stops"
-            assert await stop(process) == 0
-        finally:
-            if process.poll() is None:
-                process.kill()
-            await fake.stop()
+            assert bot.poll() is None, "polling never stops"
+            assert await bot.stop() == 0
         if LOCK_SECONDS > 10:  # longer than the writer's busy timeout: the retries did it
             assert "not stored yet" in log.read_text(encoding="utf-8")
 
