@@ -31,6 +31,7 @@ Environment variables (Telegram front end):
   PORT                the port the webhook listens on (default: 8443)
   WEBHOOK_SECRET      the secret Telegram sends with each webhook update; a random one is generated
                       at each start when unset (updates without it are refused with 403)
+  BOARD_EDIT_SECONDS  the least time between two edits of a chat's pinned live board (default: 10)
 """
 
 

@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 
+from bot.board import mode_of
 from bot.replies import Reply
 from bot.vocabulary import catalog_words, flag_words, fold, normalize_width, pattern_words
 from engine.errors import EngineError
@@ -83,6 +84,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("me", ("me",), "/me"),
     CommandSpec("export", ("export",), "/export"),
     CommandSpec("lang", ("lang", "language"), "/lang en"),
+    CommandSpec("board", ("board",), "/board each"),
     CommandSpec("help", ("help", "start"), "/help"),
 )
 SPEC_BY_NAME = {spec.name: spec for spec in COMMANDS}
@@ -432,6 +434,7 @@ PLAIN_ARGS: dict[str, frozenset[str]] = {
 _FREE_TEXT: dict[str, Callable[[list[str]], bool]] = {
     "new": lambda words: True,
     "lang": lambda words: not words or (len(words) == 1 and normalize_language(words[0]) is not None),
+    "board": lambda words: not words or (len(words) == 1 and mode_of(words[0]) is not None),
     "rules": lambda words: not words or (len(words) == 1 and words[0].lower() in PRESET_NAMES),
     "rename": lambda words: len(words) == 2,
     "swap": lambda words: len(words) == 2,
@@ -477,7 +480,7 @@ _ONE_ARG = frozenset({"undo", "history", "stats", "unseat"})
 
 # Every argument a command does not use is an error, never silently dropped.
 _NO_ARGS = frozenset({"draw", "score", "close", "reopen", "help", "me", "tab"})
-_ONE_ARG_SLASH = frozenset({"undo", "history", "stats", "rules", "lang", "unseat", "join", "again"})
+_ONE_ARG_SLASH = frozenset({"undo", "history", "stats", "rules", "lang", "board", "unseat", "join", "again"})
 
 _SLASH_HEAD = re.compile(r"(\S*)\s*(.*)", re.DOTALL)
 
@@ -504,7 +507,7 @@ def _parse_slash(raw: str, line: str, known: Sequence[str]) -> Command | None:
         return _fix(raw, rest, False)
     if spec.name in FLOWS and rest.startswith("~"):  # a guided flow's step: its state, read by the flow
         return Command(spec.name, raw, word=rest.strip())
-    if spec.name in ("new", "summary", "export", "lang", "rules", "join", *CHORES, *TAB_COMMANDS):
+    if spec.name in ("new", "summary", "export", "lang", "board", "rules", "join", *CHORES, *TAB_COMMANDS):
         tokens = _tokens(rest)  # free text: names to seat, options, a path, a language
     else:
         tokens = [p.text for p in scan(rest, known) if p.kind != PARTICLE]
@@ -606,6 +609,7 @@ USAGE_ERRORS = frozenset(
         "number.too_big",
         "undo.bad_id",
         "history.bad_page",
+        "board.unknown",
     }
 )
 

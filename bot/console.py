@@ -71,8 +71,6 @@ class Console:
         text = render_response(response, translator)
         if text:
             print(text, file=self.out)
-        if response.scoreboard is not None and response.moved_money:
-            print(render(response.scoreboard, translator), file=self.out)
         for choice in response.choices:
             print(f"  [{render(choice.label, translator)}] {choice.command}", file=self.out)
         for attachment in response.attachments:

@@ -5,9 +5,10 @@ answer and moves on to the next update. The sender retries what fails (a 429 wai
 Telegram asks, a 5xx or dropped connection backs off); a message that still cannot be sent leaves a
 short "recorded #N …" note that goes out with the chat's next message or after a pause, and an
 answer that recorded nothing is dropped (a later question supersedes it). When a chat has a backlog,
-everything waiting is coalesced into as few messages as possible (one line per recorded event, one
-scoreboard), which keeps a busy table within Telegram's 20 messages a minute per group; texts over
-Telegram's 4,096 characters are split at line breaks.
+everything waiting is coalesced into as few messages as possible (one line per recorded event, the
+latest scoreboard once), which keeps a busy table within Telegram's 20 messages a minute per group; texts over
+Telegram's 4,096 characters are split at line breaks. `LiveBoards` keeps each chat's pinned board up
+to date apart from the replies: the latest board wins, at most one edit per chat every few seconds.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import datetime
 import logging
+import time
 import warnings
 from collections import deque
 from collections.abc import Awaitable, Callable
@@ -48,6 +50,12 @@ class Outgoing:
         """Only text (and a scoreboard): can share a message with its neighbours."""
         return not self.response.choices and not self.response.attachments and self.edit is None
 
+    @property
+    def shows_board(self) -> bool:
+        """The chat sees the scoreboard in this answer (the end of a hand, or `/board each`)."""
+        board = self.response.scoreboard
+        return board is not None and board in self.response.replies
+
     def short(self) -> str:
         """The first line of a recorded answer ("✅ recorded #12: …"): what a backlog or a late note shows."""
         translator = Translator(self.response.language)
@@ -80,10 +88,17 @@ def split_text(text: str, limit: int = MESSAGE_LIMIT) -> list[str]:
 
 
 def coalesce(batch: list[Outgoing]) -> str:
-    """One text for several answers: recorded events as one line each, other answers in full."""
+    """One text for several answers: recorded events as one line each, other answers in full, and
+    the latest scoreboard once at the end when any of the events showed one."""
     if len(batch) == 1:
         return batch[0].full()
-    return "\n".join(item.short() if item.response.recorded else item.full() for item in batch)
+    lines = [item.short() if item.response.recorded else item.full() for item in batch]
+    shown = [item for item in batch if item.response.recorded and item.shows_board]
+    if shown:
+        latest = [item for item in batch if item.response.recorded and item.response.scoreboard is not None][-1]
+        assert latest.response.scoreboard is not None
+        lines.append(render(latest.response.scoreboard, Translator(latest.response.language)))
+    return "\n".join(lines)
 
 
 @dataclass(frozen=True)
@@ -212,3 +227,71 @@ class Outbox:
         except Exception:
             log.warning("chat %s: late note not delivered yet", chat)
             self._late.setdefault(chat, [])[:0] = notes
+
+
+Publisher = Callable[[Outgoing], Awaitable[bool]]  # True: it called Telegram (an edit, a send and pin)
+
+
+@dataclass
+class LiveBoards:
+    """The pinned live board of each chat, edited in place, at most once every `interval` seconds.
+
+    A burst of events leaves one pending board per chat (the last one wins), so the chat's board is
+    edited once with the latest state instead of once per event: a table of four that records an
+    event every few seconds stays far inside Telegram's edit limits (edits count against the 20
+    messages a minute per group, shared with the replies). A 429 keeps the board pending until
+    Telegram's `retry_after` has passed; then the latest board, not the one refused, goes out.
+    """
+
+    publish: Publisher  # edits (or sends and pins) one board; RetryAfter means "wait and try again"
+    interval: float = 10.0
+    attempts: int = 3  # a board that meets a network failure this many times in a row waits for the next event
+    clock: Callable[[], float] = time.monotonic
+    _pending: dict[tuple[int, str], Outgoing] = field(default_factory=dict)
+    _tasks: dict[tuple[int, str], asyncio.Task[None]] = field(default_factory=dict)
+    _next: dict[tuple[int, str], float] = field(default_factory=dict)  # when the chat may be edited again
+
+    def push(self, item: Outgoing) -> None:
+        key = (item.chat, item.chat_key)
+        self._pending[key] = item
+        if key not in self._tasks:
+            self._tasks[key] = asyncio.create_task(self._run(key))
+
+    def pending(self) -> int:
+        return len(self._pending)
+
+    async def idle(self) -> None:
+        while self._tasks:
+            await asyncio.gather(*self._tasks.values(), return_exceptions=True)
+
+    async def stop(self) -> None:
+        for task in list(self._tasks.values()):
+            task.cancel()
+        await asyncio.gather(*self._tasks.values(), return_exceptions=True)
+
+    async def _run(self, key: tuple[int, str]) -> None:
+        failures = 0
+        try:
+            while key in self._pending:
+                wait = self._next.get(key, 0.0) - self.clock()
+                if wait > 0:
+                    await asyncio.sleep(wait)
+                item = self._pending.pop(key)
+                try:
+                    if await self.publish(item):
+                        self._next[key] = self.clock() + self.interval
+                    failures = 0
+                except RetryAfter as error:
+                    self._pending.setdefault(key, item)  # a newer board, if one came meanwhile, wins
+                    self._next[key] = self.clock() + max(_wait_asked(error), self.interval)
+                except (TimedOut, NetworkError) as error:  # tried again a little later, a few times
+                    failures += 1
+                    if failures < self.attempts:
+                        self._pending.setdefault(key, item)
+                        self._next[key] = self.clock() + max(self.interval, 1.0)
+                    else:
+                        log.warning("chat %s: the live board was not updated (%s)", key[0], error)
+                except Exception:
+                    log.exception("chat %s: the live board was not updated", key[0])
+        finally:
+            del self._tasks[key]

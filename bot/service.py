@@ -14,9 +14,11 @@ from dataclasses import replace
 from pathlib import Path
 
 from bot import tab
+from bot.board import DEFAULT_MODE, shaped
+from bot.board import SETTING as BOARD_SETTING
 from bot.codec import SeatChange
 from bot.commands import parse, usage_hint
-from bot.handlers import chores, corrections, flows, opening, questions, table_events, tile_flow
+from bot.handlers import board, chores, corrections, flows, opening, questions, table_events, tile_flow
 from bot.handlers.causes import flower_choices
 from bot.handlers.common import Context, Desk, Incoming, Refusal, meld_conflict, near_miss, readable, refused_win
 from bot.inbox import Inbox
@@ -42,7 +44,9 @@ HEAD_ONLY = frozenset(
     {"score", "pong", "gang", "added_gang", "concealed_gang", "flower_gang", "winds", "range", "penalty", "draw"}
 )
 # Commands that only ask: a seat is never claimed by them
-QUESTIONS = frozenset({"score", "history", "rules", "summary", "help", "stats", "me", "export", "unknown", "lang"})
+QUESTIONS = frozenset(
+    {"score", "history", "rules", "summary", "help", "stats", "me", "export", "unknown", "lang", "board"}
+)
 QUESTIONS |= {"tab", "paid", "settled"}  # the tab's entries are the chat's, not the table's: no seat is claimed
 # Commands that seat the speaker themselves (`/join`, `我是 李四`): no automatic binding before them
 SEATS_ITSELF = frozenset({"join"})
@@ -57,6 +61,7 @@ HANDLERS: dict[str, Handler] = {
     "close": opening.close,
     "reopen": opening.reopen,
     "lang": opening.lang,
+    "board": board.board,
     "pong": table_events.pong,
     "gang": flows.guided_gang,
     "added_gang": table_events.gang,
@@ -156,10 +161,14 @@ class Referee:
             claimed = None
             if night is not None and not night.closed and command.name not in SEATS_ITSELF:
                 claimed = await self._bind_user(incoming, night, command.name not in QUESTIONS)
+            hand_before = night.state.hand_no if night is not None else None
             try:
                 response = await handler(context)
             finally:
                 unwritten = night.drop_unwritten_bind() if night is not None else None
+            # one quiet line per event, the board when the hand changes (or after each: /board each)
+            mode = await self.nights.setting(incoming.chat_id, BOARD_SETTING) or DEFAULT_MODE
+            response = shaped(response, mode, hand_before)
             if night is not None and unwritten is not None and claimed is None:
                 # a known account (seated by @username): bound once its line is answered, refusal-free
                 await night.record_seat(Line(incoming.speaker.name, "(bind)"), "bind", unwritten)

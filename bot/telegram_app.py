@@ -4,7 +4,8 @@ Intake is durable: PTB's updater hands each update to `DurableQueue.put`, which 
 inbox (bot/inbox.py) and commits before the updater may move the `getUpdates` offset past it (or
 before a webhook call is answered). Each chat then has its own worker that processes its inbox rows
 strictly in order, while chats run side by side, so a long backlog in one chat never delays another.
-A worker never waits for a reply to be sent: answers go to the chat's outbox (bot/delivery.py).
+A worker never waits for a reply to be sent: answers go to the chat's outbox (bot/delivery.py), and
+a recorded event's board to the chat's pinned live board (`LiveBoards`, edited in place, coalesced).
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from telegram import (
     BotCommandScopeAllGroupChats,
     BotCommandScopeAllPrivateChats,
     CallbackQuery,
+    ChatMemberAdministrator,
+    ChatMemberOwner,
     InlineKeyboardButton,
     InlineKeyboardMarkup,
     Message,
@@ -37,7 +40,7 @@ from telegram.request import BaseRequest
 
 from bot.commands import COMMANDS
 from bot.database import EXIT_UNAVAILABLE, DatabaseUnavailable, owned
-from bot.delivery import MESSAGE_LIMIT, Outbox, Outgoing, RetryPolicy, split_text, with_retries
+from bot.delivery import MESSAGE_LIMIT, LiveBoards, Outbox, Outgoing, RetryPolicy, split_text, with_retries
 from bot.inbox import Inbox, Row
 from bot.replies import Reply, Response, render, render_response
 from bot.seating import Speaker
@@ -66,6 +69,8 @@ ADMIN_RETRY_SECONDS = 30.0
 COMMAND_LANGUAGES = {"": DEFAULT_LANGUAGE, "zh": "zh-Hans", "en": "en"}
 STORE_FIRST_DELAY = 0.2  # seconds: an inbox write that failed is retried, doubling up to the cap
 STORE_MAX_DELAY = 5.0
+BOARD_EDIT_SECONDS = 10.0  # the pinned board is edited at most this often per chat (BOARD_EDIT_SECONDS)
+PIN_RIGHT_SECONDS = 600  # how long the bot's own right to pin in a chat is trusted before asking again
 __all__ = ["PER_PRESSER", "TelegramFrontEnd", "addressed_elsewhere", "build_application", "update_key"]
 
 
@@ -101,7 +106,9 @@ class TelegramFrontEnd:
     admins: dict[int, tuple[float, frozenset[int]]] = field(default_factory=dict)
     # Looked up on every update, written only here: kept in memory, the database keeps them for restarts.
     chat_keys: dict[int, str] = field(default_factory=dict)
-    boards: dict[tuple[str, int], int] = field(default_factory=dict)
+    boards: dict[tuple[str, int], int] = field(default_factory=dict)  # (chat key, night) -> its pinned board
+    board_interval: float = BOARD_EDIT_SECONDS
+    pin_rights: dict[int, tuple[float, bool]] = field(default_factory=dict)  # chat -> (looked up at, may pin)
     moved: dict[int, int] = field(default_factory=dict)  # old chat id -> the supergroup it became
     lookup_bot: Bot | None = None  # admin lookups: a client without the replies' rate limiter
     reads_all: bool = True  # getMe's can_read_all_group_messages: False while privacy mode is on
@@ -112,9 +119,11 @@ class TelegramFrontEnd:
     _workers: dict[str | None, asyncio.Task[None]] = field(default_factory=dict)
     _refreshing: dict[int, asyncio.Task[tuple[float, frozenset[int]]]] = field(default_factory=dict)
     outbox: Outbox = field(init=False)
+    live: LiveBoards = field(init=False)
 
     def __post_init__(self) -> None:
         self.outbox = Outbox(self.send_batch, self.policy)
+        self.live = LiveBoards(self.publish_board, self.board_interval)
 
     @property
     def referee(self) -> Referee:
@@ -160,6 +169,7 @@ class TelegramFrontEnd:
             task.cancel()
         await asyncio.gather(*self._workers.values(), return_exceptions=True)
         await self.outbox.stop()
+        await self.live.stop()
         await self.inbox.flush()
 
     async def close(self, application: Application[Any, Any, Any, Any, Any, Any]) -> None:
@@ -172,9 +182,10 @@ class TelegramFrontEnd:
 
     async def idle(self) -> None:
         """Wait until every queued update is processed and every answer delivered (tests, bench)."""
-        while self._workers or self.outbox.waiting():
+        while self._workers or self.outbox.waiting() or self.live.pending():
             await asyncio.gather(*self._workers.values(), return_exceptions=True)
             await self.outbox.idle()
+            await self.live.idle()
 
     # ---- intake and scheduling -----------------------------------------------------------------
 
@@ -373,7 +384,7 @@ class TelegramFrontEnd:
         response = await self.referee.handle(incoming)
         if response is not None and (response.replies or response.attachments):
             assert read.chat_id is not None
-            self.outbox.push(Outgoing(read.chat_id, read.topic, chat_key, self.with_privacy(response)))
+            self.post(Outgoing(read.chat_id, read.topic, chat_key, self.with_privacy(response)))
         return response is not None and response.recorded
 
     async def on_edit(self, read: Input, row: Row) -> bool:
@@ -389,7 +400,10 @@ class TelegramFrontEnd:
         return await self.on_text(read, row, f"/fix {number} {read.text}")
 
     async def on_member(self, read: Input) -> None:
-        """The bot added to a group: with privacy mode on, say at once what it cannot see."""
+        """The bot added to a group: with privacy mode on, say at once what it cannot see. Any change
+        of the bot's membership (made an admin, its right to pin given or taken) is looked up afresh."""
+        if read.chat_id is not None:
+            self.pin_rights.pop(read.chat_id, None)
         if not read.group or read.chat_id is None or read.member_status not in ("member", "administrator"):
             return
         if self.reads_all or read.member_can_read:
@@ -435,13 +449,11 @@ class TelegramFrontEnd:
             return False
         await self.answer(query, None)
         if response.edits:  # a guided flow: its next step (or its result) is written over the same message
-            self.outbox.push(
-                Outgoing(message.chat.id, self.thread(message), chat_key, response, edit=message.message_id)
-            )
+            self.post(Outgoing(message.chat.id, self.thread(message), chat_key, response, edit=message.message_id))
             return response.recorded
         keep = parts[2].startswith(PER_PRESSER)  # the join button stays while seats are free
         clear = None if keep else message.message_id
-        self.outbox.push(Outgoing(message.chat.id, self.thread(message), chat_key, response, clear_keyboard=clear))
+        self.post(Outgoing(message.chat.id, self.thread(message), chat_key, response, clear_keyboard=clear))
         return response.recorded
 
     async def button_is_current(self, chat_key: str, night_text: str, hand_text: str) -> bool:
@@ -491,8 +503,8 @@ class TelegramFrontEnd:
             await self._send_batch(new, batch, text)
 
     async def _send_batch(self, chat: int, batch: list[Outgoing], text: str) -> None:
-        """Deliver one coalesced batch: replaced keyboards, the text (split if long), photos and files,
-        then the live scoreboard. Raises only if the text itself could not be sent."""
+        """Deliver one coalesced batch: replaced keyboards, the text (split if long), photos and files.
+        Raises only if the text itself could not be sent."""
         for item in batch:
             if item.clear_keyboard is not None:
                 await self.quietly(self.bot.edit_message_reply_markup(chat, item.clear_keyboard, reply_markup=None))
@@ -545,9 +557,6 @@ class TelegramFrontEnd:
                     self.policy,
                 )
             )
-        boards = [item for item in batch if item.response.scoreboard is not None and item.response.night_id]
-        if boards:
-            await self.quietly(self.update_scoreboard(chat, boards[-1]))
 
     @staticmethod
     async def quietly(call: Any) -> None:
@@ -558,40 +567,103 @@ class TelegramFrontEnd:
             if not not_modified(error):
                 log.warning("a part of an answer was not delivered: %s", error)
 
-    async def update_scoreboard(self, chat: int, item: Outgoing) -> None:
-        """One live scoreboard message per night, edited after each event instead of a new message."""
+    # ---- the pinned live board ------------------------------------------------------------------
+
+    def post(self, item: Outgoing) -> None:
+        """An answer to the chat's outbox; a recorded event's board to the chat's pinned live board."""
+        self.outbox.push(item)
+        if item.response.recorded and item.response.scoreboard is not None and item.response.night_id is not None:
+            self.live.push(item)
+
+    async def publish_board(self, item: Outgoing) -> bool:
+        """The night's pinned board, edited in place; the night's first board is sent and pinned. A
+        chat where the bot may not pin gets no live board (the board comes at the end of each hand)
+        and, once a night, a short note saying how to give the right. A 429 is left to the caller; True when
+        Telegram was called (the next edit waits the chat's interval)."""
         response = item.response
         assert response.scoreboard is not None and response.night_id is not None
+        chat, night_id = self.moved.get(item.chat, item.chat), response.night_id
         text = render(response.scoreboard, Translator(response.language))
-        night_id = response.night_id
-        setting = f"board:{night_id}"
-        if len(text) > MESSAGE_LIMIT:  # too long for one message (long names): sent in pieces, not edited
-            for piece in split_text(text):
-                await with_retries(
-                    lambda piece=piece: self.bot.send_message(chat, piece, message_thread_id=item.thread),  # type: ignore[misc]
-                    self.policy,
-                )
-            self.boards.pop((item.chat_key, night_id), None)
-            await self.referee.set_chat_setting(item.chat_key, setting, "")
-            return
-        board_id = self.boards.get((item.chat_key, night_id))
-        if board_id is None:
-            stored = await self.referee.chat_setting(item.chat_key, setting)
-            board_id = int(stored) if stored else None
+        if len(text) > MESSAGE_LIMIT:  # names too long for one message: the hand-end boards are split instead
+            log.info("chat %s: the board is too long to pin", chat)
+            return False
+        board_id = await self.board_message(item.chat_key, night_id)
         if board_id is not None:
             try:
-                await with_retries(
-                    lambda: self.bot.edit_message_text(text, chat_id=chat, message_id=board_id), self.policy
-                )
-                self.boards[(item.chat_key, night_id)] = board_id
-                return
+                await self.bot.edit_message_text(text, chat_id=chat, message_id=board_id)
+                return True
             except BadRequest as error:
-                if not_modified(error):
-                    return
-                log.info("scoreboard %s could not be edited (%s): sending a new one", board_id, error)
-        sent = await with_retries(lambda: self.bot.send_message(chat, text, message_thread_id=item.thread), self.policy)
-        await self.referee.set_chat_setting(item.chat_key, setting, str(sent.message_id))
-        self.boards[(item.chat_key, night_id)] = sent.message_id
+                if not_modified(error):  # the same board again (an event that moved nothing): nothing to do
+                    return True
+                log.info("chat %s: pinned board %s not edited (%s): pinning a new one", chat, board_id, error)
+                self.boards.pop((item.chat_key, night_id), None)
+        if not await self.may_pin(chat):
+            await self.ask_for_pin_right(item)
+            return False
+        sent = await with_retries(
+            lambda: self.bot.send_message(chat, text, message_thread_id=item.thread, disable_notification=True),
+            self.policy,
+        )
+        try:
+            await self.bot.pin_chat_message(chat, sent.message_id, disable_notification=True)
+        except BadRequest as error:  # the right was taken away since it was looked up
+            log.info("chat %s: the board could not be pinned (%s)", chat, error)
+            self.pin_rights[chat] = (time.monotonic(), False)
+            await self.ask_for_pin_right(item)
+            return True
+        await self.remember_board(chat, item.chat_key, night_id, sent.message_id)
+        return True
+
+    async def board_message(self, chat_key: str, night_id: int) -> int | None:
+        """The night's pinned board: kept in memory, and in the chat's settings for a restart."""
+        board_id = self.boards.get((chat_key, night_id))
+        if board_id is None:
+            stored = await self.referee.chat_setting(chat_key, f"board:{night_id}")
+            # only a board this bot pinned: an older version kept an unpinned live board under the same key
+            if stored and stored == await self.referee.chat_setting(chat_key, "board:pinned"):
+                self.boards[(chat_key, night_id)] = board_id = int(stored)
+        return board_id
+
+    async def remember_board(self, chat: int, chat_key: str, night_id: int, message_id: int) -> None:
+        """A new night's board replaces the last night's at the top of the chat: the old one is unpinned
+        (it stays in the history as that night's last board)."""
+        earlier = await self.referee.chat_setting(chat_key, "board:pinned")
+        await self.referee.set_chat_setting(chat_key, f"board:{night_id}", str(message_id))
+        await self.referee.set_chat_setting(chat_key, "board:pinned", str(message_id))
+        self.boards[(chat_key, night_id)] = message_id
+        if earlier and int(earlier) != message_id:
+            await self.quietly(self.bot.unpin_chat_message(chat, message_id=int(earlier)))
+
+    async def may_pin(self, chat: int) -> bool:
+        """In a private chat always; in a group only as an admin with can_pin_messages (looked up,
+        and trusted for PIN_RIGHT_SECONDS or until the bot's membership changes)."""
+        if chat > 0:
+            return True
+        cached = self.pin_rights.get(chat)
+        if cached is not None and time.monotonic() - cached[0] < PIN_RIGHT_SECONDS:
+            return cached[1]
+        bot = self.lookup_bot or self.bot
+        try:
+            member = await asyncio.wait_for(bot.get_chat_member(chat, self.bot.id), ADMIN_LOOKUP_SECONDS)
+            allowed = isinstance(member, ChatMemberOwner) or (
+                isinstance(member, ChatMemberAdministrator) and bool(member.can_pin_messages)
+            )
+        except (TelegramError, TimeoutError, ValueError, TypeError, KeyError) as error:  # a malformed answer too
+            log.info("chat %s: the right to pin not looked up (%s)", chat, error)
+            allowed = False
+        self.pin_rights[chat] = (time.monotonic(), allowed)
+        return allowed
+
+    async def ask_for_pin_right(self, item: Outgoing) -> None:
+        """Once a night (remembered across restarts), never on every event."""
+        night_id = item.response.night_id
+        assert night_id is not None
+        asked = f"board:asked:{night_id}"
+        if await self.referee.chat_setting(item.chat_key, asked):
+            return
+        await self.referee.set_chat_setting(item.chat_key, asked, "1")
+        note = Response((Reply("telegram.pin_ask"),), item.response.language)
+        self.outbox.push(Outgoing(item.chat, item.thread, item.chat_key, note))
 
 
 def not_modified(error: TelegramError) -> bool:
@@ -622,10 +694,15 @@ def build_application(
     request: BaseRequest | None = None,
     rate_limit: bool = True,
     policy: RetryPolicy | None = None,
+    board_interval: float | None = None,
 ) -> Application[Any, Any, Any, Any, Any, Any]:
-    """The bot; `request` and `rate_limit=False` are for benchmarks that record instead of send."""
+    """The bot; `request` and `rate_limit=False` are for benchmarks that record instead of send.
+    `board_interval` (default: `BOARD_EDIT_SECONDS` from the environment, else 10): the least time
+    between two edits of a chat's pinned board."""
     root = server_root(base_url)
-    front = TelegramFrontEnd(db_path, policy or RetryPolicy())
+    if board_interval is None:
+        board_interval = float(os.environ.get("BOARD_EDIT_SECONDS", BOARD_EDIT_SECONDS))
+    front = TelegramFrontEnd(db_path, policy or RetryPolicy(), board_interval=board_interval)
     queue = DurableQueue()
     queue.front = front
     builder = (

@@ -8,7 +8,10 @@ It behaves like Telegram where the bot could get it wrong: users may lack `usern
 replies are shaped as the Bot API sends them; and it refuses what Telegram refuses (texts over 4,096
 characters, captions over 1,024, `callback_data` over 64 bytes, an edit that changes nothing, a send
 to a group that became a supergroup (400 with `migrate_to_chat_id`), a send to a chat that removed
-the bot (403), a keyboard row over 8 buttons or over 100 buttons in all).
+the bot (403), a keyboard row over 8 buttons or over 100 buttons in all). Pinning: in a group only a
+bot that is an administrator with `can_pin_messages` (`pinners`) may pin or unpin, in a private chat
+always; the message must exist, and an edit of a message that does not exist is refused. Edits are
+rate limited per chat like sends (`edit_limit` in `edit_window` seconds, then 429 with `retry_after`).
 """
 
 from __future__ import annotations
@@ -87,6 +90,13 @@ class FakeTelegram:
     refused: list[tuple[Call, str]] = field(default_factory=list)  # calls Telegram would refuse, and why
     slow_admins: set[int] = field(default_factory=set)  # chats whose getChatAdministrators hangs until released
     release_admins: asyncio.Event = field(default_factory=asyncio.Event)
+    pinners: set[int] = field(default_factory=set)  # groups where the bot is an admin allowed to pin
+    bot_admins: set[int] = field(default_factory=set)  # groups where the bot is an admin without that right
+    pinned: dict[int, list[int]] = field(default_factory=dict)  # chat -> its pinned messages, oldest first
+    edit_limit: int = 20  # editMessageText calls per chat within edit_window seconds before a 429
+    edit_window: float = 60.0
+    _edits: dict[int, list[float]] = field(default_factory=dict)
+    hold_edits: asyncio.Event | None = None  # set: editMessageText waits until it is released
 
     async def start(self) -> None:
         app = web.Application()
@@ -149,7 +159,8 @@ class FakeTelegram:
         """The bot added to a group (`my_chat_member`)."""
         chat = {"id": chat_id, "type": "supergroup", "title": "Table"}
         old = {"status": "left", "user": BOT_USER}
-        new = {"status": status, "user": BOT_USER}
+        new = self._member(chat_id, int(BOT_USER["id"])) if status == "administrator" else {"status": status}
+        new["user"] = BOT_USER
         return self._queue(
             {
                 "my_chat_member": {
@@ -305,7 +316,19 @@ class FakeTelegram:
                     await asyncio.wait_for(self._new_update.wait(), LONG_POLL_CAP)
                 pending = [u for u in self.updates if u["update_id"] >= offset]
             result = pending[:limit]
+        elif method == "getChatMember":
+            result = self._member(int(params["chat_id"]), int(params["user_id"]))
+        elif method == "pinChatMessage":
+            self.pinned.setdefault(int(params["chat_id"]), []).append(int(params["message_id"]))
+        elif method == "unpinChatMessage":
+            chat_pins = self.pinned.get(int(params["chat_id"]), [])
+            if "message_id" in params and int(params["message_id"]) in chat_pins:
+                chat_pins.remove(int(params["message_id"]))
+            elif "message_id" not in params and chat_pins:
+                chat_pins.pop()
         elif method in ("sendMessage", "editMessageText", "editMessageReplyMarkup"):
+            if method == "editMessageText" and self.hold_edits is not None:
+                await self.hold_edits.wait()
             result = self._message_result(params, text=params.get("text", ""))
             if method != "sendMessage" and "message_id" in params:  # an edited message keeps its id
                 result["message_id"] = int(params["message_id"])
@@ -352,9 +375,51 @@ class FakeTelegram:
             self.calls.append(Call(method, {**params, "_result": result}))
         return web.json_response({"ok": True, "result": result})
 
+    def _member(self, chat_id: int, user_id: int) -> dict[str, Any]:
+        """getChatMember: the bot is an administrator with the right to pin where `pinners` says so."""
+        if user_id == BOT_USER["id"] and chat_id in self.pinners | self.bot_admins:
+            return {
+                "status": "administrator",
+                "user": BOT_USER,
+                "can_be_edited": False,
+                "is_anonymous": False,
+                "can_manage_chat": True,
+                "can_delete_messages": False,
+                "can_manage_video_chats": False,
+                "can_restrict_members": False,
+                "can_promote_members": False,
+                "can_change_info": False,
+                "can_invite_users": False,
+                "can_post_stories": False,
+                "can_edit_stories": False,
+                "can_delete_stories": False,
+                "can_pin_messages": chat_id in self.pinners,
+            }
+        who = BOT_USER if user_id == BOT_USER["id"] else user(user_id, f"user{user_id}")
+        return {"status": "member", "user": who}
+
+    def _pin_refusal(self, method: str, chat_id: int, params: dict[str, Any]) -> tuple[int, dict[str, Any]] | None:
+        if method in ("pinChatMessage", "unpinChatMessage"):
+            if chat_id < 0 and chat_id not in self.pinners:
+                return bad_request("not enough rights to manage pinned messages in the chat")
+            if method == "pinChatMessage" and (chat_id, int(params.get("message_id", 0))) not in self.shown:
+                return bad_request("message to pin not found")
+        if method == "editMessageText" and "message_id" in params:
+            if (chat_id, int(params["message_id"])) not in self.shown:
+                return bad_request("message to edit not found")
+            now = time.monotonic()
+            recent = [t for t in self._edits.get(chat_id, []) if now - t < self.edit_window]
+            if len(recent) >= self.edit_limit:
+                wait = max(1, int(self.edit_window - (now - recent[0])) + 1)
+                description = f"Too Many Requests: retry after {wait}"
+                body = {"ok": False, "error_code": 429, "description": description, "parameters": {"retry_after": wait}}
+                return (429, body)
+            self._edits[chat_id] = [*recent, now]
+        return None
+
     def _refusal(self, method: str, params: dict[str, Any]) -> tuple[int, dict[str, Any]] | None:
         """What Telegram answers a call it will not carry out."""
-        if "chat_id" not in params or method in ("getChatAdministrators",):
+        if "chat_id" not in params or method in ("getChatAdministrators", "getChatMember"):
             return None
         chat_id = int(params["chat_id"])
         if chat_id in self.kicked:
@@ -384,7 +449,7 @@ class FakeTelegram:
                     "message is not modified: specified new message content and reply markup are exactly the same"
                     " as a current content and reply markup of the message"
                 )
-        return None
+        return self._pin_refusal(method, chat_id, params)
 
 
 def _markup(params: dict[str, Any]) -> str:

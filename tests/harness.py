@@ -6,7 +6,7 @@ import itertools
 from dataclasses import dataclass
 
 from bot.console import split_speaker
-from bot.replies import Response, render, render_response
+from bot.replies import Response, render_response
 from bot.seating import Speaker
 from bot.service import Incoming, Referee
 from locales import Translator
@@ -34,10 +34,7 @@ class Table:
         if response is None:
             return ""
         translator = Translator(response.language)
-        text = render_response(response, translator)
-        if response.scoreboard is not None:
-            text += "\n" + render(response.scoreboard, translator)
-        return text
+        return render_response(response, translator)  # the board is in the replies when the chat sees it
 
     async def play(self, script: str) -> str:
         return "\n".join([await self.say(line) for line in script.strip().splitlines() if line.strip()])

@@ -22,8 +22,18 @@ async def test_a_zero_money_event_prints_one_line_in_the_console(referee: Refere
     assert [line for line in out.getvalue().splitlines() if line] == ["✅ #2 B 碰 C 7p"]
     out.seek(0)
     out.truncate()
-    await console.run_line("B: /gang D 5s")  # money moved: the scoreboard follows
+    await console.run_line("B: /gang D 5s")  # money moved: still one line, the board waits for the hand's end
+    # an exposed gang on D's discard: D pays the ganger 6 (nanjing, 1 per flower)
+    assert [line for line in out.getvalue().splitlines() if line] == ["✅ #3 B 明杠 D 5s · D → B：6 花（6）"]
+    await console.run_line("B: /board each")  # the old way: the scoreboard after every event that moved money
+    out.seek(0)
+    out.truncate()
+    await console.run_line("C: /gang A 6s")
     assert "📋" in out.getvalue()
+    out.seek(0)
+    out.truncate()
+    await console.run_line("C: /pong A 7s")  # no money moved: one line even so
+    assert [line for line in out.getvalue().splitlines() if line] == ["✅ #5 C 碰 A 7s"]
 
 
 async def test_the_chart_is_written_where_the_path_says(referee: Referee, tmp_path: Path) -> None:

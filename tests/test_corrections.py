@@ -90,7 +90,8 @@ async def test_fixing_the_winner_moves_the_dealer_and_doubles_a_later_hand(table
     assert await table.balances() == {"A": 92, "B": -46, "C": 66, "D": -112}
     assert "Changes: A +184 · B −184 · C +66 · D −66" in out
     assert "Re-derived hands: 2" in out
-    assert "dealer C" in out  # D's win in hand 3 no longer came from the dealer's seat order B→C
+    # the board (/score: a fix that keeps the hand is one quiet reply) follows the corrected dealers
+    assert "dealer C" in await table.say("/score")  # D's win in hand 3 no longer came from the dealer's seat order B→C
 
 
 async def test_a_correction_that_breaks_a_later_event_is_refused(table: Table) -> None:

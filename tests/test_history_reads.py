@@ -23,7 +23,8 @@ async def test_rules_and_the_summary_show_the_stake_in_force(table: Table) -> No
 
 
 async def test_every_figure_on_the_board_says_what_it_is(table: Table) -> None:
-    out = await table.play("/new A B C D stake=2\nB: /gang C 5s")
+    await table.play("/new A B C D stake=2\nB: /gang C 5s")
+    out = await table.say("/score")
     # B's exposed gang on C's discard: C pays 6 flowers, at 2 a flower 12
     assert "南 B：6 花（12 元）" in out and "西 C：-6 花（-12 元）" in out
     await table.say("/lang en")

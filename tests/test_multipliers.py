@@ -101,8 +101,9 @@ async def test_gang_money_in_a_doubled_hand_says_x2(table: Table, language: str)
     await table.say("/lang " + language)
     for line in lines[:2]:
         await table.say(line)
-    reply = (await table.say(lines[2])).splitlines()
-    assert LINES[language]["bixiahu"] in reply
+    reply = await table.say(lines[2])
+    # the quiet reply says it on the event's own line: "✅ #N … · 比下胡 ×2 · C → B：12 花（12）"
+    assert len(reply.splitlines()) == 1 and f" · {LINES[language]['bixiahu'].strip()} · " in reply
     assert (await table.balances())["B"] == 12
 
 

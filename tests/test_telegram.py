@@ -18,9 +18,13 @@ ALICE, BOB, CAROL, DAVE, EVE = (user(i, n) for i, n in enumerate(("Alice", "Bob"
 
 
 class Running:
-    def __init__(self, fake: FakeTelegram, db: Path, policy: RetryPolicy | None = None) -> None:
+    def __init__(
+        self, fake: FakeTelegram, db: Path, policy: RetryPolicy | None = None, board_interval: float | None = None
+    ) -> None:
         self.fake = fake
-        self.application = build_application("123:TEST", str(db), fake.base_url, policy=policy)
+        self.application = build_application(
+            "123:TEST", str(db), fake.base_url, policy=policy, board_interval=board_interval
+        )
         self.front: TelegramFrontEnd = self.application.bot_data["front"]
 
     async def __aenter__(self) -> Running:
@@ -92,14 +96,15 @@ async def test_a_whole_night_in_a_group(fake: FakeTelegram, tmp_path: Path) -> N
         await bot.say(CAROL, "暗杠 3m")
         await bot.say(ALICE, "罚 跟牌 dave")
         out = await bot.say(BOB, "胡 carol 11p 567s 79s [EEE] [444p] +8s 花4")
-        assert "合计 34 花" in out
+        assert "合计 34 花" in out and "📋" in out  # the hand is over: its reply ends with the board
         board = await bot.say(EVE, "/score")
         assert "bob：41" in board and "比下胡 ×2" in board
         undo = await bot.say(ALICE, "/undo")
         assert "撤销了" in undo
         summary = await bot.say(DAVE, "/summary")
         assert "结算" in summary and fake.sent("sendPhoto")
-        assert fake.sent("editMessageText"), "the live scoreboard is edited, not re-sent"
+        # no right to pin here: no live board message at all, and one note saying how to give the right
+        assert not fake.sent("pinChatMessage") and sum("置顶" in t for t in fake.texts(GROUP)) == 1
     # after undoing the win: 暗杠 3 each to Carol, 跟牌 Dave pays 10 to each
     assert await balances(db) == [10 - 3, 10 - 3, 10 + 9, -30 - 3]
 
