@@ -111,6 +111,7 @@ class TelegramFrontEnd:
     pin_rights: dict[int, tuple[float, bool]] = field(default_factory=dict)  # chat -> (looked up at, may pin)
     moved: dict[int, int] = field(default_factory=dict)  # old chat id -> the supergroup it became
     lookup_bot: Bot | None = None  # admin lookups: a client without the replies' rate limiter
+    lookup_request: BaseRequest | None = None  # its transport when the application's is given (benchmarks)
     reads_all: bool = True  # getMe's can_read_all_group_messages: False while privacy mode is on
     _referee: Referee | None = None
     _inbox: Inbox | None = None
@@ -148,7 +149,9 @@ class TelegramFrontEnd:
         self._bot = application.bot
         if application.bot.rate_limiter is not None:
             self.lookup_bot = Bot(
-                application.bot.token, base_url=application.bot.base_url.removesuffix(application.bot.token)
+                application.bot.token,
+                base_url=application.bot.base_url.removesuffix(application.bot.token),
+                request=self.lookup_request,
             )
             await self.lookup_bot.initialize()
         await self.inbox.prune()
@@ -578,7 +581,7 @@ class TelegramFrontEnd:
     async def publish_board(self, item: Outgoing) -> bool:
         """The night's pinned board, edited in place; the night's first board is sent and pinned. A
         chat where the bot may not pin gets no live board (the board comes at the end of each hand)
-        and, once a night, a short note saying how to give the right. A 429 is left to the caller; True when
+        and, once per chat, a short note saying how to give the right. A 429 is left to the caller; True when
         Telegram was called (the next edit waits the chat's interval)."""
         response = item.response
         assert response.scoreboard is not None and response.night_id is not None
@@ -655,10 +658,9 @@ class TelegramFrontEnd:
         return allowed
 
     async def ask_for_pin_right(self, item: Outgoing) -> None:
-        """Once a night (remembered across restarts), never on every event."""
-        night_id = item.response.night_id
-        assert night_id is not None
-        asked = f"board:asked:{night_id}"
+        """Once per chat (remembered across restarts): the issue is the group's admins', and a
+        group that chose not to give the right is not reminded every night."""
+        asked = "board:asked"
         if await self.referee.chat_setting(item.chat_key, asked):
             return
         await self.referee.set_chat_setting(item.chat_key, asked, "1")
@@ -703,6 +705,7 @@ def build_application(
     if board_interval is None:
         board_interval = float(os.environ.get("BOARD_EDIT_SECONDS", BOARD_EDIT_SECONDS))
     front = TelegramFrontEnd(db_path, policy or RetryPolicy(), board_interval=board_interval)
+    front.lookup_request = request
     queue = DurableQueue()
     queue.front = front
     builder = (

@@ -194,7 +194,7 @@ async def test_an_unchanged_board_is_not_modified_and_that_is_fine(fake: FakeTel
         assert len(fake.sent("pinChatMessage")) == 1 and len(board_texts(fake)) == 1  # not sent again
 
 
-async def test_without_the_right_to_pin_it_asks_once_a_night(fake: FakeTelegram, tmp_path: Path) -> None:
+async def test_without_the_right_to_pin_it_asks_once(fake: FakeTelegram, tmp_path: Path) -> None:
     async with Running(fake, tmp_path / "tg.sqlite3", board_interval=0.0) as bot:
         await bot.say(ALICE, NEW)
         for line in ("花杠", "花杠", "罚 跟牌 carol"):
@@ -211,6 +211,23 @@ async def test_without_the_right_to_pin_it_asks_once_a_night(fake: FakeTelegram,
         await bot.front.idle()
         assert len(fake.sent("pinChatMessage")) == 1
         assert len([t for t in fake.texts(GROUP) if "置顶消息" in t]) == 1
+
+
+async def test_the_right_is_asked_for_once_per_chat_not_every_night(fake: FakeTelegram, tmp_path: Path) -> None:
+    # a group that chose not to let the bot pin is not reminded each week, nor after a restart
+    db = tmp_path / "tg.sqlite3"
+    async with Running(fake, db, board_interval=0.0) as bot:
+        await bot.say(ALICE, NEW)
+        await bot.say(BOB, "花杠")
+        await bot.say(ALICE, "/summary")
+        await bot.say(ALICE, "/close")
+        await bot.front.idle()
+    async with Running(fake, db, board_interval=0.0) as bot:
+        await bot.say(ALICE, NEW)
+        await bot.say(BOB, "花杠")
+        await bot.front.idle()
+    assert "第 2 局" in "".join(fake.texts(GROUP))  # the second night did open
+    assert len([t for t in fake.texts(GROUP) if "置顶消息" in t]) == 1
 
 
 async def test_a_restart_keeps_editing_the_same_pinned_board(fake: FakeTelegram, tmp_path: Path) -> None:
