@@ -57,6 +57,11 @@ def factor_lines(factors: Sequence[Factor], seats: Sequence[Seat]) -> list[Reply
     return lines
 
 
+def seat_name(seat: Seat) -> str | Reply:
+    """A seat's player, or `（空位）` for a seat freed by /unseat: never an empty name."""
+    return seat.name or Reply("night.free_seat")
+
+
 def scoreboard(seats: Sequence[Seat], state: TableState, amounts: Sequence[int], money: Sequence[int]) -> Reply:
     """The compact status line: hand, round, dealer, ×2, and each player's balance."""
     start = state.preset.start
@@ -65,7 +70,7 @@ def scoreboard(seats: Sequence[Seat], state: TableState, amounts: Sequence[int],
             "board.person",
             {
                 "seat": Reply(SEAT_KEYS[i]),
-                "name": seats[i].name,
+                "name": seat_name(seats[i]),
                 "amount": start + amounts[i],
                 # every figure says what it is: a preset that starts from a count (敞开头) shows points
                 "unit": Reply("unit_name.points" if start else unit_key(state.preset)),
@@ -88,7 +93,7 @@ def scoreboard(seats: Sequence[Seat], state: TableState, amounts: Sequence[int],
         {
             "hand": state.hand_no,
             "round": state.round_no,
-            "dealer": seats[state.dealer].name,
+            "dealer": seat_name(seats[state.dealer]),
             "flags": Joined(tuple(flags), ""),  # each flag opens with its own " · "
             "players": Joined(tuple(parts), "\n"),
         },

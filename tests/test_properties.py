@@ -19,7 +19,6 @@ from collections.abc import Sequence
 from decimal import Decimal
 from pathlib import Path
 
-import pytest
 from hypothesis import assume, event, given, settings
 from hypothesis import strategies as st
 
@@ -619,12 +618,7 @@ async def test_the_chart_has_a_line_for_a_newcomer_who_has_paid_nothing_yet(tabl
     assert end_points(night_people(night)) == {"A": 18, "B": -6, "C": -6, "E": -6, "D": 0}
 
 
-FREE_SEAT_NAMELESS = (
-    "another area (bot/handlers/questions.py summary_replies, bot/views.py board): a free seat is"
-    " listed as a player with an empty name (`4. ：0 花`, `东 ：0 花`, `庄 `); found by the random nights"
-)
-
-
+# found by the random nights: a free seat was listed as a player with an empty name (`东 ：0 花`, `庄 `)
 async def test_a_free_seat_is_not_a_person_in_the_summary(table: Table) -> None:
     # B's self-drawn 门清 win: 跑 20 + 硬花 2×4 = 8 + 缺一门 2 + 门清 20 = 50 from each of three: B +150
     await table.play("A: /new A B C D\nB: /hu self 123m456m789m234p5p+5p flowers=4\nA: /unseat B")
@@ -635,7 +629,6 @@ async def test_a_free_seat_is_not_a_person_in_the_summary(table: Table) -> None:
     assert all(r.params["name"] for r in response.replies if r.key == "summary.player_stats")
 
 
-@pytest.mark.xfail(reason=FREE_SEAT_NAMELESS, strict=True)
 async def test_a_free_seat_reads_as_free_on_the_board(table: Table) -> None:
     await table.play("A: /new A B C\nD: /join\nA: /unseat A")
     board = (await table.say("A: /score")).splitlines()
