@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bot.codec import SWAP, SeatChange, StakeChange
-from bot.handlers.common import Context, Refusal, board, open_night, recorded_response
+from bot.handlers.common import Context, Refusal, open_night, recorded_reply, recorded_response
 from bot.handlers.opening import checked_name, stake_cents_of
 from bot.night import Night
 from bot.replies import Reply, Response
@@ -104,12 +104,4 @@ async def dealer(context: Context) -> Response:
 def chore_response(context: Context, night: Night, reply: Reply) -> Response:
     # the board goes with it (no money moved: shown in the chat only if the hand changed) so that a
     # pinned live board shows the new names and stake at once
-    return Response(
-        (reply,),
-        context.language,
-        recorded=True,
-        night_id=night.id,
-        hand_no=night.state.hand_no,
-        scoreboard=board(night),
-        moved_money=False,
-    )
+    return recorded_reply(context, night, (reply,), moved_money=False)
