@@ -37,6 +37,7 @@ async def opened(table: Table) -> Table:
         ("Bob: /undo 999", "没有 #999"),
         ("Bob: /gang add 9s", "补杠要先有碰"),
         ("Bob: /penalty Carol", "自定义罚分要写数目"),
+        ("Bob: /penalty Carol 1.5", "罚分数目不对：1.5（要写整数花数"),  # not "too many names"
     ],
 )
 async def test_bad_input_is_explained_and_records_nothing(table: Table, line: str, expected: str) -> None:
