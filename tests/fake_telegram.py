@@ -84,6 +84,7 @@ class FakeTelegram:
     failed: list[Call] = field(default_factory=list)  # calls answered with a fault
     _new_update: asyncio.Event = field(default_factory=asyncio.Event)
     privacy: bool = False  # True: Telegram's default, groups' plain messages are not delivered
+    withheld: list[dict[str, Any]] = field(default_factory=list)  # messages privacy mode kept from the bot
     migrated: dict[int, int] = field(default_factory=dict)  # a group id -> the supergroup it became
     kicked: set[int] = field(default_factory=set)  # chats that removed the bot
     shown: dict[tuple[int, int], tuple[str, str]] = field(default_factory=dict)  # sent text and markup
@@ -145,6 +146,9 @@ class FakeTelegram:
                 message["caption_entities"] = message.pop("entities")
             message.setdefault("photo", [{"file_id": "ph", "file_unique_id": "ph", "width": 9, "height": 9}])
         self.last_message = message
+        if self.withheld_by_privacy(message):
+            self.withheld.append(message)
+            return self.next_update_id - 1  # nothing new to wait for
         return self._queue({"message": message})
 
     def edit(self, message: dict[str, Any], text: str) -> int:
@@ -153,6 +157,9 @@ class FakeTelegram:
         edited.pop("entities", None)
         if text.startswith("/"):
             edited["entities"] = [{"type": "bot_command", "offset": 0, "length": len(text.split()[0])}]
+        if self.withheld_by_privacy(edited):
+            self.withheld.append(edited)
+            return self.next_update_id - 1
         return self._queue({"edited_message": edited})
 
     def member(self, chat_id: int, sender: dict[str, Any], status: str = "member") -> int:
@@ -195,6 +202,19 @@ class FakeTelegram:
         self.updates.append(update)
         self._new_update.set()
         return int(update["update_id"])
+
+    def withheld_by_privacy(self, message: dict[str, Any]) -> bool:
+        """Privacy mode, as Telegram applies it: in a group the bot gets only commands, replies to
+        its own messages and messages that mention it; every other line is never delivered."""
+        if not self.privacy or message["chat"]["type"] == "private":
+            return False
+        text = message.get("text") or message.get("caption") or ""
+        replied = message.get("reply_to_message") or {}
+        return not (
+            text.startswith("/")
+            or (replied.get("from") or {}).get("id") == BOT_USER["id"]
+            or f"@{BOT_USER['username']}" in text
+        )
 
     def _queue(self, body: dict[str, Any]) -> int:
         update = {"update_id": self.next_update_id, **body}

@@ -126,6 +126,18 @@ async def test_privacy_mode_is_explained(fake: FakeTelegram, tmp_path: Path) -> 
         assert "/setprivacy" in await bot.say(ALICE, OPEN)
 
 
+async def test_with_privacy_on_a_plain_line_never_reaches_the_bot(fake: FakeTelegram, tmp_path: Path) -> None:
+    # as in Telegram: only commands, replies to the bot and mentions of it are delivered
+    fake.privacy = True
+    async with Running(fake, tmp_path / "tg.sqlite3") as bot:
+        await bot.say(ALICE, OPEN)
+        sent = len(fake.sent())
+        await fake.settle(fake.message(GROUP, BOB, "碰 carol 7p"))
+        assert len(fake.sent()) == sent  # no reply: the bot never saw it
+        assert fake.withheld and fake.withheld[-1]["text"] == "碰 carol 7p"
+        assert "✅ #2" in await bot.say(BOB, "/pong carol 7p")  # the command is delivered, and is #2
+
+
 async def test_no_privacy_note_when_the_bot_reads_everything(fake: FakeTelegram, tmp_path: Path) -> None:
     async with Running(fake, tmp_path / "tg.sqlite3") as bot:
         assert await quiet(bot, fake.member(GROUP, ALICE)) == []
