@@ -19,6 +19,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from bot.heap import keep_collections_short
 from bot.ledger import Ledger
 from bot.seating import Speaker
 from bot.service import Incoming, Referee
@@ -70,6 +71,7 @@ async def correction(referee: Referee, chat: str, last: tuple[str, str]) -> tupl
 
 
 async def main(marks: list[int]) -> None:
+    keep_collections_short()  # as `python -m bot` runs
     with tempfile.TemporaryDirectory() as folder:
         ledger = await Ledger.open(Path(folder) / "growth.sqlite3")
         referee = Referee(ledger, charts_enabled=False)

@@ -40,6 +40,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args and args[0] in ("-h", "--help", "help"):
         print(USAGE)
         return 0
+    from bot.heap import keep_collections_short
+
+    keep_collections_short()  # a long night's objects never make one chat wait on the collector
     if args and args[0] == "console":
         from bot.console import run_console
 

@@ -42,6 +42,7 @@ from bot.codec import (
     event_kind,
 )
 from bot.ledger import EventRow, Ledger, NewEvent, NightRow, PaymentRow, Seat
+from bot.log_index import LogIndex
 from bot.people import Occupancy, Person, index_totals, merged_people, occupancy, stake_at, stake_schedule
 from bot.versions import versions
 from bot.vocabulary import fold
@@ -282,6 +283,11 @@ def entries(events: Sequence[EventRow], active: set[int], after: int = 0) -> lis
     return sorted(((i, s, ev) for i, s, ev in found if ev is not None), key=lambda entry: entry[1])
 
 
+def _indexed(fold: Fold) -> Fold:
+    fold.played.index()
+    return fold
+
+
 def fold_entries(start: TableState, items: Iterable[tuple[int, int, Event]], strict_after: int | None) -> Fold:
     """Fold events in order. Events that no longer apply are skipped (older ledgers) unless they come
     after `strict_after`: then the correction that made them impossible is refused. Those later
@@ -391,6 +397,7 @@ class Night:
         self.row = row
         self.preset: Preset = preset_from_dict(json.loads(row.preset_json))
         self._events: list[EventRow] = list(events)
+        self._index = LogIndex()  # questions by id, kind and place, folded once per appended row
         self._booked: Totals | None = None  # summed from the payments when first asked for
         self._payment_rows: list[PaymentRow] = list(payments)
         self._people: _Seating | None = None
@@ -490,7 +497,7 @@ class Night:
         long night takes seconds: other chats are answered meanwhile)."""
         if self._from:
             events, active, start = self.events, self.active, self.start()
-            self._fold = await asyncio.to_thread(lambda: fold_entries(start, entries(events, active), None))
+            self._fold = await asyncio.to_thread(lambda: _indexed(fold_entries(start, entries(events, active), None)))
             self._from = 0
         return self._fold
 
@@ -508,6 +515,7 @@ class Night:
             except checkpoints.CheckpointMismatch:
                 start, after = self.start(), 0  # another engine wrote it: fold the whole night
         self._fold = fold_entries(start, entries(self.events, self.active, after), None)
+        self._fold.played.index()  # here, off the event loop when the night is long (Nights.load)
         self._from = after
 
     def _derive_head(self, head: checkpoints.Head) -> None:
@@ -542,18 +550,22 @@ class Night:
     # ---- questions -----------------------------------------------------------------------------
 
     def event(self, event_id: int) -> EventRow | None:
-        return next((e for e in self.events if e.id == event_id), None)
+        return self._index.event(self.events, event_id)
 
     def current_version(self, slot: int) -> EventRow | None:
         """The row in force at this place in the night, None once it is undone."""
-        current = versions(self.events).current(slot)
+        current = self._index.current(self.events, slot)
         return self.event(current) if current is not None else None
 
     def last_active(self, kinds: Sequence[str]) -> EventRow | None:
-        return next((e for e in reversed(self.events) if e.kind in kinds and e.id in self.active), None)
+        return self.last_row(kinds, lambda e: e.id in self.active)
+
+    def last_row(self, kinds: Sequence[str], counts: Callable[[EventRow], bool]) -> EventRow | None:
+        """The newest row of these kinds that `counts`."""
+        return self._index.last(self.events, kinds, counts)
 
     def slot_of(self, event_id: int) -> int:
-        return slots(self.events).get(event_id, event_id)
+        return self._index.slot(self.events, event_id)
 
     def state_before(self, event_id: int) -> TableState:
         """The table as it was just before this event (a fix is built against it)."""
@@ -922,6 +934,7 @@ def _settle_correction(
     changes = person_changes(occupancy(night.seats, events, active), plan.news, plan.anchors)
     replacement = next((p for p in fold.played if p.event_id == row.id), None)
     moved = moved_hands(before, fold, plan.from_slot)
+    fold.played.index()  # off the event loop: the reply's first lookup is not a walk through the night
     return _Settled(
         fold, active, seats_from(night, events, active), rows, changes, moved, replacement, seating, schedule
     )

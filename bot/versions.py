@@ -40,26 +40,48 @@ class Versions:
         }
 
 
-def versions(events: Sequence[EventRow]) -> Versions:
-    slot_of: dict[int, int] = {}
-    stacks: dict[int, list[int]] = {}
-    undone_by: dict[int, int] = {}  # an undo row -> the version it removed
-    for event in events:
+class Replay:
+    """The fold behind `versions`, one row at a time: a night's rows are only ever appended, so the
+    night's index (bot/log_index.py) adds each new row once instead of reading the log again."""
+
+    def __init__(self) -> None:
+        self.slot_of: dict[int, int] = {}
+        self.stacks: dict[int, list[int]] = {}
+        self.undone_by: dict[int, int] = {}  # an undo row -> the version it removed
+
+    def add(self, event: EventRow) -> None:
+        slot_of, stacks = self.slot_of, self.stacks
         if event.kind == BOOKING and event.reverses is not None:  # money booked at another place
             slot_of[event.id] = slot_of.get(event.reverses, event.reverses)
-            continue
+            return
         if event.kind not in CORRECTIONS or event.reverses is None:
             slot_of[event.id] = event.id
             stacks[event.id] = [event.id]
-            continue
+            return
         slot = slot_of.get(event.reverses, event.reverses)
         slot_of[event.id] = slot
         stack = stacks.setdefault(slot, [])
         if event.kind == "fix":
             stack.append(event.id)
-        elif event.reverses in undone_by:  # an undo of an undo (older ledgers): the version returns
-            stack.append(undone_by[event.reverses])
+        elif event.reverses in self.undone_by:  # an undo of an undo (older ledgers): the version returns
+            stack.append(self.undone_by[event.reverses])
         elif event.reverses in stack:
             stack.remove(event.reverses)
-            undone_by[event.id] = event.reverses
-    return Versions(slot_of, {slot: tuple(stack) for slot, stack in stacks.items()})
+            self.undone_by[event.id] = event.reverses
+
+    def slot(self, event_id: int) -> int:
+        return self.slot_of.get(event_id, event_id)
+
+    def current(self, slot: int) -> int | None:
+        stack = self.stacks.get(slot)
+        return stack[-1] if stack else None
+
+    def versions(self) -> Versions:
+        return Versions(dict(self.slot_of), {slot: tuple(stack) for slot, stack in self.stacks.items()})
+
+
+def versions(events: Sequence[EventRow]) -> Versions:
+    replay = Replay()
+    for event in events:
+        replay.add(event)
+    return Versions(replay.slot_of, {slot: tuple(stack) for slot, stack in replay.stacks.items()})

@@ -91,7 +91,7 @@ def is_claim(event: EventRow) -> bool:
 
 
 def last_claim(night: Night) -> EventRow | None:
-    return next((e for e in reversed(night.events) if e.id in night.active and is_claim(e)), None)
+    return night.last_row(("bind",), lambda e: e.id in night.active and is_claim(e))
 
 
 def target_of(night: Night, number: int | None) -> EventRow:

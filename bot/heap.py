@@ -1,0 +1,53 @@
+"""Python's collector walks every tracked object the process holds in a full collection. A long
+night holds hundreds of thousands of them (its rows, its fold, its payments), so a full collection
+late in a 50,000-event night held the event loop 200 ms, and a correction (which builds a second
+fold) set off several of them: every chat waited.
+
+So the survivors of a slow full collection are frozen (`gc.freeze`): later collections walk only
+what was made since, and a pause stays near `slow_ms` however long the nights grow. A frozen object
+is still freed by reference counting when its last reference goes, as every row and fold of a night
+is (they form no cycles: tests/test_heap.py holds the night to that); only frozen objects that later
+die inside a cycle are never collected, and freezing only after a slow collection keeps those few.
+"""
+
+from __future__ import annotations
+
+import gc
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+SLOW_MS = 10.0  # a full collection slower than this freezes what it kept
+OLDEST = len(gc.get_threshold()) - 1  # the generation a full collection is of
+
+
+@dataclass
+class _Pacer:
+    slow_ms: float
+    started: float = 0.0
+    freezes: int = 0
+
+    def __call__(self, phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            self.started = time.perf_counter()
+            return
+        if info["generation"] == OLDEST and (time.perf_counter() - self.started) * 1000 >= self.slow_ms:
+            gc.freeze()  # what a full collection kept is alive: leave it out of later walks
+            self.freezes += 1
+
+
+def keep_collections_short(slow_ms: float = SLOW_MS) -> Callable[[], None]:
+    """Install the pacing for this process (once is enough; again replaces it); returns how to
+    take it away (tests)."""
+    for callback in list(gc.callbacks):
+        if isinstance(callback, _Pacer):
+            gc.callbacks.remove(callback)
+    pacer = _Pacer(slow_ms)
+    gc.callbacks.append(pacer)
+
+    def remove() -> None:
+        if pacer in gc.callbacks:
+            gc.callbacks.remove(pacer)
+
+    return remove
