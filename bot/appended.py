@@ -90,7 +90,7 @@ class Appended(Sequence[T]):
             return self._tail[0]
         return None
 
-    def index(self) -> None:
+    def build_index(self) -> None:
         """Index every item now: a fold built off the event loop is indexed there too, so that the
         loop's first lookup in a long night is not a walk through it."""
         self._store.first(None, self._length)

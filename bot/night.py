@@ -284,7 +284,7 @@ def entries(events: Sequence[EventRow], active: set[int], after: int = 0) -> lis
 
 
 def _indexed(fold: Fold) -> Fold:
-    fold.played.index()
+    fold.played.build_index()
     return fold
 
 
@@ -515,7 +515,7 @@ class Night:
             except checkpoints.CheckpointMismatch:
                 start, after = self.start(), 0  # another engine wrote it: fold the whole night
         self._fold = fold_entries(start, entries(self.events, self.active, after), None)
-        self._fold.played.index()  # here, off the event loop when the night is long (Nights.load)
+        self._fold.played.build_index()  # here, off the event loop when the night is long (Nights.load)
         self._from = after
 
     def _derive_head(self, head: checkpoints.Head) -> None:
@@ -934,7 +934,7 @@ def _settle_correction(
     changes = person_changes(occupancy(night.seats, events, active), plan.news, plan.anchors)
     replacement = next((p for p in fold.played if p.event_id == row.id), None)
     moved = moved_hands(before, fold, plan.from_slot)
-    fold.played.index()  # off the event loop: the reply's first lookup is not a walk through the night
+    fold.played.build_index()  # off the event loop: the reply's first lookup is not a walk through the night
     return _Settled(
         fold, active, seats_from(night, events, active), rows, changes, moved, replacement, seating, schedule
     )
