@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any, TypeVar
 
 import aiosqlite
 
+from bot.heap import in_thread
 from bot.inbox import Inbox
 from bot.writer import PRAGMAS, Writer
 from engine.settlement import Payment
@@ -202,6 +204,20 @@ class EventRow:
     speaker: str
     reverses: int | None
     created_at: str
+
+
+R = TypeVar("R")
+
+LONG_READ = 5_000  # rows: building more than these objects is done off the event loop
+
+
+async def _built(make: Callable[..., R], rows: Iterable[Sequence[Any]]) -> list[R]:
+    """One object a row; a long night's 100,000 payments take the event loop 100 ms, so they are
+    built in a worker thread (other chats are answered meanwhile)."""
+    listed = list(rows)
+    if len(listed) <= LONG_READ:
+        return [make(*row) for row in listed]
+    return await in_thread(lambda: [make(*row) for row in listed])
 
 
 _EVENT_COLUMNS = "id, night_id, hand_no, kind, actor, payload, raw_text, speaker, reverses, created_at"
@@ -450,16 +466,33 @@ class Ledger:
 
     async def checkpoint(self, night_id: int, version: str) -> tuple[int, str] | None:
         """(last event id, state) of the night's newest checkpoint of this version that no later
-        correction reaches into (an undo or fix of an event it covers invalidates it)."""
-        rows = await self._db.execute_fetchall(
-            "SELECT c.last_event_id, c.state FROM checkpoints c WHERE c.night_id = ? AND c.version = ?"
-            " AND NOT EXISTS (SELECT 1 FROM events e WHERE e.night_id = c.night_id AND e.id > c.last_event_id"
-            "  AND e.reverses IS NOT NULL AND e.reverses <= c.last_event_id)"
-            " ORDER BY c.last_event_id DESC LIMIT 1",
+        correction reaches into (an undo or fix of an event it covers invalidates it). Walked from
+        the newest checkpoint back, taking in the corrections newer than each: one pass over both,
+        where asking every checkpoint about every later event took 78 s in a 50,000-event night."""
+        corrections = [
+            (int(row[0]), int(row[1]))
+            for row in await self._db.execute_fetchall(
+                "SELECT id, reverses FROM events WHERE night_id = ? AND reverses IS NOT NULL ORDER BY id DESC",
+                (night_id,),
+            )
+        ]
+        marks = await self._db.execute_fetchall(
+            "SELECT last_event_id FROM checkpoints WHERE night_id = ? AND version = ? ORDER BY last_event_id DESC",
             (night_id, version),
         )
-        row = next(iter(rows), None)
-        return (int(row[0]), str(row[1])) if row else None
+        reach, taken = None, 0  # the earliest event reached back into by a correction newer than the mark
+        for (last,) in marks:
+            while taken < len(corrections) and corrections[taken][0] > last:
+                reverses = corrections[taken][1]
+                reach = reverses if reach is None else min(reach, reverses)
+                taken += 1
+            if reach is None or reach > last:
+                rows = await self._db.execute_fetchall(
+                    "SELECT state FROM checkpoints WHERE night_id = ? AND version = ? AND last_event_id = ?",
+                    (night_id, version, last),
+                )
+                return int(last), str(next(iter(rows))[0])
+        return None
 
     async def set_setting(self, chat_id: str, key: str, value: str) -> None:
         def write(db: sqlite3.Connection) -> None:
@@ -515,7 +548,7 @@ class Ledger:
         rows = await self._db.execute_fetchall(
             f"SELECT {_EVENT_COLUMNS} FROM events WHERE night_id = ? AND id > ? ORDER BY id", (night_id, after_id)
         )
-        return [EventRow(*row) for row in rows]  # the columns in the dataclass's order: a long night loads fast
+        return await _built(EventRow, rows)  # the columns in the dataclass's order: a long night loads fast
 
     async def event(self, night_id: int, event_id: int) -> EventRow | None:
         rows = await self._db.execute_fetchall(
@@ -531,7 +564,7 @@ class Ledger:
             " WHERE night_id = ? AND event_id > ? ORDER BY id",
             (night_id, after_event_id),
         )
-        return [PaymentRow(*row) for row in rows]
+        return await _built(PaymentRow, rows)
 
     async def hand_deltas(self, night_id: int) -> list[tuple[int, int, int]]:
         """(hand, seat, net amount) for each hand that saw payments."""
@@ -563,7 +596,7 @@ class Ledger:
             "SELECT event_id, payer, payee, amount, money_cents, reason FROM payments WHERE night_id = ? ORDER BY id",
             (night_id,),
         )
-        return [PaymentRow(*row) for row in rows]
+        return await _built(PaymentRow, rows)
 
     async def balances(self, night_id: int) -> tuple[list[int], list[int]]:
         """Net amount and money (cents) per seat, derived from the payments."""

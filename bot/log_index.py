@@ -29,6 +29,10 @@ class LogIndex:
         self._replay = Replay()
         self._by_kind: dict[str, list[EventRow]] = {}
 
+    def catch_up(self, rows: list[EventRow]) -> None:
+        """Fold the rows not yet indexed now (a night loaded off the event loop is indexed there)."""
+        self._caught_up(rows)
+
     def _caught_up(self, rows: list[EventRow]) -> Replay:
         if rows is not self._rows:
             self._rows, self._done, self._replay, self._by_kind = rows, 0, Replay(), {}

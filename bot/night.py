@@ -15,7 +15,6 @@ always equal the derived ones, and every correction's payments sum to zero.
 
 from __future__ import annotations
 
-import asyncio
 import json
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Sequence
@@ -41,6 +40,7 @@ from bot.codec import (
     encode_undo,
     event_kind,
 )
+from bot.heap import free_off_loop, in_thread
 from bot.ledger import EventRow, Ledger, NewEvent, NightRow, PaymentRow, Seat
 from bot.log_index import LogIndex
 from bot.people import Occupancy, Person, index_totals, merged_people, occupancy, stake_at, stake_schedule
@@ -283,7 +283,9 @@ def entries(events: Sequence[EventRow], active: set[int], after: int = 0) -> lis
     return sorted(((i, s, ev) for i, s, ev in found if ev is not None), key=lambda entry: entry[1])
 
 
-def _indexed(fold: Fold) -> Fold:
+def _whole_fold(start: TableState, events: Sequence[EventRow], active: set[int]) -> Fold:
+    """The night folded from its start, indexed (off the event loop: a long night takes seconds)."""
+    fold = fold_entries(start, entries(events, active), None)
     fold.played.build_index()
     return fold
 
@@ -453,7 +455,7 @@ class Night:
         self._events = await self.ledger.events(self.id)
         self._payment_rows = await self.ledger.payments(self.id)
         self._head, self._people, self._schedule = None, None, None
-        await asyncio.to_thread(self._derive, self._checkpoint)  # a long night folds off the event loop
+        await in_thread(self._derive, self._checkpoint)  # a long night folds off the event loop
 
     def log_size(self) -> int:
         """The id of the newest event in the ledger (changes with every write)."""
@@ -497,7 +499,7 @@ class Night:
         long night takes seconds: other chats are answered meanwhile)."""
         if self._from:
             events, active, start = self.events, self.active, self.start()
-            self._fold = await asyncio.to_thread(lambda: _indexed(fold_entries(start, entries(events, active), None)))
+            self._fold = await in_thread(_whole_fold, start, events, active)
             self._from = 0
         return self._fold
 
@@ -516,7 +518,11 @@ class Night:
                 start, after = self.start(), 0  # another engine wrote it: fold the whole night
         self._fold = fold_entries(start, entries(self.events, self.active, after), None)
         self._fold.played.build_index()  # here, off the event loop when the night is long (Nights.load)
+        self._index.catch_up(self._events)
         self._from = after
+        # players and totals too: from a whole log they take a long night's 100 ms, not the loop's
+        self._people, schedule = _seating_of(self.row, self.events, self.active, self.payment_rows, lambda: self.fold)
+        self._schedule = (len(self._events), schedule)
 
     def _derive_head(self, head: checkpoints.Head) -> None:
         """The night from a checkpoint's head and the events after it (Nights.load checked they fit)."""
@@ -801,10 +807,10 @@ class Night:
         meanwhile; the night takes the outcome in one step, after the ledger has it."""
         before = await self.folded()  # the night before the correction, for the hands it moves
         events, payments = list(self.events), list(self.payment_rows)  # the log as of now
-        plan = await asyncio.to_thread(_plan_correction, self.row, self.start(), events, payments, target, replacement)
+        plan = await in_thread(_plan_correction, self.row, self.start(), events, payments, target, replacement)
         rows_written = await self._append(line, self.row.chat_id, plan.news, plan.target_hand)
         written = list(self._events)
-        after = await asyncio.to_thread(_settle_correction, self.row, plan, before, written, payments, rows_written)
+        after = await in_thread(_settle_correction, self.row, plan, before, written, payments, rows_written)
         # the night takes the outcome at once: a reader sees it before or after, never half of it
         self._fold, self._from = after.fold, 0
         self.active, self.seats = after.active, after.seats
@@ -812,6 +818,9 @@ class Night:
         if self._booked is not None:  # summed already: keep it in step
             self._booked.add(after.rows)
         self._people, self._schedule = after.seating, (len(self._events), after.schedule)
+        spent: list[object] = [before, plan]  # the night as it was folded: only these hold it now
+        del before, plan
+        free_off_loop(spent)
         row = rows_written[0]
         return Corrected(row.id, target, after.rows, after.changes, after.moved, after.replacement)
 
@@ -1036,7 +1045,7 @@ class Nights:
             if night is not None:
                 return night
         events, payments = await self.ledger.events(row.id), await self.ledger.payments(row.id)
-        return await asyncio.to_thread(Night, self.ledger, row, events, payments, checkpoint)
+        return await in_thread(Night, self.ledger, row, events, payments, checkpoint)
 
     async def _from_head(self, row: NightRow, checkpoint: tuple[int, str]) -> Night | None:
         """The night from the checkpoint's head and the events after it, or None when they do not fit

@@ -14,7 +14,6 @@ career, and an unbound name that an account has used is that account (`Persons`)
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
 import logging
@@ -26,6 +25,7 @@ from functools import lru_cache
 from typing import Any
 
 from bot.codec import decode_seat
+from bot.heap import in_thread
 from bot.ledger import NightMarks, NightRow
 from bot.night import Night, Nights
 from bot.people import LEAVING, RENAMING, Person, merged_index, merged_names, player_of
@@ -299,7 +299,7 @@ def stored_row(night: Night, figures: NightFigures) -> tuple[int, str, int, str]
 
 async def store_closed(nights: Nights, night: Night) -> NightFigures:
     """The figures of a night just read; stored when it is closed, so the next reader need not fold it."""
-    figures = await asyncio.to_thread(night_figures, night)  # a long night: other chats are answered meanwhile
+    figures = await in_thread(night_figures, night)  # a long night: other chats are answered meanwhile
     if night.closed:
         await nights.ledger.store_figures([stored_row(night, figures)])
     return figures
@@ -334,7 +334,7 @@ async def figures_of(
         figures = fresh(mark)
         if figures is None:
             night = await nights.load(by_id[mark.night_id])
-            figures = await asyncio.to_thread(night_figures, night)
+            figures = await in_thread(night_figures, night)
             if night.closed:
                 to_store.append(stored_row(night, figures))
         result.append((mark, figures))

@@ -312,3 +312,36 @@ def test_table_events_recorded_from_the_head_equal_a_full_replay(
     lines: list[str], later: list[str], preset: str
 ) -> None:
     asyncio.run(_recorded_from_the_head(lines, later, preset))
+
+
+async def _newest_valid_checkpoint() -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        ledger = await Ledger.open(Path(folder) / "l.sqlite3")
+        try:
+            table = Table(Referee(ledger, charts_enabled=False), "chat")
+            await table.play(
+                "/new Alice Bob Carol Dave\n"
+                "Alice: /pong Bob\nAlice: /draw\n"  # 2, 3: checkpoint after 3
+                "Bob: /flowergang\nBob: /draw\n"  # 4, 5: checkpoint after 5
+                "Carol: /pong Dave\nCarol: /draw"  # 6, 7: checkpoint after 7
+            )
+            night = await table.referee.nights.latest("chat")
+            assert night is not None
+
+            async def newest() -> int | None:
+                saved = await ledger.checkpoint(night.id, night.version)
+                return saved[0] if saved is not None else None
+
+            assert await newest() == 7
+            await table.say("Carol: /undo 4")  # 8 reaches into 5 and 7, not into 3
+            assert await newest() == 3
+            await table.say("Dave: /draw")  # 9 closes a hand after the correction: it covers it
+            assert await newest() == 9
+            await table.say("Carol: /undo 2")  # 10 reaches into every checkpoint
+            assert await newest() is None
+        finally:
+            await ledger.close()
+
+
+def test_the_newest_checkpoint_no_later_correction_reaches_into_is_used() -> None:
+    asyncio.run(_newest_valid_checkpoint())

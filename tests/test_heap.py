@@ -1,0 +1,117 @@
+"""A long night never makes another chat wait on Python's collector (bot/heap.py): what a slow full
+collection kept is frozen out of later walks, which is safe only because a night's objects form no
+cycles (reference counting alone frees them), and an old fold is let go off the event loop."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import weakref
+from collections.abc import Iterator
+
+import pytest
+
+from bot.heap import keep_collections_short
+from tests.harness import Table
+
+NIGHT = """/new Alice Bob Carol Dave preset=nanjing stake=2
+Bob: /pong Carol
+Dave: /gang self 9s
+Alice: /hu self 123m456m789m234p5p+5p flowers=2
+Carol: /penalty Bob 1
+Dave: /fix 3 /gang self 8s
+Bob: /undo"""
+
+
+@pytest.fixture
+def no_collector() -> Iterator[None]:
+    """Only reference counting frees anything while the test looks."""
+    gc.collect()
+    gc.disable()
+    yield
+    gc.enable()
+
+
+async def let_go(held: list[weakref.ref[object]]) -> None:
+    """Wait (2 s at most) for the worker thread that frees a correction's old fold."""
+    for _ in range(200):
+        if all(ref() is None for ref in held):
+            return
+        await asyncio.sleep(0.01)
+
+
+def ours(objects: list[object]) -> list[str]:
+    return sorted({type(o).__qualname__ for o in objects if type(o).__module__.split(".")[0] in ("bot", "engine")})
+
+
+async def test_a_night_is_freed_by_reference_counting_alone(table: Table, no_collector: None) -> None:
+    await table.play(NIGHT)
+    night = await table.referee.nights.latest(table.chat_id)
+    assert night is not None and len(night.fold.played) >= 3
+    held = [weakref.ref(night), weakref.ref(night.fold), weakref.ref(night.fold.state)]
+    table.referee.nights.forget(table.chat_id)
+    del night
+    await let_go(held)
+    assert [ref() for ref in held] == [None] * len(held)  # a frozen night would be freed all the same
+
+
+async def test_a_night_leaves_no_cycles_behind(table: Table, no_collector: None) -> None:
+    """What a night made and let go of is never only the cycle collector's to free: frozen, it
+    would stay for good."""
+    await table.play(NIGHT)
+    await table.say("Alice: /score")
+    table.referee.nights.forget(table.chat_id)
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        gc.collect()
+        assert ours(gc.garbage) == []
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+
+
+async def test_a_correction_lets_the_old_fold_go(table: Table, no_collector: None) -> None:
+    await table.play(NIGHT)
+    night = await table.referee.nights.latest(table.chat_id)
+    assert night is not None
+    old = weakref.ref(night.fold)
+    await table.say("Carol: /undo")
+    assert night.fold is not old()
+    await let_go([old])
+    assert old() is None
+
+
+def test_a_slow_full_collection_freezes_what_it_kept() -> None:
+    gc.unfreeze()
+    remove = keep_collections_short(slow_ms=0.0)  # every full collection counts as slow
+    try:
+        kept = [[n] for n in range(1000)]  # tracked objects that survive
+        gc.collect(1)
+        assert gc.get_freeze_count() == 0  # a young collection freezes nothing
+        gc.collect()
+        assert gc.get_freeze_count() >= len(kept)
+    finally:
+        remove()
+        gc.unfreeze()
+
+
+def test_a_quick_full_collection_freezes_nothing() -> None:
+    gc.unfreeze()
+    remove = keep_collections_short(slow_ms=60_000.0)
+    try:
+        gc.collect()
+        assert gc.get_freeze_count() == 0
+    finally:
+        remove()
+        gc.unfreeze()
+
+
+def test_installing_twice_keeps_one_pacer() -> None:
+    first = keep_collections_short()
+    second = keep_collections_short()
+    try:
+        assert sum(type(c).__name__ == "_Pacer" for c in gc.callbacks) == 1
+    finally:
+        first()
+        second()
+    assert not any(type(c).__name__ == "_Pacer" for c in gc.callbacks)

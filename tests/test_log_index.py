@@ -1,0 +1,60 @@
+"""The night's log index (bot/log_index.py) answers as reading the whole log would: the place a row
+stands for, the version in force there (bot/versions.py), a row by id, the newest row of a kind."""
+
+from __future__ import annotations
+
+import random
+
+from bot.ledger import EventRow
+from bot.log_index import LogIndex
+from bot.versions import versions
+
+
+def row(event_id: int, kind: str, reverses: int | None = None) -> EventRow:
+    return EventRow(event_id, 1, 1, kind, None, "{}", "", "Alice", reverses, "")
+
+
+def random_log(seed: int, size: int) -> list[EventRow]:
+    """Table events, fixes and undos of any earlier row (a fix of a fix, an undo of a fix, ...),
+    and correction bookings, with ids that grow with gaps (other nights' rows in between)."""
+    pick = random.Random(seed)
+    rows: list[EventRow] = []
+    next_id = 1
+    for _ in range(size):
+        next_id += pick.randint(1, 3)
+        kind = pick.choice(("pong", "gang", "hu", "fix", "undo", "correction", "bind"))
+        reverses = pick.choice(rows).id if rows and kind in ("fix", "undo", "correction") else None
+        rows.append(row(next_id, kind, reverses))
+    return rows
+
+
+def test_the_index_answers_as_the_whole_log_does_after_every_row() -> None:
+    for seed in range(20):
+        log = random_log(seed, 60)
+        rows: list[EventRow] = []
+        index = LogIndex()
+        for new in log:
+            rows.append(new)  # the night appends to its list; the index catches up when asked
+            whole = versions(rows)
+            for r in rows:
+                assert index.slot(rows, r.id) == whole.slot(r.id)
+                assert index.current(rows, whole.slot(r.id)) == whole.current(whole.slot(r.id))
+                assert index.event(rows, r.id) is r
+            active = whole.active(rows)
+            newest = next((r for r in reversed(rows) if r.kind in ("pong", "hu") and r.id in active), None)
+            assert index.last(rows, ("pong", "hu"), lambda r, a=active: r.id in a) is newest
+
+
+def test_an_id_not_in_the_log_is_none() -> None:
+    rows = [row(2, "pong"), row(5, "gang"), row(9, "hu")]
+    index = LogIndex()
+    assert [index.event(rows, n) for n in (1, 3, 10)] == [None, None, None]
+    assert index.event(rows, 5) is rows[1]
+
+
+def test_a_log_read_anew_is_indexed_anew() -> None:
+    index = LogIndex()
+    first = [row(1, "pong"), row(2, "undo", 1)]
+    assert index.current(first, 1) is None
+    again = [row(1, "pong")]  # another list (a night that read its log again): nothing carried over
+    assert index.current(again, 1) == 1
