@@ -4,7 +4,7 @@ One night on a file database is played through the command layer (hands of a pon
 gang and a self-drawn win); at each mark the next 200 events are timed one by one and their median
 and p99 printed. A flat night prints the same figures at every mark. At each mark a `/undo` of the
 newest event (re-recorded after), a `/fix` of hand 1's win (every later hand re-derived), its `/undo`
-and a restart's first `/score` are timed too, each with the longest stall of the event loop meanwhile
+and a restart's first `/score`, `/summary` and `/export` are timed too, each with the longest stall of the event loop meanwhile
 (a task waking every 5 ms): what another chat would wait while this one corrects its night.
 
 Run: python -m bench.night_growth_bench [--marks 1000,10000,50000]
@@ -28,6 +28,7 @@ from bot.service import Incoming, Referee
 PLAYERS = ("Alice", "Bob", "Carol", "Dave")
 HAND = "123m456m789m234p5p+5p"
 WINDOW = 200
+QUESTIONS = ("/score", "/summary", "/export")  # answered, nothing recorded
 
 
 def speaker(name: str) -> Speaker:
@@ -64,7 +65,7 @@ async def stalled(referee: Referee, chat: str, who: str, text: str) -> tuple[flo
     took = (time.perf_counter() - begin) * 1000
     done.set()
     await ticking
-    assert response is not None and (response.recorded or text == "/score"), (text, response)
+    assert response is not None and (response.recorded or text in QUESTIONS), (text, response)
     return took, max(stalls)
 
 
@@ -83,7 +84,7 @@ async def main(marks: list[int]) -> None:
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "growth.sqlite3"
         ledger = await Ledger.open(path)
-        referee = Referee(ledger, charts_enabled=False)
+        referee = Referee(ledger, charts_enabled=True)
         chat = "growth"
         await referee.handle(Incoming(chat, speaker("Alice"), "/new " + " ".join(PLAYERS)))
         script = lines()
@@ -109,10 +110,12 @@ async def main(marks: list[int]) -> None:
             fix = await stalled(referee, chat, "Alice", f"/fix {first_win} /hu Alice self {HAND} flowers=5")
             unfix = await stalled(referee, chat, "Alice", f"/undo {await newest_id(referee, chat)}")
             restarted = await stalled(Referee(ledger, charts_enabled=False), chat, "Alice", "/score")
+            summary = await stalled(referee, chat, "Alice", "/summary")
+            exported = await stalled(referee, chat, "Alice", "/export")
             print(
                 f"at {mark:>6,} events: recording median {statistics.median(times):.2f} ms, p99 {p99:.2f} ms an event;"
                 f" /undo of the newest {shown(undo)}; /fix of hand 1 {shown(fix)}, its /undo {shown(unfix)};"
-                f" a restart's first /score {shown(restarted)}",
+                f" a restart's first /score {shown(restarted)}; /summary {shown(summary)}, /export {shown(exported)}",
                 flush=True,
             )
         await ledger.close()

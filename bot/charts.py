@@ -10,11 +10,13 @@ import io
 from collections.abc import Sequence
 from functools import cache
 from importlib import resources
+from threading import Lock
 
 from bot.personal import NightPeople, payments_of
 from locales import Translator
 
 CJK_FONT_FILES = ("NotoSansCJKsc-Regular.otf",)
+_DRAWING = Lock()  # matplotlib is one per process, so is the right to draw with it
 
 
 # matplotlib is imported where a chart is drawn, not with the bot: it costs about 60 MB of memory and
@@ -90,6 +92,13 @@ def end_points(people: NightPeople) -> dict[str, int]:
 
 
 def balance_chart(night_number: int, people: NightPeople, doubled: set[int], language: str) -> bytes:
+    """Drawn in a worker thread (bot/handlers/questions.py), one chart at a time: matplotlib keeps
+    process-wide state (fonts, caches) and does not promise two threads may draw at once."""
+    with _DRAWING:
+        return _balance_chart(night_number, people, doubled, language)
+
+
+def _balance_chart(night_number: int, people: NightPeople, doubled: set[int], language: str) -> bytes:
     import matplotlib
 
     matplotlib.use("Agg")

@@ -10,6 +10,7 @@ from bot import charts, export
 from bot.commands import SPEC_BY_NAME, parse
 from bot.handlers.common import Context, Refusal, board, describe
 from bot.handlers.opening import unclaimed
+from bot.heap import in_thread
 from bot.ledger import EventRow, Seat
 from bot.night import Night, doubled_hands, table_event
 from bot.people import kept_indices, merged_index, net_by_reason, player_of
@@ -162,12 +163,18 @@ def summary_replies(night: Night) -> list[Reply]:
     )
 
 
+def night_chart(night: Night, language: str) -> bytes:
+    return charts.balance_chart(night.number, night_people(night), doubled_hands(night.fold), language)
+
+
 async def summary(context: Context) -> Response:
+    """The night's figures and its chart are worked out in a worker thread: a long night's summary
+    and any chart take longer than another chat should wait (the chat's own lines wait their turn)."""
     night = any_night(context)
-    lines = summary_replies(night)
+    lines = await in_thread(summary_replies, night)
     attachments: list[Attachment] = []
     if context.desk.charts_enabled:
-        png = charts.balance_chart(night.number, night_people(night), doubled_hands(night.fold), context.language)
+        png = await in_thread(night_chart, night, context.language)
         chart = Attachment("photo", f"night-{night.id}.png", png)
         wanted = context.command.options.get("chart")
         if wanted and Path(wanted).name not in (
@@ -208,11 +215,16 @@ async def me(context: Context) -> Response:
     return Response(tuple(replies), context.language)
 
 
-async def export_(context: Context) -> Response:
-    night = any_night(context)
-    translator = Translator(context.language)  # a flow's token line is exported as what it stands for
+def night_csv(night: Night, language: str) -> bytes:
+    translator = Translator(language)  # a flow's token line is exported as what it stands for
     shown = {key: render(line, translator) for key, line in flow_lines(night, night.events).items()}
-    data = export.night_csv(night_people(night), shown)
+    return export.night_csv(night_people(night), shown)
+
+
+async def export_(context: Context) -> Response:
+    """Built in a worker thread, as the summary is."""
+    night = any_night(context)
+    data = await in_thread(night_csv, night, context.language)
     return Response(
         (Reply("export.done", {"night": night.number}),),
         context.language,
