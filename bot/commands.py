@@ -921,6 +921,7 @@ _BUILDERS = {
 # plain words (查分, 结算 …) are too common in talk to read anything into a stray word after them.
 _HINTED = frozenset(PLAIN_ARGS) - _ONE_ARG
 _ONE_SUITED_TILE = re.compile(r"^\d+[mpsz]$")  # 0m, 10p: a tile by its form, only its number wrong
+_NOT_WHOLE = re.compile(r"^[-+]?\d*[.,/]?\d+$")  # 1.5, -5, 1/2: an amount, but not whole flowers
 
 
 @dataclass(frozen=True)
@@ -986,6 +987,8 @@ def near_command(text: str, known: Sequence[str]) -> NearMiss | None:
     typed = line[piece.start : piece.end]
     if piece.kind in (TILE, WORD) and _ONE_SUITED_TILE.match(typed.lower()) and not _one_tile(typed):
         return NearMiss("hint.no_such_tile", {"tile": typed})
+    if name == "penalty" and piece.kind == WORD and _NOT_WHOLE.match(typed):
+        return NearMiss("penalty.bad_amount", {"amount": typed})  # 罚 李四 1.5: whole flowers only
     if piece.kind != WORD:
         return None
     seated = closest_name(typed, known)

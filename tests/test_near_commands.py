@@ -111,3 +111,20 @@ async def test_a_missing_tile_where_one_is_needed_is_answered(table: Table) -> N
     assert "请说明架哪张牌" in await table.say("李四: 架")  # 敞开头 架 names its tile
     assert "请说明架哪张牌" in await table.say("李四: 架 王五")
     assert await table.row_counts() == before
+
+
+async def test_a_penalty_of_part_of_a_flower_is_answered_not_recorded(table: Table) -> None:
+    await table.say(CHINESE)
+    before = await table.row_counts()
+    for line, typed in (("李四: 罚 王五 1.5", "1.5"), ("李四: 罚 王五 -5", "-5")):
+        response = await table.respond(line)
+        assert response is not None and response.refused
+        assert f"罚分数目不对：{typed}（要写整数花数" in await table.say(line)  # penalty.bad_amount
+    assert await table.row_counts() == before
+    assert await table.respond("李四: 罚 王五 1.5 吗") is None  # a question stays talk
+
+
+async def test_a_penalty_of_part_of_a_flower_in_english(table: Table) -> None:
+    await table.say("/lang en")
+    await table.say(ENGLISH)
+    assert "bad penalty amount: 1.5" in await table.say("Alice: penalty Bob 1.5")
