@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import threading
 import weakref
 from collections.abc import Iterator
 
 import pytest
 
 from bot.heap import keep_collections_short
+from bot.service import Referee
 from tests.harness import Table
 
 NIGHT = """/new Alice Bob Carol Dave preset=nanjing stake=2
@@ -115,3 +117,49 @@ def test_installing_twice_keeps_one_pacer() -> None:
         first()
         second()
     assert not any(type(c).__name__ == "_Pacer" for c in gc.callbacks)
+
+
+async def answered_while(table: Table, other: Table, line: str, blocked: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`line` in one chat is held inside its worker thread (at `blocked`, a function of bot/night.py
+    or bot/handlers/questions.py); another chat's /score must be answered meanwhile."""
+    import bot.handlers.questions as questions
+    import bot.night as night_module
+
+    module = night_module if hasattr(night_module, blocked) else questions
+    real = getattr(module, blocked)
+    entered, release = threading.Event(), threading.Event()
+
+    def held(*args: object, **kwargs: object) -> object:
+        entered.set()
+        assert release.wait(5), "never released"
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, blocked, held)
+    running = asyncio.create_task(table.respond(line))
+    try:
+        while not entered.is_set():
+            await asyncio.sleep(0.005)
+        assert "Alice" in await asyncio.wait_for(other.say("Bob: /score"), 2)  # not behind the other chat
+        assert not running.done()
+    finally:
+        release.set()
+    response = await running
+    assert response is not None and not response.refused
+
+
+@pytest.mark.parametrize(
+    ("line", "blocked"),
+    [
+        ("Carol: /undo", "_plan_correction"),
+        ("Carol: /fix 2 /pong Carol", "_settle_correction"),
+        ("Carol: /summary", "summary_replies"),
+        ("Carol: /export", "night_csv"),
+    ],
+)
+async def test_another_chat_is_answered_while_a_night_is_worked_out(
+    referee: Referee, line: str, blocked: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table, other = Table(referee, "chat-a"), Table(referee, "chat-b")
+    await table.play(NIGHT)
+    await other.play("/new Alice Bob Carol Dave\nBob: /pong Carol")
+    await answered_while(table, other, line, blocked, monkeypatch)
