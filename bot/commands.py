@@ -37,6 +37,7 @@ class CommandSpec:
     name: str
     slash: tuple[str, ...]
     example: str = ""
+    looks_only: bool = False  # a question: changes nothing (a summary waiting for `yes` still stands)
 
     @property
     def words(self) -> tuple[str, ...]:
@@ -71,21 +72,21 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("swap", ("swap",), "/swap Dave Eve"),
     CommandSpec("stake", ("stake",), "/stake 2"),
     CommandSpec("dealer", ("dealer",), "/dealer Bob"),
-    CommandSpec("score", ("score",), "/score"),
-    CommandSpec("history", ("history",), "/history 2"),
-    CommandSpec("rules", ("rules",), "/rules"),
-    CommandSpec("summary", ("summary",), "/summary"),
+    CommandSpec("score", ("score",), "/score", looks_only=True),
+    CommandSpec("history", ("history",), "/history 2", looks_only=True),
+    CommandSpec("rules", ("rules",), "/rules", looks_only=True),
+    CommandSpec("summary", ("summary",), "/summary", looks_only=True),
     CommandSpec("close", ("close", "yes"), "yes"),
     CommandSpec("reopen", ("reopen",), "/reopen"),
-    CommandSpec("stats", ("stats",), "/stats"),
-    CommandSpec("tab", ("tab",), "/tab"),
+    CommandSpec("stats", ("stats",), "/stats", looks_only=True),
+    CommandSpec("tab", ("tab",), "/tab", looks_only=True),
     CommandSpec("paid", ("paid",), "/paid Bob Alice 120"),
     CommandSpec("settled", ("settled",), "/settled 3"),
-    CommandSpec("me", ("me",), "/me"),
-    CommandSpec("export", ("export",), "/export"),
+    CommandSpec("me", ("me",), "/me", looks_only=True),
+    CommandSpec("export", ("export",), "/export", looks_only=True),
     CommandSpec("lang", ("lang", "language"), "/lang en"),
     CommandSpec("board", ("board",), "/board each"),
-    CommandSpec("help", ("help", "start"), "/help"),
+    CommandSpec("help", ("help", "start"), "/help", looks_only=True),
 )
 SPEC_BY_NAME = {spec.name: spec for spec in COMMANDS}
 _SLASH = {alias: spec for spec in COMMANDS for alias in spec.slash}
@@ -949,17 +950,29 @@ class NearMiss:
 def closest_name(word: str, known: Sequence[str]) -> str | None:
     """The one seated name that `word` is a slip of: the same length (two characters or more) with
     exactly one character different — the wrong character an input method offers for the same
-    sound (李思 for 李四, 王伍 for 王五). A dropped or added letter (Carl, Bobb) is not read as a slip:
+    sound (李思 for 李四, 王伍 for 王五) — or two neighbours swapped (Bbo for Bob). A dropped or
+    added letter (Carl, Bobb) is not read as a slip:
     such a line is as likely talk about someone else."""
     folded = fold(word.lstrip("@"))
     if len(folded) < 2:
         return None
-    close = {
-        name
-        for name in known
-        if len(fold(name)) == len(folded) and sum(a != b for a, b in zip(fold(name), folded, strict=True)) == 1
-    }
+    close = {name for name in known if _one_slip(fold(name), folded)}
     return close.pop() if len(close) == 1 else None
+
+
+def _one_slip(name: str, typed: str) -> bool:
+    """One character wrong, or two neighbours swapped (Bbo for Bob: a thumb on a phone)."""
+    if len(name) != len(typed):
+        return False
+    wrong = [at for at, (a, b) in enumerate(zip(name, typed, strict=True)) if a != b]
+    if len(wrong) == 1:
+        return True
+    return (
+        len(wrong) == 2
+        and wrong[1] == wrong[0] + 1
+        and name[wrong[0]] == typed[wrong[1]]
+        and name[wrong[1]] == typed[wrong[0]]
+    )
 
 
 def near_command(text: str, known: Sequence[str]) -> NearMiss | None:

@@ -17,7 +17,7 @@ from bot import tab
 from bot.board import DEFAULT_MODE, shaped
 from bot.board import SETTING as BOARD_SETTING
 from bot.codec import SeatChange
-from bot.commands import parse, usage_hint
+from bot.commands import COMMANDS, SPEC_BY_NAME, parse, usage_hint
 from bot.handlers import board, chores, corrections, flows, opening, questions, table_events, tile_flow
 from bot.handlers.causes import flower_choices
 from bot.handlers.common import Context, Desk, Incoming, Refusal, meld_conflict, near_miss, readable, refused_win
@@ -43,11 +43,11 @@ Handler = Callable[[Context], Awaitable[Response]]
 HEAD_ONLY = frozenset(
     {"score", "pong", "gang", "added_gang", "concealed_gang", "flower_gang", "winds", "range", "penalty", "draw"}
 )
-# Commands that only ask: a seat is never claimed by them
+# Commands that never claim a seat: the questions (CommandSpec.looks_only), and the chat's own
+# settings and tab (the tab's entries are the chat's, not the table's)
 QUESTIONS = frozenset(
-    {"score", "history", "rules", "summary", "help", "stats", "me", "export", "unknown", "lang", "board"}
+    {spec.name for spec in COMMANDS if spec.looks_only} | {"unknown", "lang", "board", "paid", "settled"}
 )
-QUESTIONS |= {"tab", "paid", "settled"}  # the tab's entries are the chat's, not the table's: no seat is claimed
 # Commands that seat the speaker themselves (`/join`, `我是 李四`): no automatic binding before them
 SEATS_ITSELF = frozenset({"join"})
 HANDLERS: dict[str, Handler] = {
@@ -195,7 +195,8 @@ class Referee:
             hint = usage_hint(command, response.replies)
             if hint is not None:  # a /command in the wrong form: show the right one
                 response = replace(response, replies=(*response.replies, hint))
-        if command.name != "summary":
+        spec = SPEC_BY_NAME.get(command.name)
+        if spec is None or not spec.looks_only:  # /score or /export after /summary: `yes` still closes
             self.desk.pending_close.discard(incoming.chat_id)
         return response
 

@@ -94,3 +94,17 @@ async def test_export_is_utf8_csv_with_a_bom(table: Table) -> None:
 async def test_me_only_in_private(table: Table) -> None:
     await table.play("/new Alice Bob Carol Dave")
     assert "私聊" in await table.say("Bob: /me")
+
+
+async def test_a_summary_still_waits_for_yes_while_people_only_look(table: Table) -> None:
+    """结算, then 导出 and 查分 (the natural order at a table), then 确认: the night closes. A table
+    event after the summary makes it stale: 确认 asks for the summary again."""
+    await table.play("/new 张三 李四 王五 赵六\n李四: 碰 王五")
+    await table.play("张三: 结算\n张三: 导出\n张三: 查分\n张三: 荒庄了吧？\n张三: 记录")
+    assert "第 1 局已结束" in await table.say("张三: 确认")
+
+
+async def test_a_table_event_after_the_summary_asks_for_it_again(table: Table) -> None:
+    await table.play("/new Alice Bob Carol Dave\nBob: /pong Carol\nAlice: /summary\nCarol: /pong Dave")
+    assert "/summary" in await table.say("Alice: yes")  # close.summary_first: nothing closed
+    assert "✅" in await table.say("Dave: /pong Alice")  # the night is still open

@@ -128,3 +128,12 @@ async def test_a_penalty_of_part_of_a_flower_in_english(table: Table) -> None:
     await table.say("/lang en")
     await table.say(ENGLISH)
     assert "bad penalty amount: 1.5" in await table.say("Alice: penalty Bob 1.5")
+
+
+async def test_two_letters_swapped_are_read_as_a_slip(table: Table) -> None:
+    await table.say("/lang en")
+    await table.say(ENGLISH)
+    before = await table.row_counts()
+    assert "did you mean Bob?" in await table.say("Dave: pong Bbo 2m")
+    assert await table.row_counts() == before
+    assert await table.respond("Dave: pong Bbbo 2m") is None  # a letter added: as likely talk
