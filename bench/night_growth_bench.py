@@ -109,7 +109,8 @@ async def main(marks: list[int]) -> None:
             await referee.handle(Incoming(chat, speaker(who), text))  # the night goes on as scripted
             fix = await stalled(referee, chat, "Alice", f"/fix {first_win} /hu Alice self {HAND} flowers=5")
             unfix = await stalled(referee, chat, "Alice", f"/undo {await newest_id(referee, chat)}")
-            restarted = await stalled(Referee(ledger, charts_enabled=False), chat, "Alice", "/score")
+            referee.nights.forget(chat)  # as after a restart: the night is read from the ledger again
+            restarted = await stalled(referee, chat, "Alice", "/score")
             summary = await stalled(referee, chat, "Alice", "/summary")
             exported = await stalled(referee, chat, "Alice", "/export")
             print(
