@@ -430,6 +430,7 @@ PLAIN_ARGS: dict[str, frozenset[str]] = {
     "history": frozenset({NUMBER}),  # 记录 2: the page
     "stats": frozenset({NAME}),
     "unseat": frozenset({NAME}),
+    "join": frozenset({NAME}),  # 我是 李四: what the claim buttons read, typed
 }
 # Commands whose plain words take free text (new names, a language, a preset), read whole.
 _FREE_TEXT: dict[str, Callable[[list[str]], bool]] = {
@@ -476,7 +477,7 @@ def tab_shape(name: str, words: Sequence[str]) -> bool:
 CHORES = frozenset({"rename", "swap", "stake", "dealer"})  # their words are read whole: new names, amounts
 FLOWS = frozenset({"hu", "gang", "penalty"})  # `/hu ~…`: a step of a guided flow (bot/handlers/flows.py)
 _SINGLE_TILE = frozenset({"pong", "gang", "added_gang", "concealed_gang", "range"})
-_ONE_ARG = frozenset({"undo", "history", "stats", "unseat"})
+_ONE_ARG = frozenset({"undo", "history", "stats", "unseat", "join"})
 
 
 # Every argument a command does not use is an error, never silently dropped.

@@ -116,3 +116,14 @@ async def test_the_claim_buttons_through_telegram(fake: FakeTelegram, tmp_path: 
         assert "✅" in await bot.say(mike, "罚 跟牌 赵六")
     # 跟牌: 赵六 pays 10 to each of the three others
     assert await balances(db) == [10, 10, 10, -30]
+
+
+async def test_typing_the_buttons_words_claims_the_seat(referee: Referee) -> None:
+    """`我是 李四`, typed as the button reads, claims the seat as `/join 李四` does; `我是谁` is talk."""
+    await say(referee, ZHANG, "开局 张三 李四 王五 赵六")
+    assert await say(referee, MIKE, "我是谁") is None
+    claimed = await say(referee, MIKE, "我是 李四")
+    assert claimed is not None and claimed.recorded
+    assert "李四" in text(claimed)
+    penalty = await say(referee, MIKE, "罚 跟牌 赵六")  # now 李四's line: 赵六 pays 10 to each of the others
+    assert penalty is not None and penalty.recorded
