@@ -60,7 +60,12 @@ def keep_collections_short(slow_ms: float = SLOW_MS) -> Callable[[], None]:
 def free_off_loop(spent: list[object]) -> None:
     """Let go of what only `spent` holds in a worker thread: freeing a long night's old fold is
     half a million deallocations, 80 ms the event loop would otherwise spend before the next chat."""
-    asyncio.get_running_loop().run_in_executor(None, spent.clear)
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:  # no event loop to keep free (a script, a test): let go here
+        spent.clear()
+        return
+    loop.run_in_executor(None, spent.clear)
 
 
 async def in_thread(work: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:

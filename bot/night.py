@@ -1074,7 +1074,7 @@ class Nights:
 
     def forget(self, chat_id: str) -> None:
         """Drop the cached night (after an unexpected failure): it is loaded again from the ledger."""
-        self._latest.pop(chat_id, None)
+        free_off_loop([self._latest.pop(chat_id, None)])
         self._settings = {key: value for key, value in self._settings.items() if key[0] != chat_id}
 
     async def open(
@@ -1091,7 +1091,7 @@ class Nights:
         night_id = await self.ledger.open_night(
             chat_id, seats, preset_name, preset_json, stake_cents, dealer, opened_by, line.text, line.update_key
         )
-        self._latest.pop(chat_id, None)
+        free_off_loop([self._latest.pop(chat_id, None)])  # the night before: freed off the event loop
         night = await self.latest(chat_id)
         assert night is not None and night.id == night_id
         return night
