@@ -13,7 +13,7 @@ from bot.handlers.opening import unclaimed
 from bot.heap import in_thread
 from bot.ledger import EventRow, Seat
 from bot.night import Night, doubled_hands, table_event
-from bot.people import kept_indices, merged_index, net_by_reason, player_of
+from bot.people import kept_indices, merged_index, net_by_reason, player_of, stake_runs
 from bot.personal import night_people
 from bot.replies import Attachment, Choice, Reply, Response, render
 from bot.seating import seated_names
@@ -151,6 +151,8 @@ def summary_replies(night: Night) -> list[Reply]:
         stats,
         night.hands_played(),
         night.state.dealer_passes,
+        # the current hand too: a 改底 for the next hand is the stake in force, as the header said before
+        stakes=stake_runs(night.stake_schedule(), night.state.hand_no),
     )
 
 
