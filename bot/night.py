@@ -573,6 +573,15 @@ class Night:
     def slot_of(self, event_id: int) -> int:
         return self._index.slot(self.events, event_id)
 
+    def hand_in_log(self, event: EventRow) -> int:
+        """The hand an event belongs to as the corrected night has it: /history and the CSV both say
+        it. A replaced version of a corrected event (a fix later fixed again, a joined win) belongs to
+        its place's hand, not to the hand it was typed in."""
+        hand = self.fold.hand_of(event.id)
+        if hand is None and event.kind == "fix":
+            hand = self.fold.hand_of(self.slot_of(event.id))
+        return hand or event.hand_no
+
     def state_before(self, event_id: int) -> TableState:
         """The table as it was just before this event (a fix is built against it)."""
         slot = self.slot_of(event_id)

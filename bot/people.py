@@ -81,6 +81,17 @@ def stake_at(schedule: Sequence[tuple[int, int]], hand: int) -> int:
     return stake
 
 
+def stake_runs(schedule: Sequence[tuple[int, int]], last_hand: int) -> list[tuple[int, int]]:
+    """(first hand, stake) of each run of hands 1..`last_hand` played for one stake, as `stake_at`
+    prices them: a 改底 to the same stake, or one overridden before its hand, starts no run."""
+    runs: list[tuple[int, int]] = []
+    for hand in range(1, max(1, last_hand) + 1):
+        cents = stake_at(schedule, hand)
+        if not runs or runs[-1][1] != cents:
+            runs.append((hand, cents))
+    return runs
+
+
 def merged_index(seating: Occupancy) -> list[int]:
     """Each occupancy's player in `people`'s list: the same name twice is one player."""
     order: dict[str, int] = {}

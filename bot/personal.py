@@ -62,8 +62,7 @@ def night_people(night: Night) -> NightPeople:
     by_id = {event.id: event for event in night.events}
 
     def hand_of(event_id: int) -> int:
-        event = by_id[event_id]
-        return night.fold.hand_of(event_id) or event.hand_no
+        return night.hand_in_log(by_id[event_id])  # as /history shows it, a superseded fix included
 
     places = versions(night.events).slot_of
     by_event: dict[int, list[PersonPayment]] = {}

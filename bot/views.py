@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
+from itertools import pairwise
 
 from bot.ledger import EventRow, NightRow, PaymentRow, Seat
 from bot.night import Played
@@ -290,10 +291,12 @@ def summary(
     hands: int,
     passes: int = 0,
     players: Sequence[Seat] | None = None,
+    stakes: Sequence[tuple[int, int]] = (),
 ) -> list[Reply]:
     """`seats`, `amounts`, `money`: everyone who played tonight (more than four after a 换人);
-    `players`: the four seats now, for the per-seat statistics (default: `seats`)."""
-    header = {"night": night.number, "preset": preset.name, "stake": format_money(night.stake_cents)}
+    `players`: the four seats now, for the per-seat statistics (default: `seats`); `stakes`: the
+    night's runs of hands at one stake, (first hand, stake), as `bot.people.stake_runs` gives them."""
+    header = {"night": night.number, "preset": preset.name, "stake": _stakes_of(night.stake_cents, stakes)}
     lines = [Reply("summary.header", header, count=hands)]
     if preset.jiang_passes:
         lines.append(Reply("summary.jiang", {"passes": passes, "of": preset.jiang_passes}))
@@ -341,6 +344,25 @@ def summary(
             )
         )
     return lines
+
+
+def _stakes_of(in_force: int, runs: Sequence[tuple[int, int]]) -> Joined | str:
+    """The stake the header names: after a 改底 each stake with its hands (hands 1–4 at 2 read as
+    played for 1 would make the money figures look wrong); a one-stake night, the stake alone."""
+    if len(runs) < 2:
+        return format_money(in_force)
+    parts: list[Reply] = []
+    for (first, cents), (after, _) in pairwise(runs):
+        last = after - 1
+        key, params = (
+            ("summary.stake_hands", {"first": first, "last": last})
+            if last > first
+            else ("summary.stake_hand", {"hand": first})
+        )
+        parts.append(Reply(key, {"stake": format_money(cents), **params}))
+    first, cents = runs[-1]
+    parts.append(Reply("summary.stake_from", {"stake": format_money(cents), "hand": first}))
+    return Joined(tuple(parts), LIST)
 
 
 def _biggest_of(player: PlayerStats) -> Reply | str:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import csv
+import io
+
 from tests.harness import Table
 from tests.test_flow_once import command_of, penalty_who_step
 
@@ -51,3 +54,24 @@ async def test_the_csv_shows_the_event_a_flow_line_stands_for(table: Table) -> N
     assert response is not None
     text = response.attachments[0].data.decode("utf-8-sig")
     assert "~t" not in text and "跟牌" in text
+
+
+async def test_the_csv_gives_a_fix_and_a_fix_of_it_the_hand_they_correct_as_history_does(table: Table) -> None:
+    await table.say("/lang en")
+    await table.play(
+        """
+        /new A B C D
+        B: /gang C 5s
+        C: /hu B 123m 456m 789m 234p 5p +5p flowers=2
+        /fix 2 /gang D 5s
+        /fix 4 /gang A 5s
+        """
+    )
+    # #2 is hand 1's gang; both fixes are typed in hand 2 (C's win ended hand 1), #4 then replaced by #5
+    history = await table.say("/history")
+    assert "#4 [hand 1] fix" in history and "#5 [hand 1] fix" in history
+    response = await table.respond("/export")
+    assert response is not None
+    rows = list(csv.DictReader(io.StringIO(response.attachments[0].data.decode("utf-8-sig"))))
+    fixes = {row["event_id"]: row["hand"] for row in rows if row["kind"] == "fix"}
+    assert fixes == {"4": "1", "5": "1"}

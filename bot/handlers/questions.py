@@ -13,7 +13,7 @@ from bot.handlers.opening import unclaimed
 from bot.heap import in_thread
 from bot.ledger import EventRow, Seat
 from bot.night import Night, doubled_hands, table_event
-from bot.people import kept_indices, merged_index, net_by_reason, player_of
+from bot.people import kept_indices, merged_index, net_by_reason, player_of, stake_runs
 from bot.personal import night_people
 from bot.replies import Attachment, Choice, Reply, Response, render
 from bot.seating import seated_names
@@ -70,7 +70,7 @@ async def history(context: Context) -> Response:
     end = len(night.events) - (page - 1) * HISTORY_LINES
     events = night.events[max(0, end - HISTORY_LINES) : end]
     undone = {e.id for e in events if e.id not in night.active}
-    hands = {e.id: hand_in_history(night, e) for e in events}
+    hands = {e.id: night.hand_in_log(e) for e in events}
     fixed_by = {e.reverses: e.id for e in night.events if e.kind == "fix" and e.reverses is not None}
     replies = history_lines(events, undone, hands, fixed_by, flow_lines(night, events), merges(night))
     if page < pages:
@@ -78,15 +78,6 @@ async def history(context: Context) -> Response:
     elif pages > 1:
         replies.append(Reply("history.last_page", {"page": page, "pages": pages}))
     return Response(tuple(replies), context.language, night_id=night.id)
-
-
-def hand_in_history(night: Night, event: EventRow) -> int:
-    """The hand an event belongs to as the corrected night has it; a replaced version of a corrected
-    event (a fix, a joined win) belongs to its place's hand, not to the hand it was typed in."""
-    hand = night.fold.hand_of(event.id)
-    if hand is None and event.kind == "fix":
-        hand = night.fold.hand_of(night.slot_of(event.id))
-    return hand or event.hand_no
 
 
 def merges(night: Night) -> dict[int, int]:
@@ -160,6 +151,8 @@ def summary_replies(night: Night) -> list[Reply]:
         stats,
         night.hands_played(),
         night.state.dealer_passes,
+        # the current hand too: a 改底 for the next hand is the stake in force, as the header said before
+        stakes=stake_runs(night.stake_schedule(), night.state.hand_no),
     )
 
 
