@@ -128,3 +128,18 @@ async def test_a_penalty_of_part_of_a_flower_in_english(table: Table) -> None:
     await table.say("/lang en")
     await table.say(ENGLISH)
     assert "bad penalty amount: 1.5" in await table.say("Alice: penalty Bob 1.5")
+
+
+async def test_an_english_win_without_its_flowers_is_asked_for_them_in_english(table: Table) -> None:
+    await table.say("/lang en")
+    await table.say(ENGLISH)
+    before = await table.row_counts()
+    response = await table.respond("Bob: hu Carol")  # a seated discarder: a report, like 胡 李四
+    assert response is not None and not response.recorded
+    assert [c.command for c in response.choices][:3] == [
+        "hu Carol flowers=0",
+        "hu Carol flowers=1",
+        "hu Carol flowers=2",
+    ]
+    assert "give the hard-flower count" in await table.say("Bob: hu Carol")
+    assert await table.row_counts() == before
