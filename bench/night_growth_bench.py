@@ -4,8 +4,9 @@ One night on a file database is played through the command layer (hands of a pon
 gang and a self-drawn win); at each mark the next 200 events are timed one by one and their median
 and p99 printed. A flat night prints the same figures at every mark. At each mark a `/undo` of the
 newest event (re-recorded after), a `/fix` of hand 1's win (every later hand re-derived), its `/undo`
-and a restart's first `/score`, `/summary` and `/export` are timed too, each with the longest stall of the event loop meanwhile
-(a task waking every 5 ms): what another chat would wait while this one corrects its night.
+and a restart's first `/score`, `/summary` and `/export` are timed too, each with the longest stall
+of the event loop meanwhile (a task waking every 5 ms): what another chat would wait while this one
+corrects its night.
 
 Run: python -m bench.night_growth_bench [--marks 1000,10000,50000]
 """
