@@ -917,6 +917,15 @@ _BUILDERS = {
 }
 
 
+def reports_an_event(command: Command, known: Sequence[str]) -> bool:
+    """Whether a plain line is a table event that names a seated player or a tile (`Bob gang Alice
+    9p`, `pong Carol 6s`): the whole grammar of a report, so its refusal is answered whatever the
+    script — unlike a bare English word that merely starts a chat message (`yes`, `dealer wins`)."""
+    if command.name not in PLAIN_ARGS or command.name in _ONE_ARG:
+        return False
+    return bool(command.tile or command.hand_text or any(_is_name(name, known) for name in command.names))
+
+
 # ---- near-commands: a plain line one piece away from a command ----------------------------------
 
 # The table events whose plain lines are answered with a hint when one piece fails. Other commands'

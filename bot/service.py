@@ -17,7 +17,7 @@ from bot import tab
 from bot.board import DEFAULT_MODE, shaped
 from bot.board import SETTING as BOARD_SETTING
 from bot.codec import SeatChange
-from bot.commands import COMMANDS, SPEC_BY_NAME, parse, usage_hint
+from bot.commands import COMMANDS, SPEC_BY_NAME, parse, reports_an_event, usage_hint
 from bot.handlers import board, chores, corrections, flows, opening, questions, table_events, tile_flow
 from bot.handlers.causes import flower_choices
 from bot.handlers.common import Context, Desk, Incoming, Refusal, meld_conflict, near_miss, readable, refused_win
@@ -181,8 +181,10 @@ class Referee:
                 await night.load_history()  # a refusal may name the logged events behind it
             if incoming.update_key and await self.nights.ledger.has_update(incoming.update_key):
                 return Response((), language)  # a repeated update: answered the first time
-            near = corrections.reads_as_a_fix(command, seated_names(seats))  # `fix 99 碰 李四`: meant
-            if command.plain and incoming.text.strip()[:1].isascii() and not near:
+            # `fix 99 碰 李四` is meant, and so is an event naming the table (`Bob gang Alice 9p`)
+            meant = corrections.reads_as_a_fix(command, seated_names(seats))
+            meant = meant or reports_an_event(command, seated_names(seats))
+            if command.plain and incoming.text.strip()[:1].isascii() and not meant:
                 return None  # an English word that merely starts a chat message: stay quiet
             response = replace(self._refusal(error, context), refused=True)
             prompt = opening.claim_prompt(context, response)  # an account with no seat yet: which one?

@@ -80,7 +80,7 @@ async def test_flush_refused_by_a_wind_meld_and_half_flush_by_two_suits(table: T
     await table.say("/new A B C D")
     await table.say("A: pong B E")  # #2
     out = await table.say("A: 胡 D 清一色 花2")
-    assert "#2 碰 E 是风牌：不能报清一色" in out
+    assert "#2 碰 东 是风牌：不能报清一色" in out
     # 混一色 with a wind pong: 20 + 40 + 2×(2 + 风碰 1) = 66 from D
     await table.say("A: 胡 D 混一色 花2")
     assert await table.balances() == {"A": 66, "B": 0, "C": 0, "D": -66}

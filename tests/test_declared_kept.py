@@ -46,7 +46,7 @@ async def test_a_new_line_is_still_checked(table: Table) -> None:
     await table.say("/new A B C D")
     await table.say("A: 碰 B E")  # #2, a wind pong
     out = await table.say(WIN)
-    assert "#2 碰 E 是风牌：不能报清一色" in out
+    assert "#2 碰 东 是风牌：不能报清一色" in out
     assert await table.balances() == {"A": 0, "B": 0, "C": 0, "D": 0}
 
 

@@ -137,3 +137,18 @@ async def test_two_letters_swapped_are_read_as_a_slip(table: Table) -> None:
     assert "did you mean Bob?" in await table.say("Dave: pong Bbo 2m")
     assert await table.row_counts() == before
     assert await table.respond("Dave: pong Bbbo 2m") is None  # a letter added: as likely talk
+
+
+async def test_an_english_win_without_its_flowers_is_asked_for_them_in_english(table: Table) -> None:
+    await table.say("/lang en")
+    await table.say(ENGLISH)
+    before = await table.row_counts()
+    response = await table.respond("Bob: hu Carol")  # a seated discarder: a report, like 胡 李四
+    assert response is not None and not response.recorded
+    assert [c.command for c in response.choices][:3] == [
+        "hu Carol flowers=0",
+        "hu Carol flowers=1",
+        "hu Carol flowers=2",
+    ]
+    assert "give the hard-flower count" in await table.say("Bob: hu Carol")
+    assert await table.row_counts() == before

@@ -86,6 +86,60 @@ async def test_a_gang_with_its_tile_is_told_apart(table: Table) -> None:
     assert "又一次？" in await table.say("A: 杠 B")  # no tile: which one? asked
 
 
+ENGLISH = "/new Alice Bob Carol Dave"
+
+
+async def test_an_english_plain_report_with_its_actor_first_is_recorded(table: Table) -> None:
+    await table.say(ENGLISH)
+    await table.say("/lang en")
+    assert "✅ #2 Bob made an exposed gang of 9p on Alice's discard" in await table.say("Carol: Bob gang Alice 9p")
+    assert "✅ #3 Bob ponged 5s on Carol's discard" in await table.say("Dave: Bob pong Carol 5s")
+    # one exposed gang fed by Alice: Alice pays Bob 6; a pong moves no money
+    assert await table.balances() == {"Alice": -6, "Bob": 6, "Carol": 0, "Dave": 0}
+
+
+async def test_an_english_plain_repeat_with_its_tile_is_answered_like_the_chinese_one(table: Table) -> None:
+    await table.say(ENGLISH)
+    await table.say("/lang en")
+    assert "✅ #2" in await table.say("Bob: /gang Alice 9p")
+    before = await table.row_counts()
+    out = await table.say("Carol: Bob gang Alice 9p")
+    assert out == "already recorded as #2 (to change it: /fix 2; to remove it: /undo 2)"
+    assert await table.say("Carol: /gang Bob Alice 9p") == out
+    assert await table.row_counts() == before
+    # the one gang only: Alice pays Bob 6
+    assert await table.balances() == {"Alice": -6, "Bob": 6, "Carol": 0, "Dave": 0}
+
+
+async def test_an_english_plain_repeat_without_a_tile_is_asked(table: Table) -> None:
+    await table.say(ENGLISH)
+    await table.say("/lang en")
+    await table.say("Bob: /gang Alice")
+    before = await table.row_counts()
+    out = await table.say("Carol: Bob gang Alice")
+    assert "the same as #2: Bob made an exposed gang on Alice's discard, once more?" in out
+    assert await table.row_counts() == before
+    assert "✅" in await table.say("Alice: again")
+    # two exposed gangs fed by Alice: 2 × 6 = 12
+    assert await table.balances() == {"Alice": -12, "Bob": 12, "Carol": 0, "Dave": 0}
+
+
+async def test_a_chinese_repeat_by_latin_names_is_answered_too(table: Table) -> None:
+    await table.say(OPEN)
+    await table.say("A: 杠 B 5s")
+    assert "已经记过了：#2" in await table.say("D: A 杠 B 5s")  # starts with a Latin name, still a report
+
+
+async def test_english_talk_around_a_report_stays_silent(table: Table) -> None:
+    await table.say(ENGLISH)
+    await table.say("/lang en")
+    await table.say("Bob: /gang Alice 9p")
+    before = await table.row_counts()
+    for line in ("Bob said gang", "did Bob gang Alice?", "Bob gang Alice 9p?", "dealer wins"):
+        assert await table.respond(f"Carol: {line}") is None, line
+    assert await table.row_counts() == before
+
+
 def test_in_the_console_the_repeat_is_asked_and_again_records_it(tmp_path: Path) -> None:
     script = tmp_path / "night.txt"
     script.write_text("/new A B C D\nA: 杠 B\nA: 杠 B\nD: 花杠\nD: 花杠\nC: 再记一次\n", encoding="utf-8")

@@ -102,5 +102,6 @@ def notice_choices(played: Played, seats: Sequence[Seat]) -> tuple[Choice, ...]:
 def flower_choices(line: str) -> tuple[Choice, ...]:
     """A win typed without its hard-flower count: one button per count, each the same line with it."""
     stem = line.strip()
-    form = "{stem} flowers={n}" if stem.startswith("/") else "{stem} 花{n}"  # as the line was typed
+    # as the line was typed: a /command or an English line (`hu Bob`) takes flowers=N, Chinese 花N
+    form = "{stem} flowers={n}" if stem.startswith("/") or stem.isascii() else "{stem} 花{n}"
     return tuple(Choice(Reply("button.count", {"count": n}), form.format(stem=stem, n=n)) for n in range(FEW_FLOWERS))

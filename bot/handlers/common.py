@@ -30,7 +30,7 @@ from engine.table import (
     Win,
     WinRefused,
 )
-from engine.tiles import tile_name
+from engine.tiles import WIND_LETTERS, tile_name
 
 
 @dataclass(frozen=True)
@@ -146,9 +146,18 @@ def choices_for(context: Context, verb: str, exclude: int | None) -> tuple[Choic
     )
 
 
+def tile_word(text: str) -> Reply | str:
+    """One tile named in a reply: a wind by its name in the chat's language (东 in Simplified, 東 in
+    Traditional, E in English), a suited tile in its notation (`9p`). Only a single tile: a hand
+    stays notation, and buttons send notation whatever the reply shows."""
+    return Reply(f"tiles.wind_{text.lower()}") if len(text) == 1 and text in WIND_LETTERS else text
+
+
 def readable(params: dict[str, object], seats: Sequence[Seat]) -> dict[str, object]:
-    """Seat numbers in engine errors become names."""
+    """Seat numbers in engine errors become names, and a tile (`E`) its name in the chat's language."""
     shown = dict(params)
+    if isinstance(shown.get("tile"), str):
+        shown["tile"] = tile_word(str(shown["tile"]))
     if isinstance(shown.get("why"), str):
         shown["why"] = Reply(f"liability.{shown['why']}")
     if isinstance(shown.get("triggers"), str):  # which facts of the hand doubled the next one
@@ -166,7 +175,8 @@ def meld_conflict(night: Night, error: LoggedMeldMissing, hand: int) -> Reply:
     events = night.meld_events(int(error.params["seat"]), hand)
     event_id = events[error.index] if error.index < len(events) else "?"
     kind = Reply(f"meld_name.{error.params['kind']}")
-    meld = Reply("meld.named", {"kind": kind, "tile": error.params["tile"]}) if error.params["tile"] else kind
+    tile = str(error.params["tile"])
+    meld = Reply("meld.named", {"kind": kind, "tile": tile_word(tile)}) if tile else kind
     return Reply(error.key, {"id": event_id, "meld": meld})
 
 
@@ -199,8 +209,8 @@ def describe(event: Event, seats: Sequence[Seat]) -> Reply:
     def who(seat: int | None) -> str:
         return seats[seat].name if seat is not None else "?"
 
-    def tile(value: int | None) -> str:
-        return tile_name(value) if value is not None else ""
+    def tile(value: int | None) -> Reply | str:
+        return tile_word(tile_name(value)) if value is not None else ""
 
     if isinstance(event, Pong | Gang):
         kind = "pong" if isinstance(event, Pong) else event.kind.value

@@ -19,6 +19,7 @@ from bot.handlers.common import (
     readable,
     recorded_reply,
     recording_night,
+    tile_word,
 )
 from bot.handlers.table_events import (
     REVERSIBLE,
@@ -184,7 +185,7 @@ def later_declared(night: Night, slot: int, cause: DeclaredPatternContradicted) 
     pattern = Reply(f"unit.{DECLARED_PATTERN.get(cause.key, 'qingyise')}")
     kind = Reply(f"meld_name.{cause.params['kind']}")
     tile = cause.params.get("tile")
-    meld = Reply("meld.named", {"kind": kind, "tile": tile}) if tile else kind
+    meld = Reply("meld.named", {"kind": kind, "tile": tile_word(str(tile))}) if tile else kind
     winner = night.seats[int(cause.params["seat"])].name
     return Reply("fix.breaks_declared", {"id": slot, "winner": winner, "pattern": pattern, "meld": meld})
 
