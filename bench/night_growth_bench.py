@@ -70,6 +70,19 @@ async def stalled(referee: Referee, chat: str, who: str, text: str) -> tuple[flo
     return took, max(stalls)
 
 
+async def idle_stall(seconds: float) -> float:
+    """The longest ms the event loop stalled over a window where this chat asks nothing."""
+    stalls: list[float] = []
+    before = end = time.perf_counter()
+    end += seconds
+    while before < end:
+        await asyncio.sleep(0.005)
+        now = time.perf_counter()
+        stalls.append((now - before - 0.005) * 1000)
+        before = now
+    return max(stalls)
+
+
 def shown(figures: tuple[float, float]) -> str:
     return f"{figures[0]:.0f} ms (loop stalled {figures[1]:.0f} ms)"
 
@@ -111,13 +124,15 @@ async def main(marks: list[int]) -> None:
             fix = await stalled(referee, chat, "Alice", f"/fix {first_win} /hu Alice self {HAND} flowers=5")
             unfix = await stalled(referee, chat, "Alice", f"/undo {await newest_id(referee, chat)}")
             referee.nights.forget(chat)  # as after a restart: the night is read from the ledger again
+            dropped = await idle_stall(1.0)  # the night let go of, in a worker (a restart has none)
             restarted = await stalled(referee, chat, "Alice", "/score")
             summary = await stalled(referee, chat, "Alice", "/summary")
             exported = await stalled(referee, chat, "Alice", "/export")
             print(
                 f"at {mark:>6,} events: recording median {statistics.median(times):.2f} ms, p99 {p99:.2f} ms an event;"
                 f" /undo of the newest {shown(undo)}; /fix of hand 1 {shown(fix)}, its /undo {shown(unfix)};"
-                f" a restart's first /score {shown(restarted)}; /summary {shown(summary)}, /export {shown(exported)}",
+                f" the cached night dropped (loop stalled {dropped:.0f} ms), a restart's first /score"
+                f" {shown(restarted)}; /summary {shown(summary)}, /export {shown(exported)}",
                 flush=True,
             )
         await ledger.close()
