@@ -127,3 +127,15 @@ async def test_typing_the_buttons_words_claims_the_seat(referee: Referee) -> Non
     assert "李四" in text(claimed)
     penalty = await say(referee, MIKE, "罚 跟牌 赵六")  # now 李四's line: 赵六 pays 10 to each of the others
     assert penalty is not None and penalty.recorded
+
+
+async def test_a_typed_claim_is_undone_like_a_pressed_one(referee: Referee) -> None:
+    await say(referee, ZHANG, "开局 张三 李四 王五 赵六")
+    assert "✅" in text(await say(referee, ZHANG, "罚 跟牌 赵六"))  # 赵六 −30, each other +10
+    await say(referee, MIKE, "我是 王五")  # the wrong seat, typed
+    out = text(await say(referee, MIKE, "/undo"))
+    assert "我是 王五" in out and "余额不变" in out
+    night = await referee.night_json(CHAT)
+    assert night is not None and night["balances"] == {"张三": 10, "李四": 10, "王五": 10, "赵六": -30}
+    response = await say(referee, MIKE, "罚 跟牌 赵六")  # 王五's seat is free to claim again
+    assert "我是 王五" in labels(response)

@@ -79,20 +79,21 @@ def no_such_event(night: Night, number: int) -> Refusal:
     return Refusal(Reply("undo.no_such_event", {"id": number}), Reply("fix.latest_hint", {"id": latest.id}))
 
 
-def is_claim(event: EventRow) -> bool:
+def is_claim(event: EventRow, known: Sequence[str]) -> bool:
     """A seat claimed on its own line (`我是 李四`, `/join 李四`): undoable like a join. A binding written
     with the event it served is not: /undo undoes that event."""
     if event.kind != "bind":
         return False
     try:
-        command = parse(event.raw_text, ())
+        command = parse(event.raw_text, known)  # 我是 李四 reads as a claim only with 李四 seated
     except EngineError:
         return False
     return command is not None and command.name == "join"
 
 
 def last_claim(night: Night) -> EventRow | None:
-    return night.last_row(("bind",), lambda e: e.id in night.active and is_claim(e))
+    known = seated_names(night.seats)
+    return night.last_row(("bind",), lambda e: e.id in night.active and is_claim(e, known))
 
 
 def target_of(night: Night, number: int | None) -> EventRow:
@@ -110,7 +111,7 @@ def target_of(night: Night, number: int | None) -> EventRow:
     if named is None:
         raise no_such_event(night, number)
     root = night.event(night.slot_of(named.id)) or named
-    if is_claim(named) and named.id in night.active:
+    if is_claim(named, seated_names(night.seats)) and named.id in night.active:
         return named
     if root.kind not in REVERSIBLE or named.kind not in REVERSIBLE:
         raise Refusal(Reply("undo.not_undoable", {"id": named.id, "kind": Reply(f"kind.{named.kind}")}))
