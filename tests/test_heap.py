@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from bot.heap import keep_collections_short
+from bot.heap import keep_collections_short, let_go_gradually
 from bot.service import Referee
 from tests.harness import Table
 
@@ -163,3 +163,34 @@ async def test_another_chat_is_answered_while_a_night_is_worked_out(
     await table.play(NIGHT)
     await other.play("/new Alice Bob Carol Dave\nBob: /pong Carol")
     await answered_while(table, other, line, blocked, monkeypatch)
+
+
+class Part:
+    """Something weakly referable, as a night's rows and folds are."""
+
+
+class Holder:
+    def __init__(self, items: list[Part]) -> None:
+        self.items = items
+
+
+class Slotted:
+    __slots__ = ("__weakref__", "holder")
+
+    def __init__(self, holder: Holder) -> None:
+        self.holder = holder
+
+
+def test_what_only_the_spent_list_holds_is_freed_and_what_others_hold_stays_whole(no_collector: None) -> None:
+    owned = [Part() for _ in range(5_000)]  # longer than a slice: emptied in slices
+    freed = [weakref.ref(owned[0]), weakref.ref(owned[-1])]
+    shared = [Part() for _ in range(5_000)]
+    spent: list[object] = [Slotted(Holder(owned)), Slotted(Holder(shared))]
+    del owned
+    let_go_gradually(spent)
+    assert spent == [] and [ref() for ref in freed] == [None, None]
+    assert len(shared) == 5_000  # still held here: left whole
+
+    outer = Holder(shared)
+    let_go_gradually([Holder(shared)])  # the same list, another holder: left whole
+    assert len(outer.items) == 5_000
