@@ -33,7 +33,7 @@ async def night(referee: Referee, chat: str) -> None:
     for count in range(LINES):
         who, text = next(script)
         await referee.handle(Incoming(chat, speaker(who), text))
-        if count % 50 == 49:  # a fix of the event before, then an undo of the newest
+        if count % 50 == 49:  # an undo of the event before the newest, then of the newest
             target = await newest_id(referee, chat) - 1
             await referee.handle(Incoming(chat, speaker("Alice"), f"/undo {target}"))
             await referee.handle(Incoming(chat, speaker("Alice"), "/undo"))

@@ -932,7 +932,13 @@ def reports_an_event(command: Command, known: Sequence[str]) -> bool:
 # plain words (查分, 结算 …) are too common in talk to read anything into a stray word after them.
 _HINTED = frozenset(PLAIN_ARGS) - _ONE_ARG
 _ONE_SUITED_TILE = re.compile(r"^\d+[mpsz]$")  # 0m, 10p: a tile by its form, only its number wrong
-_NOT_WHOLE = re.compile(r"^[-+]?\d*[.,/]?\d+$")  # 1.5, -5, 1/2: an amount, but not whole flowers
+_NOT_WHOLE = re.compile(r"^(?:[-+]\d+|[-+]?\d*[.,/]\d+)$")  # 1.5, -5, 1/2 (a plain 5 is whole)
+
+
+def not_whole_amount(word: str) -> bool:
+    """A penalty amount typed as a number that is not whole flowers (`1.5`, `-5`, `1/2`): the
+    scanner leaves it a word, so the line would read it as a name."""
+    return _NOT_WHOLE.match(word) is not None
 
 
 @dataclass(frozen=True)
@@ -1010,7 +1016,7 @@ def near_command(text: str, known: Sequence[str]) -> NearMiss | None:
     typed = line[piece.start : piece.end]
     if piece.kind in (TILE, WORD) and _ONE_SUITED_TILE.match(typed.lower()) and not _one_tile(typed):
         return NearMiss("hint.no_such_tile", {"tile": typed})
-    if name == "penalty" and piece.kind == WORD and _NOT_WHOLE.match(typed):
+    if name == "penalty" and piece.kind == WORD and not_whole_amount(typed):
         return NearMiss("penalty.bad_amount", {"amount": typed})  # 罚 李四 1.5: whole flowers only
     if piece.kind != WORD:
         return None

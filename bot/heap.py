@@ -31,7 +31,6 @@ OLDEST = len(gc.get_threshold()) - 1  # the generation a full collection is of
 class _Pacer:
     slow_ms: float
     started: float = 0.0
-    freezes: int = 0
 
     def __call__(self, phase: str, info: dict[str, Any]) -> None:
         if phase == "start":
@@ -39,7 +38,6 @@ class _Pacer:
             return
         if info["generation"] == OLDEST and (time.perf_counter() - self.started) * 1000 >= self.slow_ms:
             gc.freeze()  # what a full collection kept is alive: leave it out of later walks
-            self.freezes += 1
 
 
 def keep_collections_short(slow_ms: float = SLOW_MS) -> Callable[[], None]:

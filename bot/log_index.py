@@ -29,11 +29,9 @@ class LogIndex:
         self._replay = Replay()
         self._by_kind: dict[str, list[EventRow]] = {}
 
-    def catch_up(self, rows: list[EventRow]) -> None:
-        """Fold the rows not yet indexed now (a night loaded off the event loop is indexed there)."""
-        self._caught_up(rows)
-
-    def _caught_up(self, rows: list[EventRow]) -> Replay:
+    def catch_up(self, rows: list[EventRow]) -> Replay:
+        """The replay with every row folded in: those not yet indexed are folded now (a night loaded
+        off the event loop is indexed there)."""
         if rows is not self._rows:
             self._rows, self._done, self._replay, self._by_kind = rows, 0, Replay(), {}
         for row in rows[self._done :]:
@@ -49,15 +47,15 @@ class LogIndex:
 
     def slot(self, rows: list[EventRow], event_id: int) -> int:
         """The place in the night a row stands for (bot/versions.py)."""
-        return self._caught_up(rows).slot(event_id)
+        return self.catch_up(rows).slot(event_id)
 
     def current(self, rows: list[EventRow], slot: int) -> int | None:
         """The id of the version in force at this place, None once it is undone."""
-        return self._caught_up(rows).current(slot)
+        return self.catch_up(rows).current(slot)
 
     def last(self, rows: list[EventRow], kinds: Sequence[str], counts: Callable[[EventRow], bool]) -> EventRow | None:
         """The newest row of one of these kinds that `counts` (undone rows are passed over)."""
-        self._caught_up(rows)
+        self.catch_up(rows)
         found: EventRow | None = None
         for kind in kinds:
             for row in reversed(self._by_kind.get(kind, ())):

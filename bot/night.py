@@ -454,7 +454,7 @@ class Night:
             return
         self._events = await self.ledger.events(self.id)
         self._payment_rows = await self.ledger.payments(self.id)
-        self._head, self._people, self._schedule = None, None, None
+        self._head = None  # `_derive` builds the players, totals and stakes from the whole log
         await in_thread(self._derive, self._checkpoint)  # a long night folds off the event loop
 
     def log_size(self) -> int:

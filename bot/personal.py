@@ -10,7 +10,6 @@ from dataclasses import dataclass
 
 from bot.night import Night
 from bot.people import merged_index, stake_at
-from bot.versions import versions
 
 
 @dataclass(frozen=True)
@@ -60,11 +59,6 @@ def night_people(night: Night) -> NightPeople:
 
     schedule = night.stake_schedule()  # as /summary prices the hands (a 改底 where it sits in the log)
     by_id = {event.id: event for event in night.events}
-
-    def hand_of(event_id: int) -> int:
-        return night.hand_in_log(by_id[event_id])  # as /history shows it, a superseded fix included
-
-    places = versions(night.events).slot_of
     by_event: dict[int, list[PersonPayment]] = {}
     for payment in night.payment_rows:
         event = by_id.get(payment.event_id)
@@ -72,8 +66,8 @@ def night_people(night: Night) -> NightPeople:
             continue
         # a correction's money belongs to the hand and the people of the place (slot) it corrects,
         # exactly as `bot.people.index_totals` counts it for /summary
-        source = by_id.get(places.get(event.id, event.id), event)
-        hand = hand_of(source.id)
+        source = by_id.get(night.slot_of(event.id), event)
+        hand = night.hand_in_log(source)  # as /history shows it, a superseded fix included
         by_event.setdefault(event.id, []).append(
             PersonPayment(
                 event.id,
@@ -89,7 +83,7 @@ def night_people(night: Night) -> NightPeople:
         LogEntry(
             e.id,
             e.created_at,
-            hand_of(e.id),
+            night.hand_in_log(e),
             e.kind,
             e.speaker,
             e.raw_text,

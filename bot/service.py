@@ -182,8 +182,8 @@ class Referee:
             if incoming.update_key and await self.nights.ledger.has_update(incoming.update_key):
                 return Response((), language)  # a repeated update: answered the first time
             # `fix 99 碰 李四` is meant, and so is an event naming the table (`Bob gang Alice 9p`)
-            meant = corrections.reads_as_a_fix(command, seated_names(seats))
-            meant = meant or reports_an_event(command, seated_names(seats))
+            known = seated_names(seats)
+            meant = corrections.reads_as_a_fix(command, known) or reports_an_event(command, known)
             if command.plain and incoming.text.strip()[:1].isascii() and not meant:
                 return None  # an English word that merely starts a chat message: stay quiet
             response = replace(self._refusal(error, context), refused=True)

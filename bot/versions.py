@@ -76,9 +76,6 @@ class Replay:
         stack = self.stacks.get(slot)
         return stack[-1] if stack else None
 
-    def versions(self) -> Versions:
-        return Versions(dict(self.slot_of), {slot: tuple(stack) for slot, stack in self.stacks.items()})
-
 
 def versions(events: Sequence[EventRow]) -> Versions:
     replay = Replay()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.commands import Command
+from bot.commands import Command, not_whole_amount
 from bot.handlers import repeats
 from bot.handlers.common import (
     Context,
@@ -188,7 +188,7 @@ def range_event(context: Context, command: Command, state: TableState) -> RangeM
 
 
 def penalty_event(context: Context, command: Command) -> Penalty:
-    amounts = [name for name in command.names if looks_like_amount(name)]
+    amounts = [name for name in command.names if not_whole_amount(name)]
     if amounts:  # `罚 李四 1.5`: a penalty is whole flowers; the number is not a second name
         raise Refusal(Reply("penalty.bad_amount", {"amount": amounts[0]}))
     if len(command.names) > 1:
@@ -198,11 +198,6 @@ def penalty_event(context: Context, command: Command) -> Penalty:
     if kind == "penalty_custom" and command.amount is None:
         raise Refusal(Reply("penalty.needs_amount"))
     return Penalty(kind, offender, command.amount)
-
-
-def looks_like_amount(word: str) -> bool:
-    """A word that is a number but not a whole one (`1.5`, `-3`): the parser took it for a name."""
-    return any(c.isdigit() for c in word) and all(c.isdigit() or c in ".,-+" for c in word)
 
 
 # a win these flags describe is drawn by the winner (杠上开花, 补花胡, 天胡): the flag alone says 自摸
