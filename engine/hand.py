@@ -9,7 +9,7 @@ from enum import StrEnum
 from typing import Any, Generic, TypeVar, overload
 
 from engine.errors import EngineError
-from engine.tiles import COPIES, Tile, is_wind, suits_of, tile_name
+from engine.tiles import COPIES, Tile, any_wind, is_wind, suits_of, tile_name
 
 WINNING_HAND_SIZE = 14
 MAX_MELDS = 4
@@ -119,7 +119,7 @@ class Hand:
 
     @once
     def has_winds(self) -> bool:
-        return any(map(is_wind, self._kinds()))
+        return any_wind(self._kinds())
 
     def tile_counts(self) -> Counter[Tile]:
         """Every physical tile of the hand, melds included (a gang counts four). A copy: callers may

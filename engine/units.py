@@ -57,7 +57,7 @@ class WinView:
 
     def facts(self) -> frozenset[str]:
         """The facts a unit may need (`Unit.needs`): each flag that is set, "seven_pairs",
-        "sole_wait" and "melds" when they hold."""
+        "sole_wait", "melds", "one_suit" and "no_hard_flowers" when they hold."""
         facts = [name for name in FLAG_NAMES if getattr(self.flags, name)]
         if self.decomposition is None:
             facts.append("seven_pairs")
@@ -65,6 +65,10 @@ class WinView:
             facts.append("sole_wait")
         if self.hand.melds:
             facts.append("melds")
+        if len(self.hand.suits) == 1:
+            facts.append("one_suit")
+        if not self.flags.hard_flowers:
+            facts.append("no_hard_flowers")
         return frozenset(facts)
 
     def suits_present(self) -> frozenset[int]:
@@ -242,6 +246,7 @@ class HunYiSe(Unit):
     """混一色: one suit and winds."""
 
     key = "hunyise"
+    needs = "one_suit"
 
     def count(self, view: WinView, rule: UnitRule) -> int:
         return 1 if len(view.suits_present()) == 1 and view.has_winds() else 0
@@ -251,6 +256,7 @@ class QingYiSe(Unit):
     """清一色: one suit only."""
 
     key = "qingyise"
+    needs = "one_suit"
 
     def count(self, view: WinView, rule: UnitRule) -> int:
         return 1 if len(view.suits_present()) == 1 and not view.has_winds() else 0
@@ -359,6 +365,7 @@ class WuHuaGuo(Unit):
     """无花果: no hard flower (app: and 门清)."""
 
     key = "wuhuaguo"
+    needs = "no_hard_flowers"
 
     def count(self, view: WinView, rule: UnitRule) -> int:
         if view.flags.hard_flowers:
