@@ -120,7 +120,7 @@ class WindPong(Unit):
     key = "wind_pong"
 
     def count(self, view: WinView, rule: UnitRule) -> int:
-        winds = sum(map(is_wind, view.triplet_tiles()))
+        winds = sum(1 for tile in view.triplet_tiles() if is_wind(tile)) if view.hand.has_winds else 0
         if rule.skip_wind_gangs:
             winds -= sum(1 for meld in view.hand.melds if _is_wind_gang(meld))
         return winds
