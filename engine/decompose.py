@@ -161,12 +161,15 @@ def wait_shapes(decomposition: Decomposition, winning: Tile) -> tuple[WaitShape,
             edge, two_sided = (True, two_sided) if rank_of(low) == 1 else (edge, True)
         else:  # 89 wins 7 is an edge wait, 56 wins 4 an open one
             edge, two_sided = (True, two_sided) if rank_of(low) == 7 else (edge, True)
-    # In the order of the shapes' names, as sorting them gives.
-    found = (
-        (WaitShape.EDGE, edge),
-        (WaitShape.MIDDLE, middle),
-        (WaitShape.OPEN, two_sided),
-        (WaitShape.PAIR, decomposition.pair == winning),
-        (WaitShape.TRIPLET, triplet),
-    )
-    return tuple(shape for shape, held in found if held)
+    shapes = []  # in the order of the shapes' names, as sorting them gives
+    if edge:
+        shapes.append(WaitShape.EDGE)
+    if middle:
+        shapes.append(WaitShape.MIDDLE)
+    if two_sided:
+        shapes.append(WaitShape.OPEN)
+    if decomposition.pair == winning:
+        shapes.append(WaitShape.PAIR)
+    if triplet:
+        shapes.append(WaitShape.TRIPLET)
+    return tuple(shapes)

@@ -191,7 +191,7 @@ def _views(hand: Hand, flags: WinFlags, table_pongs: frozenset[Tile]) -> list[Wi
     readings = [(split, shape) for split in splits for shape in wait_shapes(split, hand.winning)]
     # Whether the wait was sole matters only where the winning tile could earn a wait flower.
     unique = False
-    if any(shape in SOLE_WAIT_SHAPES for _, shape in readings):
+    if not SOLE_WAIT_SHAPES.isdisjoint([shape for _, shape in readings]):
         meld_tiles = [m.tile for m in hand.melds for _ in range(m.size)]
         unique = waits_only_on(hand.concealed, meld_tiles, len(hand.melds), hand.winning)
     if seven_pairs:
