@@ -22,7 +22,7 @@ from engine.tiles import COPIES, FIRST_WIND, NUM_KINDS, SUIT_SIZE, Tile, rank_of
 SEVEN_PAIRS_SIZE = 14
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Decomposition:
     """Closed tiles as a pair plus sets; melds are not part of it."""
 
@@ -120,18 +120,28 @@ def waiting_tiles(concealed: Iterable[Tile], meld_tiles: Iterable[Tile], meld_co
     """The tile kinds that would complete the hand. A kind whose four copies the player already
     holds (melds included) cannot be waited on."""
     tiles = tuple(sorted(concealed))
-    waits = _standard_waits(tiles)
-    if meld_count == 0 and (seven := _seven_pairs_wait(tiles)) is not None:
-        waits.add(seven)
+    waits = _completing(tiles, meld_count)
     melded = list(meld_tiles)
     return {tile for tile in waits if tiles.count(tile) + melded.count(tile) < COPIES}
 
 
+def _completing(tiles: tuple[Tile, ...], meld_count: int) -> set[Tile]:
+    """The tiles that complete sorted `tiles` as sets + a pair, or (no melds) as seven pairs; a kind
+    held four times may be among them."""
+    waits = _standard_waits(tiles)
+    if meld_count == 0 and (seven := _seven_pairs_wait(tiles)) is not None:
+        waits.add(seven)
+    return waits
+
+
 def waits_only_on(concealed: Iterable[Tile], meld_tiles: Iterable[Tile], meld_count: int, tile: Tile) -> bool:
     """True if `tile` is the one tile kind that completes the hand ("单听一张")."""
-    hand, melded = list(concealed), list(meld_tiles)
-    held = hand.count(tile) + melded.count(tile)
-    return held < COPIES and waiting_tiles(hand, melded, meld_count) <= {tile}
+    tiles, melded = tuple(sorted(concealed)), list(meld_tiles)
+    if tiles.count(tile) + melded.count(tile) >= COPIES:
+        return False
+    waits = _completing(tiles, meld_count)
+    # Any other tile that completes the hand and still has a copy left to draw: not a sole wait.
+    return all(wait == tile or tiles.count(wait) + melded.count(wait) >= COPIES for wait in waits)
 
 
 class WaitShape(StrEnum):

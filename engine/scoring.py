@@ -133,6 +133,7 @@ def _make_plan(preset: Preset, present: tuple[str, ...]) -> _Plan:
 
 
 Question = tuple[str, Callable[[WinView, UnitRule], int], UnitRule]  # a unit's key, its count method, its rule
+Questions = dict[frozenset[str], tuple[Question, ...]]  # the units to ask, by the facts of a reading
 
 
 @dataclass(frozen=True)
@@ -141,7 +142,7 @@ class _Kept:
     units to ask by the facts of a reading."""
 
     plans: dict[tuple[str, ...], _Plan]
-    questions: dict[frozenset[str], tuple[Question, ...]]
+    questions: Questions
 
 
 _KEPT: dict[bytes, _Kept] = {}
@@ -200,9 +201,9 @@ def _views(hand: Hand, flags: WinFlags, table_pongs: frozenset[Tile]) -> list[Wi
     return views
 
 
-def _units_to_ask(preset: Preset, facts: frozenset[str]) -> tuple[Question, ...]:
-    """The preset's units that can count on a reading with these facts, in the preset's order."""
-    questions = _kept(preset).questions
+def _units_to_ask(preset: Preset, questions: Questions, facts: frozenset[str]) -> tuple[Question, ...]:
+    """The preset's units that can count on a reading with these facts, in the preset's order (kept
+    in `questions`, the preset's)."""
     asked = questions.get(facts)
     if asked is None:
         asked = questions[facts] = tuple(
@@ -225,7 +226,8 @@ def score_hand(
     `table_pongs`: the tiles of the pongs standing at the table (敞开头 压绝 on anyone's pong).
     `forced`: patterns a liability gives the win whatever the tiles show (敞开头 三嘴: 全球独钓)."""
     menqing = not hand.melds or preset.is_menqing(m.kind for m in hand.melds)
-    plans = _kept(preset).plans
+    kept = _kept(preset)
+    plans = kept.plans
     facts: dict[bool, frozenset[str]] = {}  # readings differ in their facts only by seven pairs
     scores = []
     for view in _views(hand, flags, table_pongs):
@@ -233,7 +235,8 @@ def score_hand(
         if seven_pairs not in facts:
             facts[seven_pairs] = view.facts()
         # How many times each of the preset's units applies to this reading (a forced pattern once).
-        counts = {key: n for key, count, rule in _units_to_ask(preset, facts[seven_pairs]) if (n := count(view, rule))}
+        asked = _units_to_ask(preset, kept.questions, facts[seven_pairs])
+        counts = {key: n for key, count, rule in asked if (n := count(view, rule))}
         if forced:
             counts.update(dict.fromkeys(forced, 1))
         present = tuple(counts)  # no count here is 0

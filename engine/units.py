@@ -40,7 +40,7 @@ class WinFlags:
 FLAG_NAMES = tuple(field.name for field in fields(WinFlags) if field.default is False)  # the yes/no flags
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class WinView:
     """One reading of a win: the hand with one decomposition and one place for the winning tile."""
 
