@@ -14,6 +14,7 @@ from bot.night import Line, Night, Nights, Played, Recorded
 from bot.replies import LIST, Choice, Joined, Reply, Response
 from bot.seating import Speaker, may_record, player_list, resolve, seat_of, seated_names
 from bot.views import factor_lines, payment_lines, scoreboard
+from bot.vocabulary import fold
 from engine.melds import LoggedMeldMissing
 from engine.scoring import Item
 from engine.table import (
@@ -181,8 +182,11 @@ def meld_conflict(night: Night, error: LoggedMeldMissing, hand: int) -> Reply:
 
 
 def board(night: Night) -> Reply:
-    amounts, money = night.seat_totals()  # the player now in each seat (a newcomer after 换人 starts at 0)
-    return scoreboard(night.seats, night.state, amounts, money)
+    """The four seats (a newcomer after 换人 starts at 0), then whoever left tonight with their figures."""
+    amounts, money = night.seat_totals()
+    seated = {fold(seat.name) for seat in night.seats}
+    left = [person for person in night.people() if fold(person.name) not in seated]
+    return scoreboard(night.seats, night.state, amounts, money, left)
 
 
 def breakdown(winner: str, items: Sequence[Item], total: int) -> Reply:

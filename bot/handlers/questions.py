@@ -18,11 +18,10 @@ from bot.personal import night_people
 from bot.replies import Attachment, Choice, Reply, Response, render
 from bot.seating import seated_names
 from bot.stats import chat_stats, my_stats
-from bot.views import format_money, night_stats, unit_key
 from bot.views import history as history_lines
+from bot.views import night_stats
 from bot.views import rules as rules_lines
 from bot.views import summary as summary_lines
-from bot.vocabulary import fold
 from engine.errors import EngineError
 from engine.preset import PRESET_NAMES, preset_from_dict, resolved_builtin
 from engine.table import Win
@@ -49,14 +48,8 @@ async def score(context: Context) -> Response:
         )
     if not context.closed:
         return Response((board(night),), context.language, night_id=night.id, choices=claims)
+    # the night is over: the board still lists whoever stood up during it, with what they keep
     replies = [Reply("night.closed_note", {"night": night.number}), board(night)]
-    # the night is over: whoever stood up during it is part of the result too, with what they keep
-    seated = {fold(night.seats[seat].name) for seat in range(4)}
-    unit = Reply(unit_key(night.preset))
-    for person in night.people():
-        if fold(person.name) not in seated:
-            params = {"name": person.name, "amount": night.preset.start + person.amount, "unit": unit}
-            replies.append(Reply("score.left", {**params, "money": format_money(person.money_cents)}))
     return Response(tuple(replies), context.language, night_id=night.id)
 
 
