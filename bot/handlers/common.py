@@ -292,7 +292,7 @@ def recorded_reply(context: Context, night: Night, replies: Sequence[Reply], mov
 def recorded_response(context: Context, night: Night, recorded: Recorded) -> Response:
     played = recorded.played
     replies = played_lines(night, recorded.event_id, played, recorded.payments)
-    if isinstance(played.event, Win):
+    if isinstance(played.event, Win) and played.hand_no == 1:  # after the first hand it is in /help
         doubled = Reply("hand.doubled_mark") if played.doubled else ""
         replies.append(Reply("win.in_hand", {"hand": played.hand_no, "doubled": doubled}))
     response = recorded_reply(context, night, replies, moved_money=bool(recorded.payments))
