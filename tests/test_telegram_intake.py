@@ -9,6 +9,8 @@ from __future__ import annotations
 import ast
 import asyncio
 import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -18,7 +20,7 @@ import pytest
 from bot.health import Heartbeat, check
 from bot.telegram_input import Kind, read_update
 from bot.telegram_intake import ALLOWED_UPDATES, SECRET_HEADER, Polling, Webhook
-from tests.bot_process import count
+from tests.bot_process import bot_against_fake, count, wait_until
 from tests.fake_telegram import FakeTelegram
 from tests.test_telegram import ALICE, GROUP, Running
 
@@ -159,3 +161,35 @@ def test_only_the_telegram_front_end_imports_python_telegram_bot(module: str) ->
     if Path(module).name.startswith("telegram_"):
         return
     assert telegram == [], f"{module} imports {telegram}: only bot/telegram_*.py may"
+
+
+def test_the_running_bot_keeps_its_heartbeat_fresh_and_the_health_check_reads_it(tmp_path: Path) -> None:
+    """`python -m bot` with HEARTBEAT_FILE: the file appears once the loop goes round and is touched
+    again with every long poll; `python -m bot health` says alive (0), and not once the bot stopped."""
+    db, log, beat = tmp_path / "beat.sqlite3", tmp_path / "bot.log", tmp_path / "alive"
+    env = {**os.environ, "HEARTBEAT_FILE": str(beat), "PYTHONPATH": str(ROOT)}
+
+    def health(max_age: str = "90") -> int:
+        run = subprocess.run(
+            [sys.executable, "-m", "bot", "health"],
+            cwd=ROOT,
+            env={**env, "HEARTBEAT_MAX_AGE": max_age},
+            capture_output=True,
+            timeout=30,
+        )
+        return run.returncode
+
+    async def scenario() -> None:
+        assert health() == 1  # not started
+        async with bot_against_fake(db, log, HEARTBEAT_FILE=str(beat)) as (fake, bot):
+            await wait_until(beat.exists, timeout=30)
+            first = beat.stat().st_mtime
+            fake.message(GROUP, ALICE, "/help")
+            await fake.wait_for(lambda: bool(fake.sent("sendMessage")), timeout=30)
+            await wait_until(lambda: beat.stat().st_mtime > first, timeout=30)  # touched again by the loop
+            assert health() == 0
+            assert await bot.stop() == 0
+        await asyncio.sleep(1.1)
+        assert health(max_age="1") == 1  # the loop is gone: the heartbeat goes stale
+
+    asyncio.run(scenario())
