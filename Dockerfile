@@ -15,6 +15,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 # traditional Chinese. The user and the ledger's folder come before the code, so they stay cached.
 RUN apt-get update \
     && apt-get install -y --no-install-recommends fonts-wqy-microhei \
+    && apt-get clean \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --create-home --uid 10001 referee \
     && mkdir -p /data \
