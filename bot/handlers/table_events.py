@@ -21,6 +21,7 @@ from bot.ledger import EventRow
 from bot.night import Line, Night, table_event
 from bot.replies import Choice, Reply, Response
 from bot.seating import resolve, seat_of
+from engine.claims import conflicting_patterns
 from engine.errors import EngineError
 from engine.hand import MeldKind
 from engine.notation import parse_hand_parts, parse_tile
@@ -216,6 +217,11 @@ def win_event(context: Context, command: Command, state: TableState) -> Win:
             raise Refusal(Reply("hu.whose_discard"))
         discarder = resolve(context.seats, names[-1])
         winners = [resolve(context.seats, n) for n in names[:-1]] or [actor(context, ())]
+    conflict = conflicting_patterns(command.declared)
+    if conflict is not None:  # 七对 对对胡: never one dropped without a word, and asked before the flowers
+        pattern, other, fact = conflict
+        params = {"pattern": Reply(f"unit.{pattern}"), "other": Reply(f"unit.{other}"), "fact": Reply(f"fact.{fact}")}
+        raise Refusal(Reply("win.patterns_conflict", params), Reply("error.nothing_recorded"))
     if command.flowers is None and "wuhuaguo" not in command.declared:
         raise Refusal(Reply("hu.needs_flowers"))
     flowers = command.flowers or 0
