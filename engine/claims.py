@@ -177,4 +177,3 @@ def conflicting_patterns(keys: Sequence[str]) -> tuple[str, str, str] | None:
             if first.needs is not None and first.needs in other.never_with:
                 return first.key, other.key, first.needs
     return None
-

@@ -71,11 +71,7 @@ def test_no_hand_ever_scores_a_pair_the_units_call_impossible(preset_name: str) 
 
 
 def test_every_fact_a_conflict_names_is_said_in_every_language() -> None:
-    facts = {
-        found[2]
-        for a, b in permutations(UNITS_BY_KEY, 2)
-        if (found := conflicting_patterns((a, b))) is not None
-    }
+    facts = {found[2] for a, b in permutations(UNITS_BY_KEY, 2) if (found := conflicting_patterns((a, b))) is not None}
     assert facts == {"seven_pairs", "melds", "winds"}
     for language in LANGUAGES:
         for fact in facts:
