@@ -681,7 +681,9 @@ def _fix(raw: str, rest: str, plain: bool) -> Command | None:
 
 
 def _plain_fix(raw: str, rest: str, known: Sequence[str]) -> Command | None:
-    """改 is a fix only in the fix grammar, `改 N <line>` with a line that is itself a command:
+    """改 is a fix only in the fix grammar, `改 N <line>` with a line that is itself a command, or
+    that holds a command's word (`改 2 丁 胡 乙 …`: 丁 stood up since, so the line reads as a
+    command only among the players of then — the handler reads it there, and answers either way):
     `改 1 下` and `改天再打` are talk."""
     command = _fix(raw, rest, True)
     if command is None or command.word is None:
@@ -690,7 +692,22 @@ def _plain_fix(raw: str, rest: str, known: Sequence[str]) -> Command | None:
         corrected = parse(command.word, known)
     except EngineError:
         return command  # a /command in the wrong form: the fix's handler explains it
+    if corrected is None and _reads_with_names_of_then(command.word, known):
+        return command  # a correction all the same: never silently lost
     return command if corrected is not None else None
+
+
+def _reads_with_names_of_then(line: str, known: Sequence[str]) -> bool:
+    """Whether the unknown words where a line names its players (before its command word, or right
+    after it: `丁 胡 乙`, `甲 胡 丁`) make it a command once read as names: players who stood up since.
+    A stray word elsewhere (`… flowers=3 谢谢`) leaves it talk."""
+    pieces = scan(line, known)
+    verb = next((i for i, p in enumerate(pieces) if p.kind in (VERB, SELF)), None)
+    if verb is None:
+        return False
+    places = [*pieces[:verb], *pieces[verb + 1 : verb + 2]]
+    words = [p.text for p in places if p.kind == WORD]
+    return bool(words) and parse(line, [*known, *words]) is not None
 
 
 def _simple(name: str, raw: str, tokens: list[str], known: Sequence[str], plain: bool) -> Command:

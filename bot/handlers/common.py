@@ -77,6 +77,7 @@ class Context:
     language: str
     night: Night | None
     desk: Desk
+    seated: tuple[Seat, ...] | None = None  # who sat where at an earlier place (a fix): names resolve there
 
     @property
     def closed(self) -> bool:
@@ -84,6 +85,8 @@ class Context:
 
     @property
     def seats(self) -> tuple[Seat, ...]:
+        if self.seated is not None:
+            return self.seated
         return self.night.seats if self.night is not None else ()
 
     @property
