@@ -482,7 +482,21 @@ _ONE_ARG = frozenset({"undo", "history", "stats", "unseat", "join"})
 
 # Every argument a command does not use is an error, never silently dropped.
 _NO_ARGS = frozenset({"draw", "score", "close", "reopen", "help", "me", "tab"})
-_ONE_ARG_SLASH = frozenset({"undo", "history", "stats", "rules", "lang", "board", "unseat", "join", "again"})
+_ONE_ARG_SLASH = frozenset({"undo", "history", "stats", "rules", "lang", "board", "unseat", "join"})
+# A question's own id in a button's command (`/again q7 no`): the button answers that question, once
+# (bot/handlers/repeats.py); a front end keys the press by it (bot/telegram_input.py).
+QUESTION = re.compile(r"(?<!\S)q(\d{1,9})(?!\S)")
+
+
+def question_token(question: int) -> str:
+    return f"q{question}"
+
+
+def question_of(command_line: str) -> int | None:
+    """The question a button's command answers (`/again q7` → 7), or None."""
+    match = QUESTION.search(command_line)
+    return int(match[1]) if match else None
+
 
 _SLASH_HEAD = re.compile(r"(\S*)\s*(.*)", re.DOTALL)
 

@@ -73,6 +73,8 @@ class Response:
     scoreboard: Reply | None = None  # the live scoreboard after a recorded event
     edits: bool = False  # a guided flow's step or result: written over the message whose button was pressed
     moved_money: bool = True  # False: a recorded event with no payments (碰): the console skips the board
+    settles: bool = False  # answers a question, recording nothing (a repeat dropped): the chat sees it, its buttons go
+    spent: bool = False  # a button whose question was answered already: a quiet note to whoever pressed it
 
 
 def render_value(value: Any, translator: Translator) -> Any:

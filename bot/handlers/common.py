@@ -52,7 +52,8 @@ class Desk:
     charts_enabled: bool = True
     pending_close: set[str] = field(default_factory=set)  # chats shown /summary, awaiting `yes`
     clock: Callable[[], float] = time.time  # guided flows expire (tests move it on)
-    pending_repeats: dict[str, PendingRepeat] = field(default_factory=dict)  # by chat: asked, unanswered
+    # by chat: the repeat questions asked and not answered yet (bot/handlers/repeats.py keeps them)
+    pending_repeats: dict[str, tuple[PendingRepeat, ...]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -66,6 +67,7 @@ class PendingRepeat:
     speaker: str  # who typed it, and what: the line is recorded as theirs
     text: str
     asked_at: float
+    question: int = 0  # the question's id in its chat (given by bot/handlers/repeats.remember)
 
 
 @dataclass(frozen=True)
