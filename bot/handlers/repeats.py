@@ -113,11 +113,15 @@ async def open_questions(desk: Desk, chat_id: str) -> tuple[PendingRepeat, ...]:
     return (await _load(desk, chat_id))[0]
 
 
-async def take(desk: Desk, chat_id: str, question: int) -> PendingRepeat | None:
+async def take(desk: Desk, chat_id: str, question: int | None = None) -> PendingRepeat | None:
     """Question `question`, answered once: it is removed (in the ledger too) as it is taken; None when
-    it is not open (answered already, or never asked)."""
+    it is not open (answered already, or never asked). Without an id: the chat's one open question,
+    None when there are more (an answer must say which)."""
     questions, last = await _load(desk, chat_id)
-    found = next((q for q in questions if q.question == question), None)
+    if question is None:
+        found = questions[0] if len(questions) == 1 else None
+    else:
+        found = next((q for q in questions if q.question == question), None)
     if found is not None:
         await _store(desk, chat_id, tuple(q for q in questions if q is not found), last)
     return found
