@@ -706,12 +706,12 @@ def _plain_fix(raw: str, rest: str, known: Sequence[str]) -> Command | None:
         corrected = parse(command.word, known)
     except EngineError:
         return command  # a /command in the wrong form: the fix's handler explains it
-    if corrected is None and _reads_with_names_of_then(command.word, known):
+    if corrected is None and reads_with_names_of_then(command.word, known):
         return command  # a correction all the same: never silently lost
     return command if corrected is not None else None
 
 
-def _reads_with_names_of_then(line: str, known: Sequence[str]) -> bool:
+def reads_with_names_of_then(line: str, known: Sequence[str]) -> bool:
     """Whether the unknown words where a line names its players (before its command word, or right
     after it: `丁 胡 乙`, `甲 胡 丁`) make it a command once read as names: players who stood up since.
     A stray word elsewhere (`… flowers=3 谢谢`) leaves it talk."""

@@ -65,3 +65,14 @@ async def test_in_english_the_fix_names_the_player_of_then(table: Table) -> None
     assert "no player" not in out and "Dave" in out and "Eve" not in out.split("\n")[1], out
     # 44 → 46: Bob −46, Dave +46
     assert await table.balances() == {"Alice": 0, "Bob": -46, "Carol": 0, "Dave": 46, "Eve": 0}
+
+
+async def test_an_english_plain_fix_naming_nobody_of_then_is_answered(table: Table) -> None:
+    await table.say("/new Alice Bob Carol Dave")
+    await table.say("/lang en")
+    await table.say(f"Dave: /hu Bob {HAND} flowers=1")  # Bob pays Dave 44
+    await table.say("Alice: /swap Dave Eve")
+    out = await table.say(f"Alice: fix 2 Zed hu Bob {HAND} flowers=2")
+    assert "Zed" in out and "Alice, Bob, Carol, Dave" in out, out  # the players of then
+    assert await table.respond("Alice: fix it later") is None  # talk stays talk
+    assert await table.balances() == {"Alice": 0, "Bob": -44, "Carol": 0, "Dave": 44, "Eve": 0}

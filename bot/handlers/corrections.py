@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from bot.codec import event_kind
-from bot.commands import SEAT_TOKEN, SELF, VERB, WORD, Command, parse, scan
+from bot.commands import SEAT_TOKEN, SELF, VERB, WORD, Command, parse, reads_with_names_of_then, scan
 from bot.handlers.common import (
     Context,
     Refusal,
@@ -68,7 +68,9 @@ def reads_as_a_fix(command: Command, names: list[str]) -> bool:
         inner = parse(command.word, names)
     except EngineError:
         return True  # the corrected line is wrong: that is worth saying too
-    return inner is not None and inner.name in EVENT_OF_COMMAND
+    if inner is None:  # `fix 2 Dave hu Bob …` with Dave gone since (or never there): answered too
+        return reads_with_names_of_then(command.word, names)
+    return inner.name in EVENT_OF_COMMAND
 
 
 def no_such_event(night: Night, number: int) -> Refusal:
