@@ -16,7 +16,7 @@ from typing import Any
 from bot.handlers import repeats
 from tests.fake_telegram import Call, FakeTelegram
 from tests.harness import Table
-from tests.test_telegram import ALICE, BOB, CAROL, DAVE, GROUP, Running, balances
+from tests.test_telegram import ALICE, BOB, CAROL, DAVE, EVE, GROUP, Running, balances
 
 OPEN = "/new A B C D"
 AFTER_FIRSTS = {"A": -12, "B": -12, "C": 12, "D": 12}
@@ -196,3 +196,19 @@ async def test_taking_a_question_without_its_id_takes_only_the_one_open(table: T
     only = await repeats.take(desk, "group-1")
     assert only is not None and only.question == 1 and await repeats.open_questions(desk, "group-1") == ()
     assert await table.balances() == AFTER_FIRSTS  # taking a question records nothing
+
+
+async def test_in_telegram_a_strangers_press_still_gets_an_alert(fake: FakeTelegram, tmp_path: Path) -> None:
+    db = tmp_path / "tg.sqlite3"
+    async with Running(fake, db) as bot:
+        await bot.say(ALICE, "/new @alice @bob @carol @dave")
+        await bot.say(CAROL, "/flowergang")
+        await bot.say(CAROL, "/flowergang")
+        question = question_message(fake, "和 #2 一样")
+        calls = await press(fake, EVE, question, data_of(question)["再记一次"])  # not at the table
+        answers = [c for c in calls if c.method == "answerCallbackQuery"]
+        assert answers and shows_alert(answers[0]) and keyboard_left(fake, question) != ""
+        calls = await press(fake, DAVE, question, data_of(question)["再记一次"])  # the question is still open
+        assert any("✅" in str(c.params.get("text", "")) for c in calls)
+    # carol's two flower gangs: carol 36, each other −12
+    assert await balances(db) == [-12, -12, 36, -12]
