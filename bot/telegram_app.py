@@ -438,12 +438,12 @@ class TelegramFrontEnd:
         chat_key = await self.chat_key(message)
         translator = Translator(await self.referee.language(chat_key, query.from_user.language_code))
         recorded_as = await self.inbox.earlier(row.key, row.update_id)
-        if recorded_as is not None:
-            await self.answer(query, translator.t("button.already_recorded", id=recorded_as))
+        if recorded_as is not None:  # a second press: a toast, not an alert to dismiss
+            await self.answer(query, translator.t("button.already_recorded", id=recorded_as), alert=False)
             return False
         parts = query.data.split(":", 2)
         if len(parts) != 3 or not parts[2].startswith("/") or not await self.button_is_current(chat_key, *parts[:2]):
-            await self.answer(query, translator.t("button.stale"))
+            await self.answer(query, translator.t("button.stale"), alert=False)
             return False
         incoming = Incoming(
             chat_id=chat_key,
@@ -453,9 +453,11 @@ class TelegramFrontEnd:
             private=read.private,
         )
         response = await self.referee.handle(incoming)
-        if response is None or not (response.recorded or response.choices or response.edits):
+        if response is None or not (response.recorded or response.choices or response.edits or response.settles):
             text = render_response(response, translator) if response is not None else ""
-            await self.answer(query, text or translator.t("button.used"))
+            # a button spent already (its question answered): a toast; a refusal worth reading: an alert
+            spent = response is None or response.spent or not text
+            await self.answer(query, text or translator.t("button.used"), alert=not spent)
             return False
         await self.answer(query, None)
         response = await self.as_shown(message.chat.id, response)
@@ -474,10 +476,11 @@ class TelegramFrontEnd:
             return False
         return hand_text in ("*", str(current[1]))
 
-    async def answer(self, query: CallbackQuery, text: str | None) -> None:
-        """Answer a press (a short note to the presser); an expired query is not worth more."""
+    async def answer(self, query: CallbackQuery, text: str | None, alert: bool = True) -> None:
+        """Answer a press (a short note to the presser: an alert to dismiss, or with `alert=False` a
+        toast at the top of the chat that goes by itself); an expired query is not worth more."""
         try:
-            await query.answer(text[:CALLBACK_ANSWER_LIMIT] if text else None, show_alert=bool(text))
+            await query.answer(text[:CALLBACK_ANSWER_LIMIT] if text else None, show_alert=bool(text) and alert)
         except TelegramError as error:
             log.info("callback %s not answered: %s", query.id, error)
 

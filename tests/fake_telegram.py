@@ -10,7 +10,8 @@ characters, captions over 1,024, `callback_data` over 64 bytes, an edit that cha
 to a group that became a supergroup (400 with `migrate_to_chat_id`), a send to a chat that removed
 the bot (403), a keyboard row over 8 buttons or over 100 buttons in all). Pinning: in a group only a
 bot that is an administrator with `can_pin_messages` (`pinners`) may pin or unpin, in a private chat
-always; the message must exist, and an edit of a message that does not exist is refused. Edits are
+always; the message must exist, and an edit of a message that does not exist is refused (its text or
+its keyboard: `editMessageReplyMarkup` without `reply_markup` removes the buttons). Edits are
 rate limited per chat like sends (`edit_limit` in `edit_window` seconds, then 429 with `retry_after`).
 """
 
@@ -389,9 +390,10 @@ class FakeTelegram:
             self._remember_allowed(params)
         elif method not in ("deleteWebhook", "setMyCommands", "answerCallbackQuery", "close", "logOut"):
             return web.json_response({"ok": False, "error_code": 400, "description": f"fake: {method} not served"})
-        if method in ("sendMessage", "editMessageText") and isinstance(result, dict):
+        if method in ("sendMessage", "editMessageText", "sendPhoto") and isinstance(result, dict):
             chat_id, message_id = int(params["chat_id"]), int(result["message_id"])
-            self.shown[(chat_id, message_id)] = (str(params.get("text", "")), _markup(params))
+            text = params.get("caption", "") if method == "sendPhoto" else params.get("text", "")
+            self.shown[(chat_id, message_id)] = (str(text), _markup(params))
         if method == "editMessageReplyMarkup" and "message_id" in params:
             key = (int(params["chat_id"]), int(params["message_id"]))
             self.shown[key] = (self.shown.get(key, ("", ""))[0], _markup(params))
@@ -441,6 +443,8 @@ class FakeTelegram:
                 return bad_request("not enough rights to manage pinned messages in the chat")
             if method == "pinChatMessage" and (chat_id, int(params.get("message_id", 0))) not in self.shown:
                 return bad_request("message to pin not found")
+        if method == "editMessageReplyMarkup" and (chat_id, int(params.get("message_id", 0))) not in self.shown:
+            return bad_request("message to edit not found")
         if method == "editMessageText" and "message_id" in params:
             if (chat_id, int(params["message_id"])) not in self.shown:
                 return bad_request("message to edit not found")
