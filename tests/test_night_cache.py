@@ -1,0 +1,57 @@
+"""The night cache is bounded: nights leave it least recently used first, a closed night leaves it
+once answered, and a night read again from the ledger is the same night (the ledger is the truth)."""
+
+from __future__ import annotations
+
+from bot.service import Referee
+from tests.harness import Table
+
+# RULES.md §settlement: a 花杠 by A — each other seat pays A 6 flowers. 底 1: 1 元 a flower.
+OPENING = "张三: 开局 张三 李四 王五 赵六"
+
+
+async def test_the_cache_holds_at_most_its_budget_and_keeps_the_chat_in_use(referee: Referee) -> None:
+    referee.nights.budget = 10  # events held: about three short nights
+    tables = [Table(referee, f"chat-{n}") for n in range(6)]
+    for table in tables:
+        await table.play(f"{OPENING}\n王五: 花杠")
+    assert referee.nights.held() <= 10
+    assert referee.nights.cached("chat-5")  # the chat used last stays
+    assert not referee.nights.cached("chat-0")  # the least recently used left first
+    # chat-0 speaks again: its night is read from the ledger, and the oldest other one leaves
+    await tables[0].say("张三: /score")
+    assert referee.nights.cached("chat-0") and referee.nights.held() <= 10
+
+
+async def test_a_night_evicted_and_read_again_answers_the_same(referee: Referee) -> None:
+    table = Table(referee, "chat")
+    # 王五 花杠: +6 from each of three = +18; 李四 花杠: +18, and 6 of it from 王五:
+    # 王五 18 − 6 = +12, 李四 −6 + 18 = +12, 张三 and 赵六 −6 − 6 = −12 each
+    await table.play(f"{OPENING}\n王五: 花杠\n李四: 花杠")
+    questions = ("张三: /score", "张三: /history", "张三: /me")
+    cached = [await table.say(q) for q in questions]
+    money = await table.balances()
+    assert money == {"张三": -12, "李四": 12, "王五": 12, "赵六": -12}
+    referee.nights.forget("chat")
+    assert not referee.nights.cached("chat")
+    assert [await table.say(q) for q in questions] == cached
+    assert await table.balances() == money
+    # and a night evicted by the budget (another chat used since) too
+    referee.nights.budget = 1
+    await Table(referee, "other").play(OPENING)
+    assert not referee.nights.cached("chat")
+    assert [await table.say(q) for q in questions] == cached
+    assert await table.balances() == money
+
+
+async def test_a_closed_night_leaves_the_cache(referee: Referee) -> None:
+    table = Table(referee, "chat")
+    await table.play(f"{OPENING}\n王五: 花杠")
+    assert referee.nights.cached("chat")
+    before = await table.say("张三: /score")
+    await table.play("张三: 结算\n张三: 确认")
+    assert not referee.nights.cached("chat")
+    # asked again, it is read from the ledger and leaves again: 王五 +18 (6 from each of three)
+    after = await table.say("张三: /score")
+    assert "王五：18 花" in after and not referee.nights.cached("chat")
+    assert after.split("\n")[-5:] == before.split("\n")[-5:]
