@@ -51,7 +51,7 @@ async def templates(path: Path) -> None:
     await ledger.close()
 
 
-def copied(path: Path, chats: int, checkpointed: bool) -> None:
+def copied(path: Path, chats: int, checkpointed: bool, open_every: int = OPEN_SHARE) -> None:
     """Every chat a copy of a template's night (its rows with new ids); without its checkpoints
     when not `checkpointed` (as after a code change: every night is read whole)."""
     db = sqlite3.connect(path)
@@ -77,7 +77,7 @@ def copied(path: Path, chats: int, checkpointed: bool) -> None:
     event_id = int(db.execute("SELECT MAX(id) FROM events").fetchone()[0])
     db.execute("BEGIN")
     for index in range(chats):
-        night, events, payments, saved = shapes["open" if index % OPEN_SHARE == 0 else "closed"]
+        night, events, payments, saved = shapes["open" if index % open_every == 0 else "closed"]
         night_id += 1
         key = f"tg:{chat_of(index)}"
         first = events[0]["id"]
