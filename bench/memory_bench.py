@@ -99,10 +99,7 @@ def copied(path: Path, chats: int, checkpointed: bool, open_every: int = OPEN_SH
         )
         insert(
             "payments",
-            [
-                {**{k: p[k] for k in p.keys() if k != "id"}, "event_id": p["event_id"] + offset, "night_id": night_id}
-                for p in payments
-            ],
+            [{**without_id(p), "event_id": p["event_id"] + offset, "night_id": night_id} for p in payments],
         )
         insert(
             "checkpoints",
@@ -113,6 +110,10 @@ def copied(path: Path, chats: int, checkpointed: bool, open_every: int = OPEN_SH
         event_id = events[-1]["id"] + offset
     db.execute("COMMIT")
     db.close()
+
+
+def without_id(row: sqlite3.Row) -> dict[str, object]:
+    return {key: value for key, value in dict(row).items() if key != "id"}
 
 
 def rss_mb(pid: int) -> float:
@@ -139,8 +140,7 @@ async def measure(folder: Path, chats: int, checkpointed: bool) -> tuple[float, 
             batch = range(first, min(first + BATCH, chats))
             for index in batch:
                 fake.message(chat_of(index), ALICE, "/score")
-            want = batch[-1] + 1
-            await fake.wait_for(lambda: len({c.params.get("chat_id") for c in fake.sent()}) >= want, timeout=600)
+            await fake.wait_for(lambda n=batch[-1] + 1: len({c.params.get("chat_id") for c in fake.sent()}) >= n, 600)
         took = time.perf_counter() - begin
         await asyncio.sleep(1)
         return at_start, rss_mb(process.pid), took

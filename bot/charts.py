@@ -2,21 +2,37 @@
 
 Rendered with matplotlib's Agg backend (no screen) in a CJK font: Noto Sans CJK SC shipped by the
 `mplfonts` package (SIL OFL), so Chinese names and labels never come out as boxes.
+
+The Telegram bot draws in a process of its own (`start_drawing`, at start: matplotlib is imported
+there then, not by the first /summary), so a chart never holds the chats the bot process answers
+meanwhile, and matplotlib's memory is not the bot's. A chart is kept by its night's version (the
+newest event) and language: asked again with nothing recorded since, it is not drawn again.
 """
 
 from __future__ import annotations
 
+import asyncio
 import io
+import multiprocessing
+import os
+import threading
+import time
+from collections import OrderedDict
 from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from functools import cache
 from importlib import resources
 from threading import Lock
 
+from bot.heap import in_thread
 from bot.personal import NightPeople, payments_of
 from locales import Translator
 
 CJK_FONT_FILES = ("NotoSansCJKsc-Regular.otf",)
 _DRAWING = Lock()  # matplotlib is one per process, so is the right to draw with it
+KEPT_CHARTS = 64  # charts kept by their night's version (about 100 KB each)
+_drawer: ProcessPoolExecutor | None = None
 
 
 # matplotlib is imported where a chart is drawn, not with the bot: it costs about 60 MB of memory and
@@ -131,3 +147,85 @@ def _balance_chart(night_number: int, people: NightPeople, doubled: set[int], la
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", bbox_inches="tight")
     return buffer.getvalue()
+
+
+# ---- where charts are drawn -----------------------------------------------------------------------
+
+
+def start_drawing() -> None:
+    """Draw charts in a process of their own from now on, and import matplotlib there at once."""
+    global _drawer
+    if _drawer is None:
+        context = multiprocessing.get_context("spawn")  # a fresh interpreter: none of the bot's threads
+        _drawer = ProcessPoolExecutor(1, mp_context=context, initializer=_warm, initargs=(os.getpid(),))
+        _drawer.submit(_ready)  # starts the process (and its import) now, not with the first chart
+
+
+def stop_drawing() -> None:
+    global _drawer
+    if _drawer is not None:
+        _drawer.shutdown(wait=False, cancel_futures=True)
+        _drawer = None
+
+
+class Charts:
+    """The charts last drawn (one referee's), by their night's version: the night's id and newest
+    event, and the language."""
+
+    def __init__(self, most: int = KEPT_CHARTS) -> None:
+        self.most = most
+        self._kept: OrderedDict[tuple[object, ...], bytes] = OrderedDict()
+
+    def kept(self, version: tuple[object, ...], language: str) -> bytes | None:
+        png = self._kept.get((*version, language))
+        if png is not None:
+            self._kept.move_to_end((*version, language))
+        return png
+
+    async def chart(
+        self, version: tuple[object, ...], night_number: int, people: NightPeople, doubled: set[int], language: str
+    ) -> bytes:
+        """The night's chart for `version`: kept, or drawn now."""
+        key = (*version, language)
+        png = self._kept.get(key)
+        if png is not None:
+            self._kept.move_to_end(key)
+            return png
+        png = await _draw(night_number, people, doubled, language)
+        self._kept[key] = png
+        while len(self._kept) > self.most:
+            self._kept.popitem(last=False)
+        return png
+
+
+async def _draw(night_number: int, people: NightPeople, doubled: set[int], language: str) -> bytes:
+    drawer = _drawer
+    if drawer is not None:
+        try:
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(drawer, balance_chart, night_number, people, doubled, language)
+        except BrokenProcessPool:  # the drawing process died: start another, draw this one here
+            stop_drawing()
+            start_drawing()
+    return await in_thread(balance_chart, night_number, people, doubled, language)
+
+
+def _warm(parent: int) -> None:
+    """In the drawing process: import matplotlib and the font now, and leave when the bot does."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure  # noqa: F401  (imported for its cost, here and now)
+
+    cjk_font_name()
+    threading.Thread(target=_leave_with, args=(parent,), daemon=True).start()
+
+
+def _leave_with(parent: int) -> None:
+    while os.getppid() == parent:  # the bot was killed: nobody will ask for a chart again
+        time.sleep(1)
+    os._exit(0)
+
+
+def _ready() -> None:
+    """Nothing: submitted at start so that the process starts (and imports) at once."""

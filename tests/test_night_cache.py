@@ -3,6 +3,13 @@ once answered, and a night read again from the ledger is the same night (the led
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
+from bot import charts
+from bot.ledger import Ledger
+from bot.personal import NightPeople
 from bot.service import Referee
 from tests.harness import Table
 
@@ -55,3 +62,25 @@ async def test_a_closed_night_leaves_the_cache(referee: Referee) -> None:
     after = await table.say("张三: /score")
     assert "王五：18 花" in after and not referee.nights.cached("chat")
     assert after.split("\n")[-5:] == before.split("\n")[-5:]
+
+
+async def test_a_chart_is_drawn_once_a_version(ledger: Ledger, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    drawn: list[int] = []
+
+    def draw(night_number: int, people: NightPeople, doubled: set[int], language: str) -> bytes:
+        drawn.append(night_number)
+        return f"chart {len(drawn)}".encode()
+
+    monkeypatch.setattr(charts, "balance_chart", draw)
+    table = Table(Referee(ledger, rules_dir=tmp_path, charts_enabled=True), "chart-chat")
+    await table.play(f"{OPENING}\n王五: 花杠")
+
+    async def chart() -> bytes:
+        response = await table.respond("张三: /summary")
+        assert response is not None
+        return response.attachments[0].data
+
+    first = await chart()
+    assert await chart() == first and len(drawn) == 1  # nothing recorded since: the same chart
+    await table.say("李四: 花杠")
+    assert await chart() != first and len(drawn) == 2  # a new event: drawn again

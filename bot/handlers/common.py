@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from bot.charts import Charts
 from bot.commands import Command, near_command
 from bot.handlers.causes import doubled_causes, notice_choices
 from bot.ledger import PaymentRow, Seat
@@ -53,6 +54,7 @@ class Desk:
     pending_close: set[str] = field(default_factory=set)  # chats shown /summary, awaiting `yes`
     clock: Callable[[], float] = time.time  # guided flows expire (tests move it on)
     pending_repeats: dict[str, PendingRepeat] = field(default_factory=dict)  # by chat: asked, unanswered
+    charts: Charts = field(default_factory=Charts)  # each night's chart, kept by its version
 
 
 @dataclass(frozen=True)
