@@ -524,6 +524,11 @@ class Ledger:
         row = next(iter(rows), None)
         return int(row[0]) if row is not None and row[0] is not None else None
 
+    async def event_count(self, night_id: int) -> int:
+        """Rows the night holds (events, chores and corrections): an index range count."""
+        rows = await self._db.execute_fetchall("SELECT COUNT(*) FROM events WHERE night_id = ?", (night_id,))
+        return int(next(iter(rows))[0])
+
     async def latest_night(self, chat_id: str) -> NightRow | None:
         rows = await self._db.execute_fetchall(f"{_NIGHTS} WHERE chat_id = ? ORDER BY id DESC LIMIT 1", (chat_id,))
         row = next(iter(rows), None)

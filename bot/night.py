@@ -63,7 +63,11 @@ PENDING_ID = -1
 # The night cache's bounds (Nights): events held in memory by the cached nights (about 1 KB each),
 # and chats; the chat used last always stays, however long its night.
 CACHE_EVENTS = 30_000
-CACHE_CHATS = 500  # a correction's own id before the ledger assigns it
+CACHE_CHATS = 500
+# A night holds at most this many rows (events, chores and corrections): past it, a table event is
+# refused with "start a new night" (README: a bounded night keeps a correction's re-fold under half
+# a second, and no real table comes near it; chores, corrections and /close still go through).
+MAX_NIGHT_EVENTS = 5_000  # a correction's own id before the ledger assigns it
 
 
 @dataclass(frozen=True)
@@ -417,6 +421,7 @@ class Night:
         self._unwritten_bind: SeatChange | None = None  # see `bind_with_next_write`
         self._checkpoint = checkpoint
         self._head = head
+        self._rows: int | None = None if head is not None else len(self._events)  # the night's rows
         # The fold in memory starts after event `_from` (a checkpoint's) or at the start (0); the
         # whole night's fold is folded from the start the first time something asks for it.
         self._fold = Fold(self.start())
@@ -460,6 +465,7 @@ class Night:
             return
         self._events = await self.ledger.events(self.id)
         self._payment_rows = await self.ledger.payments(self.id)
+        self._rows = len(self._events)
         self._head = None  # `_derive` builds the players, totals and stakes from the whole log
         await in_thread(self._derive, self._checkpoint)  # a long night folds off the event loop
 
@@ -751,6 +757,8 @@ class Night:
             self._unwritten_bind = bind  # not written: still to be dropped (the seats restored) or retried
             raise
         self._events.extend(rows)  # from a checkpoint's head too: a table event needs no older history
+        if self._rows is not None:
+            self._rows += len(rows)
         if bind is not None:
             self._active.add(rows[-1].id)
             rows = rows[:-1]
@@ -782,7 +790,11 @@ class Night:
 
     async def record(self, line: Line, event: Event) -> Recorded:
         """Apply a table event, append it with its payments, and fold it in; raises EngineError
-        (nothing written) if the table refuses it."""
+        (nothing written) if the table refuses it, or if the night is full (MAX_NIGHT_EVENTS)."""
+        if self._rows is None:  # from a checkpoint's head: counted in the ledger once
+            self._rows = await self.ledger.event_count(self.id)
+        if self._rows >= MAX_NIGHT_EVENTS:
+            raise EngineError("night.full", limit=MAX_NIGHT_EVENTS)
         fold = self._fold.then(PENDING_ID, PENDING_ID, event)
         played = fold.last
         new = NewEvent(played.hand_no, event_kind(event), actor_of(event), encode_event(event), played.payments)

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from bot import charts
+from bot import night as night_module
 from bot.ledger import Ledger
 from bot.personal import NightPeople
 from bot.service import Referee
@@ -84,3 +85,22 @@ async def test_a_chart_is_drawn_once_a_version(ledger: Ledger, tmp_path: Path, m
     assert await chart() == first and len(drawn) == 1  # nothing recorded since: the same chart
     await table.say("李四: 花杠")
     assert await chart() != first and len(drawn) == 2  # a new event: drawn again
+
+
+async def test_a_full_night_refuses_table_events_and_still_closes(
+    referee: Referee, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(night_module, "MAX_NIGHT_EVENTS", 3)  # the opening's join rows count too
+    table = Table(referee, "full")
+    await table.play(OPENING)
+    rows = (await table.row_counts())[1]
+    monkeypatch.setattr(night_module, "MAX_NIGHT_EVENTS", rows + 1)
+    assert "✅" in await table.say("王五: 花杠")  # the last row it takes: 王五 +18
+    refused = await table.say("李四: 花杠")
+    assert "满了" in refused and "/new" in refused
+    assert (await table.row_counts())[1] == rows + 1  # nothing written
+    referee.nights.forget("full")  # from its checkpoint after a restart: counted in the ledger
+    assert "满了" in await table.say("李四: 花杠")
+    assert await table.balances() == {"张三": -6, "李四": -6, "王五": 18, "赵六": -6}
+    await table.play("张三: 结算\n张三: 确认")  # closing still goes through
+    assert "/reopen" in await table.say("张三: /score")
