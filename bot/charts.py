@@ -124,6 +124,8 @@ def _balance_chart(night_number: int, people: NightPeople, doubled: set[int], la
     translator = Translator(language)
     family = cjk_font_name()
     figure = Figure(figsize=(8, 4.5), dpi=100)
+    # fixed margins: a "tight" bounding box draws the whole figure twice
+    figure.subplots_adjust(left=0.09, right=0.80, top=0.92, bottom=0.12)
     axes = figure.subplots()
     hands: list[int] = [0]
     for name, hands, values in person_lines(people):
@@ -140,12 +142,14 @@ def _balance_chart(night_number: int, people: NightPeople, doubled: set[int], la
     axes.set_ylabel(translator.t("chart.balance_axis"), fontdict=fontdict)
     if doubled:
         axes.plot([], [], "k*", label=translator.t("chart.doubled_mark"))
-    axes.legend(prop={"family": family} if family else None)
+    # beside the plot, never over a line: the "best" place inside is searched among every point drawn,
+    # a third of a long night's chart
+    axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), prop={"family": family} if family else None)
     axes.xaxis.set_major_locator(MaxNLocator(integer=True))
     axes.set_xlim(-0.3, hands[-1] + 0.3)  # the axis ends at the last hand, whatever the ticks
     axes.grid(True, alpha=0.3)
     buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", bbox_inches="tight")
+    figure.savefig(buffer, format="png")
     return buffer.getvalue()
 
 
