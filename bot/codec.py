@@ -71,7 +71,7 @@ def _claim(raw: dict[str, Any]) -> WinInput:
 
 def _event_from(kind: str, raw: dict[str, Any]) -> Event:
     if kind == "pong":
-        return Pong(raw["actor"], raw["feeder"], raw.get("tile"))
+        return Pong(raw["actor"], raw["feeder"], raw.get("tile"), raw.get("hard_flowers"))
     if kind == "gang":
         return Gang(raw["actor"], MeldKind(raw["kind"]), raw.get("feeder"), raw.get("tile"), raw.get("hard_flowers"))
     if kind == "flower_gang":
