@@ -49,7 +49,15 @@ def event_kind(event: Event) -> str:
 
 
 def encode_event(event: Event) -> str:
-    return json.dumps(asdict(event), ensure_ascii=False, sort_keys=True)
+    return json.dumps(_fields(event), ensure_ascii=False, sort_keys=True)
+
+
+def _fields(event: Event) -> dict[str, Any]:
+    """The event's fields; a win that joins no other keeps the payload it always had."""
+    raw = asdict(event)
+    if isinstance(event, Win) and event.joins is None:
+        del raw["joins"]
+    return raw
 
 
 def _meld(raw: dict[str, Any]) -> Meld:
@@ -79,7 +87,8 @@ def _event_from(kind: str, raw: dict[str, Any]) -> Event:
     if kind == "penalty":
         return Penalty(raw["kind"], raw["offender"], raw.get("amount"))
     if kind == "win":  # older rows also carry "results" and "doubled": derived now, ignored here
-        return Win(tuple(_claim(c) for c in raw["claims"]), raw.get("discarder"))
+        joins = raw.get("joins")
+        return Win(tuple(_claim(c) for c in raw["claims"]), raw.get("discarder"), None if joins is None else int(joins))
     if kind == "draw":
         return Draw()
     if kind == "four_winds":
@@ -129,7 +138,7 @@ class Fix:
 
 def encode_fix(fix: Fix) -> str:
     kind = event_kind(fix.event)
-    return json.dumps({"kind": kind, "event": asdict(fix.event)}, ensure_ascii=False, sort_keys=True)
+    return json.dumps({"kind": kind, "event": _fields(fix.event)}, ensure_ascii=False, sort_keys=True)
 
 
 def decode_fix(payload: str) -> Fix:

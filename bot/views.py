@@ -115,6 +115,9 @@ def history(
     winner to a win on one discard (each with the row it joined): one win, read as such."""
     lines: list[Reply] = []
     fixed_by, merges = fixed_by or {}, merges or {}
+    joined_by: dict[int, int] = {}  # a first win, by the first claim that joined it
+    for row, first in sorted(merges.items()):
+        joined_by.setdefault(first, row)
     for event in events:
         key = "history.line_undone" if event.id in reversed_ids else "history.line"
         kind = "win" if event.id in merges else event.kind  # a second winner is a win, not a correction
@@ -129,6 +132,8 @@ def history(
             key, params = "history.line_joined", {**params, "with": fixed_by[event.id]}
         elif event.id in reversed_ids and event.id in fixed_by:
             key, params = "history.line_fixed", {**params, "by": fixed_by[event.id]}
+        elif event.id in joined_by and event.id not in merges:  # the first win, a claim joined it
+            key, params = "history.line_joined", {**params, "with": joined_by[event.id]}
         elif event.id in merges and event.id not in reversed_ids:
             key, params = "history.line_joining", {**params, "first": merges[event.id]}
         lines.append(Reply(key, params))

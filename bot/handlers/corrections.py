@@ -217,7 +217,10 @@ def corrected_event(context: Context, night: Night, target: EventRow) -> Event:
         raise Refusal(Reply("fix.other_kind", {"id": target.id, "kind": Reply(f"kind.{event_kind(original)}")}))
     # Unnamed, the actor is the corrected event's (改 3 胡 王五 … fixes that win, whoever types it)
     incoming = replace(context.incoming, speaker=speaker_for(night, original) or context.incoming.speaker)
-    return build(replace(context, command=inner, incoming=incoming), inner, night.state_before(target.id))
+    event = build(replace(context, command=inner, incoming=incoming), inner, night.state_before(target.id))
+    if isinstance(original, Win) and isinstance(event, Win):  # a claim joined to a win stays joined to it
+        event = replace(event, joins=original.joins)
+    return event
 
 
 def seated_then(night: Night, target: EventRow, names: Sequence[str]) -> None:

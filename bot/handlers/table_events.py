@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from bot.commands import Command, not_whole_amount
 from bot.handlers import repeats
 from bot.handlers.common import (
@@ -12,13 +14,10 @@ from bot.handlers.common import (
     ask,
     choices_for,
     describe,
-    played_lines,
-    recorded_reply,
     recorded_response,
     recording_night,
 )
-from bot.ledger import EventRow
-from bot.night import Line, Night, table_event
+from bot.night import Line, Night
 from bot.replies import Choice, Reply, Response
 from bot.seating import resolve, seat_of
 from engine.errors import EngineError
@@ -119,7 +118,7 @@ async def again(context: Context) -> Response:
     """再记一次 / `/again`: record the held repeat; `/again no`: drop it. Once, within the time."""
     night = recording_night(context)
     word = (context.command.word or "").lower()
-    if word not in ("", "no"):
+    if word not in ("", "no", "next"):
         raise Refusal(Reply("command.extra_args", {"extra": word}))
     pending = await repeats.take(context.desk, context.incoming.chat_id)
     current = pending is not None and (pending.night_id, pending.hand_no) == (night.id, night.state.hand_no)
@@ -127,6 +126,11 @@ async def again(context: Context) -> Response:
         raise Refusal(Reply("repeat.nothing"))
     if context.desk.clock() - pending.asked_at > REPEAT_MINUTES * 60:
         raise Refusal(Reply("repeat.expired"))
+    if isinstance(pending.event, Win) and pending.event.joins is not None:  # 和 #N 同一张牌吗？
+        return await answer_same_discard(context, night, pending, word)
+    if word == "next":
+        await repeats.remember(context.desk, context.incoming.chat_id, pending)  # still asked
+        raise Refusal(Reply("command.extra_args", {"extra": word}))
     if word == "no":
         return Response((Reply("repeat.dropped", {"id": pending.same_id}),), context.language)
     line = Line(pending.speaker, pending.text, context.incoming.update_key)  # the line as first typed
@@ -318,40 +322,64 @@ async def hu(context: Context) -> Response:
         choices = (Choice(Reply("button.self_draw"), "/hu self"), *choices_for(context, "hu", me))
         return ask(context, Reply("hu.how"), choices)
     event = win_event(context, command, night.state)
-    merge_with = mergeable_win(night, event)
-    if merge_with is None:
+    first = joinable_win(night, event)
+    if command.also:  # the line says it (一炮多响, also): joined without a question, or refused
+        if first is None:
+            raise Refusal(Reply("hu.nothing_to_join"))
+        return await record(context, replace(event, joins=first))
+    if first is None:
         return await record(context, event)
-    previous = table_event(merge_with)
-    assert isinstance(previous, Win)
-    return await merged(context, night, merge_with, Win(previous.claims + event.claims, event.discarder))
+    return await ask_same_discard(context, night, replace(event, joins=first), first)
 
 
-def mergeable_win(night: Night, event: Win) -> EventRow | None:
-    """A second 胡 on the same discard, typed as its own line right after the first (一炮多响): the
-    win must be the last event played (by its place in the night, so a fix of an older hand's win
-    never counts), on the same discarder, with other winners, and on the same tile when both say it."""
+def joinable_win(night: Night, event: Win) -> int | None:
+    """The place of the win this one may share a discard with (一炮多响): the win must be the last
+    event played (by its place in the night, so a fix of an older hand's win never counts), on the
+    same discarder, with other winners, on the same tile when both say it, and nothing typed since.
+    Only the table knows whether it was the same discard: it is asked, or the line says it."""
     if event.discarder is None or not night.fold.played:
         return None
     last = night.fold.played[-1]
     previous = last.event
     if not isinstance(previous, Win) or previous.discarder != event.discarder:
         return None
-    if {c.winner for c in previous.claims} & {c.winner for c in event.claims}:
+    root = previous.joins if previous.joins is not None and night.fold.joined_group(previous.joins) else last.slot
+    group = night.fold.joined_group(root)
+    claims = [c for p in group if isinstance(p.event, Win) for c in p.event.claims]
+    if {c.winner for c in claims} & {c.winner for c in event.claims}:
         return None
-    tiles = {c.winning for c in (*previous.claims, *event.claims) if c.winning is not None}
+    tiles = {c.winning for c in (*claims, *event.claims) if c.winning is not None}
     if len(tiles) > 1:
         return None  # another tile: another discard, the next hand's win
     newest = night.last_active(REVERSIBLE)  # nothing typed since (a chore, a fix elsewhere)
     if newest is None or night.slot_of(newest.id) != last.slot:
         return None
-    return night.current_version(last.slot)
+    return root
 
 
-async def merged(context: Context, night: Night, target: EventRow, event: Win) -> Response:
-    """The combined win stands in for the first one: a fix of it, re-derived like any correction."""
-    corrected = await night.correct(context.line, target, event)
-    played = corrected.replacement
-    assert played is not None
-    replies = [Reply("win.merged", {"id": target.id})]
-    replies.extend(played_lines(night, corrected.event_id, played, corrected.payments))
-    return recorded_reply(context, night, replies)
+async def ask_same_discard(context: Context, night: Night, event: Win, first: int) -> Response:
+    """Hold the win and ask whether it was the same discard as #first (the repeat question's way:
+    kept in the ledger, answered once, bot/handlers/repeats.py); no money moves before the answer."""
+    night.check(event)  # what the table refuses anyway is refused, not asked about
+    speaker = context.incoming.speaker.name
+    held = PendingRepeat(
+        night.id, night.state.hand_no, first, event, speaker, context.incoming.text.strip(), context.desk.clock()
+    )
+    await repeats.remember(context.desk, context.incoming.chat_id, held)
+    choices = (Choice(Reply("button.same_discard"), "/again"), Choice(Reply("button.next_hand"), "/again next"))
+    return ask(context, Reply("hu.same_discard", {"id": first}), choices)
+
+
+async def answer_same_discard(context: Context, night: Night, pending: PendingRepeat, word: str) -> Response:
+    """[一炮多响] (`/again`): the claim joins #first, if nothing was played since; [是下一盘]
+    (`/again next`): a win of its own; `/again no`: dropped."""
+    event = pending.event
+    assert isinstance(event, Win)
+    if word == "no":
+        return Response((Reply("repeat.dropped", {"id": pending.same_id}),), context.language)
+    if word == "next":
+        event = replace(event, joins=None)
+    elif joinable_win(night, replace(event, joins=None)) != pending.same_id:
+        raise Refusal(Reply("repeat.expired"))  # something was played since: no longer the discard just won on
+    line = Line(pending.speaker, pending.text, context.incoming.update_key)  # the line as first typed
+    return recorded_response(context, night, await night.record(line, event))
