@@ -326,7 +326,7 @@ async def hu(context: Context) -> Response:
     if command.also:  # the line says it (一炮多响, also): joined without a question, or refused
         if first is None:
             raise Refusal(Reply("hu.nothing_to_join"))
-        return await record(context, replace(event, joins=first))
+        return joined(await record(context, replace(event, joins=first)), first)
     if first is None:
         return await record(context, event)
     return await ask_same_discard(context, night, replace(event, joins=first), first)
@@ -382,4 +382,10 @@ async def answer_same_discard(context: Context, night: Night, pending: PendingRe
     elif joinable_win(night, replace(event, joins=None)) != pending.same_id:
         raise Refusal(Reply("repeat.expired"))  # something was played since: no longer the discard just won on
     line = Line(pending.speaker, pending.text, context.incoming.update_key)  # the line as first typed
-    return recorded_response(context, night, await night.record(line, event))
+    response = recorded_response(context, night, await night.record(line, event))
+    return joined(response, event.joins) if event.joins is not None else response
+
+
+def joined(response: Response, first: int) -> Response:
+    """A joined claim's reply says first which win it joined (与 #2 合并为一炮多响)."""
+    return replace(response, replies=(Reply("win.merged", {"id": first}), *response.replies))
