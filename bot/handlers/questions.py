@@ -89,7 +89,8 @@ def merges(night: Night) -> dict[int, int]:
     for event in night.events:
         claim = table_event(event) if event.kind == "win" else None
         if isinstance(claim, Win) and claim.joins is not None:
-            found[event.id] = claim.joins
+            if night.current_version(claim.joins) is not None:  # with its first win undone, a win of its own
+                found[event.id] = claim.joins
             continue
         if event.kind != "fix" or event.reverses is None:
             continue
