@@ -502,9 +502,12 @@ async def _corrected_night(opening: Sequence[str], ops: list[Operation]) -> tupl
                 return lines
 
             async def newest() -> tuple[int, EventRow]:
+                """The row the last line wrote (a correction's own, not the `correction` rows that book
+                its difference at other places after it)."""
                 night = await referee.nights.latest("night")
                 assert night is not None
-                return night.events[-1].id, night.events[-1]
+                row = next(e for e in reversed(night.events) if e.kind != "correction")
+                return row.id, row
 
             for op, value, nudge in ops:
                 if op == "line":
