@@ -7,11 +7,15 @@ nanjing seats: A East (first dealer), B South, C West, D North.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from bot.ledger import Ledger
 from bot.replies import render
 from bot.service import Referee
 from locales import Translator
+from tests.fake_telegram import FakeTelegram
 from tests.harness import Table
+from tests.test_telegram import ALICE, BOB, CAROL, Running, balances, buttons
 
 CKT = "/new Alice Bob Carol Dave preset=changkaitou start=1000"
 SANZUI = """
@@ -247,3 +251,17 @@ async def test_a_sanzui_night_with_two_winners_later_keeps_the_forced_end(table:
         f"{CKT}\n{SANZUI}\nCarol: /hu Carol Dave {HAND} flowers=3\nBob: /hu Bob Dave {HAND} flowers=2 一炮多响"
     )
     assert {**await replay.night(), "night": 0} == {**await table.night(), "night": 0}
+
+
+async def test_in_telegram_the_table_answers_by_button_once(fake: FakeTelegram, tmp_path: Path) -> None:
+    db = tmp_path / "tg.sqlite3"
+    async with Running(fake, db) as bot:
+        await bot.say(ALICE, "/new @alice @bob @carol @dave")
+        await bot.say(ALICE, f"/hu dave {HAND} flowers=2")  # alice, the dealer, on dave's discard
+        assert "同一张牌吗" in await bot.say(BOB, f"/hu dave {HAND} flowers=2")
+        choices = buttons(fake)
+        assert set(choices) == {"一炮多响", "是下一盘"}
+        await bot.press(CAROL, choices["一炮多响"])
+        await bot.press(CAROL, choices["是下一盘"])  # the question is answered once
+    # one discard: dave pays alice 46 and bob 46 (RULES §8), nothing more
+    assert await balances(db) == [46, 46, 0, -92]
