@@ -1094,6 +1094,19 @@ def moved_hands(before: Fold, after: Fold, from_slot: int) -> tuple[int, ...]:
     return tuple(sorted(hands))
 
 
+def joins_previous(played: Played, previous: Played | None) -> bool:
+    """Whether `played` is a claim settled with the win just before it (一炮多响): one hand and one
+    discard with it, not a hand or a deal-in of its own (a win ends its hand, so only a joined claim
+    follows a win in the same hand)."""
+    return (
+        isinstance(played.event, Win)
+        and played.event.joins is not None
+        and previous is not None
+        and isinstance(previous.event, Win)
+        and previous.hand_no == played.hand_no
+    )
+
+
 def hand_deltas(fold: Fold) -> list[tuple[int, int, int]]:
     """(hand, seat, net amount) for each derived payment, for the chart."""
     deltas: list[tuple[int, int, int]] = []

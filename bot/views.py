@@ -8,7 +8,7 @@ from decimal import Decimal
 from itertools import pairwise
 
 from bot.ledger import EventRow, NightRow, PaymentRow, Seat
-from bot.night import Played
+from bot.night import Played, joins_previous
 from bot.replies import LIST, Chinese, Joined, Reply
 from engine.preset import PRESET_NAMES, Preset, UnitRule
 from engine.settlement import Factor
@@ -262,7 +262,9 @@ def night_stats(
     a seat, or with `player_of(event, seat)` whoever sat there at that event (after a 换人);
     `net_by_reason` is keyed the same way."""
     stats = [PlayerStats() for _ in range(players)]
+    previous: Played | None = None
     for entry in played:
+        joined, previous = joins_previous(entry, previous), entry  # 一炮多响: one discard, one deal-in
         who = (lambda seat, slot=entry.slot: player_of(slot, seat)) if player_of else (lambda seat: seat)
         if not entry.scores:
             continue
@@ -276,7 +278,7 @@ def night_stats(
             player.self_draws += 1 if self_draw else 0
             if score.total > player.biggest:
                 player.biggest, player.biggest_keys = score.total, [item.key for item in score.items]
-        if win is not None and win.discarder is not None and not self_draw:
+        if win is not None and win.discarder is not None and not self_draw and not joined:
             stats[who(win.discarder)].deal_ins += 1
     for (seat, reason), amount in net_by_reason.items():
         if reason in GANG_REASONS:

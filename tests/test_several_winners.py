@@ -265,3 +265,19 @@ async def test_in_telegram_the_table_answers_by_button_once(fake: FakeTelegram, 
         await bot.press(CAROL, choices["是下一盘"])  # the question is answered once
     # one discard: dave pays alice 46 and bob 46 (RULES §8), nothing more
     assert await balances(db) == [46, 46, 0, -92]
+
+
+async def test_two_claims_on_one_discard_are_one_hand_and_one_deal_in(table: Table) -> None:
+    await table.play(TWO_CLAIMS)
+    await table.say(f"C: /hu self {HAND} flowers=2")  # hand 2
+    response = await table.respond("A: /summary")
+    assert response is not None
+    rows = {str(r.params["name"]): r.params for r in response.replies if r.key == "summary.player_stats"}
+    assert (rows["A"]["wins"], rows["B"]["wins"], rows["C"]["wins"]) == (1, 1, 1)
+    assert rows["D"]["deal_ins"] == 1  # one discard fed A and B
+    await table.say("A: /close")
+    response = await table.respond("D: /stats D")
+    assert response is not None
+    player = next(r for r in response.replies if r.key == "stats.player")
+    # D sat through 2 hands and dealt in once: 50%
+    assert player.params["deal_in_rate"] == "50%" and player.params["win_rate"] == "0%"
