@@ -56,7 +56,7 @@ async def test_a_second_win_on_the_same_discarder_moves_nothing_until_answered(t
     before = await table.row_counts()
     question = await table.respond(f"B: /hu B D {HAND} flowers=2")
     assert question is not None and not question.recorded
-    assert [c.command for c in question.choices] == ["/again", "/again next"]
+    assert [c.command for c in question.choices] == ["/again q1", "/again q1 next"]
     out = await table.say(f"B: /hu B D {HAND} flowers=2")
     assert "和 #2 同一张牌吗（一炮多响）？" in out
     translator = Translator("zh_Hans")
