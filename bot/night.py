@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import json
 from bisect import bisect_right
-from collections.abc import Callable, Iterable, Sequence
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 
 from bot import checkpoint as checkpoints
@@ -57,7 +59,15 @@ from engine.table import Event, FlowerGang, Gang, Notice, Penalty, Pong, TableSt
 from engine.tiles import Tile
 
 SEATS = 4
-PENDING_ID = -1  # a correction's own id before the ledger assigns it
+PENDING_ID = -1
+# The night cache's bounds (Nights): events held in memory by the cached nights (about 1 KB each),
+# and chats; the chat used last always stays, however long its night.
+CACHE_EVENTS = 30_000
+CACHE_CHATS = 500
+# A night holds at most this many rows (events, chores and corrections): past it, a table event is
+# refused with "start a new night" (README: a bounded night keeps a correction's re-fold under half
+# a second, and no real table comes near it; chores, corrections and /close still go through).
+MAX_NIGHT_EVENTS = 5_000  # a correction's own id before the ledger assigns it
 
 
 @dataclass(frozen=True)
@@ -96,14 +106,24 @@ class Fold:
 
     state: TableState
     played: Appended[Played] = field(default_factory=lambda: Appended(keys=_played_keys))
+    # the table before the last event played, or before the first claim of the last win when more
+    # claims joined it (一炮多响): a claim joined later is settled with the others from there
+    before_last: TableState | None = None
 
     @staticmethod
-    def of(state: TableState, played: Iterable[Played]) -> Fold:
-        return Fold(state, Appended(played, keys=_played_keys))
+    def of(state: TableState, played: Iterable[Played], before_last: TableState | None = None) -> Fold:
+        return Fold(state, Appended(played, keys=_played_keys), before_last)
 
     def then(self, event_id: int, slot: int, event: Event, checked: bool = False) -> Fold:
         """The fold with one more event; raises EngineError (nothing changes) if it is not legal.
         A line being recorded (or a corrected one), or one `checked`, is first checked as if typed."""
+        if isinstance(event, Win) and event.joins is not None:
+            group = self.joined_group(event.joins)
+            if group:
+                return self._joined(event_id, slot, event, group, checked)
+            if self.played.first(event.joins) is not None:
+                raise EngineError("win.joined_apart", id=event.joins)
+            # the win it joined is undone: this claim is a win of its own, where it stands
         event = with_dealer(event, self.state.dealer)
         if checked or event_id == PENDING_ID:
             check_against_table(self, event)
@@ -120,11 +140,55 @@ class Fold:
             outcome.notices,
             outcome.factors,
         )
-        return Fold(outcome.state, self.played.plus(played))
+        return Fold(outcome.state, self.played.plus(played), before)
 
-    def plus(self, state: TableState, played: Played) -> Fold:
+    def joined_group(self, root: int) -> list[Played]:
+        """The last events played if they are the win at place `root` and the claims joined to it."""
+        group: list[Played] = []
+        for played in reversed(self.played):
+            event = played.event
+            if not isinstance(event, Win) or (played.slot != root and event.joins != root):
+                break
+            group.append(played)
+        return group[::-1]
+
+    def _joined(self, event_id: int, slot: int, event: Win, group: list[Played], checked: bool) -> Fold:
+        """Another winner on the discard of the win just played (RULES §8 一炮多响): the claims are
+        settled together from the table before the first, as one win; this claim's payments are what
+        that adds to the money already booked for the others."""
+        before = self.before_last
+        first = group[0].event
+        assert before is not None and isinstance(first, Win)
+        if event.discarder != first.discarder:
+            raise EngineError("win.joined_other_discard", id=group[0].slot)
+        event = win_with_dealer(event, before.dealer)
+        if checked or event_id == PENDING_ID:
+            check_win_at(before, event)  # this claim as if typed at the discard: its own hand
+        claims = tuple(c for p in group if isinstance(p.event, Win) for c in p.event.claims)
+        outcome = apply(before, Win((*claims, *event.claims), first.discarder))
+        derived: Flows = {}
+        booked: Flows = {}
+        for p in outcome.payments:
+            _add_pair(derived, p.payer, p.payee, p.amount, p.reason)
+        for p in (payment for played in group for payment in played.payments):
+            _add_pair(booked, p.payer, p.payee, p.amount, p.reason)
+        mine = {claim.winner for claim in event.claims}
+        played = Played(
+            event_id,
+            slot,
+            before.hand_no,
+            event,
+            tuple(difference(derived, booked)),
+            tuple(score for score in outcome.scores if score[0] in mine),
+            before.doubled,
+            tuple(n for n in outcome.notices if n.params.get("winner", next(iter(mine))) in mine),
+            outcome.factors,
+        )
+        return Fold(outcome.state, self.played.plus(played), before)
+
+    def plus(self, state: TableState, played: Played, before_last: TableState | None = None) -> Fold:
         """This fold and an event already played against it (a recorded line, with its ledger id)."""
-        return Fold(state, self.played.plus(played))
+        return Fold(state, self.played.plus(played), before_last)
 
     @property
     def last(self) -> Played:
@@ -161,12 +225,17 @@ def check_against_table(fold: Fold, event: Event) -> None:
     elif isinstance(event, Penalty):
         check_penalty_amount(event.amount)
     elif isinstance(event, Win):
-        check_declared_win(state, event)
-        for claim in event.claims:
-            check_soft(claim.soft)
-            if claim.winning is not None:
-                robbed = event.discarder if claim.flags.robbing_gang else None
-                check_win_copies(state.melds, claim.winner, claim.concealed, claim.melds, claim.winning, robbed)
+        check_win_at(state, event)
+
+
+def check_win_at(state: TableState, event: Win) -> None:
+    """A win's claims against the table they are won at: declared patterns, soft flowers, copies."""
+    check_declared_win(state, event)
+    for claim in event.claims:
+        check_soft(claim.soft)
+        if claim.winning is not None:
+            robbed = event.discarder if claim.flags.robbing_gang else None
+            check_win_copies(state.melds, claim.winner, claim.concealed, claim.melds, claim.winning, robbed)
 
 
 def check_declared_win(state: TableState, event: Event) -> None:
@@ -194,8 +263,10 @@ def current_hand(fold: Fold) -> list[Played]:
 
 def with_dealer(event: Event, dealer: int) -> Event:
     """A win's dealer flags as the (possibly re-derived) table has them, not as they were typed."""
-    if not isinstance(event, Win):
-        return event
+    return win_with_dealer(event, dealer) if isinstance(event, Win) else event
+
+
+def win_with_dealer(event: Win, dealer: int) -> Win:
     claims = tuple(replace(c, flags=replace(c.flags, dealer=c.winner == dealer)) for c in event.claims)
     return replace(event, claims=claims)
 
@@ -281,6 +352,19 @@ def entries(events: Sequence[EventRow], active: set[int], after: int = 0) -> lis
     places = slots(events)
     found = [(e.id, places[e.id], table_event(e)) for e in events if e.id in active and places[e.id] > after]
     return sorted(((i, s, ev) for i, s, ev in found if ev is not None), key=lambda entry: entry[1])
+
+
+def joins_back(events: Sequence[EventRow], active: set[int], after: int) -> bool:
+    """Whether a claim after event `after` joins a win at or before it (一炮多响): a checkpoint there
+    holds the table after that win alone, so the night is folded from further back."""
+    for event in reversed(events):  # in the order written: only those after the checkpoint are read
+        if event.id <= after:
+            break
+        if event.id in active and event.kind in ("win", "fix"):
+            joined = table_event(event)
+            if isinstance(joined, Win) and joined.joins is not None and joined.joins <= after:
+                return True
+    return False
 
 
 def _whole_fold(start: TableState, events: Sequence[EventRow], active: set[int]) -> Fold:
@@ -411,6 +495,7 @@ class Night:
         self._unwritten_bind: SeatChange | None = None  # see `bind_with_next_write`
         self._checkpoint = checkpoint
         self._head = head
+        self._rows: int | None = None if head is not None else len(self._events)  # the night's rows
         # The fold in memory starts after event `_from` (a checkpoint's) or at the start (0); the
         # whole night's fold is folded from the start the first time something asks for it.
         self._fold = Fold(self.start())
@@ -454,8 +539,13 @@ class Night:
             return
         self._events = await self.ledger.events(self.id)
         self._payment_rows = await self.ledger.payments(self.id)
+        self._rows = len(self._events)
         self._head = None  # `_derive` builds the players, totals and stakes from the whole log
         await in_thread(self._derive, self._checkpoint)  # a long night folds off the event loop
+
+    def held(self) -> int:
+        """Events (and payments) held in memory: what a night costs the cache (Nights.budget)."""
+        return 1 + len(self._events) + len(self._payment_rows) // 4
 
     def log_size(self) -> int:
         """The id of the newest event in the ledger (changes with every write)."""
@@ -511,7 +601,7 @@ class Night:
         self.seats = seats_from(self.row, self.events, self.active)
         self.closed = is_closed(self.events)
         start, after = self.start(), 0
-        if checkpoint is not None:
+        if checkpoint is not None and not joins_back(self.events, self.active, checkpoint[0]):
             try:
                 start, after = checkpoints.decode(checkpoint[1], self.preset)[0], checkpoint[0]
             except checkpoints.CheckpointMismatch:
@@ -617,7 +707,8 @@ class Night:
 
     def check(self, event: Event) -> None:
         """Raise EngineError if the table refuses `event` now (nothing is written)."""
-        self._fold.then(PENDING_ID, PENDING_ID, event)
+        joins = isinstance(event, Win) and event.joins is not None  # settled from before the win it joins
+        (self.fold if joins else self._fold).then(PENDING_ID, PENDING_ID, event)
 
     def played_in(self, hand: int) -> tuple[Played, ...]:
         """The events of `hand` as played, read from the end of the fold in memory (a hand that just
@@ -741,6 +832,8 @@ class Night:
             self._unwritten_bind = bind  # not written: still to be dropped (the seats restored) or retried
             raise
         self._events.extend(rows)  # from a checkpoint's head too: a table event needs no older history
+        if self._rows is not None:
+            self._rows += len(rows)
         if bind is not None:
             self._active.add(rows[-1].id)
             rows = rows[:-1]
@@ -772,15 +865,22 @@ class Night:
 
     async def record(self, line: Line, event: Event) -> Recorded:
         """Apply a table event, append it with its payments, and fold it in; raises EngineError
-        (nothing written) if the table refuses it."""
+        (nothing written) if the table refuses it, or if the night is full (MAX_NIGHT_EVENTS). A claim
+        joining the last win (一炮多响) is settled with it, from the whole night's fold."""
+        if self._rows is None:  # from a checkpoint's head: counted in the ledger once
+            self._rows = await self.ledger.event_count(self.id)
+        if self._rows >= MAX_NIGHT_EVENTS:
+            raise EngineError("night.full", limit=MAX_NIGHT_EVENTS)
+        if isinstance(event, Win) and event.joins is not None:
+            await self.folded()
         fold = self._fold.then(PENDING_ID, PENDING_ID, event)
         played = fold.last
         new = NewEvent(played.hand_no, event_kind(event), actor_of(event), encode_event(event), played.payments)
         closes_hand = fold.state.hand_no != self.state.hand_no
         saved = (fold.state, self._head_after(played)) if closes_hand else None
-        (row,) = await self._append(line, self.row.chat_id, [new], checkpoint=saved)
+        (row,) = await self._append(line, self.row.chat_id, [new], played.hand_no, saved)
         played = replace(played, event_id=row.id, slot=row.id)
-        self._fold = self._fold.plus(fold.state, played)  # shares the fold's history: no copy
+        self._fold = self._fold.plus(fold.state, played, fold.before_last)  # shares the fold's history: no copy
         self._active.add(row.id)
         rows = self._booked_rows(row.id, played.payments, played.hand_no)
         return Recorded(row.id, played, rows)
@@ -940,7 +1040,9 @@ def _settle_correction(
     """The night once the correction's rows are in the ledger (pure: runs off the event loop)."""
     row = written[0]
     fold = Fold.of(  # one copy a correction (it folded the whole night anyway)
-        plan.fold.state, (replace(p, event_id=row.id) if p.event_id == PENDING_ID else p for p in plan.fold.played)
+        plan.fold.state,
+        (replace(p, event_id=row.id) if p.event_id == PENDING_ID else p for p in plan.fold.played),
+        plan.fold.before_last,
     )
     active = active_ids(events)
     rows = tuple(
@@ -1014,6 +1116,19 @@ def moved_hands(before: Fold, after: Fold, from_slot: int) -> tuple[int, ...]:
     return tuple(sorted(hands))
 
 
+def joins_previous(played: Played, previous: Played | None) -> bool:
+    """Whether `played` is a claim settled with the win just before it (一炮多响): one hand and one
+    discard with it, not a hand or a deal-in of its own (a win ends its hand, so only a joined claim
+    follows a win in the same hand)."""
+    return (
+        isinstance(played.event, Win)
+        and played.event.joins is not None
+        and previous is not None
+        and isinstance(previous.event, Win)
+        and previous.hand_no == played.hand_no
+    )
+
+
 def hand_deltas(fold: Fold) -> list[tuple[int, int, int]]:
     """(hand, seat, net amount) for each derived payment, for the chart."""
     deltas: list[tuple[int, int, int]] = []
@@ -1033,12 +1148,22 @@ def doubled_hands(fold: Fold) -> set[int]:
 
 class Nights:
     """Loads and caches each chat's latest night and settings. One process owns a database, and
-    every write goes through here, so the cache never goes stale."""
+    every write goes through here, so the cache never goes stale.
 
-    def __init__(self, ledger: Ledger) -> None:
+    The cache is bounded: it holds the nights of the chats used most recently, up to `budget`
+    events held in memory (a night from a checkpoint's head holds only the events after it) and
+    `most` chats; the least recently used night not in use leaves it first, and a closed night
+    leaves it once the line that used it is answered. A night that left is read again from the
+    ledger (its newest checkpoint first) when its chat next speaks: the ledger is the truth, so it
+    is the same night."""
+
+    def __init__(self, ledger: Ledger, budget: int = CACHE_EVENTS, most: int = CACHE_CHATS) -> None:
         self.ledger = ledger
-        self._latest: dict[str, Night | None] = {}
-        self._settings: dict[tuple[str, str], str | None] = {}
+        self.budget = budget
+        self.most = most
+        self._latest: OrderedDict[str, Night | None] = OrderedDict()  # least recently used first
+        self._settings: dict[str, dict[str, str | None]] = {}  # chat -> key -> value, for cached chats
+        self._busy: dict[str, int] = {}  # chats with a line being handled: their night stays
 
     async def load(self, row: NightRow, history: bool = True) -> Night:
         """The night from its newest valid checkpoint; without `history`, only the events after the
@@ -1067,6 +1192,8 @@ class Nights:
         active = active_ids(after)
         if any(start < state.hand_no for start, _ in stake_schedule(0, after, active)[1:]):
             return None
+        if joins_back(after, active, checkpoint[0]):
+            return None
         payments = await self.ledger.payments_after(row.id, checkpoint[0])
         return Night(self.ledger, row, after, payments, checkpoint, head)
 
@@ -1075,16 +1202,64 @@ class Nights:
         unread until `Night.load_history`."""
         if chat_id not in self._latest:
             row = await self.ledger.latest_night(chat_id)
-            self._latest[chat_id] = await self.load(row, history) if row is not None else None
+            night = await self.load(row, history) if row is not None else None
+            if chat_id not in self._latest:  # (another line of the chat may have loaded it meanwhile)
+                self._latest[chat_id] = night
+        self._latest.move_to_end(chat_id)
         night = self._latest[chat_id]
         if night is not None and history:
             await night.load_history()
+        self._trim()
         return night
+
+    def cached(self, chat_id: str) -> bool:
+        """Whether the chat's night is in memory (the tests and benches ask)."""
+        return chat_id in self._latest
+
+    def held(self) -> int:
+        """Events held by the cached nights (what `budget` bounds)."""
+        return sum(night.held() for night in self._latest.values() if night is not None)
+
+    @asynccontextmanager
+    async def using(self, chat_id: str) -> AsyncIterator[None]:
+        """While a line of the chat is handled its night stays cached; after it, a closed night
+        leaves the cache (it is read again from its checkpoint if asked about)."""
+        self._busy[chat_id] = self._busy.get(chat_id, 0) + 1
+        try:
+            yield
+        finally:
+            left = self._busy.pop(chat_id) - 1
+            if left:
+                self._busy[chat_id] = left
+            else:
+                night = self._latest.get(chat_id)
+                if night is not None and night.closed:
+                    self._evict(chat_id)
+                self._trim()
+
+    def _trim(self) -> None:
+        """Evict the least recently used nights not in use until the cache fits its bounds (the
+        chat used last always stays: a night longer than the budget is still answered from memory)."""
+        held = self.held()
+        for chat_id in list(self._latest)[:-1]:
+            if held <= self.budget and len(self._latest) <= self.most:
+                break
+            if chat_id in self._busy:
+                continue
+            night = self._latest[chat_id]
+            held -= night.held() if night is not None else 0
+            self._evict(chat_id)
+        if len(self._settings) > len(self._latest) + len(self._busy):  # settings of chats that left
+            for chat_id in [c for c in self._settings if c not in self._latest and c not in self._busy]:
+                del self._settings[chat_id]
+
+    def _evict(self, chat_id: str) -> None:
+        free_off_loop([self._latest.pop(chat_id, None)])  # a long night is freed off the event loop
+        self._settings.pop(chat_id, None)
 
     def forget(self, chat_id: str) -> None:
         """Drop the cached night (after an unexpected failure): it is loaded again from the ledger."""
-        free_off_loop([self._latest.pop(chat_id, None)])
-        self._settings = {key: value for key, value in self._settings.items() if key[0] != chat_id}
+        self._evict(chat_id)
 
     async def open(
         self,
@@ -1112,13 +1287,16 @@ class Nights:
         return [await self.load(row) for row in await self.ledger.nights_of_user(user_id)]
 
     async def setting(self, chat_id: str, key: str) -> str | None:
-        if (chat_id, key) not in self._settings:
-            self._settings[(chat_id, key)] = await self.ledger.setting(chat_id, key)
-        return self._settings[(chat_id, key)]
+        known = self._settings.get(chat_id, {})
+        if key not in known:
+            value = await self.ledger.setting(chat_id, key)
+            known = self._settings.setdefault(chat_id, {})
+            known[key] = value
+        return known[key]
 
     async def set_setting(self, chat_id: str, key: str, value: str) -> None:
         await self.ledger.set_setting(chat_id, key, value)
-        self._settings[(chat_id, key)] = value
+        self._settings.setdefault(chat_id, {})[key] = value
 
     async def close(self) -> None:
         await self.ledger.close()
