@@ -1,49 +1,83 @@
 """Hands scored per second: this engine (all presets) against the `mahjong` library's riichi
-HandCalculator on hands of the same shape (4 sets + a pair, 14 concealed tiles).
+HandCalculator on the same hands (4 sets + a pair, 14 concealed tiles), two ways:
 
-First checks that the fast readings (per-suit tables) and the straightforward reference readings
-(engine/reference.py) agree on every hand: same splits, same waits, same score. Then times one
-pass with the per-suit tables emptied (the cost before warm-up), then the engine, the reference
-path and the library in turns (so that a busy spell of this shared machine
-hits all three), and prints both rates and their ratio. Rates are hands per CPU-second of this
-process (see REPEATS).
+- the bot's path: hands this process has never scored, each night's preset decoded afresh from its
+  stored JSON as bot/night.py does (an equal preset, never the same object), `NIGHT` hands a night.
+  Every turn draws new hands, so no turn times a hand an earlier one has seen. The figure to quote.
+- seen hands: the same `HANDS` hands every turn, with the 8 preset objects loaded once: what the
+  engine costs when everything it keeps is warm.
+
+First checks that the fast readings (per-suit tables, kept plans) and the straightforward reference
+readings (engine/reference.py) agree on every hand: same splits, same waits, same score; and that
+an equal preset decoded afresh scores every hand as the loaded one does. Each turn times the engine
+and the library on the same hands one after the other (which goes first alternates), so a busy
+spell of this shared machine hits both; a ratio is taken per turn and the median of the turns is
+quoted. Rates are hands per CPU-second of this process (on a shared machine, wall time also counts
+the time other processes hold the cores).
 
 Run: python -m bench.engine_bench   (pip install -e '.[bench]' for the comparison)
 """
 
 from __future__ import annotations
 
+import json
 import random
+import statistics
 import time
 from collections.abc import Callable
 
 from bench.hands import random_closed_hand
 from engine import decompose, reference
 from engine.hand import Hand
-from engine.preset import PRESET_NAMES, Preset, load_preset
+from engine.preset import PRESET_NAMES, Preset, load_preset, preset_from_dict, resolved_builtin
 from engine.scoring import WinScore, score_hand
-from engine.suit_shapes import readable, suit_shape, suit_splits
 from engine.units import WinFlags
 
 HANDS = 10_000
 SEED = 2026
-REPEATS = 5  # best of five: this shared machine's timings vary run to run
-# Rates are per second of this process's CPU time: on a shared machine, wall time also counts the
-# time other processes hold the cores, which swings either side's rate by tens of percent.
+TURNS = 5
+NIGHT = 16  # hands a night: a night of four rounds of four hands at least
 
 Scored = list[tuple[Hand, WinFlags, Preset]]
+Drawn = list[tuple[list[int], int]]  # 14 tiles and the winning tile among them
 
 
-def prepare(hands: list[tuple[list[int], int]]) -> Scored:
-    presets = [load_preset(name) for name in PRESET_NAMES]
-    rng = random.Random(SEED)
+def draw(seed: int, count: int) -> Drawn:
+    rng = random.Random(seed)
+    return [random_closed_hand(rng) for _ in range(count)]
+
+
+def prepare(hands: Drawn, seed: int, preset_for: Callable[[int], Preset]) -> Scored:
+    """Each hand as typed at a win, with random flags and the preset `preset_for(its index)`."""
+    rng = random.Random(seed)
     prepared: Scored = []
     for tiles, winning in hands:
         rest = list(tiles)
         rest.remove(winning)
         flags = WinFlags(hard_flowers=rng.randrange(0, 8), self_draw=rng.random() < 0.4)
-        prepared.append((Hand(tuple(rest), (), winning), flags, presets[len(prepared) % len(presets)]))
+        prepared.append((Hand(tuple(rest), (), winning), flags, preset_for(len(prepared))))
     return prepared
+
+
+def loaded_presets() -> Callable[[int], Preset]:
+    """The 8 preset objects, loaded once, in turn."""
+    presets = [load_preset(name) for name in PRESET_NAMES]
+    return lambda index: presets[index % len(presets)]
+
+
+def nightly_presets() -> Callable[[int], Preset]:
+    """Hand `index` is in night `index // NIGHT`, whose preset is decoded from the JSON the ledger
+    keeps (bot/night.py: `preset_from_dict(json.loads(row.preset_json))`), the presets in turn."""
+    stored = [json.dumps(resolved_builtin(name), ensure_ascii=False) for name in PRESET_NAMES]
+    nights: dict[int, Preset] = {}
+
+    def preset_for(index: int) -> Preset:
+        night = index // NIGHT
+        if night not in nights:
+            nights[night] = preset_from_dict(json.loads(stored[night % len(stored)]))
+        return nights[night]
+
+    return preset_for
 
 
 def agreeing(prepared: Scored) -> int:
@@ -58,7 +92,14 @@ def agreeing(prepared: Scored) -> int:
     return same
 
 
-def engine_rate(prepared: Scored, score: Callable[[Hand, WinFlags, Preset], WinScore]) -> float:
+def same_with_fresh_presets(hands: Drawn) -> int:
+    """How many hands score identically with presets decoded per night and with the loaded ones."""
+    loaded = {preset.name: preset for preset in map(load_preset, PRESET_NAMES)}
+    nightly = prepare(hands, SEED, nightly_presets())
+    return sum(score_hand(h, f, p) == score_hand(h, f, loaded[p.name]) for h, f, p in nightly)
+
+
+def engine_rate(prepared: Scored, score: Callable[[Hand, WinFlags, Preset], WinScore] = score_hand) -> float:
     # Fresh Hand objects each pass: nothing cached on a hand carries over between passes.
     fresh = [(Hand(hand.concealed, hand.melds, hand.winning), flags, preset) for hand, flags, preset in prepared]
     started = time.process_time()
@@ -67,7 +108,8 @@ def engine_rate(prepared: Scored, score: Callable[[Hand, WinFlags, Preset], WinS
     return len(fresh) / (time.process_time() - started)
 
 
-def mahjong_timer(hands: list[tuple[list[int], int]]) -> Callable[[], float] | None:
+def mahjong_timer() -> Callable[[Drawn], float] | None:
+    """A function timing the library on hands, or None without the library."""
     try:
         from mahjong.hand_calculating.hand import HandCalculator
         from mahjong.hand_calculating.hand_config import HandConfig
@@ -75,16 +117,16 @@ def mahjong_timer(hands: list[tuple[list[int], int]]) -> Callable[[], float] | N
         return None
     calculator = HandCalculator()
     config = HandConfig(is_tsumo=True)
-    prepared = []
-    for tiles, winning in hands:
-        seen: dict[int, int] = {}
-        tiles136 = []
-        for tile in tiles:  # our kinds 0-30 are the same as the 34-format man/pin/sou/winds
-            tiles136.append(tile * 4 + seen.get(tile, 0))
-            seen[tile] = seen.get(tile, 0) + 1
-        prepared.append((tiles136, tiles136[tiles.index(winning)]))
 
-    def rate() -> float:
+    def rate(hands: Drawn) -> float:
+        prepared = []
+        for tiles, winning in hands:
+            seen: dict[int, int] = {}
+            tiles136 = []
+            for tile in tiles:  # our kinds 0-30 are the same as the 34-format man/pin/sou/winds
+                tiles136.append(tile * 4 + seen.get(tile, 0))
+                seen[tile] = seen.get(tile, 0) + 1
+            prepared.append((tiles136, tiles136[tiles.index(winning)]))
         started = time.process_time()
         for tiles136, win136 in prepared:
             calculator.estimate_hand_value(tiles136, win136, config=config)
@@ -93,34 +135,65 @@ def mahjong_timer(hands: list[tuple[list[int], int]]) -> Callable[[], float] | N
     return rate
 
 
+def side_by_side(
+    turn_hands: Callable[[int], Drawn], presets: Callable[[], Callable[[int], Preset]], theirs: Callable[[Drawn], float]
+) -> tuple[list[float], list[float]]:
+    """Per turn: the engine's rate and the library's on that turn's hands, in alternating order;
+    `presets()` gives the turn's presets (a fresh decoding each turn, or the same loaded objects)."""
+    ours, libs = [], []
+    for turn in range(TURNS):
+        hands = turn_hands(turn)
+        prepared = prepare(hands, SEED + turn, presets())
+        if turn % 2:
+            libs.append(theirs(hands))
+            ours.append(engine_rate(prepared))
+        else:
+            ours.append(engine_rate(prepared))
+            libs.append(theirs(hands))
+    return ours, libs
+
+
+def report(label: str, ours: list[float], libs: list[float]) -> None:
+    ratios = sorted(o / t for o, t in zip(ours, libs, strict=True))
+    print(
+        f"{label}: engine {statistics.median(ours):,.0f} hands/s, mahjong {statistics.median(libs):,.0f} hands/s; "
+        f"ratio {statistics.median(ratios):.2f}x (median of {TURNS} turns, {ratios[0]:.2f}-{ratios[-1]:.2f}; "
+        "target >= 2x)"
+    )
+
+
+def table_build() -> str:
+    """How long the per-suit reading table takes to build (once per process), if this engine has one."""
+    try:
+        from engine.suit_shapes import reading_table
+    except ImportError:
+        return "per-suit tables filled shape by shape as met"
+    reading_table.cache_clear()
+    started = time.process_time()
+    table = reading_table()
+    took = time.process_time() - started
+    return f"per-suit reading table: {len(table):,} shapes, built in {took * 1000:,.0f} ms CPU (once per process)"
+
+
 def main() -> None:
-    rng = random.Random(SEED)
-    hands = [random_closed_hand(rng) for _ in range(HANDS)]
-    prepared = prepare(hands)
+    print(table_build())
+    seen = draw(SEED, HANDS)
+    loaded = loaded_presets()  # the same 8 objects for every pass over the seen hands
+    prepared = prepare(seen, SEED, loaded)
     print(f"agreement: fast and reference paths agree on {agreeing(prepared):,} of {HANDS:,} hands")
-    # Empty the per-suit tables again, so the first timed pass meets every suit shape for the first
-    # time and fills them: what the engine costs before warm-up.
-    tables = (suit_splits, readable, suit_shape)
-    for table in tables:
-        table.cache_clear()
-    cold = engine_rate(prepared, score_hand)
-    entries = sum(table.cache_info().currsize for table in tables)
-    print(f"engine, first pass (filling the per-suit tables, {entries:,} entries): {cold:,.0f} hands/s")
-    theirs_timer = mahjong_timer(hands)
-    ours, ref, theirs = [], [], []
-    for _ in range(REPEATS):
-        ours.append(engine_rate(prepared, score_hand))
-        ref.append(engine_rate(prepared, reference.reference_score_hand))
-        if theirs_timer:
-            theirs.append(theirs_timer())
-    presets = ", ".join(PRESET_NAMES)
-    print(f"engine: {max(ours):,.0f} hands/s, best of {REPEATS} ({HANDS:,} seeded hands, presets {presets})")
-    print(f"engine, reference path: {max(ref):,.0f} hands/s, best of {REPEATS}")
-    if not theirs:
+    print(f"presets decoded per night score {same_with_fresh_presets(seen):,} of {HANDS:,} hands as the loaded ones")
+    theirs = mahjong_timer()
+    if theirs is None:
+        print(f"engine, seen hands: {statistics.median(engine_rate(prepared) for _ in range(TURNS)):,.0f} hands/s")
         print("mahjong library not installed: pip install -e '.[bench]' for the comparison")
         return
-    print(f"mahjong HandCalculator.estimate_hand_value: {max(theirs):,.0f} hands/s (same hands, best of {REPEATS})")
-    print(f"ratio: {max(ours) / max(theirs):.2f}x (target >= 2x)")
+    # Turn t of the bot's path draws its own hands (seed SEED + 1 + t), never scored before.
+    ours, libs = side_by_side(lambda turn: draw(SEED + 1 + turn, HANDS), nightly_presets, theirs)
+    report(f"bot's path ({HANDS:,} unseen hands a turn, a preset decoded per night of {NIGHT})", ours, libs)
+    ours, libs = side_by_side(lambda turn: seen, lambda: loaded, theirs)
+    report(f"seen hands (the same {HANDS:,} every turn, the 8 loaded preset objects)", ours, libs)
+    ref = statistics.median(engine_rate(prepared, reference.reference_score_hand) for _ in range(3))
+    print(f"engine, reference path (seen hands): {ref:,.0f} hands/s")
 
 
 if __name__ == "__main__":

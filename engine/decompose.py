@@ -13,9 +13,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 from itertools import product
-from typing import cast
 
-from engine.suit_shapes import SuitTiles, suit_shape, suit_splits
+from engine.suit_shapes import SuitSplit, SuitTiles, reading_table, suit_shape
 from engine.tile_sets import SetKind as SetKind
 from engine.tile_sets import TileSet as TileSet
 from engine.tiles import COPIES, FIRST_WIND, NUM_KINDS, SUIT_SIZE, Tile, rank_of
@@ -23,7 +22,7 @@ from engine.tiles import COPIES, FIRST_WIND, NUM_KINDS, SUIT_SIZE, Tile, rank_of
 SEVEN_PAIRS_SIZE = 14
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Decomposition:
     """Closed tiles as a pair plus sets; melds are not part of it."""
 
@@ -51,24 +50,33 @@ def standard_decompositions(closed: Iterable[Tile]) -> list[Decomposition]:
     tiles = tuple(sorted(closed))
     if len(tiles) % 3 != 2:
         return []
-    suits = _by_suit(tiles)
-    # The pair lies in the one suit holding 2 mod 3 tiles (its every reading has it).
-    holders = [index for index, suit in enumerate(suits) if len(suit) % 3 == 2]
-    if len(holders) != 1:
-        return []
-    per_suit = [suit_splits(suit) for suit in suits]
-    if not all(per_suit):
+    return sorted_decompositions(tiles)
+
+
+def sorted_decompositions(tiles: tuple[Tile, ...]) -> list[Decomposition]:
+    """`standard_decompositions` of tiles already sorted, 2 mod 3 of them (a hand's closed tiles)."""
+    readings = reading_table()
+    m, p, s, w = _by_suit(tiles)
+    man, pin, sou, winds = readings.get(m), readings.get(p), readings.get(s), readings.get(w)
+    if man is None or pin is None or sou is None or winds is None:
         return []  # a suit with no reading
-    holder = holders[0]
-    found = []
-    for reading in product(*per_suit):
-        man, pin, sou, winds = reading
-        # Sequences before triplets, each ascending: the order `sorted` gives TileSets.
-        sets = (*man.sequences, *pin.sequences, *sou.sequences, *man.triplets, *pin.triplets, *sou.triplets)
-        found.append(Decomposition(cast(Tile, reading[holder].pair), (*sets, *winds.triplets)))
+    if len(man) == len(pin) == len(sou) == len(winds) == 1:  # most hands: one reading of each suit
+        return _joined(man[0], pin[0], sou[0], winds[0])
+    found = [split for reading in product(man, pin, sou, winds) for split in _joined(*reading)]
     if len(found) > 1:
         found.sort(key=lambda d: (d.pair, d.sets))
     return found
+
+
+def _joined(man: SuitSplit, pin: SuitSplit, sou: SuitSplit, winds: SuitSplit) -> list[Decomposition]:
+    """The hand's reading made of one reading per suit: none unless exactly one suit holds a pair
+    (each suit's reading has one exactly when it holds 2 mod 3 tiles)."""
+    pairs = [split.pair for split in (man, pin, sou, winds) if split.pair is not None]
+    if len(pairs) != 1:
+        return []
+    # Sequences before triplets, each ascending: the order `sorted` gives TileSets.
+    sets = (*man.sequences, *pin.sequences, *sou.sequences, *man.triplets, *pin.triplets, *sou.triplets)
+    return [Decomposition(pairs[0], (*sets, *winds.triplets))]
 
 
 def is_seven_pairs(closed: Iterable[Tile]) -> bool:
@@ -80,14 +88,16 @@ def is_seven_pairs(closed: Iterable[Tile]) -> bool:
 def _standard_waits(tiles: tuple[Tile, ...]) -> set[Tile]:
     """Tiles that complete sorted `tiles` as sets + a pair. Every suit but the one the tile joins
     must already be ready; the one it joins must be ready after; and exactly one suit may then hold
-    the pair."""
-    shapes = [suit_shape(suit) for suit in _by_suit(tiles)]
-    broken = [shape for shape in shapes if not shape.ready]
+    the pair. (Only the suits a tile may join are asked for their completions.)"""
+    readings = reading_table()
+    suits = _by_suit(tiles)
+    broken = [suit for suit in suits if suit not in readings]
     if len(broken) > 1:
         return set()
-    pairs = sum(1 for shape in shapes if shape.holds_pair)
+    pairs = sum(1 for suit in suits if len(suit) % 3 == 2)  # the suits that hold a pair if ready
     waits: set[Tile] = set()
-    for shape in broken or shapes:
+    for suit in broken or suits:
+        shape = suit_shape(suit)
         if pairs - shape.holds_pair + shape.pair_after == 1:
             waits |= shape.completions
     return waits
@@ -110,18 +120,28 @@ def waiting_tiles(concealed: Iterable[Tile], meld_tiles: Iterable[Tile], meld_co
     """The tile kinds that would complete the hand. A kind whose four copies the player already
     holds (melds included) cannot be waited on."""
     tiles = tuple(sorted(concealed))
-    waits = _standard_waits(tiles)
-    if meld_count == 0 and (seven := _seven_pairs_wait(tiles)) is not None:
-        waits.add(seven)
+    waits = _completing(tiles, meld_count)
     melded = list(meld_tiles)
     return {tile for tile in waits if tiles.count(tile) + melded.count(tile) < COPIES}
 
 
+def _completing(tiles: tuple[Tile, ...], meld_count: int) -> set[Tile]:
+    """The tiles that complete sorted `tiles` as sets + a pair, or (no melds) as seven pairs; a kind
+    held four times may be among them."""
+    waits = _standard_waits(tiles)
+    if meld_count == 0 and (seven := _seven_pairs_wait(tiles)) is not None:
+        waits.add(seven)
+    return waits
+
+
 def waits_only_on(concealed: Iterable[Tile], meld_tiles: Iterable[Tile], meld_count: int, tile: Tile) -> bool:
     """True if `tile` is the one tile kind that completes the hand ("单听一张")."""
-    hand, melded = list(concealed), list(meld_tiles)
-    held = hand.count(tile) + melded.count(tile)
-    return held < COPIES and waiting_tiles(hand, melded, meld_count) <= {tile}
+    tiles, melded = tuple(sorted(concealed)), list(meld_tiles)
+    if tiles.count(tile) + melded.count(tile) >= COPIES:
+        return False
+    waits = _completing(tiles, meld_count)
+    # Any other tile that completes the hand and still has a copy left to draw: not a sole wait.
+    return all(wait == tile or tiles.count(wait) + melded.count(wait) >= COPIES for wait in waits)
 
 
 class WaitShape(StrEnum):
@@ -138,18 +158,28 @@ class WaitShape(StrEnum):
 def wait_shapes(decomposition: Decomposition, winning: Tile) -> tuple[WaitShape, ...]:
     """Every position the winning tile can take in this decomposition, in a fixed order (a set's order
     follows the hash seed, and equal-total readings must itemize the same way in every process)."""
-    shapes: set[WaitShape] = set()
-    if decomposition.pair == winning:
-        shapes.add(WaitShape.PAIR)
+    edge = middle = two_sided = triplet = False
     for tile_set in decomposition.sets:
         low = tile_set.tile
+        if not low <= winning <= low + 2:
+            continue
         if tile_set.kind is SetKind.TRIPLET:
-            if winning == low:
-                shapes.add(WaitShape.TRIPLET)
+            triplet = triplet or winning == low
         elif winning == low + 1:
-            shapes.add(WaitShape.MIDDLE)
+            middle = True
         elif winning == low + 2:  # 12 wins 3 is an edge wait, 34 wins 5 an open one
-            shapes.add(WaitShape.EDGE if rank_of(low) == 1 else WaitShape.OPEN)
-        elif winning == low:  # 89 wins 7 is an edge wait, 56 wins 4 an open one
-            shapes.add(WaitShape.EDGE if rank_of(low) == 7 else WaitShape.OPEN)
-    return tuple(sorted(shapes))
+            edge, two_sided = (True, two_sided) if rank_of(low) == 1 else (edge, True)
+        else:  # 89 wins 7 is an edge wait, 56 wins 4 an open one
+            edge, two_sided = (True, two_sided) if rank_of(low) == 7 else (edge, True)
+    shapes = []  # in the order of the shapes' names, as sorting them gives
+    if edge:
+        shapes.append(WaitShape.EDGE)
+    if middle:
+        shapes.append(WaitShape.MIDDLE)
+    if two_sided:
+        shapes.append(WaitShape.OPEN)
+    if decomposition.pair == winning:
+        shapes.append(WaitShape.PAIR)
+    if triplet:
+        shapes.append(WaitShape.TRIPLET)
+    return tuple(shapes)

@@ -3,15 +3,44 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
-from functools import cached_property
+from typing import Any, Generic, TypeVar, overload
 
 from engine.errors import EngineError
-from engine.tiles import COPIES, Tile, is_wind, suits_of, tile_name
+from engine.tiles import COPIES, Tile, any_wind, is_wind, suits_of, tile_name
 
 WINNING_HAND_SIZE = 14
 MAX_MELDS = 4
+T = TypeVar("T")
+
+
+class once(Generic[T]):
+    """`functools.cached_property` without its lock (Python 3.11 takes one on every first read):
+    worked out on first read and kept in the instance's dict, where later reads find it. Every
+    score reads a hand's closed tiles and suits on a fresh Hand, so that first read is the hot one."""
+
+    def __init__(self, compute: Callable[[Any], T]) -> None:
+        self.compute = compute
+        self.name = compute.__name__
+        self.__doc__ = compute.__doc__
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, instance: None, owner: type | None = None) -> once[T]: ...
+
+    @overload
+    def __get__(self, instance: object, owner: type | None = None) -> T: ...
+
+    def __get__(self, instance: object | None, owner: type | None = None) -> T | once[T]:
+        if instance is None:
+            return self
+        value = self.compute(instance)
+        instance.__dict__[self.name] = value  # a frozen dataclass's own dict: no __setattr__
+        return value
 
 
 class MeldKind(StrEnum):
@@ -66,12 +95,12 @@ class Hand:
     melds: tuple[Meld, ...]
     winning: Tile
 
-    @cached_property
+    @once
     def closed_tiles(self) -> tuple[Tile, ...]:
         """The concealed tiles with the winning tile: what must form the remaining sets and pair."""
         return tuple(sorted((*self.concealed, self.winning)))
 
-    @cached_property
+    @once
     def _counts(self) -> Counter[Tile]:
         counts: Counter[Tile] = Counter(self.closed_tiles)
         for meld in self.melds:
@@ -83,14 +112,14 @@ class Hand:
         return (*self.closed_tiles, *(m.tile for m in self.melds)) if self.melds else self.closed_tiles
 
     # Every reading of a hand asks which suits are present and whether winds are: found once here.
-    @cached_property
+    @once
     def suits(self) -> frozenset[int]:
         """The suits present (0 m, 1 p, 2 s), melds included."""
         return suits_of(self._kinds())
 
-    @cached_property
+    @once
     def has_winds(self) -> bool:
-        return any(map(is_wind, self._kinds()))
+        return any_wind(self._kinds())
 
     def tile_counts(self) -> Counter[Tile]:
         """Every physical tile of the hand, melds included (a gang counts four). A copy: callers may

@@ -7,13 +7,14 @@ key, so a group editing its house rules sees exactly what to fix.
 
 from __future__ import annotations
 
+import hashlib
 import tomllib
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields, is_dataclass
 from functools import cached_property
 from importlib import resources
 from pathlib import Path
-from types import MappingProxyType
+from types import MappingProxyType, NoneType
 from typing import Any
 
 from engine.errors import EngineError
@@ -157,10 +158,23 @@ class Preset:
     jiang_passes: int  # passes of the deal that make a 将, counted in the summary; 0: not counted
     chips: ChipRules
     start: int = 0  # points each player starts the night with (敞开头: 1000); balances may go negative
+    # A digest of every field above, worked out once when the preset is built: equal presets have
+    # the same one. The bot decodes a fresh preset for every night, so the plans scoring keeps per
+    # preset meet an equal preset, not the same object; comparing digests makes that look-up cost
+    # one short comparison instead of one per field, rule and set (some 10 µs).
+    content_key: bytes = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        text = repr(_canonical(self)).encode()
+        object.__setattr__(self, "content_key", hashlib.blake2b(text, digest_size=16).digest())
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Preset):
+            return NotImplemented
+        return self is other or self.content_key == other.content_key
 
     def __hash__(self) -> int:
-        # By name (equal presets share it): lets scoring keep what it worked out per preset.
-        return hash(self.name)
+        return hash(self.content_key)
 
     def unit(self, key: str) -> UnitRule | None:
         return self.rules.get(key)
@@ -186,6 +200,29 @@ class Preset:
         """What one plain soft flower is worth before 砸 (for declared wins)."""
         rule = self.soft.get("que_yi")
         return rule.value if rule else 1
+
+
+def _canonical(value: object) -> object:
+    """`value` as nested tuples of plain values in a fixed order (mappings and sets sorted), the
+    same for equal values in every process: what a preset's digest is taken of."""
+    if isinstance(value, str | int | float | NoneType):
+        return value
+    if isinstance(value, Mapping):
+        return ("mapping", tuple(sorted((repr(key), _canonical(item)) for key, item in value.items())))
+    if isinstance(value, frozenset | set):
+        return ("set", tuple(sorted(repr(_canonical(item)) for item in value)))
+    if isinstance(value, tuple | list):
+        return tuple(_canonical(item) for item in value)
+    kind = type(value)
+    names = _COMPARED_FIELDS.get(kind)
+    if names is None:
+        if not is_dataclass(kind):
+            raise TypeError(f"no canonical form for {kind.__name__}")
+        names = _COMPARED_FIELDS[kind] = tuple(f.name for f in fields(kind) if f.compare)
+    return (kind.__name__, tuple((name, _canonical(getattr(value, name))) for name in names))
+
+
+_COMPARED_FIELDS: dict[type, tuple[str, ...]] = {}  # a dataclass's compared fields, found once
 
 
 class _Reader:

@@ -9,14 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from functools import lru_cache
 from types import MappingProxyType
 
 from engine.decompose import (
-    Decomposition,
     WaitShape,
     is_seven_pairs,
-    standard_decompositions,
+    sorted_decompositions,
     wait_shapes,
     waits_only_on,
 )
@@ -108,9 +106,17 @@ class _Plan:
     refused_together: bool
 
 
-@lru_cache(maxsize=4096)
 def _plan(preset: Preset, present: tuple[str, ...]) -> _Plan:
-    """`present` in the counts' order: among equal values, the first present unit is kept."""
+    """`present` in the counts' order: among equal values, the first present unit is kept. Kept per
+    preset contents (`_kept`), so an equal preset decoded afresh finds the plans of the last one."""
+    plans = _kept(preset).plans
+    plan = plans.get(present)
+    if plan is None:
+        plan = plans[present] = _make_plan(preset, present)
+    return plan
+
+
+def _make_plan(preset: Preset, present: tuple[str, ...]) -> _Plan:
     counts = dict.fromkeys(present, 1)  # every rule below asks only whether a unit is present
     rules = _surviving(counts, preset)
     worth = {key: rule.value * (preset.zha if key in preset.soft else 1) for key, rule in rules.items()}
@@ -126,10 +132,39 @@ def _plan(preset: Preset, present: tuple[str, ...]) -> _Plan:
     )
 
 
+Question = tuple[str, Callable[[WinView, UnitRule], int], UnitRule]  # a unit's key, its count method, its rule
+Questions = dict[frozenset[str], tuple[Question, ...]]  # the units to ask, by the facts of a reading
+
+
+@dataclass(frozen=True)
+class _Kept:
+    """What scoring works out once per preset contents and keeps: the plans by present units, the
+    units to ask by the facts of a reading."""
+
+    plans: dict[tuple[str, ...], _Plan]
+    questions: Questions
+
+
+_KEPT: dict[bytes, _Kept] = {}
+KEPT_PRESETS = 256  # distinct preset contents kept at once (built-in ones and groups' house rules)
+
+
+def _kept(preset: Preset) -> _Kept:
+    kept = _KEPT.get(preset.content_key)
+    if kept is None:
+        if len(_KEPT) >= KEPT_PRESETS:
+            _KEPT.clear()  # many house rules seen: start again rather than grow without bound
+        kept = _KEPT[preset.content_key] = _Kept({}, {})
+    return kept
+
+
 def evaluate(counts: Mapping[str, int], preset: Preset, hard_flowers: int, menqing: bool) -> WinScore:
     """Turn raw unit counts into the itemized score and the validity of the win."""
     present = tuple(counts) if 0 not in counts.values() else tuple(key for key, count in counts.items() if count > 0)
-    plan = _plan(preset, present)
+    return _evaluated(counts, _plan(preset, present), preset, hard_flowers, menqing)
+
+
+def _evaluated(counts: Mapping[str, int], plan: _Plan, preset: Preset, hard_flowers: int, menqing: bool) -> WinScore:
     if plan.flat is not None:
         return plan.flat
     items = [
@@ -151,42 +186,32 @@ SOLE_WAIT_SHAPES = frozenset({WaitShape.MIDDLE, WaitShape.EDGE, WaitShape.PAIR})
 
 def _views(hand: Hand, flags: WinFlags, table_pongs: frozenset[Tile]) -> list[WinView]:
     closed = hand.closed_tiles
-    readings: list[tuple[Decomposition | None, WaitShape]] = []
-    if not hand.melds and is_seven_pairs(closed):
-        readings.append((None, WaitShape.SEVEN_PAIRS))
-    for split in standard_decompositions(closed):
-        for shape in wait_shapes(split, hand.winning):
-            readings.append((split, shape))
+    views: list[WinView] = []
+    seven_pairs = not hand.melds and is_seven_pairs(closed)
+    splits = sorted_decompositions(closed) if len(closed) % 3 == 2 else []
+    readings = [(split, shape) for split in splits for shape in wait_shapes(split, hand.winning)]
     # Whether the wait was sole matters only where the winning tile could earn a wait flower.
     unique = False
     if not SOLE_WAIT_SHAPES.isdisjoint([shape for _, shape in readings]):
         meld_tiles = [m.tile for m in hand.melds for _ in range(m.size)]
         unique = waits_only_on(hand.concealed, meld_tiles, len(hand.melds), hand.winning)
-    return [WinView(hand, flags, reading, shape, unique, table_pongs) for reading, shape in readings]
+    if seven_pairs:
+        views.append(WinView(hand, flags, None, WaitShape.SEVEN_PAIRS, unique, table_pongs))
+    views += [WinView(hand, flags, reading, shape, unique, table_pongs) for reading, shape in readings]
+    return views
 
 
-Question = tuple[str, Callable[[WinView, UnitRule], int], UnitRule]  # a unit's key, its count method, its rule
-
-
-@lru_cache(maxsize=4096)
-def _units_to_ask(preset: Preset, facts: frozenset[str]) -> tuple[Question, ...]:
-    """The preset's units that can count on a reading with these facts, in the preset's order."""
-    return tuple(
-        (unit.key, unit.count, rule) for unit, rule in preset.scored_units if unit.needs is None or unit.needs in facts
-    )
-
-
-def unit_counts(view: WinView, preset: Preset, forced: frozenset[str] = frozenset()) -> dict[str, int]:
-    """How many times each of the preset's units applies to this reading (a forced pattern once)."""
-    questions = _units_to_ask(preset, view.facts())
-    counts = {key: n for key, count, rule in questions if (n := count(view, rule))}
-    counts.update(dict.fromkeys(forced, 1))
-    return counts
-
-
-def score_view(view: WinView, preset: Preset, forced: frozenset[str] = frozenset()) -> WinScore:
-    menqing = not view.hand.melds or preset.is_menqing(m.kind for m in view.hand.melds)
-    return evaluate(unit_counts(view, preset, forced), preset, view.flags.hard_flowers, menqing)
+def _units_to_ask(preset: Preset, questions: Questions, facts: frozenset[str]) -> tuple[Question, ...]:
+    """The preset's units that can count on a reading with these facts, in the preset's order (kept
+    in `questions`, the preset's)."""
+    asked = questions.get(facts)
+    if asked is None:
+        asked = questions[facts] = tuple(
+            (unit.key, unit.count, rule)
+            for unit, rule in preset.scored_units
+            if unit.needs is None or unit.needs in facts
+        )
+    return asked
 
 
 def score_hand(
@@ -200,7 +225,24 @@ def score_hand(
 
     `table_pongs`: the tiles of the pongs standing at the table (敞开头 压绝 on anyone's pong).
     `forced`: patterns a liability gives the win whatever the tiles show (敞开头 三嘴: 全球独钓)."""
-    return best_reading(score_view(view, preset, forced) for view in _views(hand, flags, table_pongs))
+    menqing = not hand.melds or preset.is_menqing(m.kind for m in hand.melds)
+    kept = _kept(preset)
+    plans = kept.plans
+    facts: dict[bool, frozenset[str]] = {}  # readings differ in their facts only by seven pairs
+    scores = []
+    for view in _views(hand, flags, table_pongs):
+        seven_pairs = view.decomposition is None
+        if seven_pairs not in facts:
+            facts[seven_pairs] = view.facts()
+        # How many times each of the preset's units applies to this reading (a forced pattern once).
+        asked = _units_to_ask(preset, kept.questions, facts[seven_pairs])
+        counts = {key: n for key, count, rule in asked if (n := count(view, rule))}
+        if forced:
+            counts.update(dict.fromkeys(forced, 1))
+        present = tuple(counts)  # no count here is 0
+        plan = plans.get(present)
+        scores.append(_evaluated(counts, plan or _plan(preset, present), preset, flags.hard_flowers, menqing))
+    return best_reading(scores)
 
 
 def best_reading(scores: Iterable[WinScore]) -> WinScore:

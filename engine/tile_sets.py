@@ -17,7 +17,7 @@ class SetKind(StrEnum):
     SEQUENCE = "sequence"
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True, order=True, slots=True)
 class TileSet:
     kind: SetKind
     tile: Tile  # the triplet's tile, or the lowest tile of the sequence

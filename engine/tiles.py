@@ -46,9 +46,18 @@ def suit_of(tile: Tile) -> int | None:
     return None if is_wind(tile) else tile // SUIT_SIZE
 
 
+_WIND_BLOCK = frozenset({FIRST_WIND // SUIT_SIZE})  # what every wind floor-divides to (27-30 // 9)
+
+
 def suits_of(tiles: Iterable[Tile]) -> frozenset[int]:
-    """The suit indices among `tiles` (winds have none)."""
-    return frozenset({tile // SUIT_SIZE for tile in tiles if tile < FIRST_WIND})
+    """The suit indices among `tiles` (winds have none). (`SUIT_SIZE.__rfloordiv__` is `t // 9`, run
+    by `map` without a Python call per tile.)"""
+    return frozenset(map(SUIT_SIZE.__rfloordiv__, tiles)) - _WIND_BLOCK
+
+
+def any_wind(tiles: Iterable[Tile]) -> bool:
+    """Whether `tiles` include a wind (the winds are the highest kinds)."""
+    return max(tiles, default=-1) >= FIRST_WIND
 
 
 def rank_of(tile: Tile) -> int:

@@ -40,7 +40,7 @@ class WinFlags:
 FLAG_NAMES = tuple(field.name for field in fields(WinFlags) if field.default is False)  # the yes/no flags
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class WinView:
     """One reading of a win: the hand with one decomposition and one place for the winning tile."""
 
@@ -57,7 +57,7 @@ class WinView:
 
     def facts(self) -> frozenset[str]:
         """The facts a unit may need (`Unit.needs`): each flag that is set, "seven_pairs",
-        "sole_wait", "melds" and "winds" when they hold."""
+        "sole_wait", "melds", "winds" and "no_hard_flowers" when they hold."""
         facts = [name for name in FLAG_NAMES if getattr(self.flags, name)]
         if self.decomposition is None:
             facts.append("seven_pairs")
@@ -67,6 +67,8 @@ class WinView:
             facts.append("melds")
         if self.has_winds():
             facts.append("winds")
+        if not self.flags.hard_flowers:
+            facts.append("no_hard_flowers")
         return frozenset(facts)
 
     def suits_present(self) -> frozenset[int]:
@@ -122,7 +124,7 @@ class WindPong(Unit):
     key = "wind_pong"
 
     def count(self, view: WinView, rule: UnitRule) -> int:
-        winds = sum(map(is_wind, view.triplet_tiles()))
+        winds = sum(1 for tile in view.triplet_tiles() if is_wind(tile)) if view.hand.has_winds else 0
         if rule.skip_wind_gangs:
             winds -= sum(1 for meld in view.hand.melds if _is_wind_gang(meld))
         return winds
@@ -371,6 +373,7 @@ class WuHuaGuo(Unit):
     """无花果: no hard flower (app: and 门清)."""
 
     key = "wuhuaguo"
+    needs = "no_hard_flowers"
 
     def count(self, view: WinView, rule: UnitRule) -> int:
         if view.flags.hard_flowers:
