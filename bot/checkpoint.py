@@ -20,7 +20,8 @@ from engine.preset import Preset
 from engine.settlement import Payment
 from engine.table import Act, MeldRecord, TableState
 
-CODEC_VERSION = 2  # 2: a checkpoint also carries the night's head (Head), what /score needs of the older history
+CODEC_VERSION = 3  # 2: a checkpoint also carries the night's head (Head), what /score needs of the older history
+# 3: the head also counts the night's numbered lines (bot/log_index.py), so the next line's number is known
 # The fields this codec writes, in order; the preset is the night's own (its row), not stored here.
 STATE_FIELDS = (
     "dealer",
@@ -162,8 +163,8 @@ def _state_from(raw: Any, preset: Preset) -> TableState:
 class Head:
     """What the score needs of the history a checkpoint covers, as it stood after its last event:
     the seats, every player so far by index (names, who sits where now), each index's net flowers
-    and money, the stake schedule and whether the night was closed. A restart adds the events after
-    the checkpoint to it (bot.people) instead of reading the whole night."""
+    and money, the stake schedule, whether the night was closed and how many lines it numbered. A
+    restart adds the events after the checkpoint to it (bot.people) instead of reading the whole night."""
 
     seats: tuple[Seat, ...]
     names: tuple[str, ...]
@@ -172,6 +173,7 @@ class Head:
     money: tuple[int, ...]
     schedule: tuple[tuple[int, int], ...]
     closed: bool
+    numbers: int = 0  # the lines numbered so far (the next is #numbers + 1)
 
 
 def encode(state: TableState, head: Head) -> str:
@@ -186,6 +188,7 @@ def encode(state: TableState, head: Head) -> str:
             "money": list(head.money),
             "schedule": [list(step) for step in head.schedule],
             "closed": head.closed,
+            "numbers": head.numbers,
         },
     }
     return json.dumps(body, ensure_ascii=False, separators=(",", ":"))
@@ -214,6 +217,7 @@ def decode(text: str, preset: Preset) -> tuple[TableState, Head]:
             money=money,
             schedule=tuple((int(f), int(c)) for f, c in head["schedule"]),
             closed=bool(head["closed"]),
+            numbers=int(head["numbers"]),
         )
     except CheckpointMismatch:
         raise

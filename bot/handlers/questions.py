@@ -61,18 +61,23 @@ async def score(context: Context) -> Response:
 
 
 async def history(context: Context) -> Response:
-    """One page of the log, page 1 the latest; a long night says which page this is and how to see more."""
+    """One page of the night's lines (numbered per night: the lines the table typed, never a seat
+    claim or a row the bot wrote itself), page 1 the latest; a long night says which page this is
+    and how to see more."""
     night = any_night(context)
-    pages = max(1, -(-len(night.events) // HISTORY_LINES))
+    lines = night.lines()
+    pages = max(1, -(-len(lines) // HISTORY_LINES))
     page = context.command.number or 1
     if page > pages:
         raise Refusal(Reply("history.no_page", {"page": page, "pages": pages}))
-    end = len(night.events) - (page - 1) * HISTORY_LINES
-    events = night.events[max(0, end - HISTORY_LINES) : end]
+    end = len(lines) - (page - 1) * HISTORY_LINES
+    events = lines[max(0, end - HISTORY_LINES) : end]
     undone = {e.id for e in events if e.id not in night.active}
     hands = {e.id: night.hand_in_log(e) for e in events}
     fixed_by = {e.reverses: e.id for e in night.events if e.kind == "fix" and e.reverses is not None}
-    replies = history_lines(events, undone, hands, fixed_by, flow_lines(night, events), merges(night))
+    shown = flow_lines(night, events)
+    replies = [Reply("history.header", {"night": night.number})]
+    replies += history_lines(events, undone, hands, fixed_by, shown, merges(night), night.shown)
     if page < pages:
         replies.append(Reply("history.page", {"page": page, "pages": pages, "next": page + 1}))
     elif pages > 1:

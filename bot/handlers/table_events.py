@@ -110,7 +110,7 @@ async def ask_repeat(context: Context, night: Night, event: Event, same: int) ->
         night.id, night.state.hand_no, same, event, speaker, context.incoming.text.strip(), context.desk.clock()
     )
     await repeats.remember(context.desk, context.incoming.chat_id, held)
-    question = Reply("repeat.ask", {"id": same, "what": describe(event, night.seats)})
+    question = Reply("repeat.ask", {"id": night.shown(same), "what": describe(event, night.seats)})
     choices = (Choice(Reply("button.again"), "/again"), Choice(Reply("button.not_again"), "/again no"))
     return ask(context, question, choices)
 
@@ -128,7 +128,7 @@ async def again(context: Context) -> Response:
     if context.desk.clock() - pending.asked_at > REPEAT_MINUTES * 60:
         raise Refusal(Reply("repeat.expired"))
     if word == "no":
-        return Response((Reply("repeat.dropped", {"id": pending.same_id}),), context.language)
+        return Response((Reply("repeat.dropped", {"id": night.shown(pending.same_id)}),), context.language)
     line = Line(pending.speaker, pending.text, context.incoming.update_key)  # the line as first typed
     return recorded_response(context, night, await night.record(line, pending.event))
 
@@ -352,6 +352,6 @@ async def merged(context: Context, night: Night, target: EventRow, event: Win) -
     corrected = await night.correct(context.line, target, event)
     played = corrected.replacement
     assert played is not None
-    replies = [Reply("win.merged", {"id": target.id})]
+    replies = [Reply("win.merged", {"id": night.shown(target.id)})]
     replies.extend(played_lines(night, corrected.event_id, played, corrected.payments))
     return recorded_reply(context, night, replies)
