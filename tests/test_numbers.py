@@ -79,7 +79,7 @@ async def test_each_night_numbers_from_one(table: Table) -> None:
     assert "第 2 局" in out
     assert "✅ #2 李四 碰 张三" in await table.say("李四: 碰 张三")  # not the ledger's row 5
     history = await table.say("/history")
-    assert history.startswith("第 2 局的记录（每局单独编号，#1 是开局")
+    assert history.startswith("第 2 局的记录（每局单独编号，从开局起")
     assert numbers_in(history) == [1, 2]
     assert "撤销了 #2：碰 张三" in await table.say("撤销 2")
     assert "本局没有 #9 这条记录" in await table.say("撤销 9")
