@@ -189,3 +189,14 @@ async def test_in_telegram_the_first_event_after_three_claims_is_2(fake: FakeTel
         await fake.settle(fake.edit(pong, "碰 王五"))  # an edit corrects #2, not row 5
         assert "更正了 #2" in "\n".join(fake.texts()[-3:])
         assert numbers_in(await bot.say(zhang, "/history")) == [1, 2, 3]
+
+
+async def test_an_edit_of_a_claim_line_corrects_nothing_and_says_so(fake: FakeTelegram, tmp_path: Path) -> None:
+    zhang, li = plain_user(201, "张三"), plain_user(202, "Li")
+    async with Running(fake, tmp_path / "tg.sqlite3") as bot:
+        await bot.say(zhang, OPEN)
+        assert "李四 = 这个账号" in await bot.say(li, "我是 李四")
+        claim = fake.last_message
+        await fake.settle(fake.edit(claim, "我是 王五"))  # the claim has no number: no /fix of a row id
+        assert "改它不改任何记录" in fake.texts()[-1]
+        assert "✅ #2 李四 碰 张三" in await bot.say(li, "碰 张三")  # still 李四's seat, and the next number
