@@ -466,7 +466,7 @@ async def _same_money_everywhere(table: Table) -> str:
 
 
 async def _corrected_night(opening: Sequence[str], ops: list[Operation]) -> tuple[int, int, set[str]]:
-    """Play `ops` keeping a model: each place's versions (line, the event id that wrote it), newest
+    """Play `ops` keeping a model: each place's versions (line, the number of the line that wrote it), newest
     last; a correction names the place by its first event or by its current version (the natural
     `/fix 3` after a fix #3), which must mean the same. Then the current versions, replayed on a
     fresh night, must give the same balances, money, transfers, hands, /score, /summary, CSV, chart
@@ -488,9 +488,13 @@ async def _corrected_night(opening: Sequence[str], ops: list[Operation]) -> tupl
                 return [v[-1][0] for v in versions if v]
 
             async def newest() -> tuple[int, str]:
+                """The latest line's number (what a player types: a claim takes none) and its kind."""
                 night = await referee.nights.latest("night")
                 assert night is not None
-                return night.events[-1].id, night.events[-1].kind
+                number = night.last_number()
+                row = night.numbered(number)
+                assert row is not None
+                return number, row.kind
 
             for op, value, nudge in ops:
                 if op == "line":
