@@ -23,6 +23,7 @@ from bot.handlers.causes import flower_choices
 from bot.handlers.common import Context, Desk, Incoming, Refusal, meld_conflict, near_miss, readable, refused_win
 from bot.inbox import Inbox
 from bot.ledger import DuplicateUpdate, Ledger, Seat
+from bot.log_index import LogIndex
 from bot.night import Line, Night, Nights
 from bot.replies import Reply, Response
 from bot.seating import claimable_seat, seat_of, seated_names
@@ -269,6 +270,8 @@ class Referee:
         if night is None:
             return None
         await night.load_history()
+        if event_id > night.log_size():  # committed while its line is still being answered: read the log
+            return LogIndex().number_of(await self.nights.ledger.events(night.id), event_id)
         return night.number_of(event_id)
 
     async def first_player(self, chat_id: str) -> str | None:
