@@ -14,6 +14,7 @@ from bot.night import Line, Night, Nights, Played, Recorded
 from bot.replies import LIST, Choice, Joined, Reply, Response
 from bot.seating import Speaker, may_record, player_list, resolve, seat_of, seated_names
 from bot.views import factor_lines, payment_lines, scoreboard
+from bot.vocabulary import fold
 from engine.melds import LoggedMeldMissing
 from engine.scoring import Item
 from engine.table import (
@@ -52,7 +53,8 @@ class Desk:
     charts_enabled: bool = True
     pending_close: set[str] = field(default_factory=set)  # chats shown /summary, awaiting `yes`
     clock: Callable[[], float] = time.time  # guided flows expire (tests move it on)
-    pending_repeats: dict[str, PendingRepeat] = field(default_factory=dict)  # by chat: asked, unanswered
+    # by chat: the repeat questions asked and not answered yet (bot/handlers/repeats.py keeps them)
+    pending_repeats: dict[str, tuple[PendingRepeat, ...]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,7 @@ class PendingRepeat:
     speaker: str  # who typed it, and what: the line is recorded as theirs
     text: str
     asked_at: float
+    question: int = 0  # the question's id in its chat (given by bot/handlers/repeats.remember)
 
 
 @dataclass(frozen=True)
@@ -77,6 +80,7 @@ class Context:
     language: str
     night: Night | None
     desk: Desk
+    seated: tuple[Seat, ...] | None = None  # who sat where at an earlier place (a fix): names resolve there
 
     @property
     def closed(self) -> bool:
@@ -84,6 +88,8 @@ class Context:
 
     @property
     def seats(self) -> tuple[Seat, ...]:
+        if self.seated is not None:
+            return self.seated
         return self.night.seats if self.night is not None else ()
 
     @property
@@ -184,8 +190,11 @@ def meld_conflict(night: Night, error: LoggedMeldMissing, hand: int) -> Reply:
 
 
 def board(night: Night) -> Reply:
-    amounts, money = night.seat_totals()  # the player now in each seat (a newcomer after 换人 starts at 0)
-    return scoreboard(night.seats, night.state, amounts, money)
+    """The four seats (a newcomer after 换人 starts at 0), then whoever left tonight with their figures."""
+    amounts, money = night.seat_totals()
+    seated = {fold(seat.name) for seat in night.seats}
+    left = [person for person in night.people() if fold(person.name) not in seated]
+    return scoreboard(night.seats, night.state, amounts, money, left)
 
 
 def breakdown(winner: str, items: Sequence[Item], total: int) -> Reply:
@@ -291,7 +300,7 @@ def recorded_reply(context: Context, night: Night, replies: Sequence[Reply], mov
 def recorded_response(context: Context, night: Night, recorded: Recorded) -> Response:
     played = recorded.played
     replies = played_lines(night, recorded.event_id, played, recorded.payments)
-    if isinstance(played.event, Win):
+    if isinstance(played.event, Win) and played.hand_no == 1:  # after the first hand it is in /help
         doubled = Reply("hand.doubled_mark") if played.doubled else ""
         replies.append(Reply("win.in_hand", {"hand": played.hand_no, "doubled": doubled}))
     response = recorded_reply(context, night, replies, moved_money=bool(recorded.payments))
