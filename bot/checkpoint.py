@@ -21,7 +21,8 @@ from engine.errors import EngineError
 from engine.preset import Preset
 from engine.table import TableState
 
-CODEC_VERSION = 3  # 3: written by the one codec (bot.codec), positional; 2: also the night's head (Head)
+CODEC_VERSION = 4  # 3: written by the one codec (bot.codec), positional; 2: also the night's head (Head)
+# 4: the head also counts the night's numbered lines (bot/log_index.py), so the next line's number is known
 # The state's fields and their types: a checkpoint written for another shape is another version.
 STATE_SHAPE = shape_of(TableState)
 LEFT_OUT = frozenset({"preset"})  # the night's own (its row), not stored here
@@ -63,8 +64,8 @@ def _state_from(raw: Any, preset: Preset) -> TableState:
 class Head:
     """What the score needs of the history a checkpoint covers, as it stood after its last event:
     the seats, every player so far by index (names, who sits where now), each index's net flowers
-    and money, the stake schedule and whether the night was closed. A restart adds the events after
-    the checkpoint to it (bot.people) instead of reading the whole night."""
+    and money, the stake schedule, whether the night was closed and how many lines it numbered. A
+    restart adds the events after the checkpoint to it (bot.people) instead of reading the whole night."""
 
     seats: tuple[Seat, ...]
     names: tuple[str, ...]
@@ -73,6 +74,7 @@ class Head:
     money: tuple[int, ...]
     schedule: tuple[tuple[int, int], ...]
     closed: bool
+    numbers: int = 0  # the lines numbered so far (the next is #numbers + 1)
 
 
 def encode(state: TableState, head: Head) -> str:

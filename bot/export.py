@@ -1,5 +1,9 @@
 """The night's events and payments as CSV, UTF-8 with a BOM so spreadsheet programs read Chinese.
 
+Each row carries its line's number tonight (`number`, as /history shows it; numbered per night) and
+the number of the line a correction corrects (`undoes`). Rows no one typed as a line (a seat claim,
+a correction's re-pricing row at another place) are listed too, with no number: their money counts.
+
 Every payment names the people who paid and were paid (whoever sat in the seat at that event, so
 after a 换人 the one who left keeps their hands), with its money at that hand's stake: each person's
 sum of `money` over the `payee` rows minus the `payer` rows is their /summary figure. A cell a
@@ -16,7 +20,7 @@ from bot.personal import NightPeople
 from bot.views import format_money
 
 HEADER = (
-    "event_id",
+    "number",  # the line's number tonight, as /history shows it; empty for a row no one typed
     "time",
     "hand",
     "kind",
@@ -47,7 +51,8 @@ def night_csv(people: NightPeople, shown: Mapping[int, str] | None = None) -> by
     writer = csv.writer(buffer)
     writer.writerow(HEADER)
     for entry in people.log:
-        base = [entry.id, entry.time, entry.hand, entry.kind, entry.speaker, (shown or {}).get(entry.id, entry.text)]
+        number = "" if entry.number is None else entry.number
+        base = [number, entry.time, entry.hand, entry.kind, entry.speaker, (shown or {}).get(entry.id, entry.text)]
         base.append(entry.undoes or "")
         if not entry.payments:
             writer.writerow([cell(v) for v in (*base, "", "", "", "", "")])

@@ -648,6 +648,41 @@ class Night:
     def event(self, event_id: int) -> EventRow | None:
         return self._index.event(self.events, event_id)
 
+    # ---- the numbers players see (bot/log_index.py): every number shown or typed goes through these
+
+    def _number_base(self, before: int | None = None) -> int:
+        """How many lines come before the rows in memory; `before`: a row id or line number asked
+        about, which needs the older history when a restart left it unread."""
+        if self._head is None:
+            return 0
+        if before is not None and self._checkpoint is not None and before <= self._checkpoint[0]:
+            self._whole()  # raises: the caller loads the history first
+        return self._head.numbers
+
+    def number_of(self, event_id: int) -> int | None:
+        """The number tonight's players know this row by (`✅ #3`, /history), None for a row no
+        one typed as a line (a seat claim, a correction's re-pricing row)."""
+        return self._index.number_of(self._events, event_id, self._number_base(event_id))
+
+    def shown(self, event_id: int) -> int | str:
+        """The row's number as shown, or `?` for an unnumbered row (callers name numbered ones)."""
+        number = self.number_of(event_id)
+        return "?" if number is None else number
+
+    def numbered(self, number: int) -> EventRow | None:
+        """The row typed as line #number tonight: how every number a player types is read."""
+        if self._head is not None and number <= self._head.numbers:
+            self._whole()  # raises: the caller loads the history first
+        return self._index.numbered(self._events, number, self._number_base())
+
+    def lines(self) -> list[EventRow]:
+        """The night's lines, #1 (the opening) first: what /history lists."""
+        return self._index.lines(self.events)
+
+    def last_number(self) -> int:
+        """The latest line's number (the opening is #1)."""
+        return self._index.last_number(self._events, self._number_base())
+
     def current_version(self, slot: int) -> EventRow | None:
         """The row in force at this place in the night, None once it is undone."""
         current = self._index.current(self.events, slot)
@@ -804,7 +839,14 @@ class Night:
         assert self._schedule is not None  # stake_at keeps the night's schedule
         schedule = self._schedule[1]
         return checkpoints.Head(
-            self.seats, seating.names, seating.now, tuple(amounts), tuple(money), tuple(schedule), self.closed
+            self.seats,
+            seating.names,
+            seating.now,
+            tuple(amounts),
+            tuple(money),
+            tuple(schedule),
+            self.closed,
+            self.last_number() + 1,  # `played` is a line of its own
         )
 
     def _only_payments_since(self, version: tuple[int, int]) -> bool:

@@ -33,8 +33,9 @@ class LogEntry:
     kind: str
     speaker: str
     text: str
-    undoes: int | None
+    undoes: int | None  # the number of the line it corrects
     payments: tuple[PersonPayment, ...]
+    number: int | None = None  # the line's number tonight; None for a row no one typed (a claim)
 
 
 @dataclass(frozen=True)
@@ -87,8 +88,9 @@ def night_people(night: Night) -> NightPeople:
             e.kind,
             e.speaker,
             e.raw_text,
-            e.reverses,
+            night.number_of(e.reverses) if e.reverses is not None else None,
             tuple(by_event.get(e.id, ())),
+            night.number_of(e.id),
         )
         for e in night.events
     )

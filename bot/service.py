@@ -23,6 +23,7 @@ from bot.handlers.causes import flower_choices
 from bot.handlers.common import Context, Desk, Incoming, Refusal, meld_conflict, near_miss, readable, refused_win
 from bot.inbox import Inbox
 from bot.ledger import DuplicateUpdate, Ledger, Seat
+from bot.log_index import LogIndex
 from bot.night import Line, Night, Nights
 from bot.replies import Reply, Response
 from bot.seating import claimable_seat, seat_of, seated_names
@@ -205,7 +206,7 @@ class Referee:
             return Response((meld_conflict(context.night, error, context.night.state.hand_no),), context.language)
         if isinstance(error, WinRefused):
             return Response(refused_win(context.seats, error), context.language)
-        return Response((Reply(error.key, readable(error.params, context.seats)),), context.language)
+        return Response((Reply(error.key, readable(error.params, context.seats, context.night)),), context.language)
 
     async def _bind_user(self, incoming: Incoming, night: Night, recording: bool) -> str | None:
         """A player seated by @username gets their Telegram id the first time they speak, so that
@@ -245,10 +246,28 @@ class Referee:
         night = await self.nights.latest(chat_id, history=False)
         return (night.id, night.state.hand_no) if night is not None else None
 
-    async def event_of_message(self, chat_id: str, telegram_chat: int, message_id: int) -> tuple[int, bool] | None:
-        """The latest event a chat message recorded, and whether an earlier edit of it recorded it:
-        an edit corrects it."""
-        return await self.nights.ledger.event_of_message(chat_id, f"{telegram_chat}:{message_id}")
+    async def event_of_message(
+        self, chat_id: str, telegram_chat: int, message_id: int
+    ) -> tuple[int | None, bool] | None:
+        """The number of the latest line a chat message recorded tonight, and whether an earlier edit
+        of it recorded it: an edit corrects it. None: the message recorded nothing (an edit is a new
+        line); a number None: what it recorded is no line of tonight's (a seat claim, another night)."""
+        found = await self.nights.ledger.event_of_message(chat_id, f"{telegram_chat}:{message_id}")
+        if found is None:
+            return None
+        event_id, edited = found
+        return await self.number_of_event(chat_id, event_id), edited
+
+    async def number_of_event(self, chat_id: str, event_id: int) -> int | None:
+        """The number tonight's players know a row by (a button answered before names it), None
+        when it is no line of the chat's latest night."""
+        night = await self.nights.latest(chat_id, history=False)
+        if night is None:
+            return None
+        await night.load_history()
+        if event_id > night.log_size():  # committed while its line is still being answered: read the log
+            return LogIndex().number_of(await self.nights.ledger.events(night.id), event_id)
+        return night.number_of(event_id)
 
     async def first_player(self, chat_id: str) -> str | None:
         night = await self.nights.latest(chat_id, history=False)

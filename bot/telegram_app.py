@@ -407,6 +407,10 @@ class TelegramFrontEnd:
         if found is None:
             return await self.on_text(read, row)
         number, _ = found  # the line's current version: a second edit replaces the first one's fix
+        if number is None:  # a seat claim, a line of another night: nothing tonight to correct
+            language = await self.referee.language(chat_key, read.sender.language if read.sender else None)
+            self.post(Outgoing(read.chat_id, read.topic, chat_key, Response((Reply("edit.no_line"),), language)))
+            return False
         return await self.on_text(read, row, f"/fix {number} {read.text}")
 
     async def on_member(self, read: Input) -> None:
@@ -446,7 +450,10 @@ class TelegramFrontEnd:
         translator = Translator(await self.referee.language(chat_key, query.from_user.language_code))
         recorded_as = await self.inbox.earlier(row.key, row.update_id)
         if recorded_as is not None:  # a second press: a toast, not an alert to dismiss
-            await self.answer(query, translator.t("button.already_recorded", id=recorded_as), alert=False)
+            number = await self.referee.number_of_event(chat_key, recorded_as)
+            said = translator.t("button.recorded_before")
+            shown = said if number is None else translator.t("button.already_recorded", id=number)
+            await self.answer(query, shown, alert=False)
             return False
         parts = query.data.split(":", 2)
         if len(parts) != 3 or not parts[2].startswith("/") or not await self.button_is_current(chat_key, *parts[:2]):

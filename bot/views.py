@@ -124,11 +124,13 @@ def history(
     fixed_by: Mapping[int, int] | None = None,
     shown: Mapping[int, Reply] | None = None,
     merges: Mapping[int, int] | None = None,
+    number: Callable[[int], int | str] = lambda event_id: event_id,
 ) -> list[Reply]:
     """The latest log lines; `hands` gives each event's hand as the corrected night has it, and
     `fixed_by` which event corrected a line (shown instead of "undone"), `shown` what a line that is not
     for people to read (a guided flow's token) stands for, `merges` the rows that joined another
-    winner to a win on one discard (each with the row it joined): one win, read as such."""
+    winner to a win on one discard (each with the row it joined): one win, read as such. `number`:
+    the number tonight's players know a row by (Night.shown)."""
     lines: list[Reply] = []
     fixed_by, merges = fixed_by or {}, merges or {}
     joined_by: dict[int, int] = {}  # a first win, by the first claim that joined it
@@ -138,20 +140,20 @@ def history(
         key = "history.line_undone" if event.id in reversed_ids else "history.line"
         kind = "win" if event.id in merges else event.kind  # a second winner is a win, not a correction
         params: dict[str, object] = {
-            "id": event.id,
+            "id": number(event.id),
             "hand": hands.get(event.id, event.hand_no),
             "kind": Reply(f"kind.{kind}"),
             "text": (shown or {}).get(event.id, event.raw_text),
             "speaker": event.speaker,
         }
         if event.id in reversed_ids and fixed_by.get(event.id) in merges:
-            key, params = "history.line_joined", {**params, "with": fixed_by[event.id]}
+            key, params = "history.line_joined", {**params, "with": number(fixed_by[event.id])}
         elif event.id in reversed_ids and event.id in fixed_by:
-            key, params = "history.line_fixed", {**params, "by": fixed_by[event.id]}
+            key, params = "history.line_fixed", {**params, "by": number(fixed_by[event.id])}
         elif event.id in joined_by and event.id not in merges:  # the first win, a claim joined it
-            key, params = "history.line_joined", {**params, "with": joined_by[event.id]}
+            key, params = "history.line_joined", {**params, "with": number(joined_by[event.id])}
         elif event.id in merges and event.id not in reversed_ids:
-            key, params = "history.line_joining", {**params, "first": merges[event.id]}
+            key, params = "history.line_joining", {**params, "first": number(merges[event.id])}
         lines.append(Reply(key, params))
     return lines or [Reply("history.empty")]
 

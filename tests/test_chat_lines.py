@@ -118,7 +118,7 @@ async def test_in_a_pinned_chat_a_win_is_three_lines_and_details_is_a_tap(fake: 
         board_id = int(fake.sent("pinChatMessage")[0].params["message_id"])
         out = await bot.say(CAROL, "自摸 123m 456m 789m 234p 5p +5p 花2")
         assert lines(out) == [
-            "✅ #4 carol 自摸",
+            "✅ #3 carol 自摸",  # #3: bob's binding with his 花杠 takes no number
             "  跑20 硬花×2 4 缺一门2 门清20 = 46 花",
             # a flower gang in the hand doubles the next one (比下胡): the warning ends the payments' line
             "  dave、alice、bob → carol：各 46 花（46） · ⚠️ 下一盘比下胡（×2）：#2 bob 花杠",
@@ -130,7 +130,7 @@ async def test_in_a_pinned_chat_a_win_is_three_lines_and_details_is_a_tap(fake: 
         assert "carol：132 花" in fake.shown[(GROUP, board_id)][0]
         sent = [c for c in fake.sent(chat_id=GROUP) if "reply_markup" in c.params][-1]
         (button,) = [b for row in sent.params["reply_markup"]["inline_keyboard"] for b in row if b["text"] == "明细"]
-        assert len(button["callback_data"].encode()) <= 64 and button["callback_data"].endswith("/history #4")
+        assert len(button["callback_data"].encode()) <= 64 and button["callback_data"].endswith("/history #3")
         before = len(fake.sent("answerCallbackQuery"))
         await fake.settle(fake.press(BOB, sent, button["callback_data"]))
         await bot.front.idle()

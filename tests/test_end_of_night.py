@@ -88,7 +88,7 @@ async def test_export_is_utf8_csv_with_a_bom(table: Table) -> None:
     assert response is not None
     data = response.attachments[0].data
     assert data.startswith("\ufeff".encode()) and "李四" in data.decode("utf-8-sig")
-    assert data.decode("utf-8-sig").splitlines()[0].startswith("event_id,time,hand")
+    assert data.decode("utf-8-sig").splitlines()[0].startswith("number,time,hand")
 
 
 async def test_me_only_in_private(table: Table) -> None:

@@ -73,5 +73,5 @@ async def test_the_csv_gives_a_fix_and_a_fix_of_it_the_hand_they_correct_as_hist
     response = await table.respond("/export")
     assert response is not None
     rows = list(csv.DictReader(io.StringIO(response.attachments[0].data.decode("utf-8-sig"))))
-    fixes = {row["event_id"]: row["hand"] for row in rows if row["kind"] == "fix"}
+    fixes = {row["number"]: row["hand"] for row in rows if row["kind"] == "fix"}
     assert fixes == {"4": "1", "5": "1"}

@@ -134,11 +134,11 @@ async def test_in_telegram_each_question_is_answered_by_its_own_buttons(fake: Fa
     async with Running(fake, db) as bot:
         await bot.say(ALICE, "/new @alice @bob @carol @dave")
         await bot.say(CAROL, "/flowergang")  # #2: carol +18, each other −6
-        await bot.say(DAVE, "/flowergang")  # #4: dave +18, each other −6
+        await bot.say(DAVE, "/flowergang")  # #3: dave +18, each other −6 (carol's binding takes no number)
         await bot.say(CAROL, "/flowergang")
         await bot.say(DAVE, "/flowergang")
         carols = question_message(fake, "和 #2 一样")
-        daves = question_message(fake, "和 #4 一样")  # carol's first line bound her account: #3
+        daves = question_message(fake, "和 #3 一样")
         # carol's question, carol's button: her second flower gang (carol +18, each other −6)
         calls = await press(fake, BOB, carols, data_of(carols)["再记一次"])
         assert any(
@@ -155,7 +155,7 @@ async def test_in_telegram_each_question_is_answered_by_its_own_buttons(fake: Fa
         assert not any(c.method == "sendMessage" for c in calls)
         # dave's question dropped by its button: the chat sees the answer, the buttons go
         calls = await press(fake, ALICE, daves, data_of(daves)["重复了，不记"])
-        assert any("好，不记（#4 已经记过了）" in str(c.params.get("text", "")) for c in calls)
+        assert any("好，不记（#3 已经记过了）" in str(c.params.get("text", "")) for c in calls)
         assert keyboard_left(fake, daves) == ""
         calls = await press(fake, BOB, daves, data_of(daves)["再记一次"])  # spent: a toast
         answers = [c for c in calls if c.method == "answerCallbackQuery"]

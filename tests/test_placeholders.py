@@ -498,6 +498,11 @@ async def night_in(referee: Referee, language: str) -> None:
     tg = Player(referee, f"tg-{language}", language)
     await tg.say(f"/lang {language}")
     await telegram_lines(tg)
+    numbers = Player(referee, f"numbers-{language}", language)  # a claim undone, the per-night header
+    await numbers.say(f"/lang {language}")
+    script = ("Alice: /new Alice Bob Carol Dave", "Bob: /pong Alice", "Alice: /undo 2", "Alice: /undo 2")
+    await numbers.play("\n".join((*script, "Alice: /history #2", "Alice: /unseat Dave", "Eve: /join", "Eve: /undo")))
+    await numbers.say("/history")
 
 
 async def test_no_rendered_message_keeps_an_unfilled_field(referee: Referee, tmp_path: Path) -> None:

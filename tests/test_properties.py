@@ -469,7 +469,7 @@ async def _same_money_everywhere(table: Table) -> str:
 
 
 async def _corrected_night(opening: Sequence[str], ops: list[Operation]) -> tuple[int, int, set[str]]:
-    """Play `ops` keeping a model: each place's versions (line, the event id that wrote it), newest
+    """Play `ops` keeping a model: each place's versions (line, the number of the line that wrote it), newest
     last; a correction names the place by its first event or by its current version (the natural
     `/fix 3` after a fix #3), which must mean the same. Then the current versions, replayed on a
     fresh night, must give the same balances, money, transfers, hands, /score, /summary, CSV, chart
@@ -501,13 +501,18 @@ async def _corrected_night(opening: Sequence[str], ops: list[Operation]) -> tupl
                     lines.append(v[-1][0] + (ALSO if first is not None and group else ""))
                 return lines
 
-            async def newest() -> tuple[int, EventRow]:
-                """The row the last line wrote (a correction's own, not the `correction` rows that book
-                its difference at other places after it)."""
+            async def newest() -> tuple[int, EventRow, int | None]:
+                """The latest line's number (what a player types: a claim takes none, nor the
+                `correction` rows that book a fix's difference at other places), its row, and for a
+                claim joined to an earlier win the number of that win's line."""
                 night = await referee.nights.latest("night")
                 assert night is not None
-                row = next(e for e in reversed(night.events) if e.kind != "correction")
-                return row.id, row
+                number = night.last_number()
+                row = night.numbered(number)
+                assert row is not None
+                claim = table_event(row)
+                joins = night.number_of(claim.joins) if isinstance(claim, Win) and claim.joins is not None else None
+                return number, row, joins
 
             for op, value, nudge in ops:
                 if op == "line":
@@ -520,10 +525,9 @@ async def _corrected_night(opening: Sequence[str], ops: list[Operation]) -> tupl
                     if value.split(": ", 1)[1].startswith("/again"):  # the held line, as the table answered it
                         assert held is not None, value
                         text, held = held, None
-                    event_id, row = await newest()
-                    claim = table_event(row)
-                    if isinstance(claim, Win) and claim.joins is not None:  # on the discard of an earlier win
-                        joined[len(places)] = next(i for i, p in enumerate(places) if p and p[0][1] == claim.joins)
+                    event_id, _, joins = await newest()
+                    if joins is not None:  # on the discard of an earlier win
+                        joined[len(places)] = next(i for i, p in enumerate(places) if p and p[0][1] == joins)
                     places.append([(text, event_id)])
                     continue
                 live = [i for i, p in enumerate(places) if p and not p[-1][0].split(": ", 1)[1].startswith(KEPT)]
@@ -543,7 +547,7 @@ async def _corrected_night(opening: Sequence[str], ops: list[Operation]) -> tupl
                     attempt = [*versions, (changed, 0)]
                     response = await table.respond(f"A: /fix {named} {changed.split(': ', 1)[1]}")
                 if response is not None and response.recorded:
-                    event_id, _ = await newest()
+                    event_id, _, _ = await newest()
                     places[at] = attempt if op == "undo" else [*versions, (attempt[-1][0], event_id)]
                     recorded += 1
                     continue

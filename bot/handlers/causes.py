@@ -7,7 +7,7 @@ first typed at, as /history and /fix know it), who, and what.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from bot.ledger import Seat
@@ -32,9 +32,16 @@ def facts_of(played: Played, facts: set[str]) -> set[str]:
     return set()
 
 
-def doubled_causes(hand: Sequence[Played], triggers: str, seats: Sequence[Seat], preset: Preset) -> Joined | None:
+def doubled_causes(
+    hand: Sequence[Played],
+    triggers: str,
+    seats: Sequence[Seat],
+    preset: Preset,
+    number: Callable[[int], int | str] = lambda slot: slot,
+) -> Joined | None:
     """The events of `hand` behind the facts `triggers` (the engine's comma list), in order; None when
-    no event can be named (the warning then lists the facts alone)."""
+    no event can be named (the warning then lists the facts alone). `number`: the number a place is
+    known by tonight (Night.shown)."""
     facts = {key for key in triggers.split(",") if key}
     hand = one_win_each(hand)
     left = set(facts)
@@ -53,7 +60,7 @@ def doubled_causes(hand: Sequence[Played], triggers: str, seats: Sequence[Seat],
     if not causes or left:
         return None
     causes.sort(key=lambda cause: cause[0].slot)
-    return Joined(tuple(cause_line(p, own, seats, preset) for p, own in causes), BETWEEN)
+    return Joined(tuple(cause_line(p, own, seats, preset, number) for p, own in causes), BETWEEN)
 
 
 def one_win_each(hand: Sequence[Played]) -> list[Played]:
@@ -69,7 +76,13 @@ def one_win_each(hand: Sequence[Played]) -> list[Played]:
     return events
 
 
-def cause_line(played: Played, facts: set[str], seats: Sequence[Seat], preset: Preset) -> Reply:
+def cause_line(
+    played: Played,
+    facts: set[str],
+    seats: Sequence[Seat],
+    preset: Preset,
+    number: Callable[[int], int | str] = lambda slot: slot,
+) -> Reply:
     """`#12 李四 清一色`: a big win names its big patterns rather than "大胡"."""
     names: list[Reply] = []
     if "big_hu" in facts and isinstance(played.event, Win):
@@ -80,8 +93,8 @@ def cause_line(played: Played, facts: set[str], seats: Sequence[Seat], preset: P
     what = Joined(tuple(names), LIST)
     who = actors(played, seats)
     if not who:
-        return Reply("doubled.cause_event", {"id": played.slot, "what": what})
-    return Reply("doubled.cause", {"id": played.slot, "who": who, "what": what})
+        return Reply("doubled.cause_event", {"id": number(played.slot), "what": what})
+    return Reply("doubled.cause", {"id": number(played.slot), "who": who, "what": what})
 
 
 def _is_big(preset: Preset, key: str) -> bool:

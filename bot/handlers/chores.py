@@ -66,7 +66,9 @@ async def rename(context: Context) -> Response:
     name = new_name(context, name)  # the reply names the player as recorded: cleaned, never as typed
     change = SeatChange(seat, name, current.user_id, current.username)
     event_id = await night.record_seat(context.line, "rename", change)
-    return chore_response(context, night, Reply("rename.done", {"id": event_id, "old": current.name, "new": name}))
+    return chore_response(
+        context, night, Reply("rename.done", {"id": night.shown(event_id), "old": current.name, "new": name})
+    )
 
 
 async def swap(context: Context) -> Response:
@@ -76,7 +78,7 @@ async def swap(context: Context) -> Response:
     old = context.seats[seat].name
     name = new_name(context, name)
     event_id = await night.record_seat(context.line, SWAP, SeatChange(seat, name))
-    params = {"id": event_id, "old": old or "?", "new": name, "seat": Reply(SEAT_KEYS[seat])}
+    params = {"id": night.shown(event_id), "old": old or "?", "new": name, "seat": Reply(SEAT_KEYS[seat])}
     return chore_response(context, night, Reply("swap.done", params))
 
 
@@ -90,7 +92,9 @@ async def stake(context: Context) -> Response:
     from_hand = state.hand_no + 1 if hand_started(state) else state.hand_no  # never in the middle of a hand
     event_id = await night.record_stake(context.line, StakeChange(cents, from_hand))
     return chore_response(
-        context, night, Reply("stake.done", {"id": event_id, "stake": format_money(cents), "hand": from_hand})
+        context,
+        night,
+        Reply("stake.done", {"id": night.shown(event_id), "stake": format_money(cents), "hand": from_hand}),
     )
 
 

@@ -161,9 +161,12 @@ def tile_word(text: str) -> Reply | str:
     return Reply(f"tiles.wind_{text.lower()}") if len(text) == 1 and text in WIND_LETTERS else text
 
 
-def readable(params: dict[str, object], seats: Sequence[Seat]) -> dict[str, object]:
-    """Seat numbers in engine errors become names, and a tile (`E`) its name in the chat's language."""
+def readable(params: dict[str, object], seats: Sequence[Seat], night: Night | None = None) -> dict[str, object]:
+    """Seat numbers in engine errors become names, a tile (`E`) its name in the chat's language, and
+    an event (`id`, a ledger row) the number tonight's players know it by."""
     shown = dict(params)
+    if night is not None and isinstance(shown.get("id"), int):
+        shown["id"] = night.shown(int(str(shown["id"])))
     if isinstance(shown.get("tile"), str):
         shown["tile"] = tile_word(str(shown["tile"]))
     if isinstance(shown.get("why"), str):
@@ -181,7 +184,7 @@ def readable(params: dict[str, object], seats: Sequence[Seat]) -> dict[str, obje
 def meld_conflict(night: Night, error: LoggedMeldMissing, hand: int) -> Reply:
     """A logged meld the typed win does not hold, named by its event number (never internal codes)."""
     events = night.meld_events(int(error.params["seat"]), hand)
-    event_id = events[error.index] if error.index < len(events) else "?"
+    event_id = night.shown(events[error.index]) if error.index < len(events) else "?"
     kind = Reply(f"meld_name.{error.params['kind']}")
     tile = str(error.params["tile"])
     meld = Reply("meld.named", {"kind": kind, "tile": tile_word(tile)}) if tile else kind
@@ -266,7 +269,7 @@ def explained(played: Played, seats: Sequence[Seat]) -> list[Reply]:
 
 def played_lines(night: Night, event_id: int, played: Played, payments: Sequence[PaymentRow]) -> list[Reply]:
     """What a recorded event did: the line as recorded, how a win was scored, who paid whom, the notices."""
-    replies = [Reply("event.recorded", {"id": event_id, "what": describe(played.event, night.seats)})]
+    replies = [Reply("event.recorded", {"id": night.shown(event_id), "what": describe(played.event, night.seats)})]
     replies.extend(explained(played, night.seats))
     replies.extend(payment_lines(payments, night.seats, night.preset))
     replies.extend(notice(night, played, n) for n in played.notices)
@@ -278,7 +281,7 @@ def notice(night: Night, played: Played, said: Notice) -> Reply:
     params = readable(said.params, night.seats)
     if said.key == "table.next_doubled":
         hand = night.played_in(played.hand_no)
-        causes = doubled_causes(hand, str(said.params["triggers"]), night.seats, night.preset)
+        causes = doubled_causes(hand, str(said.params["triggers"]), night.seats, night.preset, night.shown)
         params = {**params, "triggers": causes} if causes is not None else params
     return Reply(said.key, params)
 

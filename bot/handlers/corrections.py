@@ -75,10 +75,10 @@ def reads_as_a_fix(command: Command, names: list[str]) -> bool:
 
 def no_such_event(night: Night, number: int) -> Refusal:
     """No #N tonight: say so, and which numbers there are (the latest, and where to see them all)."""
-    latest = night.last_active(REVERSIBLE)
-    if latest is None:
+    latest = night.last_number()
+    if latest == 0:
         return Refusal(Reply("undo.no_such_event", {"id": number}))
-    return Refusal(Reply("undo.no_such_event", {"id": number}), Reply("fix.latest_hint", {"id": latest.id}))
+    return Refusal(Reply("undo.no_such_event", {"id": number}), Reply("fix.latest_hint", {"id": latest}))
 
 
 def is_claim(event: EventRow, known: Sequence[str]) -> bool:
@@ -99,8 +99,9 @@ def last_claim(night: Night) -> EventRow | None:
 
 
 def target_of(night: Night, number: int | None) -> EventRow:
-    """The version to correct: the current one at #N's place (#N may be the event first typed there
-    or any fix of it), or the latest current version that can be undone (bot/versions.py)."""
+    """The version to correct: the current one at #N's place (#N, a line's number tonight, may be
+    the event first typed there or any fix of it), or the latest current version that can be undone
+    (bot/versions.py); with no number, a seat claimed since is undone too (claims take no number)."""
     if number is None:
         target = night.last_active(REVERSIBLE)
         claimed = last_claim(night)
@@ -109,17 +110,15 @@ def target_of(night: Night, number: int | None) -> EventRow:
         if target is None:
             raise Refusal(Reply("undo.nothing"))
         return target
-    named = night.event(number)
+    named = night.numbered(number)
     if named is None:
         raise no_such_event(night, number)
-    root = night.event(night.slot_of(named.id)) or named
-    if is_claim(named, seated_names(night.seats)) and named.id in night.active:
-        return named
+    root = night.event(night.slot_of(named.id)) or named  # a claim takes no number: never named here
     if root.kind not in REVERSIBLE or named.kind not in REVERSIBLE:
-        raise Refusal(Reply("undo.not_undoable", {"id": named.id, "kind": Reply(f"kind.{named.kind}")}))
+        raise Refusal(Reply("undo.not_undoable", {"id": number, "kind": Reply(f"kind.{named.kind}")}))
     current = night.current_version(root.id)
     if current is None:
-        raise Refusal(Reply("undo.already_undone", {"id": named.id}))
+        raise Refusal(Reply("undo.already_undone", {"id": number}))
     return current
 
 
@@ -168,12 +167,12 @@ async def correct(
     except LaterEventBreaks as error:
         if isinstance(error.cause, DeclaredPatternContradicted):  # a later declared win: name it
             raise Refusal(later_declared(night, error.slot, error.cause)) from error
-        reason = Reply(error.cause.key, readable(error.cause.params, night.seats))
+        reason = Reply(error.cause.key, readable(error.cause.params, night.seats, night))
         if isinstance(error.cause, LoggedMeldMissing):  # the later win's meld, named by its event
             reason = meld_conflict(night, error.cause, night.fold.hand_of(error.slot) or night.state.hand_no)
         elif isinstance(error.cause, WinRefused):
             reason = Reply(error.cause.key, {"winner": night.seats[error.cause.params["winner"]].name, "total": ""})
-        raise Refusal(Reply("fix.breaks_later", {"id": error.slot, "reason": reason})) from error
+        raise Refusal(Reply("fix.breaks_later", {"id": night.shown(error.slot), "reason": reason})) from error
 
 
 # The pattern a declared-pattern refusal is about, by its reason (engine.claims.check_declared)
@@ -194,14 +193,18 @@ def later_declared(night: Night, slot: int, cause: DeclaredPatternContradicted) 
     tile = cause.params.get("tile")
     meld = Reply("meld.named", {"kind": kind, "tile": tile_word(str(tile))}) if tile else kind
     winner = night.seats[int(cause.params["seat"])].name
-    return Reply("fix.breaks_declared", {"id": slot, "winner": winner, "pattern": pattern, "meld": meld})
+    return Reply("fix.breaks_declared", {"id": night.shown(slot), "winner": winner, "pattern": pattern, "meld": meld})
 
 
 async def undo(context: Context) -> Response:
     night = recording_night(context)
     target = target_of(night, context.command.number)
     corrected = await correct(context, night, target, None)
-    replies = [Reply("undo.done", {"id": corrected.event_id, "target": target.id, "text": target.raw_text})]
+    number, undone = night.number_of(corrected.event_id), night.number_of(target.id)
+    if number is None or undone is None:  # a seat claim: no line of the table, so no number either
+        replies = [Reply("undo.claim_done", {"text": target.raw_text})]
+    else:
+        replies = [Reply("undo.done", {"id": number, "target": undone, "text": target.raw_text})]
     return recorded_reply(context, night, replies + correction_replies(night, corrected))
 
 
@@ -219,14 +222,16 @@ def corrected_event(context: Context, night: Night, target: EventRow) -> Event:
         raise Refusal(Reply("fix.usage"))
     original = table_event(target)
     if original is None:
-        raise Refusal(Reply("undo.not_undoable", {"id": target.id, "kind": Reply(f"kind.{target.kind}")}))
+        raise Refusal(Reply("undo.not_undoable", {"id": night.shown(target.id), "kind": Reply(f"kind.{target.kind}")}))
     seated_then(night, then, night.slot_of(target.id), inner.names)
     kind = EVENT_OF_COMMAND[inner.name]
     exposed = inner.name == "gang" and (inner.kind or "exposed") == "exposed"
     if (inner.name in NEEDS_A_NAME or exposed) and not inner.names:  # typed alone it asks with buttons: here, the line
         raise Refusal(Reply("fix.usage"))
     if kind != event_kind(original):
-        raise Refusal(Reply("fix.other_kind", {"id": target.id, "kind": Reply(f"kind.{event_kind(original)}")}))
+        raise Refusal(
+            Reply("fix.other_kind", {"id": night.shown(target.id), "kind": Reply(f"kind.{event_kind(original)}")})
+        )
     # Unnamed, the actor is the corrected event's (改 3 胡 王五 … fixes that win, whoever types it)
     incoming = replace(context.incoming, speaker=speaker_for(then, original) or context.incoming.speaker)
     at_then = replace(context, command=inner, incoming=incoming, seated=then)
@@ -273,7 +278,9 @@ def seated_then(night: Night, then: Sequence[Seat], slot: int, names: Sequence[s
                 seat = resolve(night.seats, name)
             except EngineError:
                 raise Refusal(Reply("player.unknown", {"name": name, "players": player_list(then)})) from None
-            raise Refusal(Reply("fix.not_seated_then", {"name": name, "id": slot, "who": then[seat].name})) from None
+            raise Refusal(
+                Reply("fix.not_seated_then", {"name": name, "id": night.shown(slot), "who": then[seat].name})
+            ) from None
 
 
 def speaker_for(seats: Sequence[Seat], event: Event) -> Speaker | None:
@@ -310,11 +317,12 @@ async def fix(context: Context) -> Response:
         raise Refusal(Reply("fix.usage"))
     target = target_of(night, context.command.number)
     if (night.event(night.slot_of(target.id)) or target).kind == "join":
-        raise Refusal(Reply("undo.not_undoable", {"id": target.id, "kind": Reply("kind.join")}))
+        raise Refusal(Reply("undo.not_undoable", {"id": context.command.number, "kind": Reply("kind.join")}))
     event = corrected_event(context, night, target)
     then = seats_then(night, night.slot_of(target.id))  # before the correction: who played the event
     corrected = await correct(context, night, target, event, then)
-    replies = [Reply("fix.done", {"id": corrected.event_id, "target": target.id, "text": context.command.word})]
+    params = {"id": night.shown(corrected.event_id), "target": night.shown(target.id), "text": context.command.word}
+    replies = [Reply("fix.done", params)]
     played = corrected.replacement
     if played is not None:
         # the winner as they sat then, with its 比下胡 / 垒宝塔 lines: the changes follow from them

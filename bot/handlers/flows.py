@@ -119,8 +119,13 @@ async def ended(context: Context, night: Night, head: Head) -> Response | None:
     return None
 
 
-def already_recorded(context: Context, event_id: int) -> Response:
-    return Response((Reply("button.already_recorded", {"id": event_id}),), context.language)
+def already_recorded(context: Context, event_id: int | None) -> Response:
+    """Said to the presser: the line's number tonight, or only that it was recorded (another night's)."""
+    night = context.night
+    number = night.number_of(event_id) if night is not None and event_id is not None else None
+    if number is None:
+        return Response((Reply("button.recorded_before"),), context.language)
+    return Response((Reply("button.already_recorded", {"id": number}),), context.language)
 
 
 def night_ledger(context: Context) -> Ledger:
@@ -139,7 +144,7 @@ async def finish(context: Context, head: Head, command: Command, handler: Handle
         response = await handler(as_flow(context, head, command))
     except DuplicateUpdate:
         recorded = await night_ledger(context).event_of_update(head.update_key)
-        return already_recorded(context, recorded if recorded is not None else 0)
+        return already_recorded(context, recorded)
     return replace(response, edits=True)
 
 
@@ -359,7 +364,9 @@ def preview(context: Context, night: Night, command: Command) -> list[Reply]:
         name = context.seats[refused.params["winner"]].name
         return [Reply("flow.refused", {"reason": Reply(refused.key, {"winner": name, "total": refused.score.total})})]
     except EngineError as error:
-        return [Reply("flow.refused", {"reason": Reply(error.key, readable(error.params, context.seats))})]
+        return [
+            Reply("flow.refused", {"reason": Reply(error.key, readable(error.params, context.seats, context.night))})
+        ]
     except Refusal as refusal:
         return [Reply("flow.refused", {"reason": refusal.replies[0]})]
     stake = night.stake_at(night.state.hand_no)

@@ -54,20 +54,25 @@ async def score(context: Context) -> Response:
 
 
 async def history(context: Context) -> Response:
-    """One page of the log, page 1 the latest; a long night says which page this is and how to see more."""
+    """One page of the night's lines (numbered per night: the lines the table typed, never a seat
+    claim or a row the bot wrote itself), page 1 the latest; a long night says which page this is
+    and how to see more."""
     night = any_night(context)
     if "event" in context.command.options:
         return in_full(context, night, int(context.command.options["event"]))
-    pages = max(1, -(-len(night.events) // HISTORY_LINES))
+    lines = night.lines()
+    pages = max(1, -(-len(lines) // HISTORY_LINES))
     page = context.command.number or 1
     if page > pages:
         raise Refusal(Reply("history.no_page", {"page": page, "pages": pages}))
-    end = len(night.events) - (page - 1) * HISTORY_LINES
-    events = night.events[max(0, end - HISTORY_LINES) : end]
+    end = len(lines) - (page - 1) * HISTORY_LINES
+    events = lines[max(0, end - HISTORY_LINES) : end]
     undone = {e.id for e in events if e.id not in night.active}
     hands = {e.id: night.hand_in_log(e) for e in events}
     fixed_by = {e.reverses: e.id for e in night.events if e.kind == "fix" and e.reverses is not None}
-    replies = history_lines(events, undone, hands, fixed_by, flow_lines(night, events), merges(night))
+    shown = flow_lines(night, events)
+    replies = [Reply("history.header", {"night": night.number})]
+    replies += history_lines(events, undone, hands, fixed_by, shown, merges(night), night.shown)
     if page < pages:
         replies.append(Reply("history.page", {"page": page, "pages": pages, "next": page + 1}))
     elif pages > 1:
@@ -79,21 +84,23 @@ def in_full(context: Context, night: Night, number: int) -> Response:
     """`/history #12` (a win's 明细): the line as recorded, then the event as the corrected night
     plays it, in full: each winner's breakdown, the factors, every payment with its money. Written
     over the message whose button asked (`edits`)."""
-    row = night.event(number)
+    row = night.numbered(number)  # #N: a line's number tonight
     if row is None:
         raise Refusal(Reply("undo.no_such_event", {"id": number}))
     fixed_by = {e.reverses: e.id for e in night.events if e.kind == "fix" and e.reverses is not None}
     undone = {row.id} if row.id not in night.active else set()
     hands = {row.id: night.hand_in_log(row)}
     replies = [Reply("details.header", {"id": number})]
-    replies.extend(history_lines([row], undone, hands, fixed_by, flow_lines(night, [row]), merges(night)))
+    replies.extend(history_lines([row], undone, hands, fixed_by, flow_lines(night, [row]), merges(night), night.shown))
     slot = night.slot_of(row.id)
     played = night.fold.played.first(slot) if night.current_version(slot) is not None else None
     if played is not None and played.slot == slot:
         seating = night.seating()  # the names of who sat there at that event, after any 换人
         sitting = seating.at.get(played.event_id, seating.now)
         seats = tuple(Seat(seating.names[index]) for index in sitting)
-        replies.append(Reply("event.recorded", {"id": played.event_id, "what": describe(played.event, seats)}))
+        replies.append(
+            Reply("event.recorded", {"id": night.shown(played.event_id), "what": describe(played.event, seats)})
+        )
         replies.extend(explained(played, seats))
         stake = night.stake_at(played.hand_no)
         payments = [

@@ -110,7 +110,7 @@ async def ask_repeat(context: Context, night: Night, event: Event, same: int) ->
         night.id, night.state.hand_no, same, event, speaker, context.incoming.text.strip(), context.desk.clock()
     )
     held = await repeats.remember(context.desk, context.incoming.chat_id, held)
-    question = Reply("repeat.ask", {"id": same, "what": describe(event, night.seats)})
+    question = Reply("repeat.ask", {"id": night.shown(same), "what": describe(event, night.seats)})
     choices = (
         Choice(Reply("button.again"), repeats.again_command(held, True)),
         Choice(Reply("button.not_again"), repeats.again_command(held, False)),
@@ -154,7 +154,7 @@ async def again(context: Context) -> Response:
         return await answer_repeat(context, night, pending, drop, next_hand)
     waiting = await live_questions(context, night)
     if number is not None:
-        waiting = [q for q in waiting if q.same_id == number]
+        waiting = [q for q in waiting if night.number_of(q.same_id) == number]  # `和 #N 一样`: a line's number
         if not waiting:
             raise Refusal(Reply("repeat.none_like", {"id": number}))
     if next_hand:  # `/again next` answers a same-discard question only
@@ -203,7 +203,10 @@ def expired(context: Context, pending: PendingRepeat) -> bool:
 
 def which_question(context: Context, night: Night, waiting: list[PendingRepeat], drop: bool) -> Response:
     """Several questions open: which one does the answer answer? Each as a button of its own."""
-    lines = [Reply("repeat.open_line", {"id": q.same_id, "what": describe(q.event, night.seats)}) for q in waiting]
+    lines = [
+        Reply("repeat.open_line", {"id": night.shown(q.same_id), "what": describe(q.event, night.seats)})
+        for q in waiting
+    ]
     label = "button.not_again_this" if drop else "button.again_this"
     choices = tuple(
         Choice(Reply(label, {"what": describe(q.event, night.seats)}), repeats.again_command(q, not drop))
@@ -223,7 +226,9 @@ async def answer_repeat(
     if isinstance(pending.event, Win) and pending.event.joins is not None:  # 和 #N 同一张牌吗？
         return await answer_same_discard(context, night, pending, drop, next_hand)
     if drop:  # the chat sees the answer, and the question's buttons go (Response.settles)
-        return Response((Reply("repeat.dropped", {"id": pending.same_id}),), context.language, settles=True)
+        return Response(
+            (Reply("repeat.dropped", {"id": night.shown(pending.same_id)}),), context.language, settles=True
+        )
     line = Line(pending.speaker, pending.text, context.incoming.update_key)  # the line as first typed
     return recorded_response(context, night, await night.record(line, pending.event))
 
@@ -422,7 +427,7 @@ async def hu(context: Context) -> Response:
     if command.also:  # the line says it (一炮多响, also): joined without a question, or refused
         if first is None:
             raise Refusal(Reply("hu.nothing_to_join"))
-        return joined(await record(context, replace(event, joins=first)), first)
+        return joined(await record(context, replace(event, joins=first)), night.shown(first))
     if first is None:
         return await record(context, event)
     return await ask_same_discard(context, night, replace(event, joins=first), first)
@@ -464,7 +469,7 @@ async def ask_same_discard(context: Context, night: Night, event: Win, first: in
     held = await repeats.remember(context.desk, context.incoming.chat_id, held)
     same = repeats.again_command(held, True)
     choices = (Choice(Reply("button.same_discard"), same), Choice(Reply("button.next_hand"), f"{same} next"))
-    return ask(context, Reply("hu.same_discard", {"id": first}), choices)
+    return ask(context, Reply("hu.same_discard", {"id": night.shown(first)}), choices)
 
 
 async def answer_same_discard(
@@ -475,16 +480,18 @@ async def answer_same_discard(
     event = pending.event
     assert isinstance(event, Win)
     if drop:
-        return Response((Reply("repeat.dropped", {"id": pending.same_id}),), context.language, settles=True)
+        return Response(
+            (Reply("repeat.dropped", {"id": night.shown(pending.same_id)}),), context.language, settles=True
+        )
     if next_hand:
         event = replace(event, joins=None)
     elif joinable_win(night, replace(event, joins=None)) != pending.same_id:
         raise Refusal(Reply("repeat.expired"))  # something was played since: no longer the discard just won on
     line = Line(pending.speaker, pending.text, context.incoming.update_key)  # the line as first typed
     response = recorded_response(context, night, await night.record(line, event))
-    return joined(response, event.joins) if event.joins is not None else response
+    return joined(response, night.shown(event.joins)) if event.joins is not None else response
 
 
-def joined(response: Response, first: int) -> Response:
+def joined(response: Response, first: int | str) -> Response:
     """A joined claim's reply says first which win it joined (与 #2 合并为一炮多响)."""
     return replace(response, replies=(Reply("win.merged", {"id": first}), *response.replies))
