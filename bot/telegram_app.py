@@ -444,6 +444,7 @@ class TelegramFrontEnd:
             text=parts[2],
             update_key=row.key,
             private=read.private,
+            press=f"cbq:{query.id}",
         )
         response = await self.referee.handle(incoming)
         if response is None or not (response.recorded or response.choices or response.edits):

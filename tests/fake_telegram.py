@@ -98,6 +98,7 @@ class FakeTelegram:
     edit_window: float = 60.0
     _edits: dict[int, list[float]] = field(default_factory=dict)
     hold_edits: asyncio.Event | None = None  # set: editMessageText waits until it is released
+    edit_delay: float = 0.0  # seconds each editMessageText takes to land (a busy minute's rate limiter)
 
     async def start(self) -> None:
         app = web.Application()
@@ -349,6 +350,8 @@ class FakeTelegram:
         elif method in ("sendMessage", "editMessageText", "editMessageReplyMarkup"):
             if method == "editMessageText" and self.hold_edits is not None:
                 await self.hold_edits.wait()
+            if method == "editMessageText" and self.edit_delay:
+                await asyncio.sleep(self.edit_delay)
             result = self._message_result(params, text=params.get("text", ""))
             if method != "sendMessage" and "message_id" in params:  # an edited message keeps its id
                 result["message_id"] = int(params["message_id"])

@@ -41,6 +41,7 @@ class Incoming:
     update_key: str | None = None
     private: bool = False
     mentions: tuple[Speaker, ...] = ()  # users the line @mentions or replies to (Telegram)
+    press: str | None = None  # a button press's own id (Telegram's callback query): a tap counted once
 
 
 @dataclass
