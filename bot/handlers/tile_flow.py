@@ -246,7 +246,8 @@ class TileFlow:
         ]
         if pad.tiles:
             rest = tile_pad.concealed_before_win(pad) if pad.last is not None else pad.tiles
-            shown.append(tiles_text(rest))
+            if rest:
+                shown.append(tiles_text(rest))
             if pad.last is not None:
                 shown.append(Reply("tiles.last", {"tile": tile_label(pad.last)}))
         if shown:
