@@ -715,6 +715,12 @@ class Ledger:
 
         return await self._writer.run(write)
 
+    async def latest_event_time(self, night_id: int) -> str | None:
+        """When the night's newest event was recorded (its `created_at`)."""
+        rows = await self._db.execute_fetchall("SELECT MAX(created_at) FROM events WHERE night_id = ?", (night_id,))
+        row = next(iter(rows), None)
+        return str(row[0]) if row is not None and row[0] is not None else None
+
     async def flow_taps(self, flow_key: str) -> list[tuple[str, str | None]]:
         """A tap flow's taps in the order they came: (op, press id)."""
         rows = await self._db.execute_fetchall(

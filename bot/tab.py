@@ -351,6 +351,22 @@ def _payments_turned(
     return []
 
 
+async def undo_after_paid(context: Context) -> Response | None:
+    """A plain `/undo` right after `/paid` takes back the payment, as people expect: when the chat's
+    newest entry of either log is a payment (no event of the night being played came after it)."""
+    if context.incoming.private or context.command.number is not None:
+        return None
+    ledger = context.desk.nights.ledger
+    rows = await ledger.tab_events(context.incoming.chat_id)
+    if not rows or rows[-1].kind != PAID:
+        return None
+    if context.night is not None and not context.closed:
+        latest = await ledger.latest_event_time(context.night.id)
+        if latest is not None and latest > rows[-1].created_at:
+            return None
+    return await _undo(context, PAID, [])
+
+
 async def _undo(context: Context, kind: str, words: Sequence[str]) -> Response:
     """Take back a payment (`/paid undo [N]`: payment N, else the latest) or a settle mark (`/settled
     undo [N]`: night N's, else the latest)."""

@@ -297,3 +297,21 @@ async def test_a_payment_typed_by_the_one_owed_says_who_recorded_it(table: Table
     paid = await table.say("王五: 付了 张三 王五 6")
     assert "付款 1：张三 → 王五 6 元" in paid
     assert "（这笔是 王五 记的：张三 请核对，不对就撤销）" in paid
+
+
+async def test_a_plain_undo_right_after_paid_takes_back_the_payment(table: Table) -> None:
+    await table.play(ONE_NIGHT)
+    await table.say("张三: 付了 王五 6")
+    undone = await table.say("张三: /undo")
+    # the payment, not night 1: 张三 −6, 王五 +18, 李四 −6, 赵六 −6 again
+    assert "撤销了付款 1：张三 → 王五 6 元" in undone and "王五：+18 元" in undone
+    assert await tab_events(table) == 2  # the payment and its undo
+
+
+async def test_a_plain_undo_after_a_later_event_is_the_tables(table: Table) -> None:
+    await table.play(ONE_NIGHT)
+    await table.say("张三: 付了 王五 6")
+    await table.play("张三: 开局 张三 李四 王五 赵六 底=1\n李四: 花杠")
+    undone = await table.say("张三: /undo")
+    assert "付款" not in undone.split("\n")[0]  # the 花杠 of the night being played is taken back
+    assert await tab_events(table) == 1
