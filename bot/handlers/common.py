@@ -54,6 +54,18 @@ class Desk:
     pending_close: set[str] = field(default_factory=set)  # chats shown /summary, awaiting `yes`
     clock: Callable[[], float] = time.time  # guided flows expire (tests move it on)
     pending_repeats: dict[str, PendingRepeat] = field(default_factory=dict)  # by chat: asked, unanswered
+    # (chat, account) -> the line an account with no seat sent: recorded once it claims a seat
+    pending_lines: dict[tuple[str, str], PendingLine] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class PendingLine:
+    """A line kept while its sender claims a seat: sent again only in the same hand, soon after."""
+
+    text: str
+    night_id: int
+    hand_no: int
+    at: float
 
 
 @dataclass(frozen=True)
