@@ -7,11 +7,14 @@ module reads or writes payload JSON.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass
-from typing import Any
+import types
+from collections.abc import Callable
+from dataclasses import MISSING, asdict, dataclass, fields, is_dataclass
+from enum import Enum
+from functools import cache
+from typing import TYPE_CHECKING, Any, TypeVar, Union, get_args, get_origin, get_type_hints
 
 from engine.errors import EngineError
-from engine.hand import Meld, MeldKind
 from engine.table import (
     Draw,
     Event,
@@ -23,11 +26,11 @@ from engine.table import (
     RangeMark,
     SetDealer,
     Win,
-    WinInput,
 )
-from engine.units import WinFlags
 
-EVENT_KINDS: dict[str, type] = {
+# The one list of table events and their stored names: every member of `engine.table.Event`, no other
+# (tests/test_codec.py holds the two to each other).
+EVENT_KINDS: dict[str, type[Event]] = {
     "pong": Pong,
     "gang": Gang,
     "flower_gang": FlowerGang,
@@ -43,6 +46,11 @@ SEAT_KINDS = ("join", "bind", "unseat", "rename", "swap")  # the events that cha
 SWAP = "swap"  # a new player takes the seat; the old one keeps the balance made so far
 STAKE = "stake"
 
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+T = TypeVar("T", bound="DataclassInstance")
+
 
 def event_kind(event: Event) -> str:
     return KIND_OF[type(event)]
@@ -52,43 +60,133 @@ def encode_event(event: Event) -> str:
     return json.dumps(asdict(event), ensure_ascii=False, sort_keys=True)
 
 
-def _meld(raw: dict[str, Any]) -> Meld:
-    return Meld(MeldKind(raw["kind"]), raw["tile"], raw.get("fed_by"))
+# ---- one codec, driven by the types ------------------------------------------------------------
+# Every stored value is a dataclass of the engine or the bot, written and read by its own type hints.
+# Two layouts: NAMED (an event's payload, as `asdict` writes it: a field an older row lacks takes the
+# class's default, a key the class no longer has, such as an old win's "results", is ignored) and
+# POSITIONAL (caches such as checkpoints and stored figures: each dataclass a list of its fields in
+# order, compact; a cache of another shape is refused and rebuilt). A value of the wrong shape is
+# refused with EngineError, never guessed at.
+
+NAMED, POSITIONAL = "named", "positional"
 
 
-def _claim(raw: dict[str, Any]) -> WinInput:
-    declared = raw.get("declared")
-    return WinInput(
-        winner=raw["winner"],
-        flags=WinFlags(**raw["flags"]),
-        concealed=tuple(raw.get("concealed", ())),
-        melds=tuple(_meld(m) for m in raw.get("melds", ())),
-        winning=raw.get("winning"),
-        declared=tuple(declared) if declared is not None else None,
-        soft=raw.get("soft", 0),
-    )
+def to_data(value: Any, layout: str = NAMED, leave_out: frozenset[str] = frozenset()) -> Any:
+    """`value` as JSON-ready data: dataclasses, tuples, frozensets (sorted), enums, plain values."""
+    if is_dataclass(value) and not isinstance(value, type):
+        pairs = [(f.name, getattr(value, f.name)) for f in fields(value) if f.name not in leave_out]
+        if layout == POSITIONAL:
+            return [to_data(item, layout) for _, item in pairs]
+        return {name: to_data(item, layout) for name, item in pairs}
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, frozenset):
+        return sorted(to_data(item, layout) for item in value)
+    if isinstance(value, tuple | list):
+        return [to_data(item, layout) for item in value]
+    return value
 
 
-def _event_from(kind: str, raw: dict[str, Any]) -> Event:
-    if kind == "pong":
-        return Pong(raw["actor"], raw["feeder"], raw.get("tile"))
-    if kind == "gang":
-        return Gang(raw["actor"], MeldKind(raw["kind"]), raw.get("feeder"), raw.get("tile"), raw.get("hard_flowers"))
-    if kind == "flower_gang":
-        return FlowerGang(raw["actor"])
-    if kind == "penalty":
-        return Penalty(raw["kind"], raw["offender"], raw.get("amount"))
-    if kind == "win":  # older rows also carry "results" and "doubled": derived now, ignored here
-        return Win(tuple(_claim(c) for c in raw["claims"]), raw.get("discarder"))
-    if kind == "draw":
-        return Draw()
-    if kind == "four_winds":
-        return FourWinds(**raw)
-    if kind == "range_mark":
-        return RangeMark(**raw)
-    if kind == "dealer":
-        return SetDealer(int(raw["seat"]))
-    raise EngineError("ledger.unknown_event", kind=kind)
+def from_data(cls: type[T], raw: Any, layout: str = NAMED, given: dict[str, Any] | None = None) -> T:
+    """The dataclass `cls` from what `to_data` wrote of it; `given` supplies the fields left out."""
+    if given:
+        result: T = _dataclass_reader(cls, layout, frozenset(given))(raw, given)
+    else:
+        result = _reader(cls, layout)(raw)
+    return result
+
+
+Reader = Callable[[Any], Any]
+
+
+@cache
+def _reader(kind: Any, layout: str) -> Reader:
+    """A function reading one stored value of type `kind`, built once per type from its hints."""
+    origin = get_origin(kind)
+    if origin in (Union, types.UnionType):
+        options = [option for option in get_args(kind) if option is not type(None)]
+        if len(options) != 1:
+            raise TypeError(f"no codec for {kind!r}: only `X | None` is stored")
+        inner = _reader(options[0], layout)
+        return lambda raw: None if raw is None else inner(raw)
+    if origin is tuple or origin is frozenset:
+        return _sequence_reader(kind, layout)
+    if isinstance(kind, type) and is_dataclass(kind):
+        read = _dataclass_reader(kind, layout, frozenset())
+        return lambda raw: read(raw, None)
+    if isinstance(kind, type) and issubclass(kind, Enum):
+        return kind
+    if kind in (bool, int, str):
+        return _exact_reader(kind)
+    raise TypeError(f"no codec for {kind!r}")
+
+
+def _sequence_reader(kind: Any, layout: str) -> Reader:
+    """tuple[X, ...], frozenset[X], or a tuple of fixed types such as tuple[int, int]."""
+    args = get_args(kind)
+    if get_origin(kind) is frozenset or (len(args) == 2 and args[1] is Ellipsis):
+        item = _reader(args[0], layout)
+        build: Callable[[Any], Any] = frozenset if get_origin(kind) is frozenset else tuple
+
+        def read_all(raw: Any) -> Any:
+            if not isinstance(raw, list):
+                raise EngineError("ledger.bad_payload", kind="list")
+            return build(item(element) for element in raw)
+
+        return read_all
+    items = [_reader(arg, layout) for arg in args]
+
+    def read_each(raw: Any) -> Any:
+        if not isinstance(raw, list) or len(raw) != len(items):
+            raise EngineError("ledger.bad_payload", kind="tuple")
+        return tuple(read(element) for read, element in zip(items, raw, strict=True))
+
+    return read_each
+
+
+def _exact_reader(kind: type) -> Reader:
+    def read(raw: Any) -> Any:
+        if type(raw) is not kind:  # exactly: a bool is no seat number, a number no name
+            raise EngineError("ledger.bad_payload", kind=kind.__name__)
+        return raw
+
+    return read
+
+
+def _dataclass_reader(
+    cls: type[DataclassInstance], layout: str, left_out: frozenset[str]
+) -> Callable[[Any, dict[str, Any] | None], Any]:
+    hints = get_type_hints(cls)
+    stored = [f for f in fields(cls) if f.name not in left_out]
+    required = frozenset(f.name for f in stored if f.default is MISSING and f.default_factory is MISSING)
+    readers: list[tuple[str, Reader]] = []  # filled on first use: a field's type may be defined later
+
+    def read(raw: Any, given: dict[str, Any] | None) -> Any:
+        if not readers:
+            readers.extend((f.name, _reader(hints[f.name], layout)) for f in stored)
+        if layout == POSITIONAL:
+            if not isinstance(raw, list) or len(raw) != len(readers):
+                raise EngineError("ledger.bad_payload", kind=cls.__name__)
+            values = {name: read_field(item) for (name, read_field), item in zip(readers, raw, strict=True)}
+        else:
+            if not isinstance(raw, dict) or not required <= raw.keys():
+                raise EngineError("ledger.bad_payload", kind=cls.__name__)
+            values = {name: read_field(raw[name]) for name, read_field in readers if name in raw}
+        return cls(**values, **(given or {}))
+
+    return read
+
+
+def shape_of(cls: type[DataclassInstance]) -> str:
+    """The names and types of a dataclass's fields, nested: a stored cache of another shape is stale."""
+    return repr([(f.name, get_type_hints(cls)[f.name]) for f in fields(cls)])
+
+
+def _event_from(kind: str, raw: Any) -> Event:
+    cls = EVENT_KINDS.get(kind)
+    if cls is None:
+        raise EngineError("ledger.unknown_event", kind=kind)
+    return from_data(cls, raw)
 
 
 def decode_event(kind: str, payload: str) -> Event:
@@ -113,8 +211,7 @@ def encode_seat(change: SeatChange) -> str:
 
 
 def decode_seat(payload: str) -> SeatChange:
-    raw = json.loads(payload)
-    return SeatChange(int(raw["seat"]), str(raw.get("name", "")), raw.get("user_id"), raw.get("username"))
+    return from_data(SeatChange, json.loads(payload))
 
 
 # ---- corrections --------------------------------------------------------------------------------
@@ -157,5 +254,4 @@ def encode_stake(change: StakeChange) -> str:
 
 
 def decode_stake(payload: str) -> StakeChange:
-    raw = json.loads(payload)
-    return StakeChange(int(raw["stake_cents"]), int(raw["from_hand"]))
+    return from_data(StakeChange, json.loads(payload))

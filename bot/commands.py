@@ -32,64 +32,11 @@ from engine.tiles import HARD_FLOWER_CHARS
 from locales import normalize_language
 
 
-@dataclass(frozen=True)
-class CommandSpec:
-    name: str
-    slash: tuple[str, ...]
-    example: str = ""
-    looks_only: bool = False  # a question: changes nothing (a summary waiting for `yes` still stands)
-
-    @property
-    def words(self) -> tuple[str, ...]:
-        """The plain words that start the command (no slash needed), in every language: the
-        catalogs' `words.command.<name>`, so a language brings its own words."""
-        return plain_words(self.name)
-
-
 @cache
 def plain_words(name: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(catalog_words(f"command.{name}", with_name=False)))
 
 
-COMMANDS: tuple[CommandSpec, ...] = (
-    CommandSpec("new", ("new",), "/new Alice Bob Carol Dave preset=nanjing stake=2"),
-    CommandSpec("join", ("join",), "/join"),
-    CommandSpec("pong", ("pong",), "/pong Bob 7p"),
-    CommandSpec("gang", ("gang",), "/gang Bob 5s"),
-    CommandSpec("added_gang", ("addgang",), "/gang add 7p"),
-    CommandSpec("concealed_gang", ("selfgang",), "/gang self 3m"),
-    CommandSpec("flower_gang", ("flowergang",), "/flowergang"),
-    CommandSpec("penalty", ("penalty",), "/penalty follow Bob"),
-    CommandSpec("winds", ("winds",), "/winds Bob"),
-    CommandSpec("range", ("range", "jia"), "/range Bob 5s"),
-    CommandSpec("hu", ("hu", "win"), "/hu self 123m456m789m234p5p+5p flowers=2"),
-    CommandSpec("draw", ("draw",), "/draw"),
-    CommandSpec("undo", ("undo",), "/undo 17"),
-    CommandSpec("again", ("again",), "/again"),
-    CommandSpec("fix", ("fix",), "/fix 2 /hu self 123m456m789m234p5p+5p flowers=3"),
-    CommandSpec("unseat", ("unseat",), "/unseat Dave"),
-    CommandSpec("rename", ("rename",), "/rename Dave David"),
-    CommandSpec("swap", ("swap",), "/swap Dave Eve"),
-    CommandSpec("stake", ("stake",), "/stake 2"),
-    CommandSpec("dealer", ("dealer",), "/dealer Bob"),
-    CommandSpec("score", ("score",), "/score", looks_only=True),
-    CommandSpec("history", ("history",), "/history 2", looks_only=True),
-    CommandSpec("rules", ("rules",), "/rules", looks_only=True),
-    CommandSpec("summary", ("summary",), "/summary", looks_only=True),
-    CommandSpec("close", ("close", "yes"), "yes"),
-    CommandSpec("reopen", ("reopen",), "/reopen"),
-    CommandSpec("stats", ("stats",), "/stats", looks_only=True),
-    CommandSpec("tab", ("tab",), "/tab", looks_only=True),
-    CommandSpec("paid", ("paid",), "/paid Bob Alice 120"),
-    CommandSpec("settled", ("settled",), "/settled 3"),
-    CommandSpec("me", ("me",), "/me", looks_only=True),
-    CommandSpec("export", ("export",), "/export", looks_only=True),
-    CommandSpec("lang", ("lang", "language"), "/lang en"),
-    CommandSpec("board", ("board",), "/board each"),
-    CommandSpec("help", ("help", "start"), "/help", looks_only=True),
-)
-SPEC_BY_NAME = {spec.name: spec for spec in COMMANDS}
-_SLASH = {alias: spec for spec in COMMANDS for alias in spec.slash}
 UNKNOWN = "unknown"  # the command name of a `/word` that is no command
 
 # Words of the grammar that are not command words, pattern words or flag words. Each maps to the
@@ -414,40 +361,9 @@ def scan(line: str, known: Sequence[str] = ()) -> list[Piece]:
 
 # ---- parsing -------------------------------------------------------------------------------------
 
-# What may follow each command word in a plain line; anything else makes the line chatter.
 _EVENT_ARGS = frozenset({NAME, SEAT})
-PLAIN_ARGS: dict[str, frozenset[str]] = {
-    "pong": _EVENT_ARGS | {TILE, FLOWERS},  # 花N: when the pong ends the hand (敞开头 三嘴/三清)
-    "gang": _EVENT_ARGS | {TILE, GANG_KIND, SELF, FLOWERS},
-    "added_gang": _EVENT_ARGS | {TILE, FLOWERS},
-    "concealed_gang": _EVENT_ARGS | {TILE, FLOWERS},
-    "winds": _EVENT_ARGS,
-    "range": _EVENT_ARGS | {TILE},
-    "flower_gang": _EVENT_ARGS,
-    "penalty": _EVENT_ARGS | {PENALTY_KIND, NUMBER},
-    "hu": _EVENT_ARGS | {SELF, FLAG, PATTERN, FLOWERS, SOFT, TILE},
-    "undo": frozenset({NUMBER, SEAT}),
-    "history": frozenset({NUMBER}),  # 记录 2: the page
-    "stats": frozenset({NAME}),
-    "unseat": frozenset({NAME}),
-    "join": frozenset({NAME}),  # 我是 李四: what the claim buttons read, typed
-}
-# Commands whose plain words take free text (new names, a language, a preset), read whole.
-_FREE_TEXT: dict[str, Callable[[list[str]], bool]] = {
-    "new": lambda words: True,
-    "lang": lambda words: not words or (len(words) == 1 and normalize_language(words[0]) is not None),
-    "board": lambda words: not words or (len(words) == 1 and mode_of(words[0]) is not None),
-    "rules": lambda words: not words or (len(words) == 1 and words[0].lower() in PRESET_NAMES),
-    "rename": lambda words: len(words) == 2,
-    "swap": lambda words: len(words) == 2,
-    "stake": lambda words: len(words) == 1 and re.fullmatch(r"\d+(\.\d+)?", words[0]) is not None,
-    "dealer": lambda words: len(words) == 1,
-    "tab": lambda words: not words,
-    "paid": lambda words: tab_shape("paid", words),
-    "settled": lambda words: tab_shape("settled", words),
-}
-# The tab's commands (bot/tab.py) read their words whole: names of people from other nights, amounts.
-TAB_COMMANDS = frozenset({"tab", "paid", "settled"})
+
+
 TAB_AMOUNT = re.compile(r"(\d{1,9})(?:\.(\d{1,2}))?(?:元|块|塊)?")
 
 
@@ -474,16 +390,6 @@ def tab_shape(name: str, words: Sequence[str]) -> bool:
     return len(words) <= 1 and all(w.isdigit() for w in words)
 
 
-CHORES = frozenset({"rename", "swap", "stake", "dealer"})  # their words are read whole: new names, amounts
-FLOWS = frozenset({"hu", "gang", "penalty"})  # `/hu ~…`: a step of a guided flow (bot/handlers/flows.py)
-_SINGLE_TILE = frozenset({"pong", "gang", "added_gang", "concealed_gang", "range"})
-_ONE_ARG = frozenset({"undo", "history", "stats", "unseat", "join"})
-
-
-# Every argument a command does not use is an error, never silently dropped.
-_NO_ARGS = frozenset({"draw", "score", "close", "reopen", "help", "me", "tab"})
-_ONE_ARG_SLASH = frozenset({"undo", "history", "stats", "rules", "lang", "board", "unseat", "join", "again"})
-
 _SLASH_HEAD = re.compile(r"(\S*)\s*(.*)", re.DOTALL)
 
 
@@ -507,15 +413,13 @@ def _parse_slash(raw: str, line: str, known: Sequence[str]) -> Command | None:
         return Command(UNKNOWN, raw, word="/" + name) if name else None
     if spec.name == "fix":
         return _fix(raw, rest, False)
-    if spec.name in FLOWS and rest.startswith("~"):  # a guided flow's step: its state, read by the flow
+    if spec.flow and rest.startswith("~"):  # a guided flow's step: its state, read by the flow
         return Command(spec.name, raw, word=rest.strip())
-    if spec.name in ("new", "summary", "export", "lang", "board", "rules", "join", *CHORES, *TAB_COMMANDS):
-        tokens = _tokens(rest)  # free text: names to seat, options, a path, a language
-    else:
-        tokens = [p.text for p in scan(rest, known) if p.kind != PARTICLE]
-    if (spec.name in _NO_ARGS and tokens) or (spec.name in _ONE_ARG_SLASH and len(tokens) > 1):
-        raise EngineError("command.extra_args", extra=" ".join(tokens[0 if spec.name in _NO_ARGS else 1 :]))
-    return _BUILDERS.get(spec.name, _simple)(spec.name, raw, tokens, known, False)
+    # free text (names to seat, options, a path, a language) is read whole; other words are scanned
+    tokens = _tokens(rest) if spec.slash_whole else [p.text for p in scan(rest, known) if p.kind != PARTICLE]
+    if spec.most_words is not None and len(tokens) > spec.most_words:
+        raise EngineError("command.extra_args", extra=" ".join(tokens[spec.most_words :]))
+    return spec.build(spec.name, raw, tokens, known, False)
 
 
 def _parse_plain(raw: str, line: str, known: Sequence[str]) -> Command | None:
@@ -531,17 +435,18 @@ def _parse_plain(raw: str, line: str, known: Sequence[str]) -> Command | None:
     name, lead, args = found
     if name == "fix":
         return None if lead else _plain_fix(raw, line[pieces[0].end :], known)
-    if name in _FREE_TEXT:
+    spec = SPEC_BY_NAME[name]
+    if spec.whole is not None:
         rest = line[pieces[len(lead)].end :]
         words = _tokens(rest)
-        if (rest and not rest[0].isspace()) or lead or not _FREE_TEXT[name](words):
+        if (rest and not rest[0].isspace()) or lead or not spec.whole(words):
             return None
-        return _BUILDERS.get(name, _simple)(name, raw, words, known, True)
-    if not _exact(name, args):
+        return spec.build(name, raw, words, known, True)
+    if not _exact(spec, args):
         return None
     tokens = [p.text for p in (*lead, *args) if p.kind != PARTICLE]
     try:
-        return _BUILDERS.get(name, _simple)(name, raw, tokens, known, True)
+        return spec.build(name, raw, tokens, known, True)
     except EngineError:
         return None  # words of the command that do not fit together (罚 跟牌 李四 10): talk, not a command
 
@@ -572,14 +477,13 @@ def _verb(pieces: Sequence[Piece]) -> tuple[str, tuple[Piece, ...], tuple[Piece,
     return None
 
 
-def _exact(name: str, args: Sequence[Piece]) -> bool:
+def _exact(spec: CommandSpec, args: Sequence[Piece]) -> bool:
     """Whether every piece after the command word belongs to this command's grammar."""
-    allowed = PLAIN_ARGS.get(name, frozenset())
-    if any(piece.kind not in allowed for piece in args):
+    if any(piece.kind not in spec.plain for piece in args):
         return False
-    if name in _ONE_ARG and len(args) > 1:
+    if spec.most_words is not None and len(args) > spec.most_words:
         return False
-    if name in _SINGLE_TILE:
+    if spec.single_tile:
         tiles = [p.text for p in args if p.kind == TILE]
         return len(tiles) <= 1 and all(_one_tile(tile) for tile in tiles)
     return True
@@ -897,40 +801,212 @@ def _chore(name: str, raw: str, tokens: list[str], known: Sequence[str], plain: 
     return Command(name, raw, names=tuple(tokens), plain=plain)
 
 
-_BUILDERS = {
-    "new": _new,
-    **dict.fromkeys(CHORES, _chore),
-    **dict.fromkeys(TAB_COMMANDS, _chore),  # the words as typed: bot/tab.py reads them
-    "pong": _pong,
-    "gang": _gang,
-    "added_gang": _gang,
-    "concealed_gang": _gang,
-    "flower_gang": _flower_gang,
-    "winds": _flower_gang,  # names only, like 花杠
-    "range": _pong,  # a name and a tile
-    "penalty": _penalty,
-    "hu": _hu,
-    "undo": _undo,
-    "history": _history,
-    "summary": _summary,
-    "export": _summary,
-}
+Builder = Callable[[str, str, list[str], Sequence[str], bool], Command]
+WholeWords = Callable[[list[str]], bool]
+
+
+@dataclass(frozen=True)
+class CommandSpec:
+    """One row per command: its names, how its line is read, what it may do, and its help.
+
+    The plain words that start it come from the catalogs (`words.command.<name>`), its help line is
+    `help.<name>` and its menu entry `cmd.<name>`; its handler is the row of the same name in
+    bot/service.py's `HANDLERS` (the handlers read this module, so the table of functions sits above)."""
+
+    name: str
+    slash: tuple[str, ...]  # its `/latin` names, the first one shown
+    example: str = ""
+    build: Builder = _simple  # reads the command's words into a Command
+    # A plain line: the kinds of piece that may follow the command word (anything else is talk) ...
+    plain: frozenset[str] = frozenset()
+    # ... or, for a command whose words are read whole (new names, amounts), whether they are its words
+    whole: WholeWords | None = None
+    slash_whole: bool = False  # a /command's words are read whole, not scanned for names and tiles
+    most_words: int | None = None  # the most words it takes (a /command with more is an error)
+    single_tile: bool = False  # a plain line names at most one tile
+    flow: bool = False  # `/hu ~…`: a step of a guided flow (bot/handlers/flows.py)
+    looks_only: bool = False  # a question: changes nothing (a summary waiting for `yes` still stands)
+    chat_own: bool = False  # the chat's own settings and tab: a line of it never claims a seat
+    seats_itself: bool = False  # `/join`, `我是 李四`: no automatic binding before it
+    head_only: bool = False  # answered and recorded from a checkpoint's head and the events after it
+
+    @property
+    def words(self) -> tuple[str, ...]:
+        """The plain words that start the command (no slash needed), in every language: the
+        catalogs' `words.command.<name>`, so a language brings its own words."""
+        return plain_words(self.name)
+
+    @property
+    def claims_a_seat(self) -> bool:
+        """Whether a line of it by an account with no seat may claim the one its name matches."""
+        return not self.looks_only and not self.chat_own
+
+    @property
+    def hinted(self) -> bool:
+        """A table event's plain line, answered with a hint when one piece fails. Other commands'
+        plain words (查分, 结算 …) are too common in talk to read anything into a stray word after them."""
+        return bool(self.plain) and self.most_words != 1
+
+
+_EVENT = _EVENT_ARGS  # who: a seated name or a seat
+
+
+def _whole_words(count: int) -> WholeWords:
+    return lambda words: len(words) == count
+
+
+def _one_of(known: Callable[[str], object]) -> WholeWords:
+    return lambda words: not words or (len(words) == 1 and known(words[0]) is not None)
+
+
+COMMANDS: tuple[CommandSpec, ...] = (
+    CommandSpec(
+        "new",
+        ("new",),
+        "/new Alice Bob Carol Dave preset=nanjing stake=2",
+        _new,
+        whole=lambda words: True,
+        slash_whole=True,
+    ),
+    CommandSpec(
+        "join", ("join",), "/join", plain=frozenset({NAME}), slash_whole=True, most_words=1, seats_itself=True
+    ),  # 我是 李四: what the claim buttons read, typed
+    CommandSpec(
+        "pong", ("pong",), "/pong Bob 7p", _pong, _EVENT | {TILE, FLOWERS}, single_tile=True, head_only=True
+    ),  # 花N: 三嘴/三清
+    CommandSpec(
+        "gang",
+        ("gang",),
+        "/gang Bob 5s",
+        _gang,
+        _EVENT | {TILE, GANG_KIND, SELF, FLOWERS},
+        flow=True,
+        single_tile=True,
+        head_only=True,
+    ),
+    CommandSpec(
+        "added_gang", ("addgang",), "/gang add 7p", _gang, _EVENT | {TILE, FLOWERS}, single_tile=True, head_only=True
+    ),
+    CommandSpec(
+        "concealed_gang",
+        ("selfgang",),
+        "/gang self 3m",
+        _gang,
+        _EVENT | {TILE, FLOWERS},
+        single_tile=True,
+        head_only=True,
+    ),
+    CommandSpec("flower_gang", ("flowergang",), "/flowergang", _flower_gang, _EVENT, head_only=True),
+    CommandSpec(
+        "penalty",
+        ("penalty",),
+        "/penalty follow Bob",
+        _penalty,
+        _EVENT | {PENALTY_KIND, NUMBER},
+        flow=True,
+        head_only=True,
+    ),
+    CommandSpec("winds", ("winds",), "/winds Bob", _flower_gang, _EVENT, head_only=True),  # names only, like 花杠
+    CommandSpec(
+        "range", ("range", "jia"), "/range Bob 5s", _pong, _EVENT | {TILE}, single_tile=True, head_only=True
+    ),  # a name, a tile
+    CommandSpec(
+        "hu",
+        ("hu", "win"),
+        "/hu self 123m456m789m234p5p+5p flowers=2",
+        _hu,
+        _EVENT | {SELF, FLAG, PATTERN, FLOWERS, SOFT, TILE},
+        flow=True,
+    ),
+    CommandSpec("draw", ("draw",), "/draw", most_words=0, head_only=True),
+    CommandSpec("undo", ("undo",), "/undo 17", _undo, frozenset({NUMBER, SEAT}), most_words=1),
+    CommandSpec("again", ("again",), "/again", most_words=1),
+    CommandSpec("fix", ("fix",), "/fix 2 /hu self 123m456m789m234p5p+5p flowers=3"),  # read by _fix, _plain_fix
+    CommandSpec("unseat", ("unseat",), "/unseat Dave", plain=frozenset({NAME}), most_words=1),
+    CommandSpec("rename", ("rename",), "/rename Dave David", _chore, whole=_whole_words(2), slash_whole=True),
+    CommandSpec("swap", ("swap",), "/swap Dave Eve", _chore, whole=_whole_words(2), slash_whole=True),
+    CommandSpec(
+        "stake",
+        ("stake",),
+        "/stake 2",
+        _chore,
+        slash_whole=True,
+        whole=lambda words: len(words) == 1 and re.fullmatch(r"\d+(\.\d+)?", words[0]) is not None,
+    ),
+    CommandSpec("dealer", ("dealer",), "/dealer Bob", _chore, whole=_whole_words(1), slash_whole=True),
+    CommandSpec("score", ("score",), "/score", most_words=0, looks_only=True, head_only=True),
+    CommandSpec(
+        "history", ("history",), "/history 2", _history, frozenset({NUMBER}), most_words=1, looks_only=True
+    ),  # 记录 2: the page
+    CommandSpec(
+        "rules",
+        ("rules",),
+        "/rules",
+        whole=_one_of(lambda word: word.lower() in PRESET_NAMES or None),
+        slash_whole=True,
+        most_words=1,
+        looks_only=True,
+    ),
+    CommandSpec("summary", ("summary",), "/summary", _summary, slash_whole=True, looks_only=True),
+    CommandSpec("close", ("close", "yes"), "yes", most_words=0),
+    CommandSpec("reopen", ("reopen",), "/reopen", most_words=0),
+    CommandSpec("stats", ("stats",), "/stats", plain=frozenset({NAME}), most_words=1, looks_only=True),
+    # the tab's commands (bot/tab.py) read their words whole: names of people from other nights, amounts
+    CommandSpec(
+        "tab", ("tab",), "/tab", _chore, whole=lambda words: not words, slash_whole=True, most_words=0, looks_only=True
+    ),
+    CommandSpec(
+        "paid",
+        ("paid",),
+        "/paid Bob Alice 120",
+        _chore,
+        whole=lambda words: tab_shape("paid", words),
+        slash_whole=True,
+        chat_own=True,
+    ),
+    CommandSpec(
+        "settled",
+        ("settled",),
+        "/settled 3",
+        _chore,
+        whole=lambda words: tab_shape("settled", words),
+        slash_whole=True,
+        chat_own=True,
+    ),
+    CommandSpec("me", ("me",), "/me", most_words=0, looks_only=True),
+    CommandSpec("export", ("export",), "/export", _summary, slash_whole=True, looks_only=True),
+    CommandSpec(
+        "lang",
+        ("lang", "language"),
+        "/lang en",
+        whole=_one_of(normalize_language),
+        slash_whole=True,
+        most_words=1,
+        chat_own=True,
+    ),
+    CommandSpec(
+        "board", ("board",), "/board each", whole=_one_of(mode_of), slash_whole=True, most_words=1, chat_own=True
+    ),
+    CommandSpec("help", ("help", "start"), "/help", most_words=0, looks_only=True),
+)
+SPEC_BY_NAME = {spec.name: spec for spec in COMMANDS}
+_SLASH = {alias: spec for spec in COMMANDS for alias in spec.slash}
+# what may follow each command word in a plain line (the near-command hints read it too)
+PLAIN_ARGS = {spec.name: spec.plain for spec in COMMANDS if spec.plain}
 
 
 def reports_an_event(command: Command, known: Sequence[str]) -> bool:
     """Whether a plain line is a table event that names a seated player or a tile (`Bob gang Alice
     9p`, `pong Carol 6s`): the whole grammar of a report, so its refusal is answered whatever the
     script — unlike a bare English word that merely starts a chat message (`yes`, `dealer wins`)."""
-    if command.name not in PLAIN_ARGS or command.name in _ONE_ARG:
+    spec = SPEC_BY_NAME.get(command.name)
+    if spec is None or not spec.hinted:
         return False
     return bool(command.tile or command.hand_text or any(_is_name(name, known) for name in command.names))
 
 
 # ---- near-commands: a plain line one piece away from a command ----------------------------------
 
-# The table events whose plain lines are answered with a hint when one piece fails. Other commands'
-# plain words (查分, 结算 …) are too common in talk to read anything into a stray word after them.
-_HINTED = frozenset(PLAIN_ARGS) - _ONE_ARG
 _ONE_SUITED_TILE = re.compile(r"^\d+[mpsz]$")  # 0m, 10p: a tile by its form, only its number wrong
 _NOT_WHOLE = re.compile(r"^(?:[-+]\d+|[-+]?\d*[.,/]\d+)$")  # 1.5, -5, 1/2 (a plain 5 is whole)
 
@@ -1003,12 +1079,12 @@ def near_command(text: str, known: Sequence[str]) -> NearMiss | None:
         return None
     pieces = scan(line, known)
     found = _verb(pieces)
-    if found is None or found[0] not in _HINTED:
+    if found is None or not SPEC_BY_NAME[found[0]].hinted:
         return None
     name, lead, args = found
-    allowed = PLAIN_ARGS[name]
+    spec = SPEC_BY_NAME[name]
     bad = [
-        p for p in args if p.kind not in allowed or (p.kind == TILE and name in _SINGLE_TILE and not _one_tile(p.text))
+        p for p in args if p.kind not in spec.plain or (p.kind == TILE and spec.single_tile and not _one_tile(p.text))
     ]
     if len(bad) != 1:
         return None

@@ -776,7 +776,7 @@ class Night:
         fold = self._fold.then(PENDING_ID, PENDING_ID, event)
         played = fold.last
         new = NewEvent(played.hand_no, event_kind(event), actor_of(event), encode_event(event), played.payments)
-        closes_hand = fold.state.hand_no != self.state.hand_no and checkpoints.engine_fits()
+        closes_hand = fold.state.hand_no != self.state.hand_no
         saved = (fold.state, self._head_after(played)) if closes_hand else None
         (row,) = await self._append(line, self.row.chat_id, [new], checkpoint=saved)
         played = replace(played, event_id=row.id, slot=row.id)

@@ -17,7 +17,7 @@ from bot import tab
 from bot.board import DEFAULT_MODE, shaped
 from bot.board import SETTING as BOARD_SETTING
 from bot.codec import SeatChange
-from bot.commands import COMMANDS, SPEC_BY_NAME, parse, reports_an_event, usage_hint
+from bot.commands import SPEC_BY_NAME, parse, reports_an_event, usage_hint
 from bot.handlers import board, chores, corrections, flows, opening, questions, table_events, tile_flow
 from bot.handlers.causes import flower_choices
 from bot.handlers.common import (
@@ -47,19 +47,8 @@ __all__ = ["Incoming", "Referee"]
 SEATS = 4
 log = logging.getLogger(__name__)
 Handler = Callable[[Context], Awaitable[Response]]
-# Commands answered and recorded from a checkpoint's head and the events after it, without the older
-# history: the score and plain table events (a win may merge with the last one, a chore or a
-# correction re-derives seats and stakes: those read the whole night first).
-HEAD_ONLY = frozenset(
-    {"score", "pong", "gang", "added_gang", "concealed_gang", "flower_gang", "winds", "range", "penalty", "draw"}
-)
-# Commands that never claim a seat: the questions (CommandSpec.looks_only), and the chat's own
-# settings and tab (the tab's entries are the chat's, not the table's)
-QUESTIONS = frozenset(
-    {spec.name for spec in COMMANDS if spec.looks_only} | {"unknown", "lang", "board", "paid", "settled"}
-)
-# Commands that seat the speaker themselves (`/join`, `我是 李四`): no automatic binding before them
-SEATS_ITSELF = frozenset({"join"})
+# Each command's handler, by the name of its row in bot/commands.py's `COMMANDS` (that row says how
+# its line is read and what it may do; tests/test_commands_table.py holds the two to each other).
 HANDLERS: dict[str, Handler] = {
     "new": opening.new,
     "join": opening.join,
@@ -166,14 +155,15 @@ class Referee:
         handler = HANDLERS.get(command.name)
         if handler is None:
             return None
-        if night is not None and command.name not in HEAD_ONLY:
+        spec = SPEC_BY_NAME.get(command.name)
+        if night is not None and not (spec is not None and spec.head_only):
             await night.load_history()
             await night.folded()  # a long night folds off the event loop, not inside the handler
         context = Context(incoming, command, language, night, self.desk)
         try:
             claimed = None
-            if night is not None and not night.closed and command.name not in SEATS_ITSELF:
-                claimed = await self._bind_user(incoming, night, command.name not in QUESTIONS)
+            if night is not None and not night.closed and not (spec is not None and spec.seats_itself):
+                claimed = await self._bind_user(incoming, night, spec is not None and spec.claims_a_seat)
             hand_before = night.state.hand_no if night is not None else None
             try:
                 response = await handler(context)
@@ -213,7 +203,6 @@ class Referee:
             hint = usage_hint(command, response.replies)
             if hint is not None:  # a /command in the wrong form: show the right one
                 response = replace(response, replies=(*response.replies, hint))
-        spec = SPEC_BY_NAME.get(command.name)
         if spec is None or not spec.looks_only:  # /score or /export after /summary: `yes` still closes
             self.desk.pending_close.discard(incoming.chat_id)
         claims = command.name == "join" and response.recorded and response.replies[:1]

@@ -22,9 +22,8 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from functools import lru_cache
-from typing import Any
 
-from bot.codec import decode_seat
+from bot.codec import POSITIONAL, decode_seat, from_data, to_data
 from bot.heap import in_thread
 from bot.ledger import NightMarks, NightRow
 from bot.night import Night, Nights
@@ -32,6 +31,7 @@ from bot.people import LEAVING, RENAMING, Person, merged_index, merged_names, pl
 from bot.replies import LIST, Joined, Reply
 from bot.views import format_money
 from bot.vocabulary import fold
+from engine.errors import EngineError
 from engine.table import Draw, Win
 
 log = logging.getLogger(__name__)
@@ -245,7 +245,7 @@ def encode_figures(figures: NightFigures) -> str:
     body = {
         "night_id": figures.night_id,
         "number": figures.number,
-        "persons": [[getattr(p, f.name) for f in fields(PersonNight)] for p in figures.persons],
+        "persons": [to_data(person, POSITIONAL) for person in figures.persons],
     }
     return json.dumps(body, ensure_ascii=False, separators=(",", ":"))
 
@@ -256,31 +256,10 @@ def decode_figures(text: str) -> NightFigures | None:
     text: the figures are frozen, and a chat's nights are read again at every /stats and /tab."""
     try:
         raw = json.loads(text)
-        persons = tuple(_person(row) for row in raw["persons"])
+        persons = tuple(from_data(PersonNight, row, POSITIONAL) for row in raw["persons"])
         return NightFigures(int(raw["night_id"]), int(raw["number"]), persons)
-    except (KeyError, TypeError, ValueError):
+    except (EngineError, KeyError, TypeError, ValueError):
         return None
-
-
-def _person(row: Sequence[Any]) -> PersonNight:
-    name, names, user_id, username, amount, money, hands, wins, self_draws, deal_ins, totals, patterns = row
-    counts = (amount, money, hands, wins, self_draws, deal_ins)
-    if not isinstance(name, str) or not all(isinstance(value, int) for value in counts):
-        raise TypeError("figures of another shape")
-    return PersonNight(
-        name,
-        tuple(names),
-        user_id,
-        username,
-        amount,
-        money,
-        hands,
-        wins,
-        self_draws,
-        deal_ins,
-        tuple(totals),
-        tuple((str(key), int(count)) for key, count in patterns),
-    )
 
 
 def fresh(marks: NightMarks) -> NightFigures | None:

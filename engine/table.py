@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, assert_never
 
 from engine.baozi import SANQING_MELDS, SANZUI_MOUTHS, WINDS, in_range, sanqing_suit, sanzui_feeder, suit_key
 from engine.claims import (
@@ -863,25 +863,30 @@ def apply(state: TableState, event: Event) -> Outcome:
     for seat in (getattr(event, "actor", None), getattr(event, "offender", None)):
         _check_seat(seat)
     state = replace(state, gang_liable=_gang_liable_lasts(state, event))
-    if isinstance(event, Pong):
-        return _apply_pong(state, event)
-    if isinstance(event, Gang):
-        return _apply_gang(state, event)
-    if isinstance(event, FlowerGang):
-        return _apply_flower_gang(state, event)
-    if isinstance(event, Penalty):
-        return _apply_penalty(state, event)
-    if isinstance(event, Win):
-        for claim in event.claims:
-            _check_seat(claim.winner)
-        return _apply_win(state, event)
-    if isinstance(event, FourWinds):
-        return _apply_four_winds(state, event)
-    if isinstance(event, RangeMark):
-        return _apply_range_mark(state, event)
-    if isinstance(event, SetDealer):
-        return _apply_set_dealer(state, event)
-    return _apply_draw(state)
+    # a closed set: an event type with no case here is a type error (mypy), never read as a draw
+    match event:
+        case Pong():
+            return _apply_pong(state, event)
+        case Gang():
+            return _apply_gang(state, event)
+        case FlowerGang():
+            return _apply_flower_gang(state, event)
+        case Penalty():
+            return _apply_penalty(state, event)
+        case Win():
+            for claim in event.claims:
+                _check_seat(claim.winner)
+            return _apply_win(state, event)
+        case FourWinds():
+            return _apply_four_winds(state, event)
+        case RangeMark():
+            return _apply_range_mark(state, event)
+        case SetDealer():
+            return _apply_set_dealer(state, event)
+        case Draw():
+            return _apply_draw(state)
+        case _:
+            assert_never(event)
 
 
 def hand_started(state: TableState) -> bool:

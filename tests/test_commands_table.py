@@ -1,0 +1,48 @@
+"""One row per command (bot/commands.py `COMMANDS`): its names, grammar, rights and help; its handler
+is the row of the same name in bot/service.py. Adding a command is one row, its handler and its
+catalog lines: nothing else keyed by command names may drift from the table."""
+
+from __future__ import annotations
+
+from bot.commands import COMMANDS, SPEC_BY_NAME, UNKNOWN, parse
+from bot.service import HANDLERS
+
+
+def test_every_command_has_exactly_one_handler() -> None:
+    assert set(HANDLERS) == {spec.name for spec in COMMANDS} | {UNKNOWN}
+
+
+def test_no_two_commands_share_a_slash_name() -> None:
+    aliases = [alias for spec in COMMANDS for alias in spec.slash]
+    assert len(aliases) == len(set(aliases))
+
+
+def test_each_row_reads_its_own_example() -> None:
+    for spec in COMMANDS:
+        if not spec.example.startswith("/"):
+            continue
+        command = parse(spec.example, ("Alice", "Bob", "Carol", "Dave"))
+        assert command is not None, spec.example
+        # the added and concealed gang's help shows them as `/gang add`, `/gang self`
+        assert command.name == spec.name or (spec.name in ("added_gang", "concealed_gang") and command.name == "gang")
+
+
+def test_questions_claim_no_seat_and_table_events_do() -> None:
+    # an account with no seat that asks /score is answered; one that records 碰 claims its seat first
+    assert not SPEC_BY_NAME["score"].claims_a_seat
+    assert not SPEC_BY_NAME["lang"].claims_a_seat
+    assert SPEC_BY_NAME["pong"].claims_a_seat
+    assert SPEC_BY_NAME["join"].seats_itself
+
+
+def test_a_command_with_too_many_words_is_refused_not_trimmed() -> None:
+    for spec in COMMANDS:
+        if spec.most_words is None or not spec.slash[0].isascii():
+            continue
+        words = " ".join(["1"] * (spec.most_words + 1))
+        try:
+            parse(f"/{spec.slash[0]} {words}")
+        except Exception as error:  # EngineError: command.extra_args
+            assert getattr(error, "key", None) == "command.extra_args", spec.name
+        else:
+            raise AssertionError(f"/{spec.slash[0]} {words} was read")
