@@ -385,7 +385,7 @@ class TelegramFrontEnd:
         response = await self.referee.handle(incoming)
         if response is not None and (response.replies or response.attachments):
             assert read.chat_id is not None
-            self.post(Outgoing(read.chat_id, read.topic, chat_key, self.with_privacy(response)))
+            self.post(Outgoing(read.chat_id, read.topic, chat_key, await self.with_privacy(response, chat_key)))
         return response is not None and response.recorded
 
     async def on_edit(self, read: Input, row: Row) -> bool:
@@ -413,8 +413,10 @@ class TelegramFrontEnd:
         chat_key = await self.base_key(read.chat_id)
         warned = await self.referee.chat_setting(chat_key, PRIVACY_WARNED) == "1"
         sees = self.reads_all or bool(read.member_can_read)
-        if sees == (not warned):
-            return  # nothing new to say: it saw before, or it was told it does not
+        if sees == (not warned):  # nothing new to say: it saw before, or it was told it does not
+            if sees and not self.reads_all:  # an administrator with privacy on: the /new reply knows
+                await self.referee.set_chat_setting(chat_key, PRIVACY_WARNED, "0")
+            return
         language = await self.referee.language(chat_key, read.sender.language if read.sender else None)
         if sees:
             pins = await self.may_pin(read.chat_id)
@@ -434,9 +436,12 @@ class TelegramFrontEnd:
         except TelegramError as error:
             log.warning("getMe failed (%s): privacy mode unknown", error)
 
-    def with_privacy(self, response: Response) -> Response:
-        """The /new reply says in one line when plain words are not seen (privacy mode)."""
+    async def with_privacy(self, response: Response, chat_key: str) -> Response:
+        """The /new reply says in one line when plain words are not seen (privacy mode), unless the
+        bot is known to see them in this chat (an administrator there)."""
         if self.reads_all or not response.replies or response.replies[0].key != "night.opened":
+            return response
+        if await self.referee.chat_setting(chat_key.split(":topic:")[0], PRIVACY_WARNED) == "0":
             return response
         return replace(response, replies=(*response.replies, Reply("telegram.privacy")))
 

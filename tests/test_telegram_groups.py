@@ -167,6 +167,14 @@ async def test_made_an_admin_it_reads_plain_words_and_says_the_board_will_be_pin
         assert "✅" in await bot.say(BOB, "碰 carol 7p")  # an administrator receives every message
 
 
+async def test_added_as_an_admin_under_privacy_it_does_not_warn(fake: FakeTelegram, tmp_path: Path) -> None:
+    fake.privacy = True
+    fake.pinners.add(GROUP)
+    async with Running(fake, tmp_path / "tg.sqlite3") as bot:
+        assert await quiet(bot, fake.member(GROUP, ALICE, "administrator")) == []
+        assert "/setprivacy" not in await bot.say(ALICE, OPEN)  # it reads every message here
+
+
 async def test_with_privacy_on_a_plain_line_never_reaches_the_bot(fake: FakeTelegram, tmp_path: Path) -> None:
     # as in Telegram: only commands, replies to the bot and mentions of it are delivered
     fake.privacy = True
