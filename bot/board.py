@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from functools import cache
 
-from bot.replies import LIST, Joined, Reply, Response
+from bot.replies import LIST, Choice, Joined, Reply, Response, Trimmed
 from bot.vocabulary import catalog_words, fold
 
 EACH, HAND = "each", "hand"
@@ -33,9 +33,15 @@ def mode_of(word: str | None) -> str | None:
     return mode_words().get(fold(word.strip())) if word else None
 
 
+END_OF_HAND = frozenset({"table.next_hand", "table.dealer_stays"})  # what the board's header says again
+DETAILS = "/history #{id}"  # a win's full breakdown, as the 明细 button asks for it
+
+
 def shaped(response: Response, mode: str, hand_before: int | None) -> Response:
     """The reply as the chat's board setting wants it. Only a recorded event's reply (one that
-    carries the board) changes; questions, hints and refusals stay as they are."""
+    carries the board) changes; questions, hints and refusals stay as they are. In `hand` mode the
+    reply also carries its `live` form, for a chat whose board is pinned (bot/telegram_app.py), and
+    a win its 明细 button."""
     board = response.scoreboard
     if not response.recorded or board is None:
         return response
@@ -44,14 +50,32 @@ def shaped(response: Response, mode: str, hand_before: int | None) -> Response:
         shown = response.moved_money or hand_changed
         return replace(response, replies=(*response.replies, board)) if shown else response
     replies = quiet(response.replies)
-    return replace(response, replies=(*replies, board) if hand_changed else replies)
+    if hand_changed:  # the board comes next (or is pinned): its header says the hand, the dealer, 连庄
+        replies = tuple(reply for reply in replies if reply.key not in END_OF_HAND)
+    return replace(
+        response,
+        replies=(*replies, board) if hand_changed else replies,
+        live=live(replies),
+        choices=(*response.choices, *details_choice(replies)),
+    )
+
+
+def details_choice(replies: Sequence[Reply]) -> tuple[Choice, ...]:
+    """明细 under a win: its full breakdown, good all night (it asks, it records nothing)."""
+    if not any(reply.key == "score.breakdown" for reply in replies):
+        return ()
+    recorded = next((reply for reply in replies if reply.key == "event.recorded"), None)
+    if recorded is None:
+        return ()
+    return (Choice(Reply("button.details"), DETAILS.format(id=recorded.params["id"]), anytime=True),)
 
 
 def quiet(replies: Sequence[Reply]) -> tuple[Reply, ...]:
     """The event's line with its payments after it on the same line (or the next one); a win's
-    itemisation, notices and warnings are kept line by line: a quiet chat loses no warning."""
+    itemisation, notices and warnings are kept line by line, its payments on one line: a quiet chat
+    loses no warning."""
     if not replies or replies[0].key != "event.recorded":
-        return tuple(replies)
+        return one_payment_line(replies)
     end = 1
     doubled: list[Reply] = []  # a gang or a fine in a 比下胡 hand: "比下胡 ×2" goes on the line too
     while end < len(replies) and replies[end].key == "factor.bixiahu":
@@ -62,7 +86,7 @@ def quiet(replies: Sequence[Reply]) -> tuple[Reply, ...]:
         end += 1
     payments = replies[start:end]
     if not payments:  # a win (its itemisation first), or an event that moved nothing
-        return tuple(replies)
+        return one_payment_line(replies)
     summary = [*doubled, *pay_summary(payments)]
     head: tuple[Reply, ...]
     if len(summary) == 1 or (doubled and len(summary) == 2):
@@ -70,6 +94,81 @@ def quiet(replies: Sequence[Reply]) -> tuple[Reply, ...]:
     else:
         head = (replies[0], Reply("quiet.more", {"payments": Joined(tuple(summary), " · ")}))
     return (*head, *replies[end:])
+
+
+def one_payment_line(replies: Sequence[Reply]) -> tuple[Reply, ...]:
+    """A win's payments (after its itemisation) as one line: `陈静、张伟、李娜 → 王芳：各 46 花（46）`."""
+    if not any(reply.key == "score.breakdown" for reply in replies):
+        return tuple(replies)
+    shown: list[Reply] = []
+    for index, reply in enumerate(replies):
+        if reply.key != "pay.line":
+            shown.append(reply)
+        elif index == 0 or replies[index - 1].key != "pay.line":  # the first of a run stands for the run
+            end = index
+            while end < len(replies) and replies[end].key == "pay.line":
+                end += 1
+            shown.append(Reply("quiet.more", {"payments": Joined(tuple(pay_summary(replies[index:end])), " · ")}))
+    return tuple(shown)
+
+
+def live(replies: Sequence[Reply]) -> tuple[Reply, ...]:
+    """The reply where the board is pinned and live: a win reads in three lines (who won on whom,
+    the total with its items on one line, who pays what); its full breakdown is one tap away (明细,
+    or /history #N). How the payments came from the total (比下胡, 垒宝塔, 包牌) stays on the total's
+    line; which patterns came from the log is left to the breakdown."""
+    winners = sum(reply.key == "score.breakdown" for reply in replies)
+    shown: list[Reply] = []
+    index = 0
+    while index < len(replies):
+        reply = replies[index]
+        index += 1
+        if reply.key != "score.breakdown":
+            shown.append(reply)
+            continue
+        factors: list[Reply] = []
+        while index < len(replies) and (
+            replies[index].key.startswith("factor.") or replies[index].key == "score.from_log"
+        ):
+            if replies[index].key.startswith("factor."):
+                factors.append(replies[index])
+            index += 1
+        shown.append(one_line(reply, factors, named=winners > 1))
+    return tuple(folded(shown))
+
+
+def folded(replies: Sequence[Reply]) -> list[Reply]:
+    """The 比下胡 warning for the next hand at the end of the line before it (who pays, or 荒庄): the
+    pinned board's header says ×2 as well, the warning says why, and the hand ends in three lines."""
+    shown: list[Reply] = []
+    for reply in replies:
+        if reply.key == "table.next_doubled" and shown:
+            shown[-1] = Reply("compact.joined", {"line": shown[-1], "notice": reply})
+        else:
+            shown.append(reply)
+    return shown
+
+
+def one_line(breakdown: Reply, factors: Sequence[Reply], named: bool) -> Reply:
+    """`  跑20 硬花×4 8 风碰2 缺一门2 压档2 = 34 花 · 比下胡 ×2`: a winner's items, total and factors."""
+    items = tuple(
+        Reply("compact.item_count" if item.params["count"] else "compact.item", compact_item(item))
+        for item in breakdown.params["items"]
+    )
+    extra = Reply("compact.factors", {"factors": Joined(tuple(Trimmed(f) for f in factors), " · ")}) if factors else ""
+    params = {
+        "winner": breakdown.params["winner"],
+        "items": Joined(items, Reply("compact.separator")),
+        "total": breakdown.params["total"],
+        "factors": extra,
+    }
+    return Reply("compact.total_named" if named else "compact.total", params)
+
+
+def compact_item(item: Reply) -> dict[str, object]:
+    """A `score.item`'s name, count (×4 without the sign) and flowers."""
+    count = str(item.params["count"]).strip().lstrip("×")
+    return {"name": item.params["name"], "count": count, "flowers": item.params["flowers"]}
 
 
 def pay_summary(payments: Sequence[Reply]) -> list[Reply]:

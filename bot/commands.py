@@ -776,7 +776,13 @@ def _undo(name: str, raw: str, tokens: list[str], known: Sequence[str], plain: b
 
 
 def _history(name: str, raw: str, tokens: list[str], known: Sequence[str], plain: bool) -> Command:
-    """`/history 2`: a page of the log, 1 (the default) the latest."""
+    """`/history 2`: a page of the log, 1 (the default) the latest; `/history #12`: event 12 in full
+    (what a win's 明细 button asks)."""
+    if tokens and tokens[0].startswith("#"):
+        event = _number(tokens[0][1:])
+        if event is None:
+            raise EngineError("history.bad_event", text=tokens[0])
+        return Command(name, raw, options={"event": str(event)}, plain=plain)
     page = _number(tokens[0]) if tokens else None
     if tokens and (page is None or page < 1):
         raise EngineError("history.bad_page", text=tokens[0])

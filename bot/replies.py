@@ -36,6 +36,14 @@ class Joined:
 
 
 @dataclass(frozen=True)
+class Trimmed:
+    """A reply rendered without the indent it has on a line of its own: a factor (`  比下胡 ×2`)
+    inside a line."""
+
+    reply: Reply
+
+
+@dataclass(frozen=True)
 class Chinese:
     """Free Chinese text from data (a preset's description): shown in Traditional in zh-Hant."""
 
@@ -58,6 +66,7 @@ class Choice:
     label: Reply
     command: str
     row: int | None = None
+    anytime: bool = False  # good for the whole night (a question: 明细), not only for the hand it was sent in
 
 
 @dataclass(frozen=True)
@@ -73,11 +82,16 @@ class Response:
     scoreboard: Reply | None = None  # the live scoreboard after a recorded event
     edits: bool = False  # a guided flow's step or result: written over the message whose button was pressed
     moved_money: bool = True  # False: a recorded event with no payments (碰): the console skips the board
+    # the reply where the chat's board is pinned and live (Telegram, bot/board.py `live`): no board
+    # after a hand, a win in three lines; None: the same as `replies`
+    live: tuple[Reply, ...] | None = None
 
 
 def render_value(value: Any, translator: Translator) -> Any:
     if isinstance(value, Reply):
         return render(value, translator)
+    if isinstance(value, Trimmed):
+        return render(value.reply, translator).strip()
     if isinstance(value, Chinese):
         return to_traditional(value.text) if translator.language == "zh-Hant" else value.text
     if isinstance(value, Joined):

@@ -176,7 +176,9 @@ class Referee:
                 # a known account (seated by @username): bound once its line is answered, refusal-free
                 await night.record_seat(Line(incoming.speaker.name, "(bind)"), "bind", unwritten)
             elif claimed is not None and unwritten is None:  # one line saying who the account was bound to
-                response = replace(response, replies=(Reply("telegram.claimed", {"name": claimed}), *response.replies))
+                said = Reply("telegram.claimed", {"name": claimed})
+                live = (said, *response.live) if response.live is not None else None
+                response = replace(response, replies=(said, *response.replies), live=live)
         except DuplicateUpdate:
             return Response((), language)
         except (Refusal, EngineError) as error:

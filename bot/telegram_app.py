@@ -385,7 +385,8 @@ class TelegramFrontEnd:
         response = await self.referee.handle(incoming)
         if response is not None and (response.replies or response.attachments):
             assert read.chat_id is not None
-            self.post(Outgoing(read.chat_id, read.topic, chat_key, await self.with_privacy(response, chat_key)))
+            shown = await self.as_shown(read.chat_id, await self.with_privacy(response, chat_key))
+            self.post(Outgoing(read.chat_id, read.topic, chat_key, shown))
         return response is not None and response.recorded
 
     async def on_edit(self, read: Input, row: Row) -> bool:
@@ -436,6 +437,13 @@ class TelegramFrontEnd:
         except TelegramError as error:
             log.warning("getMe failed (%s): privacy mode unknown", error)
 
+    async def as_shown(self, chat: int, response: Response) -> Response:
+        """A recorded event's reply where the chat's board is pinned and live (the bot may pin there):
+        its live form (bot/board.py `live`), with no board after a hand and a win in three lines."""
+        if response.live is None or not response.recorded or not await self.may_pin(self.moved.get(chat, chat)):
+            return response
+        return replace(response, replies=response.live)
+
     async def with_privacy(self, response: Response, chat_key: str) -> Response:
         """The /new reply says in one line when plain words are not seen (privacy mode), unless the
         bot is known to see them in this chat (an administrator there)."""
@@ -476,6 +484,7 @@ class TelegramFrontEnd:
             await self.answer(query, text or translator.t("button.used"))
             return False
         await self.answer(query, None)
+        response = await self.as_shown(message.chat.id, response)
         if response.edits:  # a guided flow: its next step (or its result) is written over the same message
             self.post(Outgoing(message.chat.id, self.thread(message), chat_key, response, edit=message.message_id))
             return response.recorded
@@ -512,7 +521,7 @@ class TelegramFrontEnd:
         rows: list[list[InlineKeyboardButton]] = []
         row_of_last: int | None = None
         for choice in response.choices:
-            data = f"{night}:{hand}:{choice.command}"
+            data = f"{night}:{'*' if choice.anytime else hand}:{choice.command}"
             if len(data.encode()) > CALLBACK_LIMIT:
                 continue
             button = InlineKeyboardButton(render(choice.label, translator), callback_data=data)

@@ -9,6 +9,7 @@ from itertools import pairwise
 
 from bot.ledger import EventRow, NightRow, PaymentRow, Seat
 from bot.night import Played
+from bot.people import Person
 from bot.replies import LIST, Chinese, Joined, Reply
 from engine.preset import PRESET_NAMES, Preset, UnitRule
 from engine.settlement import Factor
@@ -63,8 +64,15 @@ def seat_name(seat: Seat) -> str | Reply:
     return seat.name or Reply("night.free_seat")
 
 
-def scoreboard(seats: Sequence[Seat], state: TableState, amounts: Sequence[int], money: Sequence[int]) -> Reply:
-    """The compact status line: hand, round, dealer, ×2, and each player's balance."""
+def scoreboard(
+    seats: Sequence[Seat],
+    state: TableState,
+    amounts: Sequence[int],
+    money: Sequence[int],
+    left: Sequence[Person] = (),
+) -> Reply:
+    """The compact status line: hand, round, dealer, ×2, and each player's balance; then whoever
+    left the table tonight (a 换人) with what they keep, so the board follows people and sums to 0."""
     start = state.preset.start
     parts = [
         Reply(
@@ -80,6 +88,7 @@ def scoreboard(seats: Sequence[Seat], state: TableState, amounts: Sequence[int],
         )
         for i in range(4)
     ]
+    parts.extend(left_line(person, state.preset) for person in left)
     flags: list[Reply] = []
     if state.doubled or state.preset.every_hand_doubled:
         flags.append(Reply("board.doubled"))
@@ -99,6 +108,13 @@ def scoreboard(seats: Sequence[Seat], state: TableState, amounts: Sequence[int],
             "players": Joined(tuple(parts), "\n"),
         },
     )
+
+
+def left_line(person: Person, preset: Preset) -> Reply:
+    """`  张伟（已离座）：-95 花（-95 元）`: one who stood up tonight, on the board until the night closes."""
+    unit = Reply("unit_name.points" if preset.start else unit_key(preset))
+    params = {"name": person.name, "amount": preset.start + person.amount, "unit": unit}
+    return Reply("score.left", {**params, "money": format_money(person.money_cents)})
 
 
 def history(

@@ -319,7 +319,15 @@ async def test_after_a_swap_the_pinned_board_follows_people(fake: FakeTelegram, 
         await bot.say(ALICE, "/swap dave eve")
         await bot.front.idle()
         shown = fake.shown[(GROUP, board_id)][0]
-        assert "eve：0 花" in shown and "dave" not in shown  # eve starts from 0; dave keeps his 18 off the board
+        assert "北 eve：0 花" in shown  # eve starts from 0 in dave's seat
+        # dave keeps his 18 and stays on the board, marked as left, until the night closes:
+        # alice, bob, carol −6 each, eve 0, dave +18 → the board sums to 0
+        assert "dave（已离座）：18 花（18 元）" in shown
+        await bot.say(BOB, "花杠")  # bob's flower gang: 6 from each of alice, carol, eve
+        await bot.front.idle()
+        shown = fake.shown[(GROUP, board_id)][0]
+        # alice −12, bob −6 + 18 = 12, carol −12, eve −6, dave still +18: −12 + 12 − 12 − 6 + 18 = 0
+        assert "北 eve：-6 花" in shown and "dave（已离座）：18 花" in shown and "南 bob：12 花" in shown
 
 
 async def test_a_failed_edit_is_tried_again(fake: FakeTelegram, tmp_path: Path) -> None:
@@ -334,3 +342,20 @@ async def test_a_failed_edit_is_tried_again(fake: FakeTelegram, tmp_path: Path) 
         await bot.front.idle()
         assert [c.method for c in fake.failed] == ["editMessageText"]
         assert "carol：12 花" in fake.shown[(GROUP, board_id)][0]  # 18 − 6, as bob: the retry got through
+
+
+async def test_after_a_swap_the_board_lists_who_left_and_sums_to_zero(table: Table) -> None:
+    """A person is not a seat (issue #30 item 4): 丁 stands up with his 18; the board keeps him, marked."""
+    table.default_speaker = "甲"
+    await table.say("开局 甲 乙 丙 丁")
+    await table.say("丁: 花杠")  # nanjing at 1: a flower gang is 6 from each of the other three → 丁 +18
+    await table.say("换人 丁 戊")
+    board = lines(await table.say("查分"))
+    # 甲 −6, 乙 −6, 丙 −6, 戊 0 (new in 丁's seat), 丁 +18 (left): −18 + 0 + 18 = 0
+    assert board[1:] == [
+        "  东 甲：-6 花（-6 元）",
+        "  南 乙：-6 花（-6 元）",
+        "  西 丙：-6 花（-6 元）",
+        "  北 戊：0 花（0 元）",
+        "  丁（已离座）：18 花（18 元）",
+    ]

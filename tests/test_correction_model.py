@@ -113,7 +113,7 @@ async def test_three_winners_on_one_discard_are_one_win(table: Table, ledger: Le
     assert await table.balances() == {"A": -136, "B": 44, "C": 44, "D": 48}
     out = await table.say("B: /hu C flowers=2")
     # 一炮多响 doubles hand 2 and A stays (streak 1): C pays B (44 + 10×1) × 2 = 108
-    assert "Hand 2 (doubled ×2)" in out
+    assert "(44 + 10×1) × 2 = 108" in out  # the doubled hand, said on the win's factor line (issue #30)
     want = {"A": -136, "B": 152, "C": -64, "D": 48}
     assert await table.balances() == want
     assert await replayed(table, ledger, tmp_path) == want

@@ -46,7 +46,7 @@ async def test_fix_three_hands_back_keeps_the_later_doubled_hand(table: Table) -
     assert "Now in hand 4 (doubled ×2)" in out
     out = await table.say(f"D: /hu self {HAND} flowers=2")
     # hand 4: 比下胡 with C's 连庄 1: (46 + 10) × 2 = 112 from each
-    assert "Hand 4 (doubled ×2)" in out
+    assert "(46 + 10×1) × 2 = 112" in out  # the doubled hand, said on the win's factor line (issue #30)
     assert await table.balances() == {"A": -160, "B": 32, "C": -114, "D": 242}
 
 
@@ -68,8 +68,8 @@ async def test_undo_of_an_earlier_win_then_a_new_win_lands_in_the_open_hand(tabl
     assert "重新计算了第 1, 2 盘" in out
     assert "现在是第 3 盘（比下胡 ×2）" in out and "/fix" in out
     out = await table.say(f"B: 胡 自摸 {HAND} 花3")
-    # hand 3: (48 + 10 × 1) × 2 = 116 from each
-    assert "第 3 盘（比下胡 ×2）" in out and "/fix" in out
+    # hand 3: (48 + 10 × 1) × 2 = 116 from each; the /fix reminder follows only the night's first hand
+    assert "垒宝塔 (48 + 10×1) × 2 = 116" in out and "/fix" not in out
     assert await table.balances() == {"A": -116, "B": 348, "C": -70, "D": -162}
 
 

@@ -54,7 +54,9 @@ async def test_a_discard_win_in_taps(fake: FakeTelegram, tmp_path: Path) -> None
         assert "合计 48 花" in str(preview.params["text"]) and "carol → bob：48 花" in str(preview.params["text"])
         assert await balances(db) == [0, 0, 0, 0]
         done = await tap(bot, BOB, "确认")
-        assert "✅" in str(done.params["text"]) and "reply_markup" not in done.params
+        # the flow's buttons are gone; the win's 明细 (its full breakdown, issue #30) is the one left
+        keyboard = done.params["reply_markup"]["inline_keyboard"]
+        assert "✅" in str(done.params["text"]) and [b["text"] for row in keyboard for b in row] == ["明细"]
         steps = [
             c
             for c in fake.calls

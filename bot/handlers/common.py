@@ -14,6 +14,7 @@ from bot.night import Line, Night, Nights, Played, Recorded
 from bot.replies import LIST, Choice, Joined, Reply, Response
 from bot.seating import Speaker, may_record, player_list, resolve, seat_of, seated_names
 from bot.views import factor_lines, payment_lines, scoreboard
+from bot.vocabulary import fold
 from engine.melds import LoggedMeldMissing
 from engine.scoring import Item
 from engine.table import (
@@ -194,8 +195,11 @@ def meld_conflict(night: Night, error: LoggedMeldMissing, hand: int) -> Reply:
 
 
 def board(night: Night) -> Reply:
-    amounts, money = night.seat_totals()  # the player now in each seat (a newcomer after 换人 starts at 0)
-    return scoreboard(night.seats, night.state, amounts, money)
+    """The four seats (a newcomer after 换人 starts at 0), then whoever left tonight with their figures."""
+    amounts, money = night.seat_totals()
+    seated = {fold(seat.name) for seat in night.seats}
+    left = [person for person in night.people() if fold(person.name) not in seated]
+    return scoreboard(night.seats, night.state, amounts, money, left)
 
 
 def breakdown(winner: str, items: Sequence[Item], total: int) -> Reply:
@@ -301,7 +305,7 @@ def recorded_reply(context: Context, night: Night, replies: Sequence[Reply], mov
 def recorded_response(context: Context, night: Night, recorded: Recorded) -> Response:
     played = recorded.played
     replies = played_lines(night, recorded.event_id, played, recorded.payments)
-    if isinstance(played.event, Win):
+    if isinstance(played.event, Win) and played.hand_no == 1:  # after the first hand it is in /help
         doubled = Reply("hand.doubled_mark") if played.doubled else ""
         replies.append(Reply("win.in_hand", {"hand": played.hand_no, "doubled": doubled}))
     response = recorded_reply(context, night, replies, moved_money=bool(recorded.payments))

@@ -8,21 +8,20 @@ from pathlib import Path
 
 from bot import charts, export
 from bot.commands import SPEC_BY_NAME, parse
-from bot.handlers.common import Context, Refusal, board, describe
+from bot.handlers.common import Context, Refusal, board, describe, explained
 from bot.handlers.opening import unclaimed
 from bot.heap import in_thread
-from bot.ledger import EventRow, Seat
+from bot.ledger import EventRow, PaymentRow, Seat
 from bot.night import Night, doubled_hands, table_event
 from bot.people import kept_indices, merged_index, net_by_reason, player_of, stake_runs
 from bot.personal import night_people
 from bot.replies import Attachment, Choice, Reply, Response, render
 from bot.seating import seated_names
 from bot.stats import chat_stats, my_stats
-from bot.views import format_money, night_stats, unit_key
 from bot.views import history as history_lines
+from bot.views import night_stats, payment_lines
 from bot.views import rules as rules_lines
 from bot.views import summary as summary_lines
-from bot.vocabulary import fold
 from engine.errors import EngineError
 from engine.preset import PRESET_NAMES, preset_from_dict, resolved_builtin
 from engine.table import Win
@@ -49,20 +48,16 @@ async def score(context: Context) -> Response:
         )
     if not context.closed:
         return Response((board(night),), context.language, night_id=night.id, choices=claims)
+    # the night is over: the board still lists whoever stood up during it, with what they keep
     replies = [Reply("night.closed_note", {"night": night.number}), board(night)]
-    # the night is over: whoever stood up during it is part of the result too, with what they keep
-    seated = {fold(night.seats[seat].name) for seat in range(4)}
-    unit = Reply(unit_key(night.preset))
-    for person in night.people():
-        if fold(person.name) not in seated:
-            params = {"name": person.name, "amount": night.preset.start + person.amount, "unit": unit}
-            replies.append(Reply("score.left", {**params, "money": format_money(person.money_cents)}))
     return Response(tuple(replies), context.language, night_id=night.id)
 
 
 async def history(context: Context) -> Response:
     """One page of the log, page 1 the latest; a long night says which page this is and how to see more."""
     night = any_night(context)
+    if "event" in context.command.options:
+        return in_full(context, night, int(context.command.options["event"]))
     pages = max(1, -(-len(night.events) // HISTORY_LINES))
     page = context.command.number or 1
     if page > pages:
@@ -78,6 +73,34 @@ async def history(context: Context) -> Response:
     elif pages > 1:
         replies.append(Reply("history.last_page", {"page": page, "pages": pages}))
     return Response(tuple(replies), context.language, night_id=night.id)
+
+
+def in_full(context: Context, night: Night, number: int) -> Response:
+    """`/history #12` (a win's 明细): the line as recorded, then the event as the corrected night
+    plays it, in full: each winner's breakdown, the factors, every payment with its money. Written
+    over the message whose button asked (`edits`)."""
+    row = night.event(number)
+    if row is None:
+        raise Refusal(Reply("undo.no_such_event", {"id": number}))
+    fixed_by = {e.reverses: e.id for e in night.events if e.kind == "fix" and e.reverses is not None}
+    undone = {row.id} if row.id not in night.active else set()
+    hands = {row.id: night.hand_in_log(row)}
+    replies = [Reply("details.header", {"id": number})]
+    replies.extend(history_lines([row], undone, hands, fixed_by, flow_lines(night, [row]), merges(night)))
+    slot = night.slot_of(row.id)
+    played = night.fold.played.first(slot) if night.current_version(slot) is not None else None
+    if played is not None and played.slot == slot:
+        seating = night.seating()  # the names of who sat there at that event, after any 换人
+        sitting = seating.at.get(played.event_id, seating.now)
+        seats = tuple(Seat(seating.names[index]) for index in sitting)
+        replies.append(Reply("event.recorded", {"id": played.event_id, "what": describe(played.event, seats)}))
+        replies.extend(explained(played, seats))
+        stake = night.stake_at(played.hand_no)
+        payments = [
+            PaymentRow(played.event_id, p.payer, p.payee, p.amount, p.amount * stake, p.reason) for p in played.payments
+        ]
+        replies.extend(payment_lines(payments, seats, night.preset))
+    return Response(tuple(replies), context.language, night_id=night.id, edits=True)
 
 
 def merges(night: Night) -> dict[int, int]:
