@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 USAGE = """\
 usage: python -m bot [--help]
+       python -m bot health
        python -m bot console [--db FILE] [--script FILE] [--lang zh|zh-Hant|en] [--json] [--chat ID]
                              [--out-dir DIR] [--keep-going | --stop-on-error]
 
@@ -32,6 +33,9 @@ Environment variables (Telegram front end):
   WEBHOOK_SECRET      the secret Telegram sends with each webhook update; a random one is generated
                       at each start when unset (updates without it are refused with 403)
   BOARD_EDIT_SECONDS  the least time between two edits of a chat's pinned live board (default: 10)
+  HEARTBEAT_FILE      a file the running bot's update loop touches (polling: every round, at least
+                      every 30 s; webhook: every 15 s); `python -m bot health` exits 0 while it is
+                      younger than HEARTBEAT_MAX_AGE seconds (default: 90), else 1
 """
 
 
@@ -40,6 +44,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args and args[0] in ("-h", "--help", "help"):
         print(USAGE)
         return 0
+    if args and args[0] == "health":
+        from bot.health import main as health
+
+        return health()
     from bot.heap import keep_collections_short
 
     keep_collections_short()  # a long night's objects never make one chat wait on the collector

@@ -1,7 +1,9 @@
 """The night's chart: each player's cumulative balance after each hand, 比下胡 hands marked.
 
-Rendered with matplotlib's Agg backend (no screen) in a CJK font: Noto Sans CJK SC shipped by the
-`mplfonts` package (SIL OFL), so Chinese names and labels never come out as boxes.
+Rendered with matplotlib's Agg backend (no screen) in a CJK font, so Chinese names and labels never
+come out as boxes: WenQuanYi Micro Hei (Debian's `fonts-wqy-microhei`, 5 MB, simplified and
+traditional), which the Docker image and CI install; elsewhere the first installed font of
+`CJK_FAMILIES` (what macOS, Windows and other Linux desktops ship).
 """
 
 from __future__ import annotations
@@ -9,13 +11,26 @@ from __future__ import annotations
 import io
 from collections.abc import Sequence
 from functools import cache
-from importlib import resources
+from pathlib import Path
 from threading import Lock
 
 from bot.personal import NightPeople, payments_of
 from locales import Translator
 
-CJK_FONT_FILES = ("NotoSansCJKsc-Regular.otf",)
+CJK_FONT_FILES = ("/usr/share/fonts/truetype/wqy/wqy-microhei.ttc",)  # the image's (fonts-wqy-microhei)
+CJK_FAMILIES = (  # installed fonts with Chinese glyphs, preferred first (simplified and traditional)
+    "WenQuanYi Micro Hei",
+    "Noto Sans CJK SC",
+    "Noto Sans SC",
+    "Source Han Sans SC",
+    "PingFang SC",
+    "Hiragino Sans GB",
+    "Microsoft YaHei",
+    "WenQuanYi Zen Hei",
+    "Droid Sans Fallback",
+    "SimHei",
+    "Arial Unicode MS",
+)
 _DRAWING = Lock()  # matplotlib is one per process, so is the right to draw with it
 
 
@@ -25,19 +40,16 @@ _DRAWING = Lock()  # matplotlib is one per process, so is the right to draw with
 
 @cache
 def cjk_font_name() -> str | None:
-    """Register the shipped CJK font once and return its family name (None if not installed)."""
+    """The family the chart is drawn in: the image's CJK font file (registered even when matplotlib's
+    font cache predates it), else the first of `CJK_FAMILIES` matplotlib finds; None if there is none."""
     from matplotlib import font_manager
 
-    try:
-        fonts = resources.files("mplfonts").joinpath("fonts")
-    except ModuleNotFoundError:
-        return None
     for filename in CJK_FONT_FILES:
-        path = fonts.joinpath(filename)
-        if path.is_file():
-            font_manager.fontManager.addfont(str(path))
-            return str(font_manager.FontProperties(fname=str(path)).get_name())
-    return None
+        if Path(filename).is_file():
+            font_manager.fontManager.addfont(filename)
+            return str(font_manager.FontProperties(fname=filename).get_name())
+    installed = {font.name for font in font_manager.fontManager.ttflist}
+    return next((family for family in CJK_FAMILIES if family in installed), None)
 
 
 def cumulative_by_hand(

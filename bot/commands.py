@@ -390,6 +390,21 @@ def tab_shape(name: str, words: Sequence[str]) -> bool:
     return len(words) <= 1 and all(w.isdigit() for w in words)
 
 
+# A question's own id in a button's command (`/again q7 no`): the button answers that question, once
+# (bot/handlers/repeats.py); a front end keys the press by it (bot/telegram_input.py).
+QUESTION = re.compile(r"(?<!\S)q(\d{1,9})(?!\S)")
+
+
+def question_token(question: int) -> str:
+    return f"q{question}"
+
+
+def question_of(command_line: str) -> int | None:
+    """The question a button's command answers (`/again q7` → 7), or None."""
+    match = QUESTION.search(command_line)
+    return int(match[1]) if match else None
+
+
 _SLASH_HEAD = re.compile(r"(\S*)\s*(.*)", re.DOTALL)
 
 
@@ -585,7 +600,9 @@ def _fix(raw: str, rest: str, plain: bool) -> Command | None:
 
 
 def _plain_fix(raw: str, rest: str, known: Sequence[str]) -> Command | None:
-    """改 is a fix only in the fix grammar, `改 N <line>` with a line that is itself a command:
+    """改 is a fix only in the fix grammar, `改 N <line>` with a line that is itself a command, or
+    that holds a command's word (`改 2 丁 胡 乙 …`: 丁 stood up since, so the line reads as a
+    command only among the players of then — the handler reads it there, and answers either way):
     `改 1 下` and `改天再打` are talk."""
     command = _fix(raw, rest, True)
     if command is None or command.word is None:
@@ -594,7 +611,22 @@ def _plain_fix(raw: str, rest: str, known: Sequence[str]) -> Command | None:
         corrected = parse(command.word, known)
     except EngineError:
         return command  # a /command in the wrong form: the fix's handler explains it
+    if corrected is None and reads_with_names_of_then(command.word, known):
+        return command  # a correction all the same: never silently lost
     return command if corrected is not None else None
+
+
+def reads_with_names_of_then(line: str, known: Sequence[str]) -> bool:
+    """Whether the unknown words where a line names its players (before its command word, or right
+    after it: `丁 胡 乙`, `甲 胡 丁`) make it a command once read as names: players who stood up since.
+    A stray word elsewhere (`… flowers=3 谢谢`) leaves it talk."""
+    pieces = scan(line, known)
+    verb = next((i for i, p in enumerate(pieces) if p.kind in (VERB, SELF)), None)
+    if verb is None:
+        return False
+    places = [*pieces[:verb], *pieces[verb + 1 : verb + 2]]
+    words = [p.text for p in places if p.kind == WORD]
+    return bool(words) and parse(line, [*known, *words]) is not None
 
 
 def _simple(name: str, raw: str, tokens: list[str], known: Sequence[str], plain: bool) -> Command:
@@ -926,7 +958,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     ),
     CommandSpec("draw", ("draw",), "/draw", most_words=0, head_only=True),
     CommandSpec("undo", ("undo",), "/undo 17", _undo, frozenset({NUMBER, SEAT}), most_words=1),
-    CommandSpec("again", ("again",), "/again", most_words=1),
+    CommandSpec("again", ("again",), "/again", most_words=2),  # `/again q7 no`, `/again 3`
     CommandSpec("fix", ("fix",), "/fix 2 /hu self 123m456m789m234p5p+5p flowers=3"),  # read by _fix, _plain_fix
     CommandSpec("unseat", ("unseat",), "/unseat Dave", plain=frozenset({NAME}), most_words=1),
     CommandSpec("rename", ("rename",), "/rename Dave David", _chore, whole=_whole_words(2), slash_whole=True),

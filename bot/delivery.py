@@ -14,17 +14,12 @@ to date apart from the replies: the latest board wins, at most one edit per chat
 from __future__ import annotations
 
 import asyncio
-import datetime
 import logging
 import time
-import warnings
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TypeVar
-
-from telegram.error import BadRequest, NetworkError, RetryAfter, TimedOut
-from telegram.warnings import PTBDeprecationWarning
 
 from bot.replies import Response, render, render_response
 from locales import Translator
@@ -109,33 +104,47 @@ class RetryPolicy:
     late_note_attempts: int = 5
 
 
-def _seconds(value: int | float | datetime.timedelta) -> float:
-    return value.total_seconds() if isinstance(value, datetime.timedelta) else float(value)
+@dataclass(frozen=True)
+class Failure:
+    """A failed call as delivery sees it, whatever the transport said (the front end classifies its
+    own errors: bot/telegram_app.py `telegram_failure`)."""
+
+    retry: bool = True  # worth trying again (a 5xx, a dropped connection, a 429); False: the request is wrong
+    wait: float | None = None  # seconds the server asked to wait first (a 429)
+    maybe_delivered: bool = False  # the request went out and no answer came (a read timeout): it may have arrived
 
 
-def _wait_asked(error: RetryAfter) -> float:
-    with warnings.catch_warnings():  # PTB 22 warns that the type will become a timedelta: both are handled
-        warnings.simplefilter("ignore", PTBDeprecationWarning)
-        return _seconds(error.retry_after)
+Classify = Callable[[BaseException], Failure | None]  # None: not a transport failure (a bug), raised as it is
 
 
-async def with_retries(send: Callable[[], Awaitable[T]], policy: RetryPolicy) -> T:
-    """Call `send` until it succeeds; BadRequest (the request itself is wrong) is not retried."""
+def unclassified(error: BaseException) -> Failure | None:
+    """No transport: every error is raised as it is."""
+    return None
+
+
+async def with_retries(
+    send: Callable[[], Awaitable[T]], policy: RetryPolicy, classify: Classify = unclassified, resend: bool = True
+) -> T:
+    """Call `send` until it succeeds, or raise its last error: a wrong request is not retried, a 429
+    waits as long as asked, a network failure backs off. `resend=False` for a call that creates
+    something (a new message): once it may have been delivered (sent, then no answer) it is not sent
+    again, since Telegram may already show it; the caller says so another way (the outbox's short
+    "✅ #N" note)."""
     backoff = policy.first_backoff
     for attempt in range(1, policy.attempts + 1):
         try:
             return await send()
-        except RetryAfter as error:
-            if attempt == policy.attempts:
+        except Exception as error:
+            failure = classify(error)
+            if failure is None or not failure.retry or attempt == policy.attempts:
                 raise
-            await asyncio.sleep(_wait_asked(error))
-        except BadRequest:
-            raise
-        except (TimedOut, NetworkError):
-            if attempt == policy.attempts:
+            if failure.maybe_delivered and not resend:
                 raise
-            await asyncio.sleep(backoff)
-            backoff *= 2
+            if failure.wait is not None:
+                await asyncio.sleep(failure.wait)
+            else:
+                await asyncio.sleep(backoff)
+                backoff *= 2
     raise AssertionError("unreachable")
 
 
@@ -148,6 +157,7 @@ class Outbox:
 
     send_batch: Sender  # sends one coalesced batch with its text, retrying; raises if the text never went out
     policy: RetryPolicy = field(default_factory=RetryPolicy)
+    classify: Classify = unclassified
     _queues: dict[int, deque[Outgoing]] = field(default_factory=dict)
     _late: dict[int, list[str]] = field(default_factory=dict)
     _senders: dict[int, asyncio.Task[None]] = field(default_factory=dict)
@@ -228,7 +238,11 @@ class Outbox:
             return
         try:
             await self.send_batch(chat, [], "\n".join(notes))
-        except Exception:
+        except Exception as error:
+            failure = self.classify(error)
+            if failure is not None and failure.maybe_delivered:  # it may be in the chat: not sent twice
+                log.warning("chat %s: late note may not have been delivered (%s)", chat, error)
+                return
             log.warning("chat %s: late note not delivered yet", chat)
             self._late.setdefault(chat, [])[:0] = notes
 
@@ -247,8 +261,9 @@ class LiveBoards:
     Telegram's `retry_after` has passed; then the latest board, not the one refused, goes out.
     """
 
-    publish: Publisher  # edits (or sends and pins) one board; RetryAfter means "wait and try again"
+    publish: Publisher  # edits (or sends and pins) one board; a failure that asks to wait: wait and try again
     interval: float = 10.0
+    classify: Classify = unclassified
     attempts: int = 3  # a board that meets a network failure this many times in a row waits for the next event
     clock: Callable[[], float] = time.monotonic
     _pending: dict[tuple[int, str], Outgoing] = field(default_factory=dict)
@@ -285,17 +300,19 @@ class LiveBoards:
                     if await self.publish(item):
                         self._next[key] = self.clock() + self.interval
                     failures = 0
-                except RetryAfter as error:
-                    self._pending.setdefault(key, item)  # a newer board, if one came meanwhile, wins
-                    self._next[key] = self.clock() + max(_wait_asked(error), self.interval)
-                except (TimedOut, NetworkError) as error:  # tried again a little later, a few times
-                    failures += 1
-                    if failures < self.attempts:
-                        self._pending.setdefault(key, item)
-                        self._next[key] = self.clock() + max(self.interval, 1.0)
-                    else:
-                        log.warning("chat %s: the live board was not updated (%s)", key[0], error)
-                except Exception:
-                    log.exception("chat %s: the live board was not updated", key[0])
+                except Exception as error:
+                    failure = self.classify(error)
+                    if failure is None or not failure.retry:
+                        log.exception("chat %s: the live board was not updated", key[0])
+                    elif failure.wait is not None:
+                        self._pending.setdefault(key, item)  # a newer board, if one came meanwhile, wins
+                        self._next[key] = self.clock() + max(failure.wait, self.interval)
+                    else:  # tried again a little later, a few times (an edit may be: it changes nothing twice)
+                        failures += 1
+                        if failures < self.attempts:
+                            self._pending.setdefault(key, item)
+                            self._next[key] = self.clock() + max(self.interval, 1.0)
+                        else:
+                            log.warning("chat %s: the live board was not updated (%s)", key[0], error)
         finally:
             del self._tasks[key]

@@ -85,6 +85,8 @@ class Response:
     # the reply where the chat's board is pinned and live (Telegram, bot/board.py `live`): no board
     # after a hand, a win in three lines; None: the same as `replies`
     live: tuple[Reply, ...] | None = None
+    settles: bool = False  # answers a question, recording nothing (a repeat dropped): the chat sees it, its buttons go
+    spent: bool = False  # a button whose question was answered already: a quiet note to whoever pressed it
 
 
 def render_value(value: Any, translator: Translator) -> Any:

@@ -1,11 +1,12 @@
 """Telegram front end (python-telegram-bot 22): a thin layer over the command layer.
 
-Intake is durable: PTB's updater hands each update to `DurableQueue.put`, which stores it in the
-inbox (bot/inbox.py) and commits before the updater may move the `getUpdates` offset past it (or
-before a webhook call is answered). Each chat then has its own worker that processes its inbox rows
-strictly in order, while chats run side by side, so a long backlog in one chat never delays another.
-A worker never waits for a reply to be sent: answers go to the chat's outbox (bot/delivery.py), and
-a recorded event's board to the chat's pinned live board (`LiveBoards`, edited in place, coalesced).
+Intake is durable and the front end's own (bot/telegram_intake.py: the application has no PTB
+updater): each update goes to `accept`, which stores it in the inbox (bot/inbox.py) and commits
+before the `getUpdates` offset may move past it (or before a webhook call is answered). Each chat
+then has its own worker that processes its inbox rows strictly in order, while chats run side by
+side, so a long backlog in one chat never delays another. A worker never waits for a reply to be
+sent: answers go to the chat's outbox (bot/delivery.py), and a recorded event's board to the
+chat's pinned live board (`LiveBoards`, edited in place, coalesced).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from collections import deque
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import httpx
 from telegram import (
     Bot,
     BotCommand,
@@ -34,13 +36,23 @@ from telegram import (
     Message,
     Update,
 )
-from telegram.error import BadRequest, ChatMigrated, TelegramError
+from telegram.error import BadRequest, ChatMigrated, NetworkError, RetryAfter, TelegramError, TimedOut
 from telegram.ext import AIORateLimiter, Application, ApplicationBuilder
 from telegram.request import BaseRequest
 
 from bot.commands import COMMANDS
 from bot.database import EXIT_UNAVAILABLE, DatabaseUnavailable, owned
-from bot.delivery import MESSAGE_LIMIT, LiveBoards, Outbox, Outgoing, RetryPolicy, split_text, with_retries
+from bot.delivery import (
+    MESSAGE_LIMIT,
+    Failure,
+    LiveBoards,
+    Outbox,
+    Outgoing,
+    RetryPolicy,
+    split_text,
+    with_retries,
+)
+from bot.health import Heartbeat
 from bot.inbox import Inbox, Row
 from bot.replies import Choice, Reply, Response, render, render_response
 from bot.seating import Speaker
@@ -55,6 +67,7 @@ from bot.telegram_input import (
     display_name,
     read_update,
 )
+from bot.telegram_intake import WEBHOOK_PATH, Intake, Polling, Webhook, retry_after_seconds, serve
 from locales import DEFAULT_LANGUAGE, Translator
 
 log = logging.getLogger(__name__)
@@ -87,20 +100,6 @@ def update_key(update: Update) -> str | None:
     return read_update(update).key
 
 
-class DurableQueue(asyncio.Queue[object]):
-    """PTB's update queue, made durable: `put` returns once the update is committed to the inbox."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.front: TelegramFrontEnd | None = None
-
-    async def put(self, item: object) -> None:
-        if isinstance(item, Update) and self.front is not None:
-            await self.front.accept(item)
-            return
-        await super().put(item)  # PTB's own signals (stop)
-
-
 @dataclass
 class TelegramFrontEnd:
     db_path: str
@@ -125,8 +124,8 @@ class TelegramFrontEnd:
     live: LiveBoards = field(init=False)
 
     def __post_init__(self) -> None:
-        self.outbox = Outbox(self.send_batch, self.policy)
-        self.live = LiveBoards(self.publish_board, self.board_interval)
+        self.outbox = Outbox(self.send_batch, self.policy, telegram_failure)
+        self.live = LiveBoards(self.publish_board, self.board_interval, classify=telegram_failure)
 
     @property
     def referee(self) -> Referee:
@@ -463,12 +462,12 @@ class TelegramFrontEnd:
         chat_key = await self.chat_key(message)
         translator = Translator(await self.referee.language(chat_key, query.from_user.language_code))
         recorded_as = await self.inbox.earlier(row.key, row.update_id)
-        if recorded_as is not None:
-            await self.answer(query, translator.t("button.already_recorded", id=recorded_as))
+        if recorded_as is not None:  # a second press: a toast, not an alert to dismiss
+            await self.answer(query, translator.t("button.already_recorded", id=recorded_as), alert=False)
             return False
         parts = query.data.split(":", 2)
         if len(parts) != 3 or not parts[2].startswith("/") or not await self.button_is_current(chat_key, *parts[:2]):
-            await self.answer(query, translator.t("button.stale"))
+            await self.answer(query, translator.t("button.stale"), alert=False)
             return False
         incoming = Incoming(
             chat_id=chat_key,
@@ -479,9 +478,11 @@ class TelegramFrontEnd:
             press=f"cbq:{query.id}",
         )
         response = await self.referee.handle(incoming)
-        if response is None or not (response.recorded or response.choices or response.edits):
+        if response is None or not (response.recorded or response.choices or response.edits or response.settles):
             text = render_response(response, translator) if response is not None else ""
-            await self.answer(query, text or translator.t("button.used"))
+            # a button spent already (its question answered): a toast; a refusal worth reading: an alert
+            spent = response is None or response.spent or not text
+            await self.answer(query, text or translator.t("button.used"), alert=not spent)
             return False
         await self.answer(query, None)
         response = await self.as_shown(message.chat.id, response)
@@ -502,10 +503,11 @@ class TelegramFrontEnd:
             return False
         return hand_text in ("*", str(current[1]))
 
-    async def answer(self, query: CallbackQuery, text: str | None) -> None:
-        """Answer a press (a short note to the presser); an expired query is not worth more."""
+    async def answer(self, query: CallbackQuery, text: str | None, alert: bool = True) -> None:
+        """Answer a press (a short note to the presser: an alert to dismiss, or with `alert=False` a
+        toast at the top of the chat that goes by itself); an expired query is not worth more."""
         try:
-            await query.answer(text[:CALLBACK_ANSWER_LIMIT] if text else None, show_alert=bool(text))
+            await query.answer(text[:CALLBACK_ANSWER_LIMIT] if text else None, show_alert=bool(text) and alert)
         except TelegramError as error:
             log.info("callback %s not answered: %s", query.id, error)
 
@@ -564,6 +566,7 @@ class TelegramFrontEnd:
                         text[:MESSAGE_LIMIT], chat_id=chat, message_id=edit, reply_markup=markup
                     ),
                     self.policy,
+                    telegram_failure,
                 )
             except BadRequest as error:
                 if not not_modified(error):  # a double tap: the message already says this
@@ -574,6 +577,8 @@ class TelegramFrontEnd:
                     chat, photos[0].data, caption=text, reply_markup=markup, message_thread_id=thread
                 ),
                 self.policy,
+                telegram_failure,
+                resend=False,
             )
             photos = photos[1:]
         elif text:
@@ -585,10 +590,17 @@ class TelegramFrontEnd:
                         chat, piece, reply_markup=markup if last else None, message_thread_id=thread
                     ),
                     self.policy,
+                    telegram_failure,
+                    resend=False,
                 )
         for photo in photos:
             await self.quietly(
-                with_retries(lambda p=photo: self.bot.send_photo(chat, p.data, message_thread_id=thread), self.policy)  # type: ignore[misc]
+                with_retries(
+                    lambda p=photo: self.bot.send_photo(chat, p.data, message_thread_id=thread),  # type: ignore[misc]
+                    self.policy,
+                    telegram_failure,
+                    resend=False,
+                )
             )
         for document in documents:
             await self.quietly(
@@ -597,6 +609,8 @@ class TelegramFrontEnd:
                         chat, d.data, filename=d.filename, message_thread_id=thread
                     ),
                     self.policy,
+                    telegram_failure,
+                    resend=False,
                 )
             )
 
@@ -642,10 +656,20 @@ class TelegramFrontEnd:
         if not await self.may_pin(chat):
             await self.ask_for_pin_right(item)
             return False
-        sent = await with_retries(
-            lambda: self.bot.send_message(chat, text, message_thread_id=item.thread, disable_notification=True),
-            self.policy,
-        )
+        try:
+            sent = await with_retries(
+                lambda: self.bot.send_message(chat, text, message_thread_id=item.thread, disable_notification=True),
+                self.policy,
+                telegram_failure,
+                resend=False,
+            )
+        except NetworkError as error:
+            failure = telegram_failure(error)
+            if failure is None or not failure.maybe_delivered:
+                raise
+            # the board may be in the chat, unpinned: not sent twice now; the next event's board is pinned
+            log.warning("chat %s: the new board may not have been sent (%s)", chat, error)
+            return True
         try:
             await self.bot.pin_chat_message(chat, sent.message_id, disable_notification=True)
         except BadRequest as error:  # the right was taken away since it was looked up
@@ -707,6 +731,26 @@ class TelegramFrontEnd:
         self.outbox.push(Outgoing(item.chat, item.thread, item.chat_key, note))
 
 
+def telegram_failure(error: BaseException) -> Failure | None:
+    """A python-telegram-bot error as delivery sees it (bot/delivery.py is transport-neutral). A
+    request that went out and got no answer (a read timeout, the connection closed before the
+    answer) may have been carried out; one that never left (connect or pool timeout, a refused
+    connection, a write cut short: Telegram acts only on a whole request) and a 5xx were not."""
+    if isinstance(error, RetryAfter):
+        return Failure(wait=retry_after_seconds(error))
+    if isinstance(error, BadRequest) or (isinstance(error, TelegramError) and not isinstance(error, NetworkError)):
+        return Failure(retry=False)  # the request itself is wrong, a chat that moved, a bot removed
+    if not isinstance(error, NetworkError):
+        return None
+    cause = error.__cause__
+    never_left = httpx.ConnectError | httpx.ConnectTimeout | httpx.PoolTimeout | httpx.WriteError | httpx.WriteTimeout
+    if isinstance(cause, never_left):
+        return Failure()
+    if isinstance(error, TimedOut) or isinstance(cause, httpx.ReadError | httpx.RemoteProtocolError):
+        return Failure(maybe_delivered=True)
+    return Failure()  # a 5xx, a proxy's error page: Telegram answered, nothing was done
+
+
 def not_modified(error: TelegramError) -> bool:
     """Telegram's answer to an edit that changes nothing (a double tap): harmless."""
     return isinstance(error, BadRequest) and "not modified" in str(error).lower()
@@ -745,14 +789,12 @@ def build_application(
         board_interval = float(os.environ.get("BOARD_EDIT_SECONDS", BOARD_EDIT_SECONDS))
     front = TelegramFrontEnd(db_path, policy or RetryPolicy(), board_interval=board_interval)
     front.lookup_request = request
-    queue = DurableQueue()
-    queue.front = front
     builder = (
         ApplicationBuilder()
         .token(token)
         .base_url(f"{root}/bot")
         .base_file_url(f"{root}/file/bot")
-        .update_queue(queue)
+        .updater(None)  # updates come in through bot/telegram_intake.py, stored before they are confirmed
         .post_init(front.open)
         .post_stop(front.stop)
         .post_shutdown(front.close)
@@ -784,24 +826,27 @@ def run_telegram() -> int:
 
 def webhook_secret() -> str:
     """`WEBHOOK_SECRET`, or a random one for this run: a webhook never accepts unsigned updates
-    (Telegram sends the secret in X-Telegram-Bot-Api-Secret-Token; PTB answers 403 without it)."""
+    (Telegram sends the secret in X-Telegram-Bot-Api-Secret-Token; the webhook answers 403 without it)."""
     configured = os.environ.get("WEBHOOK_SECRET", "").strip()
     return configured or secrets.token_urlsafe(32)
 
 
 def _serve(token: str, database: str) -> int:
     application = build_application(token, database, os.environ.get("TELEGRAM_BASE_URL"))
+    front: TelegramFrontEnd = application.bot_data["front"]
+    heartbeat = Heartbeat.from_environment()
     webhook = os.environ.get("WEBHOOK_URL")
+    intake: Intake
     if webhook:
-        application.run_webhook(
+        intake = Webhook(
+            application.bot,
+            front.accept,
+            url=webhook.rstrip("/") + WEBHOOK_PATH,
             listen=os.environ.get("LISTEN", "127.0.0.1"),
             port=int(os.environ.get("PORT", "8443")),
-            url_path="telegram",
-            webhook_url=webhook.rstrip("/") + "/telegram",
-            secret_token=webhook_secret(),
-            drop_pending_updates=False,
-            allowed_updates=Update.ALL_TYPES,
+            secret=webhook_secret(),
+            heartbeat=heartbeat,
         )
     else:
-        application.run_polling(drop_pending_updates=False, allowed_updates=Update.ALL_TYPES)
-    return 0
+        intake = Polling(application.bot, front.accept, heartbeat=heartbeat)
+    return asyncio.run(serve(application, intake))

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
+from bot.commands import question_of
+
 PER_PRESSER = ("/join", "/claim")  # buttons whose meaning depends on who presses them: single-use per person
 GROUP_TYPES = ("group", "supergroup")
 
@@ -91,10 +93,13 @@ class Input:
         if self.kind is Kind.BUTTON and self.button_data is not None:
             # one keyboard records once whichever of its buttons is pressed (a guided flow's steps
             # record under the flow's own key); a button that means something else for each presser
-            # (join, claim) by its data and the presser too
+            # (join, claim) by its data and the presser too; a question's button by its question
             key = f"cb:{self.chat_id}:{self.message_id}"
-            if self.button_data.split(":", 2)[-1].startswith(PER_PRESSER) and self.sender is not None:
+            command = self.button_data.split(":", 2)[-1]
+            if command.startswith(PER_PRESSER) and self.sender is not None:
                 key += f":{self.button_data}:{self.sender.id}"
+            elif (question := question_of(command)) is not None:
+                key += f":q{question}"  # one message may ask several questions: each is answered once
             return key
         return None
 

@@ -16,7 +16,7 @@ from engine.hand import Hand, MeldKind
 from engine.melds import DeclaredPatternContradicted, Logged
 from engine.preset import Preset
 from engine.tiles import suit_of
-from engine.units import WinFlags
+from engine.units import UNITS_BY_KEY, WinFlags
 
 HARD_FLOWERS = 20  # 中发白 ×4 + 春夏秋冬梅兰竹菊 (RULES §1)
 GANG_KINDS = frozenset({"exposed_gang", "added_gang", "concealed_gang"})
@@ -164,3 +164,16 @@ def check_declared(declared: Sequence[str], logged: Sequence[Logged], preset: Pr
         index, key = found
         meld = logged[index]
         raise DeclaredPatternContradicted(key, seat, index, meld.kind, meld.tile)
+
+
+def conflicting_patterns(keys: Sequence[str]) -> tuple[str, str, str] | None:
+    """Two patterns named for one win that no hand can both be, as the units say of themselves: one
+    needs a fact of the hand (`Unit.needs`) on which the other never counts (`Unit.never_with`) —
+    七对 needs seven pairs, 对对胡 never counts on them. Returns (the one that needs it, the other, the
+    fact), the first such pair in the order typed; None when they can all be true together."""
+    units = [UNITS_BY_KEY[key] for key in dict.fromkeys(keys) if key in UNITS_BY_KEY]
+    for first in units:
+        for other in units:
+            if first.needs is not None and first.needs in other.never_with:
+                return first.key, other.key, first.needs
+    return None

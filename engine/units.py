@@ -57,7 +57,7 @@ class WinView:
 
     def facts(self) -> frozenset[str]:
         """The facts a unit may need (`Unit.needs`): each flag that is set, "seven_pairs",
-        "sole_wait" and "melds" when they hold."""
+        "sole_wait", "melds" and "winds" when they hold."""
         facts = [name for name in FLAG_NAMES if getattr(self.flags, name)]
         if self.decomposition is None:
             facts.append("seven_pairs")
@@ -65,6 +65,8 @@ class WinView:
             facts.append("sole_wait")
         if self.hand.melds:
             facts.append("melds")
+        if self.has_winds():
+            facts.append("winds")
         return frozenset(facts)
 
     def suits_present(self) -> frozenset[int]:
@@ -88,6 +90,10 @@ class Unit:
     # may count on any reading. Scoring asks only the units whose fact holds: most readings have
     # no flag, no meld, no sole wait and are not seven pairs, so most units need not be asked.
     needs: ClassVar[str | None] = None
+    # The facts of a reading on which this unit never counts (对对胡 on seven pairs). A pattern that
+    # needs one of them can never be true with this one: both named for one win are refused
+    # (engine.claims.conflicting_patterns), so a new unit declaring its facts gets that for free.
+    never_with: ClassVar[frozenset[str]] = frozenset()
 
     def count(self, view: WinView, rule: UnitRule) -> int:
         raise NotImplementedError
@@ -242,6 +248,7 @@ class HunYiSe(Unit):
     """混一色: one suit and winds."""
 
     key = "hunyise"
+    needs = "winds"
 
     def count(self, view: WinView, rule: UnitRule) -> int:
         return 1 if len(view.suits_present()) == 1 and view.has_winds() else 0
@@ -251,6 +258,7 @@ class QingYiSe(Unit):
     """清一色: one suit only."""
 
     key = "qingyise"
+    never_with = frozenset({"winds"})
 
     def count(self, view: WinView, rule: UnitRule) -> int:
         return 1 if len(view.suits_present()) == 1 and not view.has_winds() else 0
@@ -260,6 +268,7 @@ class DuiDuiHu(Unit):
     """对对胡/碰碰胡: four triplets or gangs and a pair."""
 
     key = "duiduihu"
+    never_with = frozenset({"seven_pairs"})
 
     def count(self, view: WinView, rule: UnitRule) -> int:
         if view.decomposition is None:
@@ -280,6 +289,7 @@ class QuanQiuDuDiao(Unit):
 class _SevenPairsWithQuads(Unit):
     quads: ClassVar[int]
     needs = "seven_pairs"
+    never_with = frozenset({"melds"})  # seven pairs are 14 concealed tiles
 
     def count(self, view: WinView, rule: UnitRule) -> int:
         return 1 if view.seven_pairs and view.quads_in_seven_pairs() == self.quads else 0
@@ -290,6 +300,7 @@ class QiDui(Unit):
 
     key = "qidui"
     needs = "seven_pairs"
+    never_with = frozenset({"melds"})
 
     def count(self, view: WinView, rule: UnitRule) -> int:
         return 1 if view.seven_pairs else 0
@@ -321,6 +332,7 @@ class ShuangQiDui(Unit):
 
     key = "shuang_qidui"
     needs = "seven_pairs"
+    never_with = frozenset({"melds"})
 
     def count(self, view: WinView, rule: UnitRule) -> int:
         winning = view.hand.winning

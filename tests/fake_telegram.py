@@ -10,7 +10,8 @@ characters, captions over 1,024, `callback_data` over 64 bytes, an edit that cha
 to a group that became a supergroup (400 with `migrate_to_chat_id`), a send to a chat that removed
 the bot (403), a keyboard row over 8 buttons or over 100 buttons in all). Pinning: in a group only a
 bot that is an administrator with `can_pin_messages` (`pinners`) may pin or unpin, in a private chat
-always; the message must exist, and an edit of a message that does not exist is refused. Edits are
+always; the message must exist, and an edit of a message that does not exist is refused (its text or
+its keyboard: `editMessageReplyMarkup` without `reply_markup` removes the buttons). Edits are
 rate limited per chat like sends (`edit_limit` in `edit_window` seconds, then 429 with `retry_after`).
 """
 
@@ -97,6 +98,7 @@ class FakeTelegram:
     edit_limit: int = 20  # editMessageText calls per chat within edit_window seconds before a 429
     edit_window: float = 60.0
     _edits: dict[int, list[float]] = field(default_factory=dict)
+    allowed_updates: list[str] | None = None  # as the bot last asked (getUpdates or setWebhook); None: never
     hold_edits: asyncio.Event | None = None  # set: editMessageText waits until it is released
     edit_delay: float = 0.0  # seconds each editMessageText takes to land (a busy minute's rate limiter)
 
@@ -342,12 +344,13 @@ class FakeTelegram:
             offset = int(params.get("offset", 0) or 0)
             limit = int(params.get("limit", 100) or 100)  # as Telegram: at most 100 a call
             self._confirmed = max(self._confirmed, offset)
-            pending = [u for u in self.updates if u["update_id"] >= offset]
+            self._remember_allowed(params)
+            pending = [u for u in self.updates if u["update_id"] >= offset and self.wanted(u)]
             if not pending:
                 self._new_update.clear()
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._new_update.wait(), LONG_POLL_CAP)
-                pending = [u for u in self.updates if u["update_id"] >= offset]
+                pending = [u for u in self.updates if u["update_id"] >= offset and self.wanted(u)]
             result = pending[:limit]
         elif method == "getChatMember":
             result = self._member(int(params["chat_id"]), int(params["user_id"]))
@@ -398,17 +401,33 @@ class FakeTelegram:
                 }
                 for uid in self.admins.get(chat_id, [])
             ]
-        elif method not in ("deleteWebhook", "setWebhook", "setMyCommands", "answerCallbackQuery", "close", "logOut"):
+        elif method == "setWebhook":
+            self._remember_allowed(params)
+        elif method not in ("deleteWebhook", "setMyCommands", "answerCallbackQuery", "close", "logOut"):
             return web.json_response({"ok": False, "error_code": 400, "description": f"fake: {method} not served"})
-        if method in ("sendMessage", "editMessageText") and isinstance(result, dict):
+        if method in ("sendMessage", "editMessageText", "sendPhoto") and isinstance(result, dict):
             chat_id, message_id = int(params["chat_id"]), int(result["message_id"])
-            self.shown[(chat_id, message_id)] = (str(params.get("text", "")), _markup(params))
+            text = params.get("caption", "") if method == "sendPhoto" else params.get("text", "")
+            self.shown[(chat_id, message_id)] = (str(text), _markup(params))
         if method == "editMessageReplyMarkup" and "message_id" in params:
             key = (int(params["chat_id"]), int(params["message_id"]))
             self.shown[key] = (self.shown.get(key, ("", ""))[0], _markup(params))
         if method != "getUpdates":
             self.calls.append(Call(method, {**params, "_result": result}))
         return web.json_response({"ok": True, "result": result})
+
+    def _remember_allowed(self, params: dict[str, Any]) -> None:
+        """`allowed_updates` is kept until the bot asks again (Telegram: "the previous setting is used")."""
+        if "allowed_updates" in params and params["allowed_updates"] is not None:
+            given = params["allowed_updates"]
+            self.allowed_updates = list(json.loads(given) if isinstance(given, str) else given)
+
+    def wanted(self, update: dict[str, Any]) -> bool:
+        """As Telegram: only the types the bot asked for; by default all but chat_member and reactions."""
+        kind = next((key for key in update if key != "update_id"), "")
+        if not self.allowed_updates:
+            return kind not in ("chat_member", "message_reaction", "message_reaction_count")
+        return kind in self.allowed_updates
 
     def _member(self, chat_id: int, user_id: int) -> dict[str, Any]:
         """getChatMember: the bot is an administrator with the right to pin where `pinners` says so."""
@@ -439,6 +458,8 @@ class FakeTelegram:
                 return bad_request("not enough rights to manage pinned messages in the chat")
             if method == "pinChatMessage" and (chat_id, int(params.get("message_id", 0))) not in self.shown:
                 return bad_request("message to pin not found")
+        if method == "editMessageReplyMarkup" and (chat_id, int(params.get("message_id", 0))) not in self.shown:
+            return bad_request("message to edit not found")
         if method == "editMessageText" and "message_id" in params:
             if (chat_id, int(params["message_id"])) not in self.shown:
                 return bad_request("message to edit not found")

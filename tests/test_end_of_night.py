@@ -46,7 +46,7 @@ def test_two_pairs_settle_in_two_transfers_not_three() -> None:
 
 
 def test_the_chart_is_a_png_and_chinese_renders_without_missing_glyphs() -> None:
-    assert cjk_font_name() is not None, "the CJK font shipped by mplfonts is installed"
+    assert cjk_font_name() is not None, "a CJK font is installed (fonts-wqy-microhei, as in the image and CI)"
     names = ("张三", "李四", "王五", "趙六")
     log = (
         LogEntry(1, "x", 1, "hu", "", "", None, (PersonPayment(1, 1, "李四", "张三", 34, 3400, "win"),)),

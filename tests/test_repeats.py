@@ -27,7 +27,7 @@ async def test_a_gang_reported_twice_is_asked_and_recorded_only_on_again(table: 
     before = await table.row_counts()
     question = await table.respond("D: A 杠 B")  # D reports A's gang too
     assert question is not None and not question.recorded
-    assert [c.command for c in question.choices] == ["/again", "/again no"]
+    assert [c.command for c in question.choices] == ["/again q1", "/again q1 no"]  # the question's own id
     out = await table.say("D: A 杠 B")
     assert "和 #2 一样：A 明杠 B，又一次？" in out and "✅" not in out
     assert await table.row_counts() == before  # held, not recorded
@@ -142,14 +142,15 @@ async def test_english_talk_around_a_report_stays_silent(table: Table) -> None:
 
 def test_in_the_console_the_repeat_is_asked_and_again_records_it(tmp_path: Path) -> None:
     script = tmp_path / "night.txt"
-    script.write_text("/new A B C D\nA: 杠 B\nA: 杠 B\nD: 花杠\nD: 花杠\nC: 再记一次\n", encoding="utf-8")
+    lines = "/new A B C D\nA: 杠 B\nA: 杠 B\nD: 花杠\nD: 花杠\nC: 再记一次\nC: /again q2\n"
+    script.write_text(lines, encoding="utf-8")
     db = str(tmp_path / "c.sqlite3")
     night = json.loads(run_bot(tmp_path, "console", "--db", db, "--script", str(script), "--json"))
-    # A's gang once (the repeat left unanswered: a later question replaces it): B −6, A +6;
-    # D's flower gang twice (again): D 2 × 18 = 36, each other −12
+    # two questions open: 再记一次 asks which (records nothing); `/again q2` (its button) answers D's.
+    # A's gang once (its question left open): B −6, A +6; D's flower gang twice: D 2 × 18 = 36, each other −12
     assert night["balances"] == {"A": 6 - 12, "B": -6 - 12, "C": -12, "D": 36}
     out = run_bot(tmp_path, "console", "--db", str(tmp_path / "d.sqlite3"), stdin="/new A B C D\nA: 杠 B\nA: 杠 B\n")
-    assert "和 #2 一样：A 明杠 B，又一次？" in out and "[再记一次] /again" in out
+    assert "和 #2 一样：A 明杠 B，又一次？" in out and "[再记一次] /again q1" in out
 
 
 async def test_in_telegram_the_repeat_is_recorded_by_its_button(fake: FakeTelegram, tmp_path: Path) -> None:

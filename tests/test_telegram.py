@@ -10,6 +10,7 @@ import pytest
 from bot.delivery import RetryPolicy
 from bot.ledger import Ledger
 from bot.telegram_app import TelegramFrontEnd, build_application
+from bot.telegram_intake import Polling
 from tests.bot_process import bot_against_fake
 from tests.fake_telegram import FakeTelegram, user
 
@@ -26,18 +27,17 @@ class Running:
             "123:TEST", str(db), fake.base_url, policy=policy, board_interval=board_interval
         )
         self.front: TelegramFrontEnd = self.application.bot_data["front"]
+        self.intake = Polling(self.application.bot, self.front.accept, timeout=1)
 
     async def __aenter__(self) -> Running:
         await self.application.initialize()
         await self.application.post_init(self.application)  # type: ignore[misc]
-        assert self.application.updater is not None
-        await self.application.updater.start_polling(poll_interval=0.0, timeout=1, drop_pending_updates=False)
         await self.application.start()
+        await self.intake.start()
         return self
 
     async def __aexit__(self, *exc: object) -> None:
-        assert self.application.updater is not None
-        await self.application.updater.stop()
+        await self.intake.stop()
         await self.application.stop()
         await self.application.post_stop(self.application)  # type: ignore[misc]
         await self.application.post_shutdown(self.application)  # type: ignore[misc]

@@ -63,7 +63,8 @@ async def rename(context: Context) -> Response:
     old, name = two_words(context, "rename.usage")
     seat = resolve(context.seats, old)
     current = context.seats[seat]
-    change = SeatChange(seat, new_name(context, name), current.user_id, current.username)
+    name = new_name(context, name)  # the reply names the player as recorded: cleaned, never as typed
+    change = SeatChange(seat, name, current.user_id, current.username)
     event_id = await night.record_seat(context.line, "rename", change)
     return chore_response(context, night, Reply("rename.done", {"id": event_id, "old": current.name, "new": name}))
 
@@ -73,7 +74,8 @@ async def swap(context: Context) -> Response:
     which, name = two_words(context, "swap.usage")
     seat = seat_of_word(context, which)
     old = context.seats[seat].name
-    event_id = await night.record_seat(context.line, SWAP, SeatChange(seat, new_name(context, name)))
+    name = new_name(context, name)
+    event_id = await night.record_seat(context.line, SWAP, SeatChange(seat, name))
     params = {"id": event_id, "old": old or "?", "new": name, "seat": Reply(SEAT_KEYS[seat])}
     return chore_response(context, night, Reply("swap.done", params))
 

@@ -54,7 +54,8 @@ class Desk:
     charts_enabled: bool = True
     pending_close: set[str] = field(default_factory=set)  # chats shown /summary, awaiting `yes`
     clock: Callable[[], float] = time.time  # guided flows expire (tests move it on)
-    pending_repeats: dict[str, PendingRepeat] = field(default_factory=dict)  # by chat: asked, unanswered
+    # by chat: the repeat questions asked and not answered yet (bot/handlers/repeats.py keeps them)
+    pending_repeats: dict[str, tuple[PendingRepeat, ...]] = field(default_factory=dict)
     # (chat, account) -> the line an account with no seat sent: recorded once it claims a seat
     pending_lines: dict[tuple[str, str], PendingLine] = field(default_factory=dict)
 
@@ -80,6 +81,7 @@ class PendingRepeat:
     speaker: str  # who typed it, and what: the line is recorded as theirs
     text: str
     asked_at: float
+    question: int = 0  # the question's id in its chat (given by bot/handlers/repeats.remember)
 
 
 @dataclass(frozen=True)
@@ -91,6 +93,7 @@ class Context:
     language: str
     night: Night | None
     desk: Desk
+    seated: tuple[Seat, ...] | None = None  # who sat where at an earlier place (a fix): names resolve there
 
     @property
     def closed(self) -> bool:
@@ -98,6 +101,8 @@ class Context:
 
     @property
     def seats(self) -> tuple[Seat, ...]:
+        if self.seated is not None:
+            return self.seated
         return self.night.seats if self.night is not None else ()
 
     @property

@@ -11,7 +11,7 @@ from dataclasses import replace
 
 from bot import tab
 from bot.codec import event_kind
-from bot.commands import SEAT_TOKEN, Command, parse
+from bot.commands import SEAT_TOKEN, SELF, VERB, WORD, Command, parse, reads_with_names_of_then, scan
 from bot.handlers.common import (
     Context,
     Refusal,
@@ -20,6 +20,7 @@ from bot.handlers.common import (
     readable,
     recorded_reply,
     recording_night,
+    refused_win,
     tile_word,
 )
 from bot.handlers.table_events import (
@@ -32,12 +33,11 @@ from bot.handlers.table_events import (
     win_event,
     winds_event,
 )
-from bot.ledger import EventRow
+from bot.ledger import EventRow, Seat
 from bot.night import Corrected, LaterEventBreaks, Night, actor_of, table_event
 from bot.replies import LIST, Joined, Reply, Response
-from bot.seating import Speaker, resolve, seated_names
+from bot.seating import Speaker, player_list, resolve, seated_names
 from bot.views import format_money
-from bot.vocabulary import fold
 from engine.errors import EngineError
 from engine.melds import DeclaredPatternContradicted, LoggedMeldMissing
 from engine.table import Draw, Event, TableState, Win, WinRefused
@@ -69,7 +69,9 @@ def reads_as_a_fix(command: Command, names: list[str]) -> bool:
         inner = parse(command.word, names)
     except EngineError:
         return True  # the corrected line is wrong: that is worth saying too
-    return inner is not None and inner.name in EVENT_OF_COMMAND
+    if inner is None:  # `fix 2 Dave hu Bob …` with Dave gone since (or never there): answered too
+        return reads_with_names_of_then(command.word, names)
+    return inner.name in EVENT_OF_COMMAND
 
 
 def no_such_event(night: Night, number: int) -> Refusal:
@@ -154,9 +156,13 @@ def stakes_involved(night: Night, corrected: Corrected) -> list[tuple[int, int]]
     return sorted(found.items())
 
 
-async def correct(context: Context, night: Night, target: EventRow, event: Event | None) -> Corrected:
+async def correct(
+    context: Context, night: Night, target: EventRow, event: Event | None, then: Sequence[Seat] = ()
+) -> Corrected:
     try:
         return await night.correct(context.line, target, event)
+    except WinRefused as error:  # the corrected win itself: its winner as they sat then
+        raise Refusal(*refused_win(then or night.seats, error)) from error
     except LoggedMeldMissing as error:
         hand = night.fold.hand_of(target.id) or night.state.hand_no
         raise Refusal(meld_conflict(night, error, hand)) from error
@@ -204,15 +210,21 @@ async def undo(context: Context) -> Response:
 
 
 def corrected_event(context: Context, night: Night, target: EventRow) -> Event:
-    """The corrected line, parsed as if typed at the corrected event's place in the night."""
+    """The corrected line, parsed as if typed at the corrected event's place in the night: its names
+    are of who sat at the table then (丁 before `/swap 丁 Eve`), whoever sits there now."""
     command = context.command
-    inner = parse(command.word or "", seated_names(night.seats))
+    then = seats_then(night, night.slot_of(target.id))
+    known = [*seated_names(night.seats), *seated_names(then)]
+    inner = parse(command.word or "", known)
     if inner is None or inner.name not in EVENT_OF_COMMAND:
+        unknown = unknown_name(command.word or "", known)
+        if unknown is not None:  # 改 2 戊 胡 乙 …: a name nobody had tonight, not a wrong form
+            raise Refusal(Reply("player.unknown", {"name": unknown, "players": player_list(then)}))
         raise Refusal(Reply("fix.usage"))
     original = table_event(target)
     if original is None:
         raise Refusal(Reply("undo.not_undoable", {"id": target.id, "kind": Reply(f"kind.{target.kind}")}))
-    seated_then(night, target, inner.names)
+    seated_then(night, then, night.slot_of(target.id), inner.names)
     kind = EVENT_OF_COMMAND[inner.name]
     exposed = inner.name == "gang" and (inner.kind or "exposed") == "exposed"
     if (inner.name in NEEDS_A_NAME or exposed) and not inner.names:  # typed alone it asks with buttons: here, the line
@@ -220,33 +232,59 @@ def corrected_event(context: Context, night: Night, target: EventRow) -> Event:
     if kind != event_kind(original):
         raise Refusal(Reply("fix.other_kind", {"id": target.id, "kind": Reply(f"kind.{event_kind(original)}")}))
     # Unnamed, the actor is the corrected event's (改 3 胡 王五 … fixes that win, whoever types it)
-    incoming = replace(context.incoming, speaker=speaker_for(night, original) or context.incoming.speaker)
-    return build(replace(context, command=inner, incoming=incoming), inner, night.state_before(target.id))
+    incoming = replace(context.incoming, speaker=speaker_for(then, original) or context.incoming.speaker)
+    at_then = replace(context, command=inner, incoming=incoming, seated=then)
+    try:
+        return build(at_then, inner, night.state_before(target.id))
+    except LoggedMeldMissing:
+        raise  # named by its event number (the service's meld_conflict)
+    except EngineError as error:  # `no player`, a seat in an error: the players of then, by name
+        raise Refusal(Reply(error.key, readable(error.params, then))) from error
 
 
-def seated_then(night: Night, target: EventRow, names: Sequence[str]) -> None:
-    """The corrected line names who sat at the table at the corrected place: a player who sat down
-    later (换人) is refused, never read as whoever sat in that seat then."""
-    slot = night.slot_of(target.id)
+def unknown_name(line: str, known: Sequence[str]) -> str | None:
+    """The unknown word a plain corrected line starts with before its command word (戊 in `戊 胡 乙`)."""
+    pieces = scan(line, known)
+    verb = next((i for i, p in enumerate(pieces) if p.kind in (VERB, SELF)), None)
+    words = [p.text for p in pieces[: verb or 0] if p.kind == WORD]
+    return words[0] if words else None
+
+
+def seats_then(night: Night, slot: int) -> tuple[Seat, ...]:
+    """Who sat in each seat at the event `slot`: the one sitting there now, or whoever stood up since
+    (换人), called by their name now (a rename follows the person, as everywhere else)."""
     seating = night.seating()
     sitting = seating.at.get(slot, seating.now)
+    return tuple(
+        night.seats[seat] if person == seating.now[seat] else Seat(seating.names[person])
+        for seat, person in enumerate(sitting)
+    )
+
+
+def seated_then(night: Night, then: Sequence[Seat], slot: int, names: Sequence[str]) -> None:
+    """The corrected line names who sat at the table at the corrected place: a player who sat down
+    later (换人) is refused, never read as whoever sat in that seat then."""
     for name in names:
         if SEAT_TOKEN.match(name):
             continue  # a seat by number: whoever sat there
-        seat = resolve(night.seats, name)
-        then = seating.names[sitting[seat]]
-        if fold(then) != fold(night.seats[seat].name):
-            raise Refusal(Reply("fix.not_seated_then", {"name": name, "id": slot, "who": then}))
+        try:
+            resolve(then, name)
+        except EngineError:
+            try:
+                seat = resolve(night.seats, name)
+            except EngineError:
+                raise Refusal(Reply("player.unknown", {"name": name, "players": player_list(then)})) from None
+            raise Refusal(Reply("fix.not_seated_then", {"name": name, "id": slot, "who": then[seat].name})) from None
 
 
-def speaker_for(night: Night, event: Event) -> Speaker | None:
+def speaker_for(seats: Sequence[Seat], event: Event) -> Speaker | None:
     """Who the corrected event was about, as a speaker seated by name."""
     seat = actor_of(event)
     if isinstance(event, Win) and event.claims:
         seat = event.claims[0].winner
-    if seat is None or not night.seats[seat].name:
+    if seat is None or not seats[seat].name:
         return None
-    return Speaker(id=night.seats[seat].name, name=night.seats[seat].name, by_name=True)
+    return Speaker(id=seats[seat].name, name=seats[seat].name, by_name=True)
 
 
 def build(context: Context, command: Command, state: TableState) -> Event:
@@ -275,9 +313,11 @@ async def fix(context: Context) -> Response:
     if (night.event(night.slot_of(target.id)) or target).kind == "join":
         raise Refusal(Reply("undo.not_undoable", {"id": target.id, "kind": Reply("kind.join")}))
     event = corrected_event(context, night, target)
-    corrected = await correct(context, night, target, event)
+    then = seats_then(night, night.slot_of(target.id))  # before the correction: who played the event
+    corrected = await correct(context, night, target, event, then)
     replies = [Reply("fix.done", {"id": corrected.event_id, "target": target.id, "text": context.command.word})]
     played = corrected.replacement
     if played is not None:
-        replies.extend(explained(played, night.seats))  # with its 比下胡 / 垒宝塔 lines: the changes follow from them
+        # the winner as they sat then, with its 比下胡 / 垒宝塔 lines: the changes follow from them
+        replies.extend(explained(played, then))
     return recorded_reply(context, night, replies + correction_replies(night, corrected))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.commands import Command, not_whole_amount
+from bot.commands import Command, not_whole_amount, question_of
 from bot.handlers import repeats
 from bot.handlers.common import (
     Context,
@@ -21,6 +21,7 @@ from bot.ledger import EventRow
 from bot.night import Line, Night, table_event
 from bot.replies import Choice, Reply, Response
 from bot.seating import resolve, seat_of
+from engine.claims import conflicting_patterns
 from engine.errors import EngineError
 from engine.hand import MeldKind
 from engine.notation import parse_hand_parts, parse_tile
@@ -104,31 +105,101 @@ def repeat_of(night: Night, event: Event) -> int | None:
 
 async def ask_repeat(context: Context, night: Night, event: Event, same: int) -> Response:
     """Hold the event and ask (the question outlives a restart: bot/handlers/repeats.py); the money
-    moves only on 再记一次 (`/again`)."""
+    moves only on 再记一次 (`/again`). Its buttons carry its own id: they answer this question only."""
     speaker = context.incoming.speaker.name
     held = PendingRepeat(
         night.id, night.state.hand_no, same, event, speaker, context.incoming.text.strip(), context.desk.clock()
     )
-    await repeats.remember(context.desk, context.incoming.chat_id, held)
+    held = await repeats.remember(context.desk, context.incoming.chat_id, held)
     question = Reply("repeat.ask", {"id": same, "what": describe(event, night.seats)})
-    choices = (Choice(Reply("button.again"), "/again"), Choice(Reply("button.not_again"), "/again no"))
+    choices = (
+        Choice(Reply("button.again"), repeats.again_command(held, True)),
+        Choice(Reply("button.not_again"), repeats.again_command(held, False)),
+    )
     return ask(context, question, choices)
 
 
+def again_args(command: Command) -> tuple[int | None, int | None, bool]:
+    """`/again [qN | N] [no]`: the question a button names (qN), or the event a typed answer names (N:
+    the question `和 #N 一样`), and whether it is dropped."""
+    words = (command.word or "").lower().split()
+    drop = bool(words) and words[-1] == "no"
+    rest = words[:-1] if drop else words
+    if len(rest) > 1:
+        raise Refusal(Reply("command.extra_args", {"extra": " ".join(rest[1:])}))
+    if not rest:
+        return None, None, drop
+    question = question_of(rest[0])
+    if question is not None:
+        return question, None, drop
+    if rest[0].lstrip("#").isdigit() and len(rest[0]) <= 9:
+        return None, int(rest[0].lstrip("#")), drop
+    raise Refusal(Reply("command.extra_args", {"extra": rest[0]}))
+
+
 async def again(context: Context) -> Response:
-    """再记一次 / `/again`: record the held repeat; `/again no`: drop it. Once, within the time."""
+    """再记一次 / `/again`: record the held repeat; `/again no`: drop it. Once, within the time. A typed
+    answer applies only when one question is open (or it names the event: `/again 3`); with more, it
+    asks which, with buttons. A button answers its own question, and a second press is told so."""
     night = recording_night(context)
-    word = (context.command.word or "").lower()
-    if word not in ("", "no"):
-        raise Refusal(Reply("command.extra_args", {"extra": word}))
-    pending = await repeats.take(context.desk, context.incoming.chat_id)
-    current = pending is not None and (pending.night_id, pending.hand_no) == (night.id, night.state.hand_no)
-    if pending is None or not current:
+    question, number, drop = again_args(context.command)
+    desk, chat = context.desk, context.incoming.chat_id
+    if question is not None:
+        pending = await repeats.take(desk, chat, question)
+        if pending is None:  # answered already (by this button, another one, or a typed answer)
+            return Response((Reply("repeat.answered"),), context.language, spent=True)
+        return await answer_repeat(context, night, pending, drop)
+    waiting = await live_questions(context, night)
+    if number is not None:
+        waiting = [q for q in waiting if q.same_id == number]
+        if not waiting:
+            raise Refusal(Reply("repeat.none_like", {"id": number}))
+    if len(waiting) > 1:
+        return which_question(context, night, waiting, drop)
+    pending = await repeats.take(desk, chat, waiting[0].question)
+    if pending is None:
         raise Refusal(Reply("repeat.nothing"))
-    if context.desk.clock() - pending.asked_at > REPEAT_MINUTES * 60:
+    return await answer_repeat(context, night, pending, drop)
+
+
+async def live_questions(context: Context, night: Night) -> list[PendingRepeat]:
+    """The questions of this hand still within their time; the others are forgotten. None at all:
+    refused (`expired` when the only ones left had run out of time)."""
+    desk, chat = context.desk, context.incoming.chat_id
+    questions = await repeats.open_questions(desk, chat)
+    current = [q for q in questions if (q.night_id, q.hand_no) == (night.id, night.state.hand_no)]
+    live = [q for q in current if not expired(context, q)]
+    gone = tuple(q for q in questions if q not in live)
+    if gone:
+        await repeats.drop(desk, chat, gone)
+    if not live:
+        raise Refusal(Reply("repeat.expired" if current else "repeat.nothing"))
+    return live
+
+
+def expired(context: Context, pending: PendingRepeat) -> bool:
+    return context.desk.clock() - pending.asked_at > REPEAT_MINUTES * 60
+
+
+def which_question(context: Context, night: Night, waiting: list[PendingRepeat], drop: bool) -> Response:
+    """Several questions open: which one does the answer answer? Each as a button of its own."""
+    lines = [Reply("repeat.open_line", {"id": q.same_id, "what": describe(q.event, night.seats)}) for q in waiting]
+    label = "button.not_again_this" if drop else "button.again_this"
+    choices = tuple(
+        Choice(Reply(label, {"what": describe(q.event, night.seats)}), repeats.again_command(q, not drop))
+        for q in waiting
+    )
+    return ask(context, Reply("repeat.which", {"count": len(waiting), "questions": lines}), choices)
+
+
+async def answer_repeat(context: Context, night: Night, pending: PendingRepeat, drop: bool) -> Response:
+    """The answer to one question, taken already: its hand must still be on and its time not over."""
+    if (pending.night_id, pending.hand_no) != (night.id, night.state.hand_no):
+        raise Refusal(Reply("repeat.nothing"))
+    if expired(context, pending):
         raise Refusal(Reply("repeat.expired"))
-    if word == "no":
-        return Response((Reply("repeat.dropped", {"id": pending.same_id}),), context.language)
+    if drop:  # the chat sees the answer, and the question's buttons go (Response.settles)
+        return Response((Reply("repeat.dropped", {"id": pending.same_id}),), context.language, settles=True)
     line = Line(pending.speaker, pending.text, context.incoming.update_key)  # the line as first typed
     return recorded_response(context, night, await night.record(line, pending.event))
 
@@ -216,6 +287,11 @@ def win_event(context: Context, command: Command, state: TableState) -> Win:
             raise Refusal(Reply("hu.whose_discard"))
         discarder = resolve(context.seats, names[-1])
         winners = [resolve(context.seats, n) for n in names[:-1]] or [actor(context, ())]
+    conflict = conflicting_patterns(command.declared)
+    if conflict is not None:  # 七对 对对胡: never one dropped without a word, and asked before the flowers
+        pattern, other, fact = conflict
+        params = {"pattern": Reply(f"unit.{pattern}"), "other": Reply(f"unit.{other}"), "fact": Reply(f"fact.{fact}")}
+        raise Refusal(Reply("win.patterns_conflict", params), Reply("error.nothing_recorded"))
     if command.flowers is None and "wuhuaguo" not in command.declared:
         raise Refusal(Reply("hu.needs_flowers"))
     flowers = command.flowers or 0
