@@ -14,11 +14,13 @@ import time
 from pathlib import Path
 
 from bench.night_growth_bench import PLAYERS, lines, speaker
+from bot import night as night_module
 from bot.ledger import Ledger
 from bot.service import Incoming, Referee
 
 
 async def build(path: Path, events: int) -> None:
+    night_module.MAX_NIGHT_EVENTS = 10**9  # what a night past the bound (5,000 rows) would cost
     ledger = await Ledger.open(path)
     referee = Referee(ledger, charts_enabled=False)
     await referee.handle(Incoming("big", speaker("Alice"), "/new " + " ".join(PLAYERS)))

@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 from bot import checkpoint as checkpoints
+from bot import night as night_module
 from bot.codec import encode_event, event_kind
 from bot.ledger import Ledger, NewEvent
 from bot.seating import Speaker
@@ -33,6 +34,7 @@ COMMANDS = 2_000
 BIG_NIGHT = 100_000
 BATCH = 1_000
 ALICE = Speaker("Alice", "Alice", by_name=True)
+night_module.MAX_NIGHT_EVENTS = 10 * BIG_NIGHT  # what a night past the bound (5,000 rows) would cost
 
 
 def mixed_line(i: int) -> tuple[str, str]:

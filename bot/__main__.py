@@ -56,9 +56,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return asyncio.run(run_console(args[1:]))
     if os.environ.get("TELEGRAM_BOT_TOKEN"):
+        from bot import charts
         from bot.telegram_app import run_telegram
 
-        return run_telegram()
+        charts.start_drawing()  # matplotlib imported now, in the drawing process: not by the first /summary
+        try:
+            return run_telegram()
+        finally:
+            charts.stop_drawing()
     from bot.console import run_console
 
     return asyncio.run(run_console(args))

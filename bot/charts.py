@@ -4,16 +4,30 @@ Rendered with matplotlib's Agg backend (no screen) in a CJK font, so Chinese nam
 come out as boxes: WenQuanYi Micro Hei (Debian's `fonts-wqy-microhei`, 5 MB, simplified and
 traditional), which the Docker image and CI install; elsewhere the first installed font of
 `CJK_FAMILIES` (what macOS, Windows and other Linux desktops ship).
+
+The Telegram bot draws in a process of its own (`start_drawing`, at start: matplotlib is imported
+there then, not by the first /summary), so a chart never holds the chats the bot process answers
+meanwhile, and matplotlib's memory is not the bot's. A chart is kept by its night's version (the
+newest event) and language: asked again with nothing recorded since, it is not drawn again.
 """
 
 from __future__ import annotations
 
+import asyncio
 import io
+import multiprocessing
+import os
+import threading
+import time
+from collections import OrderedDict
 from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from functools import cache
 from pathlib import Path
 from threading import Lock
 
+from bot.heap import in_thread
 from bot.personal import NightPeople, payments_of
 from locales import Translator
 
@@ -32,6 +46,8 @@ CJK_FAMILIES = (  # installed fonts with Chinese glyphs, preferred first (simpli
     "Arial Unicode MS",
 )
 _DRAWING = Lock()  # matplotlib is one per process, so is the right to draw with it
+KEPT_CHARTS = 64  # charts kept by their night's version (about 100 KB each)
+_drawer: ProcessPoolExecutor | None = None
 
 
 # matplotlib is imported where a chart is drawn, not with the bot: it costs about 60 MB of memory and
@@ -120,6 +136,8 @@ def _balance_chart(night_number: int, people: NightPeople, doubled: set[int], la
     translator = Translator(language)
     family = cjk_font_name()
     figure = Figure(figsize=(8, 4.5), dpi=100)
+    # fixed margins: a "tight" bounding box draws the whole figure twice
+    figure.subplots_adjust(left=0.09, right=0.80, top=0.92, bottom=0.12)
     axes = figure.subplots()
     hands: list[int] = [0]
     for name, hands, values in person_lines(people):
@@ -136,10 +154,94 @@ def _balance_chart(night_number: int, people: NightPeople, doubled: set[int], la
     axes.set_ylabel(translator.t("chart.balance_axis"), fontdict=fontdict)
     if doubled:
         axes.plot([], [], "k*", label=translator.t("chart.doubled_mark"))
-    axes.legend(prop={"family": family} if family else None)
+    # beside the plot, never over a line: the "best" place inside is searched among every point drawn,
+    # a third of a long night's chart
+    axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), prop={"family": family} if family else None)
     axes.xaxis.set_major_locator(MaxNLocator(integer=True))
     axes.set_xlim(-0.3, hands[-1] + 0.3)  # the axis ends at the last hand, whatever the ticks
     axes.grid(True, alpha=0.3)
     buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", bbox_inches="tight")
+    figure.savefig(buffer, format="png")
     return buffer.getvalue()
+
+
+# ---- where charts are drawn -----------------------------------------------------------------------
+
+
+def start_drawing() -> None:
+    """Draw charts in a process of their own from now on, and import matplotlib there at once."""
+    global _drawer
+    if _drawer is None:
+        context = multiprocessing.get_context("spawn")  # a fresh interpreter: none of the bot's threads
+        _drawer = ProcessPoolExecutor(1, mp_context=context, initializer=_warm, initargs=(os.getpid(),))
+        _drawer.submit(_ready)  # starts the process (and its import) now, not with the first chart
+
+
+def stop_drawing() -> None:
+    global _drawer
+    if _drawer is not None:
+        _drawer.shutdown(wait=False, cancel_futures=True)
+        _drawer = None
+
+
+class Charts:
+    """The charts last drawn (one referee's), by their night's version: the night's id and newest
+    event, and the language."""
+
+    def __init__(self, most: int = KEPT_CHARTS) -> None:
+        self.most = most
+        self._kept: OrderedDict[tuple[object, ...], bytes] = OrderedDict()
+
+    def kept(self, version: tuple[object, ...], language: str) -> bytes | None:
+        png = self._kept.get((*version, language))
+        if png is not None:
+            self._kept.move_to_end((*version, language))
+        return png
+
+    async def chart(
+        self, version: tuple[object, ...], night_number: int, people: NightPeople, doubled: set[int], language: str
+    ) -> bytes:
+        """The night's chart for `version`: kept, or drawn now."""
+        key = (*version, language)
+        png = self._kept.get(key)
+        if png is not None:
+            self._kept.move_to_end(key)
+            return png
+        png = await _draw(night_number, people, doubled, language)
+        self._kept[key] = png
+        while len(self._kept) > self.most:
+            self._kept.popitem(last=False)
+        return png
+
+
+async def _draw(night_number: int, people: NightPeople, doubled: set[int], language: str) -> bytes:
+    drawer = _drawer
+    if drawer is not None:
+        try:
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(drawer, balance_chart, night_number, people, doubled, language)
+        except BrokenProcessPool:  # the drawing process died: start another, draw this one here
+            stop_drawing()
+            start_drawing()
+    return await in_thread(balance_chart, night_number, people, doubled, language)
+
+
+def _warm(parent: int) -> None:
+    """In the drawing process: import matplotlib and the font now, and leave when the bot does."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure  # noqa: F401  (imported for its cost, here and now)
+
+    cjk_font_name()
+    threading.Thread(target=_leave_with, args=(parent,), daemon=True).start()
+
+
+def _leave_with(parent: int) -> None:
+    while os.getppid() == parent:  # the bot was killed: nobody will ask for a chart again
+        time.sleep(1)
+    os._exit(0)
+
+
+def _ready() -> None:
+    """Nothing: submitted at start so that the process starts (and imports) at once."""

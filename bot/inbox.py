@@ -14,8 +14,11 @@ commits as the ledger's events (one process owns a database file).
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +27,9 @@ import aiosqlite
 from bot.writer import Writer
 
 KEEP_DONE_DAYS = 7  # done rows answer "already recorded #N" for a repeated button press
+RIDE_SECONDS = 0.05  # a row riding with its update's events is committed on its own after this
+INSERT = "INSERT OR IGNORE INTO inbox (update_id, chat, key, body) VALUES (?, ?, ?, ?)"
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -38,19 +44,46 @@ class Inbox:
     def __init__(self, connection: aiosqlite.Connection, writer: Writer) -> None:
         self._db = connection  # reads
         self._writer = writer  # writes: updates arriving together (many chats) share one commit
+        self._riding: dict[int, asyncio.Future[None]] = {}  # rows waiting for the next transaction
 
-    async def add(self, row: Row) -> bool:
-        """Store an update (committed when this returns); False if it was stored before."""
-        body = json.dumps(row.body, ensure_ascii=False)
+    async def add(self, row: Row, meanwhile: Callable[[], None] | None = None) -> bool:
+        """Store an update (committed when this returns); False if it was stored before.
 
-        def write(db: sqlite3.Connection) -> bool:
-            cursor = db.execute(
-                "INSERT OR IGNORE INTO inbox (update_id, chat, key, body) VALUES (?, ?, ?, ?)",
-                (row.update_id, row.chat, row.key, body),
-            )
-            return cursor.rowcount == 1
+        With `meanwhile` (what queues the update for processing), a new row is not committed on its
+        own: it rides with the next transaction, and `meanwhile` is called at once, so that the
+        update's own events carry it — one commit for the update and its row, and the row still
+        committed before this returns. An update that records nothing commits it at once (via
+        `mark_done`), and a row is committed on its own after RIDE_SECONDS whatever happens."""
+        params = (row.update_id, row.chat, row.key, json.dumps(row.body, ensure_ascii=False))
+        if meanwhile is None:
 
-        return await self._writer.run(write)
+            def write(db: sqlite3.Connection) -> bool:
+                return db.execute(INSERT, params).rowcount == 1
+
+            return await self._writer.run(write)
+        riding = self._riding.get(row.update_id)
+        if riding is None:
+            stored = await self._db.execute_fetchall("SELECT 1 FROM inbox WHERE update_id = ?", (row.update_id,))
+            if list(stored):
+                return False
+            riding = self._riding.get(row.update_id)
+        if riding is not None:  # queued already (a retry after a failed commit): only its commit is awaited
+            await self._committed(riding)
+            return False
+        riding = self._riding[row.update_id] = asyncio.get_running_loop().create_future()
+        self._writer.defer(INSERT, params, riding)
+        meanwhile()
+        await self._committed(riding)
+        return True
+
+    async def _committed(self, riding: asyncio.Future[None]) -> None:
+        """Wait for the transaction carrying a row; after RIDE_SECONDS, commit it on its own."""
+        while not riding.done():
+            await asyncio.wait([riding], timeout=RIDE_SECONDS)
+            if not riding.done():
+                await self._writer.run(_nothing)  # raises if the commit fails: the caller retries
+        self._riding = {key: value for key, value in self._riding.items() if value is not riding}
+        riding.result()  # the database was lost: raised here too
 
     async def pending(self) -> list[Row]:
         """Every update not yet done, oldest first (what a restart drains before anything new)."""
@@ -69,6 +102,14 @@ class Inbox:
         which comes before any later update of the chat can record; if the process dies first, the
         update is simply answered again, against the same state."""
         self._writer.defer("UPDATE inbox SET done = 1 WHERE update_id = ? AND done = 0", (update_id,))
+        if update_id in self._riding:  # its own row waits for a transaction: this is it
+            asyncio.get_running_loop().create_task(self._flush_quietly())
+
+    async def _flush_quietly(self) -> None:
+        try:
+            await self.flush()
+        except Exception:  # the row's own wait commits it again, and says so to the intake
+            log.exception("the inbox's waiting rows were not committed")
 
     async def flush(self) -> None:
         """Commit the marks still waiting (at shutdown)."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -206,7 +207,7 @@ class NightRow:
     number: int = 1  # the chat's own count: its first night is 1 whatever other chats did
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class EventRow:
     id: int
     night_id: int
@@ -237,7 +238,7 @@ async def _built(make: Callable[..., R], rows: Iterable[Sequence[Any]]) -> list[
 _EVENT_COLUMNS = "id, night_id, hand_no, kind, actor, payload, raw_text, speaker, reverses, created_at"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PaymentRow:
     event_id: int
     payer: int
@@ -305,6 +306,17 @@ def _insert_event(db: sqlite3.Connection, values: _EventValues) -> int:
         raise
     assert cursor.lastrowid is not None
     return cursor.lastrowid
+
+
+def _compact_event(
+    id: int, night_id: int, hand: int, kind: str, actor: int | None, payload: str, raw: str, speaker: str, *rest: Any
+) -> EventRow:
+    """An event row as held in memory: its kind and speaker shared with every row that repeats them."""
+    return EventRow(id, night_id, hand, sys.intern(kind), actor, payload, raw, sys.intern(speaker), *rest)
+
+
+def _compact_payment(event_id: int, payer: int, payee: int, amount: int, money: int, reason: str) -> PaymentRow:
+    return PaymentRow(event_id, payer, payee, amount, money, sys.intern(reason))
 
 
 def _seats_json(seats: Sequence[Seat]) -> str:
@@ -538,6 +550,11 @@ class Ledger:
         row = next(iter(rows), None)
         return int(row[0]) if row is not None and row[0] is not None else None
 
+    async def event_count(self, night_id: int) -> int:
+        """Rows the night holds (events, chores and corrections): an index range count."""
+        rows = await self._db.execute_fetchall("SELECT COUNT(*) FROM events WHERE night_id = ?", (night_id,))
+        return int(next(iter(rows))[0])
+
     async def latest_night(self, chat_id: str) -> NightRow | None:
         rows = await self._db.execute_fetchall(f"{_NIGHTS} WHERE chat_id = ? ORDER BY id DESC LIMIT 1", (chat_id,))
         row = next(iter(rows), None)
@@ -562,7 +579,7 @@ class Ledger:
         rows = await self._db.execute_fetchall(
             f"SELECT {_EVENT_COLUMNS} FROM events WHERE night_id = ? AND id > ? ORDER BY id", (night_id, after_id)
         )
-        return await _built(EventRow, rows)  # the columns in the dataclass's order: a long night loads fast
+        return await _built(_compact_event, rows)  # the columns in the dataclass's order: a long night loads fast
 
     async def event(self, night_id: int, event_id: int) -> EventRow | None:
         rows = await self._db.execute_fetchall(
@@ -578,7 +595,7 @@ class Ledger:
             " WHERE night_id = ? AND event_id > ? ORDER BY id",
             (night_id, after_event_id),
         )
-        return await _built(PaymentRow, rows)
+        return await _built(_compact_payment, rows)
 
     async def hand_deltas(self, night_id: int) -> list[tuple[int, int, int]]:
         """(hand, seat, net amount) for each hand that saw payments."""
@@ -610,7 +627,7 @@ class Ledger:
             "SELECT event_id, payer, payee, amount, money_cents, reason FROM payments WHERE night_id = ? ORDER BY id",
             (night_id,),
         )
-        return await _built(PaymentRow, rows)
+        return await _built(_compact_payment, rows)
 
     async def balances(self, night_id: int) -> tuple[list[int], list[int]]:
         """Net amount and money (cents) per seat, derived from the payments."""

@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import json
 from bisect import bisect_right
-from collections.abc import Callable, Iterable, Sequence
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
 
 from bot import checkpoint as checkpoints
@@ -57,7 +59,15 @@ from engine.table import Event, FlowerGang, Gang, Notice, Penalty, Pong, TableSt
 from engine.tiles import Tile
 
 SEATS = 4
-PENDING_ID = -1  # a correction's own id before the ledger assigns it
+PENDING_ID = -1
+# The night cache's bounds (Nights): events held in memory by the cached nights (about 1 KB each),
+# and chats; the chat used last always stays, however long its night.
+CACHE_EVENTS = 30_000
+CACHE_CHATS = 500
+# A night holds at most this many rows (events, chores and corrections): past it, a table event is
+# refused with "start a new night" (README: a bounded night keeps a correction's re-fold under half
+# a second, and no real table comes near it; chores, corrections and /close still go through).
+MAX_NIGHT_EVENTS = 5_000  # a correction's own id before the ledger assigns it
 
 
 @dataclass(frozen=True)
@@ -411,6 +421,7 @@ class Night:
         self._unwritten_bind: SeatChange | None = None  # see `bind_with_next_write`
         self._checkpoint = checkpoint
         self._head = head
+        self._rows: int | None = None if head is not None else len(self._events)  # the night's rows
         # The fold in memory starts after event `_from` (a checkpoint's) or at the start (0); the
         # whole night's fold is folded from the start the first time something asks for it.
         self._fold = Fold(self.start())
@@ -454,8 +465,13 @@ class Night:
             return
         self._events = await self.ledger.events(self.id)
         self._payment_rows = await self.ledger.payments(self.id)
+        self._rows = len(self._events)
         self._head = None  # `_derive` builds the players, totals and stakes from the whole log
         await in_thread(self._derive, self._checkpoint)  # a long night folds off the event loop
+
+    def held(self) -> int:
+        """Events (and payments) held in memory: what a night costs the cache (Nights.budget)."""
+        return 1 + len(self._events) + len(self._payment_rows) // 4
 
     def log_size(self) -> int:
         """The id of the newest event in the ledger (changes with every write)."""
@@ -741,6 +757,8 @@ class Night:
             self._unwritten_bind = bind  # not written: still to be dropped (the seats restored) or retried
             raise
         self._events.extend(rows)  # from a checkpoint's head too: a table event needs no older history
+        if self._rows is not None:
+            self._rows += len(rows)
         if bind is not None:
             self._active.add(rows[-1].id)
             rows = rows[:-1]
@@ -772,7 +790,11 @@ class Night:
 
     async def record(self, line: Line, event: Event) -> Recorded:
         """Apply a table event, append it with its payments, and fold it in; raises EngineError
-        (nothing written) if the table refuses it."""
+        (nothing written) if the table refuses it, or if the night is full (MAX_NIGHT_EVENTS)."""
+        if self._rows is None:  # from a checkpoint's head: counted in the ledger once
+            self._rows = await self.ledger.event_count(self.id)
+        if self._rows >= MAX_NIGHT_EVENTS:
+            raise EngineError("night.full", limit=MAX_NIGHT_EVENTS)
         fold = self._fold.then(PENDING_ID, PENDING_ID, event)
         played = fold.last
         new = NewEvent(played.hand_no, event_kind(event), actor_of(event), encode_event(event), played.payments)
@@ -1033,12 +1055,22 @@ def doubled_hands(fold: Fold) -> set[int]:
 
 class Nights:
     """Loads and caches each chat's latest night and settings. One process owns a database, and
-    every write goes through here, so the cache never goes stale."""
+    every write goes through here, so the cache never goes stale.
 
-    def __init__(self, ledger: Ledger) -> None:
+    The cache is bounded: it holds the nights of the chats used most recently, up to `budget`
+    events held in memory (a night from a checkpoint's head holds only the events after it) and
+    `most` chats; the least recently used night not in use leaves it first, and a closed night
+    leaves it once the line that used it is answered. A night that left is read again from the
+    ledger (its newest checkpoint first) when its chat next speaks: the ledger is the truth, so it
+    is the same night."""
+
+    def __init__(self, ledger: Ledger, budget: int = CACHE_EVENTS, most: int = CACHE_CHATS) -> None:
         self.ledger = ledger
-        self._latest: dict[str, Night | None] = {}
-        self._settings: dict[tuple[str, str], str | None] = {}
+        self.budget = budget
+        self.most = most
+        self._latest: OrderedDict[str, Night | None] = OrderedDict()  # least recently used first
+        self._settings: dict[str, dict[str, str | None]] = {}  # chat -> key -> value, for cached chats
+        self._busy: dict[str, int] = {}  # chats with a line being handled: their night stays
 
     async def load(self, row: NightRow, history: bool = True) -> Night:
         """The night from its newest valid checkpoint; without `history`, only the events after the
@@ -1075,16 +1107,64 @@ class Nights:
         unread until `Night.load_history`."""
         if chat_id not in self._latest:
             row = await self.ledger.latest_night(chat_id)
-            self._latest[chat_id] = await self.load(row, history) if row is not None else None
+            night = await self.load(row, history) if row is not None else None
+            if chat_id not in self._latest:  # (another line of the chat may have loaded it meanwhile)
+                self._latest[chat_id] = night
+        self._latest.move_to_end(chat_id)
         night = self._latest[chat_id]
         if night is not None and history:
             await night.load_history()
+        self._trim()
         return night
+
+    def cached(self, chat_id: str) -> bool:
+        """Whether the chat's night is in memory (the tests and benches ask)."""
+        return chat_id in self._latest
+
+    def held(self) -> int:
+        """Events held by the cached nights (what `budget` bounds)."""
+        return sum(night.held() for night in self._latest.values() if night is not None)
+
+    @asynccontextmanager
+    async def using(self, chat_id: str) -> AsyncIterator[None]:
+        """While a line of the chat is handled its night stays cached; after it, a closed night
+        leaves the cache (it is read again from its checkpoint if asked about)."""
+        self._busy[chat_id] = self._busy.get(chat_id, 0) + 1
+        try:
+            yield
+        finally:
+            left = self._busy.pop(chat_id) - 1
+            if left:
+                self._busy[chat_id] = left
+            else:
+                night = self._latest.get(chat_id)
+                if night is not None and night.closed:
+                    self._evict(chat_id)
+                self._trim()
+
+    def _trim(self) -> None:
+        """Evict the least recently used nights not in use until the cache fits its bounds (the
+        chat used last always stays: a night longer than the budget is still answered from memory)."""
+        held = self.held()
+        for chat_id in list(self._latest)[:-1]:
+            if held <= self.budget and len(self._latest) <= self.most:
+                break
+            if chat_id in self._busy:
+                continue
+            night = self._latest[chat_id]
+            held -= night.held() if night is not None else 0
+            self._evict(chat_id)
+        if len(self._settings) > len(self._latest) + len(self._busy):  # settings of chats that left
+            for chat_id in [c for c in self._settings if c not in self._latest and c not in self._busy]:
+                del self._settings[chat_id]
+
+    def _evict(self, chat_id: str) -> None:
+        free_off_loop([self._latest.pop(chat_id, None)])  # a long night is freed off the event loop
+        self._settings.pop(chat_id, None)
 
     def forget(self, chat_id: str) -> None:
         """Drop the cached night (after an unexpected failure): it is loaded again from the ledger."""
-        free_off_loop([self._latest.pop(chat_id, None)])
-        self._settings = {key: value for key, value in self._settings.items() if key[0] != chat_id}
+        self._evict(chat_id)
 
     async def open(
         self,
@@ -1112,13 +1192,16 @@ class Nights:
         return [await self.load(row) for row in await self.ledger.nights_of_user(user_id)]
 
     async def setting(self, chat_id: str, key: str) -> str | None:
-        if (chat_id, key) not in self._settings:
-            self._settings[(chat_id, key)] = await self.ledger.setting(chat_id, key)
-        return self._settings[(chat_id, key)]
+        known = self._settings.get(chat_id, {})
+        if key not in known:
+            value = await self.ledger.setting(chat_id, key)
+            known = self._settings.setdefault(chat_id, {})
+            known[key] = value
+        return known[key]
 
     async def set_setting(self, chat_id: str, key: str, value: str) -> None:
         await self.ledger.set_setting(chat_id, key, value)
-        self._settings[(chat_id, key)] = value
+        self._settings.setdefault(chat_id, {})[key] = value
 
     async def close(self) -> None:
         await self.ledger.close()

@@ -111,6 +111,10 @@ class Referee:
         """Answer one chat line; None when the line is not for the referee. Never raises for any
         input: an unexpected failure is logged, the chat's night is reloaded from the ledger (which
         rolled the line back), and the reply says nothing was recorded."""
+        async with self.nights.using(incoming.chat_id):  # its night stays cached until answered
+            return await self._guarded(incoming)
+
+    async def _guarded(self, incoming: Incoming) -> Response | None:
         before = await self._log_size(incoming.chat_id)
         try:
             return await self._handle(incoming)

@@ -205,16 +205,23 @@ class TelegramFrontEnd:
         updater does not move its offset past an update until this returns, so polling never stops
         and never skips an update that was not written."""
         delay = STORE_FIRST_DELAY
+        lane = await self.lane(row.chat)
+        queued: list[bool] = []
+
+        def queue_now() -> None:  # a quiet chat's update is processed while its row waits: one commit
+            queued.append(True)
+            self.enqueue(row, update, lane)
+
         while True:
             try:
-                added = await self.inbox.add(row)
+                added = await self.inbox.add(row, queue_now if lane not in self._workers else None)
                 break
             except (sqlite3.Error, OSError) as error:
                 log.error("update %s not stored yet (%s): retrying in %.1f s", row.update_id, error, delay)
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, STORE_MAX_DELAY)
-        if added:
-            self.enqueue(row, update, await self.lane(row.chat))
+        if added and not queued:
+            self.enqueue(row, update, lane)
 
     async def lane(self, chat: int | None) -> str | None:
         """The queue an update joins: its ledger key, so a group and the supergroup it became (a

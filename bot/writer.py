@@ -32,6 +32,7 @@ from locales import DEFAULT_LANGUAGE, Translator
 
 T = TypeVar("T")
 Work = Callable[[sqlite3.Connection], Any]
+Deferred = tuple[str, tuple[object, ...], "asyncio.Future[None] | None"]
 PRAGMAS = ("journal_mode=WAL", "synchronous=FULL", "foreign_keys=ON", "busy_timeout=10000")
 MAX_BATCH = 1_000  # writes per transaction: bounds how long the first of them waits for the last
 
@@ -68,8 +69,9 @@ class Writer:
         self._queue: list[tuple[Work, asyncio.Future[Any]]] = []
         self._draining: asyncio.Task[None] | None = None
         # Small writes that ride along with the next transaction (the inbox's "done" marks of
-        # updates that recorded nothing): one commit fewer per update.
-        self._deferred: list[tuple[str, tuple[object, ...]]] = []
+        # updates that recorded nothing, an update's own row that its events will carry): one
+        # commit fewer per update. A future, where given, is set once the write is committed.
+        self._deferred: list[Deferred] = []
         self.commits = 0  # transactions committed (a bench and the tests read it)
 
     @classmethod
@@ -92,8 +94,9 @@ class Writer:
             raise done.error
         return done.value  # type: ignore[no-any-return]
 
-    def defer(self, sql: str, params: tuple[object, ...]) -> None:
-        self._deferred.append((sql, params))
+    def defer(self, sql: str, params: tuple[object, ...], committed: asyncio.Future[None] | None = None) -> None:
+        """`sql` written with the next transaction, before its writes; `committed` set once it is."""
+        self._deferred.append((sql, params, committed))
 
     async def _drain(self) -> None:
         loop = asyncio.get_running_loop()
@@ -106,7 +109,7 @@ class Writer:
                 self.lost = error
                 if database.stop_when_lost:
                     stop_process(error)
-                for _, future in batch:
+                for future in [f for _, f in batch] + [f for _, _, f in deferred if f is not None]:
                     if not future.done():
                         future.set_exception(error)
                 continue
@@ -121,8 +124,11 @@ class Writer:
             for (_, future), outcome in zip(batch, outcomes, strict=True):
                 if not future.done():
                     future.set_result(outcome)
+            for _, _, committed in deferred:
+                if committed is not None and not committed.done():
+                    committed.set_result(None)
 
-    def _commit(self, works: list[Work], deferred: list[tuple[str, tuple[object, ...]]]) -> list[_Done]:
+    def _commit(self, works: list[Work], deferred: list[Deferred]) -> list[_Done]:
         """On the writer thread: one transaction, a savepoint per write, one COMMIT."""
         db = self._connection
         if self.lost is not None:
@@ -131,7 +137,7 @@ class Writer:
             self._watch.check()
         db.execute("BEGIN IMMEDIATE")
         try:
-            for sql, params in deferred:
+            for sql, params, _ in deferred:
                 db.execute(sql, params)
             outcomes = [self._one(db, work) for work in works]
             db.execute("COMMIT")

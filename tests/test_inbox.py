@@ -4,6 +4,7 @@ update can record."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from bot.inbox import Row
@@ -70,4 +71,42 @@ async def test_a_mark_for_an_update_that_recorded_nothing_rides_with_the_next_tr
     inbox.mark_done(2)
     await inbox.flush()  # at shutdown
     assert await pending(ledger) == []
+    await ledger.close()
+
+
+async def test_an_update_and_its_events_are_one_commit(tmp_path: Path) -> None:
+    """A quiet chat's update is queued while its row waits: the events' transaction carries the row
+    (and marks it done), and `add` returns only once that transaction has committed."""
+    ledger = await Ledger.open(tmp_path / "inbox.sqlite3")
+    inbox = ledger.inbox()
+    night = await ledger.open_night("tg:-1", SEATS, "nanjing", "{}", 100, 0, "alice", "/new", None)
+    recorded: list[list[int]] = []
+
+    async def record() -> None:  # what the chat's worker does with the update
+        ids = await ledger.append("tg:-1", night, "bob", "/flowergang", "msg:-1:10", 100, [NewEvent(1, "x", 1, "{}")])
+        recorded.append(ids)
+
+    tasks = []
+    before = ledger._writer.commits
+    assert await inbox.add(row(1, "msg:-1:10"), lambda: tasks.append(asyncio.create_task(record())))
+    await asyncio.gather(*tasks)
+    assert ledger._writer.commits - before == 1  # the row and its event: one commit
+    assert recorded and await inbox.is_done(1) and await pending(ledger) == []
+    assert not await inbox.add(row(1, "msg:-1:10"), lambda: tasks.append(asyncio.create_task(record())))
+    assert len(tasks) == 1  # delivered again by Telegram: stored before, not queued again
+    await ledger.close()
+    reopened = await Ledger.open(tmp_path / "inbox.sqlite3")  # both on disk
+    assert await reopened.inbox().is_done(1)
+    await reopened.close()
+
+
+async def test_an_update_that_records_nothing_commits_its_row_when_answered(tmp_path: Path) -> None:
+    ledger = await Ledger.open(tmp_path / "inbox.sqlite3")
+    inbox = ledger.inbox()
+    before = ledger._writer.commits
+    assert await inbox.add(row(1, "msg:-1:10"), lambda: inbox.mark_done(1))  # a /score, answered at once
+    assert ledger._writer.commits - before == 1 and await pending(ledger) == []
+    # nothing answers it: committed on its own, still before `add` returns
+    assert await inbox.add(row(2, "msg:-1:11"), lambda: None)
+    assert await pending(ledger) == [2]
     await ledger.close()

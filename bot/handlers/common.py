@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from bot.charts import Charts
 from bot.commands import Command, near_command
 from bot.handlers.causes import doubled_causes, notice_choices
 from bot.ledger import PaymentRow, Seat
@@ -56,6 +57,7 @@ class Desk:
     clock: Callable[[], float] = time.time  # guided flows expire (tests move it on)
     # by chat: the repeat questions asked and not answered yet (bot/handlers/repeats.py keeps them)
     pending_repeats: dict[str, tuple[PendingRepeat, ...]] = field(default_factory=dict)
+    charts: Charts = field(default_factory=Charts)  # each night's chart, kept by its version
     # (chat, account) -> the line an account with no seat sent: recorded once it claims a seat
     pending_lines: dict[tuple[str, str], PendingLine] = field(default_factory=dict)
 

@@ -6,7 +6,7 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
-from bot import charts, export
+from bot import export
 from bot.commands import SPEC_BY_NAME, parse
 from bot.handlers.common import Context, Refusal, board, describe, explained
 from bot.handlers.opening import unclaimed
@@ -14,7 +14,7 @@ from bot.heap import in_thread
 from bot.ledger import EventRow, PaymentRow, Seat
 from bot.night import Night, doubled_hands, table_event
 from bot.people import kept_indices, merged_index, net_by_reason, player_of, stake_runs
-from bot.personal import night_people
+from bot.personal import NightPeople, night_people
 from bot.replies import Attachment, Choice, Reply, Response, render
 from bot.seating import seated_names
 from bot.stats import chat_stats, my_stats
@@ -179,8 +179,9 @@ def summary_replies(night: Night) -> list[Reply]:
     )
 
 
-def night_chart(night: Night, language: str) -> bytes:
-    return charts.balance_chart(night.number, night_people(night), doubled_hands(night.fold), language)
+def chart_inputs(night: Night) -> tuple[NightPeople, set[int]]:
+    """What the chart is drawn from (sent to the drawing process)."""
+    return night_people(night), doubled_hands(night.fold)
 
 
 async def summary(context: Context) -> Response:
@@ -190,7 +191,11 @@ async def summary(context: Context) -> Response:
     lines = await in_thread(summary_replies, night)
     attachments: list[Attachment] = []
     if context.desk.charts_enabled:
-        png = await in_thread(night_chart, night, context.language)
+        version = (night.id, night.log_size())  # drawn again only once something is recorded
+        png = context.desk.charts.kept(version, context.language)
+        if png is None:
+            people, doubled = await in_thread(chart_inputs, night)  # a long night's in a worker too
+            png = await context.desk.charts.chart(version, night.number, people, doubled, context.language)
         chart = Attachment("photo", f"night-{night.id}.png", png)
         wanted = context.command.options.get("chart")
         if wanted and Path(wanted).name not in (
