@@ -57,7 +57,15 @@ def event_kind(event: Event) -> str:
 
 
 def encode_event(event: Event) -> str:
-    return json.dumps(asdict(event), ensure_ascii=False, sort_keys=True)
+    return json.dumps(_fields(event), ensure_ascii=False, sort_keys=True)
+
+
+def _fields(event: Event) -> dict[str, Any]:
+    """The event's fields; a win that joins no other keeps the payload it always had."""
+    raw = asdict(event)
+    if isinstance(event, Win) and event.joins is None:
+        del raw["joins"]
+    return raw
 
 
 # ---- one codec, driven by the types ------------------------------------------------------------
@@ -226,7 +234,7 @@ class Fix:
 
 def encode_fix(fix: Fix) -> str:
     kind = event_kind(fix.event)
-    return json.dumps({"kind": kind, "event": asdict(fix.event)}, ensure_ascii=False, sort_keys=True)
+    return json.dumps({"kind": kind, "event": _fields(fix.event)}, ensure_ascii=False, sort_keys=True)
 
 
 def decode_fix(payload: str) -> Fix:

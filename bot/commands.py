@@ -42,6 +42,8 @@ UNKNOWN = "unknown"  # the command name of a `/word` that is no command
 # Words of the grammar that are not command words, pattern words or flag words. Each maps to the
 # canonical text the builders read. Matching folds scripts, so the Simplified form is enough.
 SELF_WORDS = ("self", "自摸", "zimo", "tsumo")
+# A 胡 line that says it shares the last win's discard (一炮多响): joined to it without a question.
+ALSO_WORDS = ("also", "一炮多响", "一炮两响", "一炮三响", "same-discard")
 GANG_KIND_WORDS = {
     "add": "added",
     "added": "added",
@@ -74,7 +76,7 @@ SENTENCE_PARTICLES = frozenset("吗嗎呢吧啊呀嘛么麼啦哦喔咯呗唄")
 _TRAILING_MARKS = "!。.~…"
 
 # Piece kinds.
-NAME, SEAT, VERB, SELF, FLAG, PATTERN = "name", "seat", "verb", "self", "flag", "pattern"
+NAME, SEAT, VERB, SELF, FLAG, PATTERN, ALSO = "name", "seat", "verb", "self", "flag", "pattern", "also"
 GANG_KIND, PENALTY_KIND, FLOWER_WORD, SOFT_WORD, MEASURE = "gang_kind", "penalty_kind", "flower", "soft", "measure"
 PARTICLE, NUMBER, TILE, FLOWERS, SOFT, WORD = "particle", "number", "tile", "flowers", "soft_count", "word"
 
@@ -105,6 +107,7 @@ class Command:
     number: int | None = None  # /undo N, /history N (the page)
     word: str | None = None  # /lang X, /stats NAME, the unknown /command
     plain: bool = False  # started by a plain word, not a /command
+    also: bool = False  # 胡 … 一炮多响 / also: another winner on the last win's discard
 
 
 # ---- words ---------------------------------------------------------------------------------------
@@ -123,6 +126,7 @@ def _lexicon() -> tuple[tuple[str, str, str], ...]:
                 entries[folded] = (kind, canonical(word))
 
     add(SELF_WORDS, SELF, lambda _: "self")
+    add(ALSO_WORDS, ALSO, lambda _: "also")
     add(flag_words(), FLAG, flag_words().__getitem__)
     add(pattern_words(frozenset(verbs)), PATTERN, pattern_words(frozenset(verbs)).__getitem__)
     add(GANG_KIND_WORDS, GANG_KIND, lambda w: w if w.isascii() else _latin_kind(GANG_KIND_WORDS, w))
@@ -757,11 +761,16 @@ def _hu(name: str, raw: str, tokens: list[str], known: Sequence[str], plain: boo
     flowers: int | None = None
     soft = 0
     self_draw = False
-    for token in tokens:
+    also = False
+    for index, token in enumerate(tokens):
         if _is_name(token, known):
             names.append(token)
         elif token == "self":
             self_draw = True
+        elif token == "also":
+            also = True
+        elif token == "+" and names and index + 1 < len(tokens) and _is_name(tokens[index + 1], known):
+            continue  # B+C: two winners, as B,C
         elif token in flag_keys():
             flags.add(token)
         elif token in pattern_keys():
@@ -791,6 +800,7 @@ def _hu(name: str, raw: str, tokens: list[str], known: Sequence[str], plain: boo
         soft=soft,
         flags=frozenset(flags),
         plain=plain,
+        also=also,
     )
 
 
@@ -953,7 +963,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
         ("hu", "win"),
         "/hu self 123m456m789m234p5p+5p flowers=2",
         _hu,
-        _EVENT | {SELF, FLAG, PATTERN, FLOWERS, SOFT, TILE},
+        _EVENT | {SELF, FLAG, PATTERN, FLOWERS, SOFT, TILE, ALSO},
         flow=True,
     ),
     CommandSpec("draw", ("draw",), "/draw", most_words=0, head_only=True),

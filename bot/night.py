@@ -106,14 +106,24 @@ class Fold:
 
     state: TableState
     played: Appended[Played] = field(default_factory=lambda: Appended(keys=_played_keys))
+    # the table before the last event played, or before the first claim of the last win when more
+    # claims joined it (一炮多响): a claim joined later is settled with the others from there
+    before_last: TableState | None = None
 
     @staticmethod
-    def of(state: TableState, played: Iterable[Played]) -> Fold:
-        return Fold(state, Appended(played, keys=_played_keys))
+    def of(state: TableState, played: Iterable[Played], before_last: TableState | None = None) -> Fold:
+        return Fold(state, Appended(played, keys=_played_keys), before_last)
 
     def then(self, event_id: int, slot: int, event: Event, checked: bool = False) -> Fold:
         """The fold with one more event; raises EngineError (nothing changes) if it is not legal.
         A line being recorded (or a corrected one), or one `checked`, is first checked as if typed."""
+        if isinstance(event, Win) and event.joins is not None:
+            group = self.joined_group(event.joins)
+            if group:
+                return self._joined(event_id, slot, event, group, checked)
+            if self.played.first(event.joins) is not None:
+                raise EngineError("win.joined_apart", id=event.joins)
+            # the win it joined is undone: this claim is a win of its own, where it stands
         event = with_dealer(event, self.state.dealer)
         if checked or event_id == PENDING_ID:
             check_against_table(self, event)
@@ -130,11 +140,55 @@ class Fold:
             outcome.notices,
             outcome.factors,
         )
-        return Fold(outcome.state, self.played.plus(played))
+        return Fold(outcome.state, self.played.plus(played), before)
 
-    def plus(self, state: TableState, played: Played) -> Fold:
+    def joined_group(self, root: int) -> list[Played]:
+        """The last events played if they are the win at place `root` and the claims joined to it."""
+        group: list[Played] = []
+        for played in reversed(self.played):
+            event = played.event
+            if not isinstance(event, Win) or (played.slot != root and event.joins != root):
+                break
+            group.append(played)
+        return group[::-1]
+
+    def _joined(self, event_id: int, slot: int, event: Win, group: list[Played], checked: bool) -> Fold:
+        """Another winner on the discard of the win just played (RULES §8 一炮多响): the claims are
+        settled together from the table before the first, as one win; this claim's payments are what
+        that adds to the money already booked for the others."""
+        before = self.before_last
+        first = group[0].event
+        assert before is not None and isinstance(first, Win)
+        if event.discarder != first.discarder:
+            raise EngineError("win.joined_other_discard", id=group[0].slot)
+        event = win_with_dealer(event, before.dealer)
+        if checked or event_id == PENDING_ID:
+            check_win_at(before, event)  # this claim as if typed at the discard: its own hand
+        claims = tuple(c for p in group if isinstance(p.event, Win) for c in p.event.claims)
+        outcome = apply(before, Win((*claims, *event.claims), first.discarder))
+        derived: Flows = {}
+        booked: Flows = {}
+        for p in outcome.payments:
+            _add_pair(derived, p.payer, p.payee, p.amount, p.reason)
+        for p in (payment for played in group for payment in played.payments):
+            _add_pair(booked, p.payer, p.payee, p.amount, p.reason)
+        mine = {claim.winner for claim in event.claims}
+        played = Played(
+            event_id,
+            slot,
+            before.hand_no,
+            event,
+            tuple(difference(derived, booked)),
+            tuple(score for score in outcome.scores if score[0] in mine),
+            before.doubled,
+            tuple(n for n in outcome.notices if n.params.get("winner", next(iter(mine))) in mine),
+            outcome.factors,
+        )
+        return Fold(outcome.state, self.played.plus(played), before)
+
+    def plus(self, state: TableState, played: Played, before_last: TableState | None = None) -> Fold:
         """This fold and an event already played against it (a recorded line, with its ledger id)."""
-        return Fold(state, self.played.plus(played))
+        return Fold(state, self.played.plus(played), before_last)
 
     @property
     def last(self) -> Played:
@@ -171,12 +225,17 @@ def check_against_table(fold: Fold, event: Event) -> None:
     elif isinstance(event, Penalty):
         check_penalty_amount(event.amount)
     elif isinstance(event, Win):
-        check_declared_win(state, event)
-        for claim in event.claims:
-            check_soft(claim.soft)
-            if claim.winning is not None:
-                robbed = event.discarder if claim.flags.robbing_gang else None
-                check_win_copies(state.melds, claim.winner, claim.concealed, claim.melds, claim.winning, robbed)
+        check_win_at(state, event)
+
+
+def check_win_at(state: TableState, event: Win) -> None:
+    """A win's claims against the table they are won at: declared patterns, soft flowers, copies."""
+    check_declared_win(state, event)
+    for claim in event.claims:
+        check_soft(claim.soft)
+        if claim.winning is not None:
+            robbed = event.discarder if claim.flags.robbing_gang else None
+            check_win_copies(state.melds, claim.winner, claim.concealed, claim.melds, claim.winning, robbed)
 
 
 def check_declared_win(state: TableState, event: Event) -> None:
@@ -204,8 +263,10 @@ def current_hand(fold: Fold) -> list[Played]:
 
 def with_dealer(event: Event, dealer: int) -> Event:
     """A win's dealer flags as the (possibly re-derived) table has them, not as they were typed."""
-    if not isinstance(event, Win):
-        return event
+    return win_with_dealer(event, dealer) if isinstance(event, Win) else event
+
+
+def win_with_dealer(event: Win, dealer: int) -> Win:
     claims = tuple(replace(c, flags=replace(c.flags, dealer=c.winner == dealer)) for c in event.claims)
     return replace(event, claims=claims)
 
@@ -291,6 +352,19 @@ def entries(events: Sequence[EventRow], active: set[int], after: int = 0) -> lis
     places = slots(events)
     found = [(e.id, places[e.id], table_event(e)) for e in events if e.id in active and places[e.id] > after]
     return sorted(((i, s, ev) for i, s, ev in found if ev is not None), key=lambda entry: entry[1])
+
+
+def joins_back(events: Sequence[EventRow], active: set[int], after: int) -> bool:
+    """Whether a claim after event `after` joins a win at or before it (一炮多响): a checkpoint there
+    holds the table after that win alone, so the night is folded from further back."""
+    for event in reversed(events):  # in the order written: only those after the checkpoint are read
+        if event.id <= after:
+            break
+        if event.id in active and event.kind in ("win", "fix"):
+            joined = table_event(event)
+            if isinstance(joined, Win) and joined.joins is not None and joined.joins <= after:
+                return True
+    return False
 
 
 def _whole_fold(start: TableState, events: Sequence[EventRow], active: set[int]) -> Fold:
@@ -527,7 +601,7 @@ class Night:
         self.seats = seats_from(self.row, self.events, self.active)
         self.closed = is_closed(self.events)
         start, after = self.start(), 0
-        if checkpoint is not None:
+        if checkpoint is not None and not joins_back(self.events, self.active, checkpoint[0]):
             try:
                 start, after = checkpoints.decode(checkpoint[1], self.preset)[0], checkpoint[0]
             except checkpoints.CheckpointMismatch:
@@ -633,7 +707,8 @@ class Night:
 
     def check(self, event: Event) -> None:
         """Raise EngineError if the table refuses `event` now (nothing is written)."""
-        self._fold.then(PENDING_ID, PENDING_ID, event)
+        joins = isinstance(event, Win) and event.joins is not None  # settled from before the win it joins
+        (self.fold if joins else self._fold).then(PENDING_ID, PENDING_ID, event)
 
     def played_in(self, hand: int) -> tuple[Played, ...]:
         """The events of `hand` as played, read from the end of the fold in memory (a hand that just
@@ -790,19 +865,22 @@ class Night:
 
     async def record(self, line: Line, event: Event) -> Recorded:
         """Apply a table event, append it with its payments, and fold it in; raises EngineError
-        (nothing written) if the table refuses it, or if the night is full (MAX_NIGHT_EVENTS)."""
+        (nothing written) if the table refuses it, or if the night is full (MAX_NIGHT_EVENTS). A claim
+        joining the last win (一炮多响) is settled with it, from the whole night's fold."""
         if self._rows is None:  # from a checkpoint's head: counted in the ledger once
             self._rows = await self.ledger.event_count(self.id)
         if self._rows >= MAX_NIGHT_EVENTS:
             raise EngineError("night.full", limit=MAX_NIGHT_EVENTS)
+        if isinstance(event, Win) and event.joins is not None:
+            await self.folded()
         fold = self._fold.then(PENDING_ID, PENDING_ID, event)
         played = fold.last
         new = NewEvent(played.hand_no, event_kind(event), actor_of(event), encode_event(event), played.payments)
         closes_hand = fold.state.hand_no != self.state.hand_no
         saved = (fold.state, self._head_after(played)) if closes_hand else None
-        (row,) = await self._append(line, self.row.chat_id, [new], checkpoint=saved)
+        (row,) = await self._append(line, self.row.chat_id, [new], played.hand_no, saved)
         played = replace(played, event_id=row.id, slot=row.id)
-        self._fold = self._fold.plus(fold.state, played)  # shares the fold's history: no copy
+        self._fold = self._fold.plus(fold.state, played, fold.before_last)  # shares the fold's history: no copy
         self._active.add(row.id)
         rows = self._booked_rows(row.id, played.payments, played.hand_no)
         return Recorded(row.id, played, rows)
@@ -962,7 +1040,9 @@ def _settle_correction(
     """The night once the correction's rows are in the ledger (pure: runs off the event loop)."""
     row = written[0]
     fold = Fold.of(  # one copy a correction (it folded the whole night anyway)
-        plan.fold.state, (replace(p, event_id=row.id) if p.event_id == PENDING_ID else p for p in plan.fold.played)
+        plan.fold.state,
+        (replace(p, event_id=row.id) if p.event_id == PENDING_ID else p for p in plan.fold.played),
+        plan.fold.before_last,
     )
     active = active_ids(events)
     rows = tuple(
@@ -1036,6 +1116,19 @@ def moved_hands(before: Fold, after: Fold, from_slot: int) -> tuple[int, ...]:
     return tuple(sorted(hands))
 
 
+def joins_previous(played: Played, previous: Played | None) -> bool:
+    """Whether `played` is a claim settled with the win just before it (一炮多响): one hand and one
+    discard with it, not a hand or a deal-in of its own (a win ends its hand, so only a joined claim
+    follows a win in the same hand)."""
+    return (
+        isinstance(played.event, Win)
+        and played.event.joins is not None
+        and previous is not None
+        and isinstance(previous.event, Win)
+        and previous.hand_no == played.hand_no
+    )
+
+
 def hand_deltas(fold: Fold) -> list[tuple[int, int, int]]:
     """(hand, seat, net amount) for each derived payment, for the chart."""
     deltas: list[tuple[int, int, int]] = []
@@ -1098,6 +1191,8 @@ class Nights:
         after = await self.ledger.events(row.id, checkpoint[0])
         active = active_ids(after)
         if any(start < state.hand_no for start, _ in stake_schedule(0, after, active)[1:]):
+            return None
+        if joins_back(after, active, checkpoint[0]):
             return None
         payments = await self.ledger.payments_after(row.id, checkpoint[0])
         return Night(self.ledger, row, after, payments, checkpoint, head)

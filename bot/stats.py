@@ -26,7 +26,7 @@ from functools import lru_cache
 from bot.codec import POSITIONAL, decode_seat, from_data, to_data
 from bot.heap import in_thread
 from bot.ledger import NightMarks, NightRow
-from bot.night import Night, Nights
+from bot.night import Night, Nights, Played, joins_previous
 from bot.people import LEAVING, RENAMING, Person, merged_index, merged_names, player_of
 from bot.replies import LIST, Joined, Reply
 from bot.views import format_money
@@ -59,11 +59,13 @@ def _add_night(night: Night, player: int, career: Career) -> None:
     career.nights += 1
     career.net += person.amount
     career.money_cents += person.money_cents
+    previous: Played | None = None
     for played in night.fold.played:
         event = played.event
+        joined, previous = joins_previous(played, previous), played  # 一炮多响: one hand, one deal-in
         # a hand counts for whoever sat at the event that ended it: after a 换人 the rates of the one
         # who left and of the newcomer are over the hands each of them played
-        if isinstance(event, Draw | Win) and any(who(played.slot, seat) == player for seat in range(4)):
+        if isinstance(event, Draw | Win) and not joined and any(who(played.slot, seat) == player for seat in range(4)):
             career.hands += 1
         if not isinstance(event, Win):
             continue
@@ -74,7 +76,7 @@ def _add_night(night: Night, player: int, career: Career) -> None:
                 career.self_draws += 1 if self_draw else 0
                 career.win_totals.append(score.total)
                 career.patterns.update(item.key for item in score.items if item.key not in ("pao", "hard"))
-        if event.discarder is not None and who(played.slot, event.discarder) == player and not self_draw:
+        if event.discarder is not None and who(played.slot, event.discarder) == player and not self_draw and not joined:
             career.deal_ins += 1
 
 

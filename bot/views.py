@@ -8,7 +8,7 @@ from decimal import Decimal
 from itertools import pairwise
 
 from bot.ledger import EventRow, NightRow, PaymentRow, Seat
-from bot.night import Played
+from bot.night import Played, joins_previous
 from bot.people import Person
 from bot.replies import LIST, Chinese, Joined, Reply
 from engine.preset import PRESET_NAMES, Preset, UnitRule
@@ -131,6 +131,9 @@ def history(
     winner to a win on one discard (each with the row it joined): one win, read as such."""
     lines: list[Reply] = []
     fixed_by, merges = fixed_by or {}, merges or {}
+    joined_by: dict[int, int] = {}  # a first win, by the first claim that joined it
+    for row, first in sorted(merges.items()):
+        joined_by.setdefault(first, row)
     for event in events:
         key = "history.line_undone" if event.id in reversed_ids else "history.line"
         kind = "win" if event.id in merges else event.kind  # a second winner is a win, not a correction
@@ -145,6 +148,8 @@ def history(
             key, params = "history.line_joined", {**params, "with": fixed_by[event.id]}
         elif event.id in reversed_ids and event.id in fixed_by:
             key, params = "history.line_fixed", {**params, "by": fixed_by[event.id]}
+        elif event.id in joined_by and event.id not in merges:  # the first win, a claim joined it
+            key, params = "history.line_joined", {**params, "with": joined_by[event.id]}
         elif event.id in merges and event.id not in reversed_ids:
             key, params = "history.line_joining", {**params, "first": merges[event.id]}
         lines.append(Reply(key, params))
@@ -273,7 +278,9 @@ def night_stats(
     a seat, or with `player_of(event, seat)` whoever sat there at that event (after a 换人);
     `net_by_reason` is keyed the same way."""
     stats = [PlayerStats() for _ in range(players)]
+    previous: Played | None = None
     for entry in played:
+        joined, previous = joins_previous(entry, previous), entry  # 一炮多响: one discard, one deal-in
         who = (lambda seat, slot=entry.slot: player_of(slot, seat)) if player_of else (lambda seat: seat)
         if not entry.scores:
             continue
@@ -287,7 +294,7 @@ def night_stats(
             player.self_draws += 1 if self_draw else 0
             if score.total > player.biggest:
                 player.biggest, player.biggest_keys = score.total, [item.key for item in score.items]
-        if win is not None and win.discarder is not None and not self_draw:
+        if win is not None and win.discarder is not None and not self_draw and not joined:
             stats[who(win.discarder)].deal_ins += 1
     for (seat, reason), amount in net_by_reason.items():
         if reason in GANG_REASONS:

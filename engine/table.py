@@ -125,6 +125,9 @@ class WinInput:
 class Win:
     claims: tuple[WinInput, ...]
     discarder: int | None  # None: self-draw; the robbed player for 抢杠
+    # Another winner on the discard of the win at this place in the night (一炮多响, as the table said
+    # it): `apply` plays a Win as given; the night (bot/night.py) joins the claims into one win.
+    joins: int | None = None
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,8 @@
 
 For whole nights (tests/test_properties.py): `night_openings` (four seated, or three and a `/join`),
 `night_operations` (lines as the table types them, with 包牌 runs of three or four mouths from one
-feeder, and corrections of earlier lines), `another_version` (a line as /fix would change it).
+feeder, 三嘴 forced ends, several winners on one discard, and corrections of earlier lines),
+`another_version` (a line as /fix would change it).
 """
 
 from __future__ import annotations
@@ -199,14 +200,40 @@ def night_lines(draw: st.DrawFn) -> str:
 @st.composite
 def mouths(draw: st.DrawFn) -> list[str]:
     """包牌 (RULES §8 快照): a winner takes three or four mouths from one feeder, then wins; with
-    four the win is owed at once (on the feeder's discard or as a self-draw, as the prompt says)."""
+    four the win is owed at once (on the feeder's discard or as a self-draw, as the prompt says).
+    敞开头 (§12 三嘴): the fourth mouth, from the feeder or another, ends the hand at the pong when
+    its line gives the hard flowers (without them it is asked for them, and not recorded)."""
     winner, feeder = draw(st.sampled_from(NAMES[:4])), draw(st.sampled_from(NAMES[:4]))
     count = draw(st.integers(3, 4))
-    lines = [f"{winner}: /pong {feeder} {tile}" for tile in PONG_TILES[:count]]
+    lines = [f"{winner}: /pong {feeder} {tile}" for tile in PONG_TILES[:3]]
+    if count == 4:
+        fourth = draw(st.sampled_from((feeder, feeder, *NAMES[:4])))
+        ends = draw(st.sampled_from(("", " flowers=1", " flowers=4")))
+        lines.append(f"{winner}: /pong {fourth} {PONG_TILES[3]}{ends}")
     discarder = draw(st.sampled_from(("self", feeder, *NAMES[:4])))
     patterns = draw(st.sampled_from(("对对胡 全球独钓", "对对胡", "")))
     flowers = draw(st.integers(0, 5))
     return [*lines, f"{winner}: /hu {discarder} {patterns} flowers={flowers}".replace("  ", " ")]
+
+
+@st.composite
+def same_discard(draw: st.DrawFn) -> list[str]:
+    """一炮多响 (RULES §8): two or three winners on one discard. A later winner's line says it
+    (`also`), or is asked and answered: `/again` (the same discard) or `/again next` (a win of the
+    next hand)."""
+    discarder = draw(st.sampled_from(NAMES[:4]))
+    others = [name for name in NAMES[:4] if name != discarder]
+    winners = draw(st.lists(st.sampled_from(others), min_size=2, max_size=3, unique=True))
+    lines: list[str] = []
+    for index, winner in enumerate(winners):
+        line = f"{winner}: /hu {discarder} {NIGHT_HAND} flowers={draw(st.integers(0, 6))}"
+        how = draw(st.sampled_from(("also", "again", "next"))) if index else "first"
+        if how in ("first", "also"):
+            lines.append(line if how == "first" else f"{line} also")
+        else:
+            answer = "/again" if how == "again" else "/again next"
+            lines += [line, f"{draw(st.sampled_from(NAMES[:4]))}: {answer}"]
+    return lines
 
 
 def another_version(line: str, nudge: int) -> str | None:
@@ -233,14 +260,16 @@ Operation = tuple[str, str, int]  # ("line", line, 0), or ("fix" | "undo", which
 night_openings = st.one_of(
     st.just(("A: /new A B C D",)),
     st.sampled_from(NAMES[3:]).map(lambda name: ("A: /new A B C", f"{name}: /join")),  # a free seat
+    st.just(("A: /new A B C D preset=changkaitou",)),  # 敞开头: 三嘴 forced ends at a pong
 )
 
 _one_line: st.SearchStrategy[list[Operation]] = night_lines().map(lambda line: [("line", line, 0)])
 _mouths: st.SearchStrategy[list[Operation]] = mouths().map(lambda lines: [("line", line, 0) for line in lines])
+_same_discard: st.SearchStrategy[list[Operation]] = same_discard().map(lambda lines: [("line", x, 0) for x in lines])
 _correction: st.SearchStrategy[list[Operation]] = st.tuples(
     st.sampled_from(("fix", "undo")), st.integers(0, 50).map(str), st.integers(0, 9)
 ).map(lambda op: [op])
 
 night_operations: st.SearchStrategy[list[Operation]] = st.lists(
-    st.one_of(_one_line, _one_line, _correction, _correction, _mouths), min_size=1, max_size=16
+    st.one_of(_one_line, _one_line, _correction, _correction, _mouths, _same_discard), min_size=1, max_size=16
 ).map(lambda groups: [op for group in groups for op in group])

@@ -105,8 +105,8 @@ async def test_three_winners_on_one_discard_are_one_win(table: Table, ledger: Le
         """
         /new A B C D
         B: /hu A flowers=2
-        C: /hu A flowers=2
-        D: /hu A flowers=4
+        C: /hu A flowers=2 also
+        D: /hu A flowers=4 also
         """
     )
     # one discard, three claims: B 20 + 4 + 门清 20 = 44, C 44, D 20 + 8 + 20 = 48; A pays 136
@@ -167,9 +167,9 @@ async def test_a_stake_change_keeps_its_place_when_an_earlier_hand_is_undone(tab
 
 async def test_undoing_the_last_claim_of_a_merged_win_keeps_the_others(table: Table) -> None:
     table.language = "en"
-    await table.play("/new A B C D\nB: /hu A flowers=2\nC: /hu A flowers=2\nD: /hu A flowers=4")
-    out = await table.say("/undo 2")
-    # the place of #2 goes back one version: B and C on A's discard, 44 each (D's 48 taken back)
+    await table.play("/new A B C D\nB: /hu A flowers=2\nC: /hu A flowers=2 also\nD: /hu A flowers=4 also")
+    out = await table.say("/undo 4")
+    # D's claim (#4) is undone alone: B and C on A's discard, 44 each (D's 48 taken back)
     assert "Changes: A +48 · D −48" in out
     assert await table.balances() == {"A": -88, "B": 44, "C": 44, "D": 0}
     # a two-winner discard still doubles hand 2 with A staying (streak 1): D feeds C (44 + 10) × 2 = 108

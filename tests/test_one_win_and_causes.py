@@ -15,11 +15,11 @@ OPEN = "张三: 开局 张三 李四 王五 赵六"
 async def test_several_winners_on_one_discard_read_as_one_win_in_history(table: Table) -> None:
     await table.say(OPEN)
     await table.say("李四: 胡 王五 清一色 花2")  # #2
-    out = await table.say("赵六: 胡 王五 清一色 花2")  # merged into #2's place as #3
+    out = await table.say("赵六: 胡 王五 一炮多响 清一色 花2")  # #3, on #2's discard: the line says so
     assert "与 #2 合并为一炮多响" in out
     history = await table.say("张三: 记录")
     assert "#2 [第1盘] 胡：胡 王五 清一色 花2（李四）— 一炮多响，与 #3 是同一次胡" in history
-    assert "#3 [第1盘] 胡（一炮多响，同 #2 一炮）：胡 王五 清一色 花2（赵六）" in history
+    assert "#3 [第1盘] 胡（一炮多响，同 #2 一炮）：胡 王五 一炮多响 清一色 花2（赵六）" in history
     assert "更正" not in history  # not a replacement
     # RULES §8 一炮多响: the discarder pays each winner his own total. Each: 跑 20 + 2×2 hard + 门清 20
     # (from the log: no meld) + 清一色 60 = 104; hand 1 is not doubled. 王五 pays 2 × 104 = 208.
@@ -30,13 +30,14 @@ async def test_a_later_correction_of_the_joined_win_is_still_a_correction(table:
     await table.say("/lang en")
     await table.say(OPEN)
     await table.say("李四: 胡 王五 清一色 花2")  # #2
-    await table.say("赵六: 胡 王五 清一色 花2")  # #3, joined
-    await table.say("张三: /fix 3 /hu 李四,赵六 王五 清一色 flowers=3")  # #4, a real correction
+    await table.say("赵六: 胡 王五 清一色 花2")  # asked: the same discard as #2?
+    await table.say("李四: /again")  # #3, joined
+    await table.say("张三: /fix 3 /hu 赵六 王五 清一色 flowers=3")  # #4, a real correction of 赵六's claim
     history = await table.say("张三: /history")
     assert "#3 [hand 1] win: 胡 王五 清一色 花2 (赵六) — corrected by #4" in history
     assert "#2 [hand 1] win: 胡 王五 清一色 花2 (李四) — one win with #3" in history
-    # each winner now 20 + 2×3 + 门清 20 + 清一色 60 = 106; 王五 pays 2 × 106 = 212
-    assert await table.balances() == {"张三": 0, "李四": 106, "王五": -212, "赵六": 106}
+    # 李四 keeps 20 + 2×2 + 门清 20 + 清一色 60 = 104; 赵六 now 20 + 2×3 + 20 + 60 = 106; 王五 pays 210
+    assert await table.balances() == {"张三": 0, "李四": 104, "王五": -210, "赵六": 106}
 
 
 async def test_the_doubled_hand_warning_names_the_events_that_doubled_it(table: Table) -> None:
@@ -58,7 +59,7 @@ async def test_the_warning_in_english_names_the_winners_and_the_patterns(table: 
     await table.say("/lang en")
     await table.say(OPEN)
     await table.say("李四: 胡 王五 清一色 花2")  # #2
-    out = await table.say("赵六: 胡 王五 清一色 花2")
+    out = await table.say("赵六: 胡 王五 清一色 花2 also")  # #3
     assert "⚠️ next hand is doubled (×2): #2 李四, 赵六 full flush, several winners" in out
 
 

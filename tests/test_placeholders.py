@@ -63,6 +63,7 @@ GUARDS = frozenset(
         "hand.too_many_melds",
         "settle.unbalanced",
         "score.total",
+        "win.joined_apart",  # a claim is joined only right after its win: reached by no typed line
     }
 )
 
@@ -367,6 +368,16 @@ A: /pong B
 
 
 # Limits: an opener who sits nowhere, too many melds, a small win below the limit, odd amounts
+SEVERAL = """
+A: /new A B C D
+A: /hu A D 123m456m789m234p5p+5p flowers=2
+B: /hu B D 123m456m789m234p5p+5p flowers=2
+C: /again
+C: /hu C D 123m456m789m234p5p+5p flowers=2 also
+A: /fix %1 /hu A C 123m456m789m234p5p+5p flowers=2
+B: /hu B A 123m456m789m234p5p+5p flowers=2 also
+"""
+
 LIMITS = """
 Op: /new A B C D
 Op: /pong B
@@ -495,6 +506,9 @@ async def night_in(referee: Referee, language: str) -> None:
     limits = Player(referee, f"limits-{language}", language)
     await limits.say(f"/lang {language}")
     await limits.play(LIMITS)
+    several = Player(referee, f"several-{language}", language)  # 一炮多响: asked, joined, a fix refused
+    await several.say(f"/lang {language}")
+    await several.play(SEVERAL)
     tg = Player(referee, f"tg-{language}", language)
     await tg.say(f"/lang {language}")
     await telegram_lines(tg)

@@ -141,8 +141,9 @@ async def test_several_winners_comma_form(table: Table) -> None:
 async def test_several_winners_two_lines_merge(table: Table) -> None:
     await table.play(NEW)
     await table.say("Bob: /hu Carol 123m 456m 789m 234p 5p +5p flowers=4")
-    out = await table.say("Dave: /hu Carol 123m 456m 789m 234p 5p +5p flowers=4")  # the same discard, 5p
-    assert "#4" in out or "一炮多响" in out
+    out = await table.say("Dave: /hu Carol 123m 456m 789m 234p 5p +5p flowers=4")  # asked: the same discard?
+    assert "一炮多响" in out and await table.balances() == {"Alice": 0, "Bob": 50, "Carol": -50, "Dave": 0}
+    assert "一炮多响" in await table.say("Bob: /again")  # the table says: the same discard, 5p
     # each: 20 + 2×(4 hard + 缺一 1) + 门清 20 = 50, both paid by Carol
     assert await table.balances() == {"Alice": 0, "Bob": 50, "Carol": -100, "Dave": 50}
     assert (await table.night())["hands"] == 1

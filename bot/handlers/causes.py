@@ -8,6 +8,7 @@ first typed at, as /history and /fix know it), who, and what.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from bot.ledger import Seat
 from bot.night import Played
@@ -35,6 +36,7 @@ def doubled_causes(hand: Sequence[Played], triggers: str, seats: Sequence[Seat],
     """The events of `hand` behind the facts `triggers` (the engine's comma list), in order; None when
     no event can be named (the warning then lists the facts alone)."""
     facts = {key for key in triggers.split(",") if key}
+    hand = one_win_each(hand)
     left = set(facts)
     causes: list[tuple[Played, set[str]]] = []
     for played in hand:
@@ -52,6 +54,19 @@ def doubled_causes(hand: Sequence[Played], triggers: str, seats: Sequence[Seat],
         return None
     causes.sort(key=lambda cause: cause[0].slot)
     return Joined(tuple(cause_line(p, own, seats, preset) for p, own in causes), BETWEEN)
+
+
+def one_win_each(hand: Sequence[Played]) -> list[Played]:
+    """The hand's events with the claims joined to a win (一炮多响) read into it: one win, at its place."""
+    events: list[Played] = []
+    for played in hand:
+        event, last = played.event, events[-1] if events else None
+        if isinstance(event, Win) and event.joins is not None and last is not None and isinstance(last.event, Win):
+            claims = (*last.event.claims, *event.claims)
+            events[-1] = replace(last, event=replace(last.event, claims=claims), scores=(*last.scores, *played.scores))
+            continue
+        events.append(played)
+    return events
 
 
 def cause_line(played: Played, facts: set[str], seats: Sequence[Seat], preset: Preset) -> Reply:

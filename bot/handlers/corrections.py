@@ -235,11 +235,14 @@ def corrected_event(context: Context, night: Night, target: EventRow) -> Event:
     incoming = replace(context.incoming, speaker=speaker_for(then, original) or context.incoming.speaker)
     at_then = replace(context, command=inner, incoming=incoming, seated=then)
     try:
-        return build(at_then, inner, night.state_before(target.id))
+        event = build(at_then, inner, night.state_before(target.id))
     except LoggedMeldMissing:
         raise  # named by its event number (the service's meld_conflict)
     except EngineError as error:  # `no player`, a seat in an error: the players of then, by name
         raise Refusal(Reply(error.key, readable(error.params, then))) from error
+    if isinstance(original, Win) and isinstance(event, Win):  # a claim joined to a win stays joined to it
+        event = replace(event, joins=original.joins)
+    return event
 
 
 def unknown_name(line: str, known: Sequence[str]) -> str | None:

@@ -105,10 +105,16 @@ def in_full(context: Context, night: Night, number: int) -> Response:
 
 def merges(night: Night) -> dict[int, int]:
     """The rows that joined a second winner to a win on the same discard (一炮多响), each with the
-    row it joined: stored as a fix of the first win, but read as one win, never as a correction."""
+    place it joined: a claim of its own that the table said shares the discard (`Win.joins`), or, in
+    older ledgers, a fix of the first win read as one win, never as a correction."""
     found: dict[int, int] = {}
     names = seated_names(night.seats)
     for event in night.events:
+        claim = table_event(event) if event.kind == "win" else None
+        if isinstance(claim, Win) and claim.joins is not None:
+            if night.current_version(claim.joins) is not None:  # with its first win undone, a win of its own
+                found[event.id] = claim.joins
+            continue
         if event.kind != "fix" or event.reverses is None:
             continue
         try:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from bot.commands import Command, not_whole_amount, question_of
 from bot.handlers import repeats
 from bot.handlers.common import (
@@ -12,13 +14,10 @@ from bot.handlers.common import (
     ask,
     choices_for,
     describe,
-    played_lines,
-    recorded_reply,
     recorded_response,
     recording_night,
 )
-from bot.ledger import EventRow
-from bot.night import Line, Night, table_event
+from bot.night import Line, Night
 from bot.replies import Choice, Reply, Response
 from bot.seating import resolve, seat_of
 from engine.claims import conflicting_patterns
@@ -142,24 +141,45 @@ async def again(context: Context) -> Response:
     answer applies only when one question is open (or it names the event: `/again 3`); with more, it
     asks which, with buttons. A button answers its own question, and a second press is told so."""
     night = recording_night(context)
-    question, number, drop = again_args(context.command)
+    command, next_hand = next_hand_answer(context.command)
+    question, number, drop = again_args(command)
     desk, chat = context.desk, context.incoming.chat_id
     if question is not None:
+        asked = [q for q in await repeats.open_questions(desk, chat) if q.question == question]
+        if next_hand and asked and not is_same_discard(asked[0]):
+            raise Refusal(Reply("command.extra_args", {"extra": "next"}))
         pending = await repeats.take(desk, chat, question)
         if pending is None:  # answered already (by this button, another one, or a typed answer)
             return Response((Reply("repeat.answered"),), context.language, spent=True)
-        return await answer_repeat(context, night, pending, drop)
+        return await answer_repeat(context, night, pending, drop, next_hand)
     waiting = await live_questions(context, night)
     if number is not None:
         waiting = [q for q in waiting if q.same_id == number]
         if not waiting:
             raise Refusal(Reply("repeat.none_like", {"id": number}))
+    if next_hand:  # `/again next` answers a same-discard question only
+        waiting = [q for q in waiting if is_same_discard(q)]
+        if not waiting:
+            raise Refusal(Reply("command.extra_args", {"extra": "next"}))
     if len(waiting) > 1:
         return which_question(context, night, waiting, drop)
     pending = await repeats.take(desk, chat, waiting[0].question)
     if pending is None:
         raise Refusal(Reply("repeat.nothing"))
-    return await answer_repeat(context, night, pending, drop)
+    return await answer_repeat(context, night, pending, drop, next_hand)
+
+
+def next_hand_answer(command: Command) -> tuple[Command, bool]:
+    """`/again [qN] next`: [是下一盘], the held win is the next hand's; the rest read as any answer."""
+    words = (command.word or "").split()
+    if not words or words[-1].lower() != "next":
+        return command, False
+    return replace(command, word=" ".join(words[:-1]) or None), True
+
+
+def is_same_discard(pending: PendingRepeat) -> bool:
+    """Whether the question is `和 #N 同一张牌吗？` (a win held with the win it may join)."""
+    return isinstance(pending.event, Win) and pending.event.joins is not None
 
 
 async def live_questions(context: Context, night: Night) -> list[PendingRepeat]:
@@ -192,12 +212,16 @@ def which_question(context: Context, night: Night, waiting: list[PendingRepeat],
     return ask(context, Reply("repeat.which", {"count": len(waiting), "questions": lines}), choices)
 
 
-async def answer_repeat(context: Context, night: Night, pending: PendingRepeat, drop: bool) -> Response:
+async def answer_repeat(
+    context: Context, night: Night, pending: PendingRepeat, drop: bool, next_hand: bool = False
+) -> Response:
     """The answer to one question, taken already: its hand must still be on and its time not over."""
     if (pending.night_id, pending.hand_no) != (night.id, night.state.hand_no):
         raise Refusal(Reply("repeat.nothing"))
     if expired(context, pending):
         raise Refusal(Reply("repeat.expired"))
+    if isinstance(pending.event, Win) and pending.event.joins is not None:  # 和 #N 同一张牌吗？
+        return await answer_same_discard(context, night, pending, drop, next_hand)
     if drop:  # the chat sees the answer, and the question's buttons go (Response.settles)
         return Response((Reply("repeat.dropped", {"id": pending.same_id}),), context.language, settles=True)
     line = Line(pending.speaker, pending.text, context.incoming.update_key)  # the line as first typed
@@ -394,40 +418,73 @@ async def hu(context: Context) -> Response:
         choices = (Choice(Reply("button.self_draw"), "/hu self"), *choices_for(context, "hu", me))
         return ask(context, Reply("hu.how"), choices)
     event = win_event(context, command, night.state)
-    merge_with = mergeable_win(night, event)
-    if merge_with is None:
+    first = joinable_win(night, event)
+    if command.also:  # the line says it (一炮多响, also): joined without a question, or refused
+        if first is None:
+            raise Refusal(Reply("hu.nothing_to_join"))
+        return joined(await record(context, replace(event, joins=first)), first)
+    if first is None:
         return await record(context, event)
-    previous = table_event(merge_with)
-    assert isinstance(previous, Win)
-    return await merged(context, night, merge_with, Win(previous.claims + event.claims, event.discarder))
+    return await ask_same_discard(context, night, replace(event, joins=first), first)
 
 
-def mergeable_win(night: Night, event: Win) -> EventRow | None:
-    """A second 胡 on the same discard, typed as its own line right after the first (一炮多响): the
-    win must be the last event played (by its place in the night, so a fix of an older hand's win
-    never counts), on the same discarder, with other winners, and on the same tile when both say it."""
+def joinable_win(night: Night, event: Win) -> int | None:
+    """The place of the win this one may share a discard with (一炮多响): the win must be the last
+    event played (by its place in the night, so a fix of an older hand's win never counts), on the
+    same discarder, with other winners, on the same tile when both say it, and nothing typed since.
+    Only the table knows whether it was the same discard: it is asked, or the line says it."""
     if event.discarder is None or not night.fold.played:
         return None
     last = night.fold.played[-1]
     previous = last.event
     if not isinstance(previous, Win) or previous.discarder != event.discarder:
         return None
-    if {c.winner for c in previous.claims} & {c.winner for c in event.claims}:
+    root = previous.joins if previous.joins is not None and night.fold.joined_group(previous.joins) else last.slot
+    group = night.fold.joined_group(root)
+    claims = [c for p in group if isinstance(p.event, Win) for c in p.event.claims]
+    if {c.winner for c in claims} & {c.winner for c in event.claims}:
         return None
-    tiles = {c.winning for c in (*previous.claims, *event.claims) if c.winning is not None}
+    tiles = {c.winning for c in (*claims, *event.claims) if c.winning is not None}
     if len(tiles) > 1:
         return None  # another tile: another discard, the next hand's win
     newest = night.last_active(REVERSIBLE)  # nothing typed since (a chore, a fix elsewhere)
     if newest is None or night.slot_of(newest.id) != last.slot:
         return None
-    return night.current_version(last.slot)
+    return root
 
 
-async def merged(context: Context, night: Night, target: EventRow, event: Win) -> Response:
-    """The combined win stands in for the first one: a fix of it, re-derived like any correction."""
-    corrected = await night.correct(context.line, target, event)
-    played = corrected.replacement
-    assert played is not None
-    replies = [Reply("win.merged", {"id": target.id})]
-    replies.extend(played_lines(night, corrected.event_id, played, corrected.payments))
-    return recorded_reply(context, night, replies)
+async def ask_same_discard(context: Context, night: Night, event: Win, first: int) -> Response:
+    """Hold the win and ask whether it was the same discard as #first (the repeat question's way:
+    kept in the ledger, answered once, bot/handlers/repeats.py); no money moves before the answer."""
+    night.check(event)  # what the table refuses anyway is refused, not asked about
+    speaker = context.incoming.speaker.name
+    held = PendingRepeat(
+        night.id, night.state.hand_no, first, event, speaker, context.incoming.text.strip(), context.desk.clock()
+    )
+    held = await repeats.remember(context.desk, context.incoming.chat_id, held)
+    same = repeats.again_command(held, True)
+    choices = (Choice(Reply("button.same_discard"), same), Choice(Reply("button.next_hand"), f"{same} next"))
+    return ask(context, Reply("hu.same_discard", {"id": first}), choices)
+
+
+async def answer_same_discard(
+    context: Context, night: Night, pending: PendingRepeat, drop: bool, next_hand: bool
+) -> Response:
+    """[一炮多响] (`/again`): the claim joins #first, if nothing was played since; [是下一盘]
+    (`/again next`): a win of its own; `/again no`: dropped."""
+    event = pending.event
+    assert isinstance(event, Win)
+    if drop:
+        return Response((Reply("repeat.dropped", {"id": pending.same_id}),), context.language, settles=True)
+    if next_hand:
+        event = replace(event, joins=None)
+    elif joinable_win(night, replace(event, joins=None)) != pending.same_id:
+        raise Refusal(Reply("repeat.expired"))  # something was played since: no longer the discard just won on
+    line = Line(pending.speaker, pending.text, context.incoming.update_key)  # the line as first typed
+    response = recorded_response(context, night, await night.record(line, event))
+    return joined(response, event.joins) if event.joins is not None else response
+
+
+def joined(response: Response, first: int) -> Response:
+    """A joined claim's reply says first which win it joined (与 #2 合并为一炮多响)."""
+    return replace(response, replies=(Reply("win.merged", {"id": first}), *response.replies))
