@@ -42,6 +42,7 @@ class Console:
         self.out = out
         self.chart_dir = chart_dir
         self.refused = 0  # lines answered with an error (the script's exit status says so)
+        self.pad: dict[str, str] = {}  # the latest tile pad's buttons, pressed by typing a label
 
     async def _first_player(self) -> str:
         return await self.referee.first_player(self.chat_id) or "console"
@@ -50,6 +51,7 @@ class Console:
         if not line.strip() or line.lstrip().startswith("#"):
             return None
         name, text = split_speaker(line)
+        text = self.pad.get(text, text)  # `B: 5筒` presses the pad's 5筒
         speaker = Speaker(
             id=name or await self._first_player(),
             name=name or await self._first_player(),
@@ -71,8 +73,7 @@ class Console:
         text = render_response(response, translator)
         if text:
             print(text, file=self.out)
-        for choice in response.choices:
-            print(f"  [{render(choice.label, translator)}] {choice.command}", file=self.out)
+        self._print_choices(response, translator)
         for attachment in response.attachments:
             path = self.chart_dir / (attachment.path or attachment.filename)  # an absolute path stays as typed
             try:
@@ -83,6 +84,24 @@ class Console:
                 continue
             print(translator.t("console.wrote_file", path=str(path)), file=self.out)
         print("", file=self.out)
+
+    def _print_choices(self, response: Response, translator: Translator) -> None:
+        """A button a line (`[确认] /hu ~…`); a tile pad's keyboard (buttons with a row) compactly, a
+        suit a line (two of Telegram's rows), each button pressed by typing its label."""
+        if response.choices or response.recorded:
+            self.pad = {}
+        lines: dict[int, list[str]] = {}
+        for choice in response.choices:
+            label = render(choice.label, translator)
+            if choice.row is None:
+                print(f"  [{label}] {choice.command}", file=self.out)
+                continue
+            self.pad[label] = choice.command
+            lines.setdefault(choice.row // 2, []).append(f"[{label}]")
+        for buttons in lines.values():
+            print("  " + " ".join(buttons), file=self.out)
+        if lines:
+            print("  " + translator.t("console.pad_hint"), file=self.out)
 
     async def run_lines(self, lines: Iterable[str], keep_going: bool = True) -> None:
         """Every line in turn; a refused line is answered and the script goes on (unless told to stop)."""

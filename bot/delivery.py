@@ -185,6 +185,10 @@ class Outbox:
 
     def _next_batch(self, queue: deque[Outgoing]) -> list[Outgoing]:
         batch = [queue.popleft()]
+        # a flow's steps queued for one message: only the latest is worth showing (taps came faster
+        # than the edits land); a recorded result is never skipped
+        while batch[0].edit is not None and not batch[0].response.recorded and queue and queue[0].edit == batch[0].edit:
+            batch = [queue.popleft()]
         if not batch[0].plain:
             return batch
         while queue and queue[0].plain and queue[0].thread == batch[0].thread:

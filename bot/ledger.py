@@ -25,7 +25,7 @@ from bot.inbox import Inbox
 from bot.writer import PRAGMAS, Writer
 from engine.settlement import Payment
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 _MIGRATIONS: dict[int, str] = {
     1: """
     CREATE TABLE chat_settings (
@@ -154,6 +154,20 @@ _MIGRATIONS: dict[int, str] = {
         UPDATE inbox SET done = 1
         WHERE update_id = (SELECT MIN(update_id) FROM inbox WHERE key = NEW.update_key AND done = 0);
     END;
+    """,
+    # 7: the taps of a guided 胡's tile pad (bot/handlers/tile_flow.py), in the order they came, keyed
+    # by the flow: the pad is their fold, so a tap on a keyboard an edit has not replaced yet still
+    # counts, and a restart keeps the pad. `press` is the button press's own id (a repeated update
+    # is counted once); money is never here (the flow's win is an event like any other).
+    7: """
+    CREATE TABLE flow_taps (
+        id INTEGER PRIMARY KEY,
+        flow_key TEXT NOT NULL,
+        op TEXT NOT NULL,
+        press TEXT UNIQUE,
+        created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+    );
+    CREATE INDEX flow_taps_by_flow ON flow_taps (flow_key, id);
     """,
 }
 
@@ -715,6 +729,33 @@ class Ledger:
                 raise
             assert cursor.lastrowid is not None
             return cursor.lastrowid
+
+        return await self._writer.run(write)
+
+    async def latest_event_time(self, night_id: int) -> str | None:
+        """When the night's newest event was recorded (its `created_at`)."""
+        rows = await self._db.execute_fetchall("SELECT MAX(created_at) FROM events WHERE night_id = ?", (night_id,))
+        row = next(iter(rows), None)
+        return str(row[0]) if row is not None and row[0] is not None else None
+
+    async def flow_taps(self, flow_key: str) -> list[tuple[str, str | None]]:
+        """A tap flow's taps in the order they came: (op, press id)."""
+        rows = await self._db.execute_fetchall(
+            "SELECT op, press FROM flow_taps WHERE flow_key = ? ORDER BY id", (flow_key,)
+        )
+        return [(str(r[0]), r[1]) for r in rows]
+
+    async def append_flow_tap(self, flow_key: str, op: str, press: str | None) -> bool:
+        """One tap after the flow's others; False when this press was counted before (a repeat)."""
+
+        def write(db: sqlite3.Connection) -> bool:
+            try:
+                db.execute("INSERT INTO flow_taps (flow_key, op, press) VALUES (?, ?, ?)", (flow_key, op, press))
+            except sqlite3.IntegrityError as error:
+                if press is not None and "press" in str(error):
+                    return False
+                raise
+            return True
 
         return await self._writer.run(write)
 

@@ -20,7 +20,17 @@ from bot.codec import SeatChange
 from bot.commands import SPEC_BY_NAME, parse, reports_an_event, usage_hint
 from bot.handlers import board, chores, corrections, flows, opening, questions, table_events, tile_flow
 from bot.handlers.causes import flower_choices
-from bot.handlers.common import Context, Desk, Incoming, Refusal, meld_conflict, near_miss, readable, refused_win
+from bot.handlers.common import (
+    Context,
+    Desk,
+    Incoming,
+    PendingLine,
+    Refusal,
+    meld_conflict,
+    near_miss,
+    readable,
+    refused_win,
+)
 from bot.inbox import Inbox
 from bot.ledger import DuplicateUpdate, Ledger, Seat
 from bot.log_index import LogIndex
@@ -78,6 +88,9 @@ HANDLERS: dict[str, Handler] = {
     "settled": tab.settled,
     "unknown": questions.unknown_command,
 }
+
+
+KEPT_MINUTES = 10  # a line kept for its sender's seat claim is sent again at most this long after
 
 
 class Referee:
@@ -186,6 +199,9 @@ class Referee:
             response = replace(self._refusal(error, context), refused=True)
             prompt = opening.claim_prompt(context, response)  # an account with no seat yet: which one?
             if prompt is not None:
+                assert night is not None
+                kept = PendingLine(incoming.text, night.id, night.state.hand_no, self.desk.clock())
+                self.desk.pending_lines[(incoming.chat_id, incoming.speaker.id)] = kept
                 return prompt
             if command.name == "hu" and response.replies[0].key == "hu.needs_flowers" and night is not None:
                 # a win typed whole but for its hard flowers: the count as buttons, each the line with it
@@ -196,7 +212,26 @@ class Referee:
                 response = replace(response, replies=(*response.replies, hint))
         if spec is None or not spec.looks_only:  # /score or /export after /summary: `yes` still closes
             self.desk.pending_close.discard(incoming.chat_id)
+        claims = command.name == "join" and response.recorded and response.replies[:1]
+        if claims and response.replies[0].key == "telegram.claimed":
+            return await self._line_kept(incoming, response)
         return response
+
+    async def _line_kept(self, incoming: Incoming, claimed: Response) -> Response:
+        """A seat claimed by an account whose line was refused for want of one (`我是 陈静` after
+        `碰 李娜 北`): the line is recorded now, as if sent again, if the hand is still the same and it
+        is at most KEPT_MINUTES old."""
+        kept = self.desk.pending_lines.pop((incoming.chat_id, incoming.speaker.id), None)
+        night = await self.nights.latest(incoming.chat_id, history=False)
+        if kept is None or night is None or (night.id, night.state.hand_no) != (kept.night_id, kept.hand_no):
+            return claimed
+        if self.desk.clock() - kept.at > KEPT_MINUTES * 60:
+            return claimed
+        key = f"{incoming.update_key}:kept" if incoming.update_key else None
+        line = await self._handle(replace(incoming, text=kept.text, update_key=key, press=None))
+        if line is None:
+            return claimed
+        return replace(line, replies=(*claimed.replies, *line.replies), recorded=claimed.recorded or line.recorded)
 
     @staticmethod
     def _refusal(error: Refusal | EngineError, context: Context) -> Response:

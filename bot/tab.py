@@ -244,18 +244,45 @@ async def paid(context: Context) -> Response:
     if payer == payee:
         raise Refusal(Reply("tab.same_person", {"name": persons.name(payer)}))
     body = {"payer": persons.stable_node(payer), "payee": persons.stable_node(payee), "cents": cents}
-    await context.desk.nights.ledger.append_tab_event(
-        context.incoming.chat_id, PAID, json.dumps(body, ensure_ascii=False), _line(context)
-    )
+    payload = json.dumps(body, ensure_ascii=False)
+    await context.desk.nights.ledger.append_tab_event(context.incoming.chat_id, PAID, payload, _line(context))
     number = sum(e.row.kind == PAID for e in log) + 1
     done = {"number": number, "payer": persons.name(payer), "payee": persons.name(payee), "money": format_money(cents)}
-    hint = Reply("tab.undo_hint", {"line": f"/paid undo {number}"})
-    return await _recorded(context, [Reply("tab.paid_done", done), hint])
+    replies = [Reply("tab.paid_done", done)]
+    me = _speaker_key(context, persons)
+    if me != payer:  # typed by someone else (the one owed, say): the payer sees who wrote it
+        replies.append(Reply("tab.paid_by", {"speaker": context.incoming.speaker.name, "payer": persons.name(payer)}))
+    before = dict(tab_of(found, log, persons).balances)
+    after = dict(tab_of(found, [*log, _entry(PAID, payload)], persons).balances)
+    flipped = _flipped(before, after, payer, payee)
+    if flipped:  # more than was owed: the payment now reads as a debt the other way
+        owed = max(0, min(-before.get(payer, 0), before.get(payee, 0)))
+        warn = {**done, "owed": format_money(owed), "debt": format_money(flipped), "line": f"/paid undo {number}"}
+        replies.append(Reply("tab.warn_paid", warn))
+    replies.append(Reply("tab.undo_hint", {"line": f"/paid undo {number}"}))
+    return await _recorded(context, replies)
+
+
+def _entry(kind: str, payload: str) -> Entry:
+    """An entry as it would be once recorded (for the tab after it)."""
+    return Entry(0, TabEventRow(0, kind, payload, "", None, ""), True)
+
+
+def _flipped(before: dict[str, int], after: dict[str, int], payer: str, payee: str) -> int:
+    """What the payee owes the payer after, where before the payee was not in debt to the payer: the
+    payment turned into a debt the other way (0: it did not)."""
+    if after.get(payer, 0) > 0 and after.get(payee, 0) < 0 and not (before.get(payer, 0) > 0 > before.get(payee, 0)):
+        return min(after[payer], -after[payee])
+    return 0
+
+
+def _speaker_key(context: Context, persons: Persons) -> str | None:
+    speaker = context.incoming.speaker
+    return persons.find(speaker.name, None if speaker.by_name else speaker.id)
 
 
 def _speaker_person(context: Context, persons: Persons) -> str:
-    speaker = context.incoming.speaker
-    key = persons.find(speaker.name, None if speaker.by_name else speaker.id)
+    key = _speaker_key(context, persons)
     if key is None:
         raise Refusal(Reply("tab.paid_usage"))
     return key
@@ -295,11 +322,49 @@ async def settled(context: Context) -> Response:
     body = {"night_id": marks.night_id, "number": marks.number}
     ledger = context.desk.nights.ledger
     await ledger.append_tab_event(context.incoming.chat_id, SETTLED, json.dumps(body), _line(context))
-    replies = [
-        Reply("tab.settled_done", {"night": marks.number}),
-        Reply("tab.undo_hint", {"line": f"/settled undo {marks.number}"}),
-    ]
+    replies = [Reply("tab.settled_done", {"night": marks.number})]
+    replies.extend(_payments_turned(found, log, persons, _entry(SETTLED, json.dumps(body)), marks.number))
+    replies.append(Reply("tab.undo_hint", {"line": f"/settled undo {marks.number}"}))
     return await _recorded(context, replies)
+
+
+def _payments_turned(
+    found: Sequence[tuple[NightMarks, NightFigures]], log: Sequence[Entry], persons: Persons, mark: Entry, night: int
+) -> list[Reply]:
+    """A payment the settle turns into a debt the other way (it was most likely that night's money,
+    now counted twice): said with the figures and the line that takes it back."""
+    before = dict(tab_of(found, log, persons).balances)
+    after = dict(tab_of(found, [*log, mark], persons).balances)
+    for entry in reversed([e for e in log if e.active and e.row.kind == PAID]):
+        payer, payee = persons.resolve(str(entry.body["payer"])), persons.resolve(str(entry.body["payee"]))
+        flipped = _flipped(before, after, payer, payee)
+        if flipped:
+            params = {
+                "number": entry.number,
+                "payer": persons.name(payer),
+                "payee": persons.name(payee),
+                "money": format_money(int(str(entry.body["cents"]))),
+                "night": night,
+                "debt": format_money(flipped),
+            }
+            return [Reply("tab.warn_settled", params)]
+    return []
+
+
+async def undo_after_paid(context: Context) -> Response | None:
+    """A plain `/undo` right after `/paid` takes back the payment, as people expect: when the chat's
+    newest entry of either log is a payment (no event of the night being played came after it)."""
+    if context.incoming.private or context.command.number is not None:
+        return None
+    ledger = context.desk.nights.ledger
+    rows = await ledger.tab_events(context.incoming.chat_id)
+    if not rows or rows[-1].kind != PAID:
+        return None
+    if context.night is not None and not context.closed:
+        latest = await ledger.latest_event_time(context.night.id)
+        if latest is not None and latest > rows[-1].created_at:
+            return None
+    return await _undo(context, PAID, [])
 
 
 async def _undo(context: Context, kind: str, words: Sequence[str]) -> Response:

@@ -54,7 +54,7 @@ from bot.delivery import (
 )
 from bot.health import Heartbeat
 from bot.inbox import Inbox, Row
-from bot.replies import Reply, Response, render, render_response
+from bot.replies import Choice, Reply, Response, render, render_response
 from bot.seating import Speaker
 from bot.service import Incoming, Referee
 from bot.telegram_input import (
@@ -82,6 +82,8 @@ ADMIN_RETRY_SECONDS = 30.0
 COMMAND_LANGUAGES = {"": DEFAULT_LANGUAGE, "zh": "zh-Hans", "en": "en"}
 STORE_FIRST_DELAY = 0.2  # seconds: an inbox write that failed is retried, doubling up to the cap
 STORE_MAX_DELAY = 5.0
+NO_NIGHT_BUTTON = "/new"  # the one button of no night: the privacy note's, data `-:*:/new`
+PRIVACY_WARNED = "privacy_warned"  # chat setting: "1" while the chat was told plain words are not seen
 BOARD_EDIT_SECONDS = 10.0  # the pinned board is edited at most this often per chat (BOARD_EDIT_SECONDS)
 PIN_RIGHT_SECONDS = 600  # how long the bot's own right to pin in a chat is trusted before asking again
 __all__ = ["PER_PRESSER", "TelegramFrontEnd", "addressed_elsewhere", "build_application", "update_key"]
@@ -154,11 +156,7 @@ class TelegramFrontEnd:
             )
             await self.lookup_bot.initialize()
         await self.inbox.prune()
-        try:
-            me = await application.bot.get_me()
-            self.reads_all = bool(me.can_read_all_group_messages)
-        except TelegramError as error:
-            log.warning("getMe failed (%s): privacy mode unknown", error)
+        await self.read_privacy()
         if not self.reads_all:
             log.warning("privacy mode is on: plain words in groups are not seen (BotFather /setprivacy)")
         for row in await self.inbox.pending():
@@ -393,7 +391,7 @@ class TelegramFrontEnd:
         response = await self.referee.handle(incoming)
         if response is not None and (response.replies or response.attachments):
             assert read.chat_id is not None
-            shown = await self.as_shown(read.chat_id, self.with_privacy(response))
+            shown = await self.as_shown(read.chat_id, await self.with_privacy(response, chat_key))
             self.post(Outgoing(read.chat_id, read.topic, chat_key, shown))
         return response is not None and response.recorded
 
@@ -414,17 +412,40 @@ class TelegramFrontEnd:
         return await self.on_text(read, row, f"/fix {number} {read.text}")
 
     async def on_member(self, read: Input) -> None:
-        """The bot added to a group: with privacy mode on, say at once what it cannot see. Any change
-        of the bot's membership (made an admin, its right to pin given or taken) is looked up afresh."""
+        """The bot added to a group, or its rights changed: getMe is read again (privacy turned off
+        at BotFather shows once the bot is re-added), and an administrator reads every message. With
+        privacy on, say at once what it cannot see, with /new as a button; once it sees plain words
+        again in a chat it warned, say so once. Any change of membership looks up the pin right afresh."""
         if read.chat_id is not None:
             self.pin_rights.pop(read.chat_id, None)
         if not read.group or read.chat_id is None or read.member_status not in ("member", "administrator"):
             return
-        if self.reads_all or read.member_can_read:
-            return
+        await self.read_privacy()
         chat_key = await self.base_key(read.chat_id)
+        warned = await self.referee.chat_setting(chat_key, PRIVACY_WARNED) == "1"
+        sees = self.reads_all or bool(read.member_can_read)
+        if sees == (not warned):  # nothing new to say: it saw before, or it was told it does not
+            if sees and not self.reads_all:  # an administrator with privacy on: the /new reply knows
+                await self.referee.set_chat_setting(chat_key, PRIVACY_WARNED, "0")
+            return
         language = await self.referee.language(chat_key, read.sender.language if read.sender else None)
-        self.outbox.push(Outgoing(read.chat_id, None, chat_key, Response((Reply("telegram.privacy"),), language)))
+        if sees:
+            pins = await self.may_pin(read.chat_id)
+            reply = Reply("telegram.privacy_off" if pins else "telegram.privacy_off_no_pin")
+            response = Response((reply,), language)
+        else:
+            new = (Choice(Reply("telegram.new_button"), "/new"),)
+            response = Response((Reply("telegram.privacy"),), language, choices=new)
+        await self.referee.set_chat_setting(chat_key, PRIVACY_WARNED, "0" if sees else "1")
+        self.outbox.push(Outgoing(read.chat_id, None, chat_key, response))
+
+    async def read_privacy(self) -> None:
+        """getMe's can_read_all_group_messages: False while privacy mode is on."""
+        try:
+            me = await (self.lookup_bot or self.bot).get_me()
+            self.reads_all = bool(me.can_read_all_group_messages)
+        except TelegramError as error:
+            log.warning("getMe failed (%s): privacy mode unknown", error)
 
     async def as_shown(self, chat: int, response: Response) -> Response:
         """A recorded event's reply where the chat's board is pinned and live (the bot may pin there):
@@ -433,9 +454,12 @@ class TelegramFrontEnd:
             return response
         return replace(response, replies=response.live)
 
-    def with_privacy(self, response: Response) -> Response:
-        """The /new reply says in one line when plain words are not seen (privacy mode)."""
+    async def with_privacy(self, response: Response, chat_key: str) -> Response:
+        """The /new reply says in one line when plain words are not seen (privacy mode), unless the
+        bot is known to see them in this chat (an administrator there)."""
         if self.reads_all or not response.replies or response.replies[0].key != "night.opened":
+            return response
+        if await self.referee.chat_setting(chat_key.split(":topic:")[0], PRIVACY_WARNED) == "0":
             return response
         return replace(response, replies=(*response.replies, Reply("telegram.privacy")))
 
@@ -465,6 +489,7 @@ class TelegramFrontEnd:
             text=parts[2],
             update_key=row.key,
             private=read.private,
+            press=f"cbq:{query.id}",
         )
         response = await self.referee.handle(incoming)
         if response is None or not (response.recorded or response.choices or response.edits or response.settles):
@@ -485,6 +510,8 @@ class TelegramFrontEnd:
 
     async def button_is_current(self, chat_key: str, night_text: str, hand_text: str) -> bool:
         """A button belongs to one night (and hand, for most): pressed later, it is stale."""
+        if night_text == "-":  # a button of no night (/new on the privacy note)
+            return hand_text == "*"
         current = await self.referee.current_hand(chat_key)
         if current is None or str(current[0]) != night_text:
             return False
@@ -501,13 +528,16 @@ class TelegramFrontEnd:
     # ---- replies -------------------------------------------------------------------------------
 
     def keyboard(self, response: Response, translator: Translator) -> InlineKeyboardMarkup | None:
-        if not response.choices or response.night_id is None:
+        if not response.choices:
             return None
+        if response.night_id is None and any(c.command != NO_NIGHT_BUTTON for c in response.choices):
+            return None  # a button belongs to a night; only /new (the privacy note's) to none
+        night = "-" if response.night_id is None else str(response.night_id)
         hand = "*" if response.hand_no is None else str(response.hand_no)
         rows: list[list[InlineKeyboardButton]] = []
         row_of_last: int | None = None
         for choice in response.choices:
-            data = f"{response.night_id}:{'*' if choice.anytime else hand}:{choice.command}"
+            data = f"{night}:{'*' if choice.anytime else hand}:{choice.command}"
             if len(data.encode()) > CALLBACK_LIMIT:
                 continue
             button = InlineKeyboardButton(render(choice.label, translator), callback_data=data)

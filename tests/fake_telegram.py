@@ -100,6 +100,7 @@ class FakeTelegram:
     _edits: dict[int, list[float]] = field(default_factory=dict)
     allowed_updates: list[str] | None = None  # as the bot last asked (getUpdates or setWebhook); None: never
     hold_edits: asyncio.Event | None = None  # set: editMessageText waits until it is released
+    edit_delay: float = 0.0  # seconds each editMessageText takes to land (a busy minute's rate limiter)
 
     async def start(self) -> None:
         app = web.Application()
@@ -164,10 +165,10 @@ class FakeTelegram:
             return self.next_update_id - 1
         return self._queue({"edited_message": edited})
 
-    def member(self, chat_id: int, sender: dict[str, Any], status: str = "member") -> int:
-        """The bot added to a group (`my_chat_member`)."""
+    def member(self, chat_id: int, sender: dict[str, Any], status: str = "member", before: str = "left") -> int:
+        """The bot added to a group, or its status there changed (`my_chat_member`)."""
         chat = {"id": chat_id, "type": "supergroup", "title": "Table"}
-        old = {"status": "left", "user": BOT_USER}
+        old = {"status": before, "user": BOT_USER}
         new = self._member(chat_id, int(BOT_USER["id"])) if status == "administrator" else {"status": status}
         new["user"] = BOT_USER
         return self._queue(
@@ -181,6 +182,16 @@ class FakeTelegram:
                 }
             }
         )
+
+    def promote(self, chat_id: int, sender: dict[str, Any], can_pin: bool = True) -> int:
+        """The bot made an administrator of a group: it reads every message there whatever its
+        privacy mode (Bot API: administrators receive all messages)."""
+        (self.pinners if can_pin else self.bot_admins).add(chat_id)
+        return self.member(chat_id, sender, "administrator", before="member")
+
+    def turn_privacy_off(self) -> None:
+        """/setprivacy Disable at BotFather: getMe says so at once."""
+        self.privacy = False
 
     last_message: dict[str, Any] = field(default_factory=dict)
 
@@ -210,6 +221,8 @@ class FakeTelegram:
         its own messages and messages that mention it; every other line is never delivered."""
         if not self.privacy or message["chat"]["type"] == "private":
             return False
+        if message["chat"]["id"] in self.pinners | self.bot_admins:
+            return False  # an administrator receives every message
         text = message.get("text") or message.get("caption") or ""
         replied = message.get("reply_to_message") or {}
         return not (
@@ -352,6 +365,8 @@ class FakeTelegram:
         elif method in ("sendMessage", "editMessageText", "editMessageReplyMarkup"):
             if method == "editMessageText" and self.hold_edits is not None:
                 await self.hold_edits.wait()
+            if method == "editMessageText" and self.edit_delay:
+                await asyncio.sleep(self.edit_delay)
             result = self._message_result(params, text=params.get("text", ""))
             if method != "sendMessage" and "message_id" in params:  # an edited message keeps its id
                 result["message_id"] = int(params["message_id"])

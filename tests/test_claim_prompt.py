@@ -55,8 +55,8 @@ async def test_an_unknown_account_is_offered_the_unclaimed_seats(referee: Refere
         "我是 赵六": "/join 赵六",
     }
     assert await rows(referee) == before  # nothing recorded
-    assert "李四 = 这个账号" in text(await say(referee, MIKE, "/join 李四"))
-    assert "✅" in text(await say(referee, MIKE, "罚 跟牌 赵六"))
+    claimed = text(await say(referee, MIKE, "/join 李四"))
+    assert "李四 = 这个账号" in claimed and "✅" in claimed  # the line kept is recorded with the claim
     night = await referee.night_json(CHAT)
     assert night is not None and night["balances"] == {"张三": 10, "李四": 10, "王五": 10, "赵六": -30}
     # the seat claimed is no longer offered
@@ -112,9 +112,11 @@ async def test_the_claim_buttons_through_telegram(fake: FakeTelegram, tmp_path: 
         assert "这个账号还没有座位" in out and "只有在座的玩家" not in out
         choices = buttons(fake)
         assert {"我是 李四", "我是 王五", "我是 赵六"} <= set(choices)
-        assert "李四 = 这个账号" in await bot.press(mike, choices["我是 李四"])
-        assert "✅" in await bot.say(mike, "罚 跟牌 赵六")
-    # 跟牌: 赵六 pays 10 to each of the three others
+        pressed = await bot.press(mike, choices["我是 李四"])
+        assert "李四 = 这个账号" in pressed and "✅" in pressed  # one tap: seated, and the line recorded
+        # sent again out of habit, it is a repeat and is asked about, never recorded twice
+        assert "又一次" in await bot.say(mike, "罚 跟牌 赵六")
+    # 跟牌 once: 赵六 pays 10 to each of the three others
     assert await balances(db) == [10, 10, 10, -30]
 
 
@@ -139,3 +141,30 @@ async def test_a_typed_claim_is_undone_like_a_pressed_one(referee: Referee) -> N
     assert night is not None and night["balances"] == {"张三": 10, "李四": 10, "王五": 10, "赵六": -30}
     response = await say(referee, MIKE, "罚 跟牌 赵六")  # 王五's seat is free to claim again
     assert "我是 王五" in labels(response)
+
+
+async def test_one_tap_seats_a_newcomer_and_records_her_line(referee: Referee) -> None:
+    """静静, a substitute with no seat, types `碰 李四 北`: one tap on 我是 王五 seats her and records it."""
+    jing = Speaker("207", "静静", names=("静静",))
+    await say(referee, ZHANG, "开局 张三 李四 王五 赵六")
+    prompt = await say(referee, jing, "碰 李四 北")
+    assert prompt is not None and prompt.refused and "这一行随即记下" in text(prompt)
+    assert labels(prompt)["我是 王五"] == "/join 王五"
+    done = await say(referee, jing, "/join 王五")  # the button's line
+    assert done is not None and done.recorded
+    assert "王五 = 这个账号" in text(done) and "碰" in text(done) and "✅" in text(done)
+    again = await say(referee, jing, "/score")
+    assert again is not None
+    night = await referee.night_json(CHAT)
+    assert night is not None and night["balances"] == {"张三": 0, "李四": 0, "王五": 0, "赵六": 0}  # a 碰: no money
+    # the pong is 王五's: a second line of hers is hers without asking
+    assert "✅" in text(await say(referee, jing, "罚 跟牌 赵六"))
+
+
+async def test_a_kept_line_is_not_sent_again_in_a_later_hand(referee: Referee) -> None:
+    jing = Speaker("207", "静静", names=("静静",))
+    await say(referee, ZHANG, "开局 张三 李四 王五 赵六")
+    await say(referee, jing, "碰 李四 北")
+    await say(referee, ZHANG, "荒庄")  # the hand is over
+    done = await say(referee, jing, "/join 王五")
+    assert done is not None and done.recorded and "碰" not in text(done)

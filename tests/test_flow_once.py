@@ -132,12 +132,15 @@ async def test_a_flow_expires_after_ten_minutes(table: Table) -> None:
 
 
 def flow_lines(printed: str) -> dict[str, str]:
-    """`  [label] /hu ~…` lines the console printed last: label → line."""
+    """`  [label] /hu ~…` lines the console printed last: label → line; a tile pad's `  [1万] [2万] …`
+    buttons are pressed by typing the label: label → label."""
     found: dict[str, str] = {}
     for line in printed.splitlines():
         match = re.match(r"^\s+\[(.+?)\] (/\S+ ~\S+)$", line)
         if match:
             found[match.group(1)] = match.group(2)
+        elif re.match(r"^\s+(\[[^\]]+\] ?)+$", line):
+            found.update((label, label) for label in re.findall(r"\[([^\]]+)\]", line))
     return found
 
 

@@ -482,6 +482,20 @@ async def telegram_lines(player: Player) -> None:
     await player.say("/me", who=li, private=True)
 
 
+async def taps_and_tab(player: Player) -> None:
+    """The tile pad's taps that cannot apply, and the tab's warnings (issue #30)."""
+    await player.play("Alice: /new Alice Bob Carol Dave")
+    step = await player.press(await player.say("/hu", "Bob"), 0, "Bob")  # Bob won
+    step = await player.press(step, 0, "Bob")  # self-drawn: the pad
+    assert step is not None
+    head = step.choices[0].command.rsplit("o", 1)[0]
+    await player.say(f"{head}ox", "Bob")  # 确认 with nothing tapped
+    for tap in ["t0"] * 5 + [f"t{c}" for c in "123456789A"] + ["t5", "b", "b"]:  # a fifth 1m, a 15th tile
+        await player.say(f"{head}o{tap}", "Bob")
+    await player.play("Carol: 花杠\nAlice: /summary\nAlice: yes")  # Carol +18, −6 from each other
+    await player.play("Alice: /paid Carol 6\nCarol: /paid Alice Carol 6\nAlice: /settled 1")
+
+
 async def night_in(referee: Referee, language: str) -> None:
     player = Player(referee, f"chat-{language}", language)
     await player.say(f"/lang {language}")
@@ -503,6 +517,9 @@ async def night_in(referee: Referee, language: str) -> None:
     script = ("Alice: /new Alice Bob Carol Dave", "Bob: /pong Alice", "Alice: /undo 2", "Alice: /undo 2")
     await numbers.play("\n".join((*script, "Alice: /history #2", "Alice: /unseat Dave", "Eve: /join", "Eve: /undo")))
     await numbers.say("/history")
+    pad = Player(referee, f"pad-{language}", language)
+    await pad.say(f"/lang {language}")
+    await taps_and_tab(pad)
 
 
 async def test_no_rendered_message_keeps_an_unfilled_field(referee: Referee, tmp_path: Path) -> None:

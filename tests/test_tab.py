@@ -251,3 +251,67 @@ def test_the_tab_always_sums_to_zero_and_its_transfers_settle_it(
         left[persons.name(payer)] += cents
         left[persons.name(payee)] -= cents
     assert not any(left.values()) and len(tab.transfers) <= max(len(shown) - 1, 0)
+
+
+# ---- the tab cannot surprise (issue #30, item 6) ---------------------------------------------------
+# Night 1, 底=1: 王五 花杠: +18 to 王五, −6 from each of 张三 李四 赵六.
+ONE_NIGHT = """
+张三: 开局 张三 李四 王五 赵六 底=1
+王五: 花杠
+张三: 结算
+张三: 确认
+"""
+
+
+async def test_settling_a_night_already_paid_warns_with_the_figures(table: Table) -> None:
+    await table.play(ONE_NIGHT)
+    await table.say("张三: 付了 王五 6")  # 张三 pays his 6 of night 1
+    settled = await table.say("张三: 结清 1")
+    # the payment stays on the tab while night 1 leaves it: 张三 0 + 6 = +6, 王五 0 − 6 = −6, the
+    # others 0: the payment has turned into 王五 owing 张三 6
+    assert "⚠️ 注意：付款 1（张三 → 王五 6 元）还算在账上，结清第 1 局后账上变成 王五 欠 张三 6 元" in settled
+    assert "/paid undo 1" in settled
+    undone = await table.say("张三: /paid undo 1")
+    assert "撤销了付款 1" in undone and "张三：" not in undone.split("撤销了付款 1")[1]  # all square: 0 each
+
+
+async def test_paying_a_night_already_settled_warns_with_the_figures(table: Table) -> None:
+    await table.play(ONE_NIGHT)
+    await table.say("张三: 结清 1")
+    paid = await table.say("张三: 付了 王五 6")
+    # night 1 is out of the tab: everyone 0 before; after, 张三 +6 and 王五 −6
+    assert "⚠️ 注意：记这笔之前账上 张三 欠 王五 0 元，付了 6 元，账上就变成 王五 欠 张三 6 元" in paid
+    assert "/paid undo 1" in paid
+
+
+async def test_a_payment_within_what_is_owed_has_no_warning(table: Table) -> None:
+    await table.play(ONE_NIGHT)
+    paid = await table.say("张三: 付了 王五 6")
+    # 张三 −6 + 6 = 0, 王五 +18 − 6 = +12, 李四 −6, 赵六 −6 (0 + 12 − 6 − 6 = 0)
+    assert "⚠️" not in paid and "王五：+12 元" in paid
+    assert "记的" not in paid  # the payer typed it himself
+
+
+async def test_a_payment_typed_by_the_one_owed_says_who_recorded_it(table: Table) -> None:
+    await table.play(ONE_NIGHT)
+    paid = await table.say("王五: 付了 张三 王五 6")
+    assert "付款 1：张三 → 王五 6 元" in paid
+    assert "（这笔是 王五 记的：张三 请核对，不对就撤销）" in paid
+
+
+async def test_a_plain_undo_right_after_paid_takes_back_the_payment(table: Table) -> None:
+    await table.play(ONE_NIGHT)
+    await table.say("张三: 付了 王五 6")
+    undone = await table.say("张三: /undo")
+    # the payment, not night 1: 张三 −6, 王五 +18, 李四 −6, 赵六 −6 again
+    assert "撤销了付款 1：张三 → 王五 6 元" in undone and "王五：+18 元" in undone
+    assert await tab_events(table) == 2  # the payment and its undo
+
+
+async def test_a_plain_undo_after_a_later_event_is_the_tables(table: Table) -> None:
+    await table.play(ONE_NIGHT)
+    await table.say("张三: 付了 王五 6")
+    await table.play("张三: 开局 张三 李四 王五 赵六 底=1\n李四: 花杠")
+    undone = await table.say("张三: /undo")
+    assert "付款" not in undone.split("\n")[0]  # the 花杠 of the night being played is taken back
+    assert await tab_events(table) == 1

@@ -14,15 +14,12 @@ from typing import Any
 import pytest
 
 from bot.console import Console
-from bot.handlers import tile_pad
-from bot.handlers.flows import NAME_LENGTH, Head, flow_toggles, tile_label
+from bot.handlers.flows import NAME_LENGTH, Head, tile_label
 from bot.replies import Response, render, render_response
 from bot.service import Referee
 from bot.telegram_app import CALLBACK_LIMIT, ROW_LIMIT
-from bot.vocabulary import flag_fields
 from engine.hand import MeldKind
 from engine.notation import format_hand
-from engine.preset import PRESET_NAMES, preset_from_dict, resolved_builtin
 from engine.tiles import tile_name
 from locales import Translator
 from tests.fake_telegram import Call, FakeTelegram
@@ -262,23 +259,23 @@ async def test_backspace_takes_back_the_last_tile(table: Table) -> None:
 
 async def test_a_crafted_fifth_copy_is_refused_and_records_nothing(table: Table) -> None:
     await table.play("/new A B C D\nA: /pong C 5p")
-    step = await tap_through(table, "B", ["B", "C"])
-    line = next(c.command for c in step.choices if render(c.label, Translator("zh-Hans")) == "5筒")
-    head = line[: line.rindex("c")]
-    forged = tile_pad.Pad(winner=1, source=2, tiles=(13, 13), last=13)  # two more 5p: a fifth and sixth
-    answer = await table.respond(f"B: {head}c{tile_pad.encode(forged)}")
+    step = await tap_through(table, "B", ["B", "C", "5筒"])  # the fourth 5p
+    head = step.choices[0].command.rsplit("o", 1)[0]
+    answer = await table.respond(f"B: {head}otD")  # a fifth 5p (tile 13 is D in the alphabet)
     assert answer is not None and answer.refused and not answer.recorded
-    assert "桌上已经有 4 张5筒了" in text_of(answer)
+    assert "5筒 四张都已在桌上" in text_of(answer)
+    step = await table.respond(f"B: {head}ot0")  # the pad is as it was: one tile, 5p, then 1m
+    assert step is not None and "已点：5筒 ＋1万" in text_of(step)
     assert await table.balances() == {"A": 0, "B": 0, "C": 0, "D": 0}
 
 
-async def test_an_unreadable_pad_is_refused(table: Table) -> None:
+async def test_an_unreadable_tap_is_refused(table: Table) -> None:
     await table.say("/new A B C D")
     step = await tap_through(table, "B", ["B", "C"])
-    head = step.choices[0].command.rsplit("c", 1)[0]
-    for code in ("z" * 14, "!", "zzzzzzzzzzzzzzzzzzzz"):
-        answer = await table.respond(f"B: {head}c{code}")
-        assert answer is not None and answer.refused and "看不懂" in text_of(answer), code
+    head = step.choices[0].command.rsplit("o", 1)[0]
+    for tap in ("oz", "ot!", "otz", "ot", "os9s", "os11", "ob1", "c" + "z" * 14):
+        answer = await table.respond(f"B: {head}{tap}")
+        assert answer is not None and answer.refused and "看不懂" in text_of(answer), tap
 
 
 async def test_on_a_discard_win_no_self_draw_flag_is_offered(table: Table) -> None:
@@ -293,25 +290,10 @@ async def test_on_a_discard_win_no_self_draw_flag_is_offered(table: Table) -> No
 
 
 def test_every_tile_button_fits_telegrams_64_bytes() -> None:
-    """The longest pad token, after the longest head and the button's night and hand."""
+    """The longest tap after the longest head and the button's night and hand."""
     head = Head(minute=99_999_999, night=9_999_999, hand=999, name="z" * NAME_LENGTH)
-    fullest = tile_pad.Pad(3, 2, (30,) * 14, 30, (), 20, True, (1 << tile_pad.FLAG_BITS) - 1, True)
-    assert len(tile_pad.encode(fullest)) <= tile_pad.TOKEN_LENGTH  # no state has a longer token
-    assert len(tile_pad.ALPHABET) ** tile_pad.TOKEN_LENGTH >= tile_pad.CAPACITY
-    longest = f"9999999:999:/hu {head.text}c{'z' * tile_pad.TOKEN_LENGTH}"
+    longest = f"9999999:999:/hu {head.text}os3s"
     assert len(longest.encode()) <= CALLBACK_LIMIT
-
-
-def test_every_pad_survives_its_token() -> None:
-    pads = [
-        tile_pad.Pad(0, tile_pad.SELF),
-        tile_pad.Pad(3, 2, tuple(sorted([30] * 4 + [0] * 4 + [26] * 4 + [13, 13])), 13, (), 20, True, 63, True),
-        tile_pad.Pad(
-            1, 0, (5, 5), 5, tuple(tile_pad.Added(t, g) for t, g in ((1, True), (30, False), (9, True), (2, False)))
-        ),
-    ]
-    for pad in pads:
-        assert tile_pad.decode(tile_pad.encode(pad)) == pad
 
 
 def labels_of(response: Response) -> list[str]:
@@ -324,7 +306,7 @@ async def test_the_console_and_english_read_the_same_steps(table: Table) -> None
     text = text_of(step)
     assert "Logged: pong E (not tapped again)" in text and "11 to go" in text
     assert labels_of(step)[:3] == ["1m", "2m", "3m"] and "Declare patterns" in labels_of(step)
-    assert re.search(r"/hu ~t\d+g\d+d\d+n[0-9a-z]{5}c[0-9A-Za-z]+$", step.choices[0].command)
+    assert re.search(r"/hu ~t\d+g\d+d\d+n[0-9a-z]{5}ot0$", step.choices[0].command)  # the flow and one tap
 
 
 async def test_a_gang_by_its_tile_then_a_hand_after_it(table: Table) -> None:
@@ -418,13 +400,13 @@ async def test_a_meld_made_last_asks_which_tile_won(table: Table) -> None:
 async def test_a_confirm_of_an_unfinished_pad_is_refused(table: Table) -> None:
     await table.say("/new A B C D")
     step = await tap_through(table, "B", ["B", "C"])
-    head = step.choices[0].command.rsplit("c", 1)[0]
-    for pad in (
-        tile_pad.Pad(1, 2, confirm=True),  # nothing tapped
-        tile_pad.Pad(1, 2, tuple(range(14)), 13, confirm=True),  # full, but no hard-flower count
-    ):
-        answer = await table.respond(f"B: {head}c{tile_pad.encode(pad)}")
-        assert answer is not None and answer.refused and not answer.recorded and "看不懂" in text_of(answer)
+    head = step.choices[0].command.rsplit("o", 1)[0]
+    answer = await table.respond(f"B: {head}ox")  # nothing tapped
+    assert answer is not None and answer.refused and not answer.recorded and "还差 14 张" in text_of(answer)
+    step = await tap_through(table, "B", ["B", "C", *CONCEALED])
+    head = step.choices[0].command.rsplit("o", 1)[0]
+    answer = await table.respond(f"B: {head}ox")  # full, but no hard-flower count
+    assert answer is not None and answer.refused and not answer.recorded and "过去的一步" in text_of(answer)
     assert await table.balances() == {"A": 0, "B": 0, "C": 0, "D": 0}
 
 
@@ -485,10 +467,3 @@ async def test_seeded_hands_move_the_same_money_tapped_or_typed(referee: Referee
         assert confirm and answer.recorded, (line, text_of(step))
         assert (await tapped.respond(f"B: {confirm[0]}")).recorded  # type: ignore[union-attr]
         assert await tapped.balances() == await typed.balances(), line
-
-
-def test_the_pad_has_a_bit_for_every_flag_a_preset_offers() -> None:
-    assert len(flag_fields()) == tile_pad.FLAG_BITS  # a toggle is a flag field, each at most once
-    for name in PRESET_NAMES:
-        preset = preset_from_dict(resolved_builtin(name))
-        assert len([t for t in flow_toggles(preset, discard=True) if t.flag]) <= tile_pad.FLAG_BITS

@@ -126,6 +126,55 @@ async def test_privacy_mode_is_explained(fake: FakeTelegram, tmp_path: Path) -> 
         assert "/setprivacy" in await bot.say(ALICE, OPEN)
 
 
+async def test_the_privacy_note_offers_new_as_a_button(fake: FakeTelegram, tmp_path: Path) -> None:
+    fake.privacy = True
+    async with Running(fake, tmp_path / "tg.sqlite3") as bot:
+        await quiet(bot, fake.member(GROUP, ALICE))
+        assert buttons(fake) == {"开局 /new": "-:*:/new"}  # a button of no night
+        # `/new` as a plain line is never seen under privacy; the button is: a night opens, seats to join
+        assert "第 1 局开始" in await bot.press(ALICE, "-:*:/new")
+
+
+async def test_privacy_turned_off_mid_night_is_acknowledged_once(fake: FakeTelegram, tmp_path: Path) -> None:
+    fake.privacy = True
+    db = tmp_path / "tg.sqlite3"
+    async with Running(fake, db) as bot:
+        assert any("/setprivacy" in t for t in await quiet(bot, fake.member(GROUP, ALICE)))
+        await bot.say(ALICE, OPEN)
+        await fake.settle(fake.message(GROUP, BOB, "碰 carol 7p"))
+        assert fake.withheld  # not seen yet
+        fake.turn_privacy_off()  # /setprivacy at BotFather, then the bot is removed and re-added
+        await quiet(bot, fake.member(GROUP, ALICE, "left", before="member"))
+        out = await quiet(bot, fake.member(GROUP, ALICE))
+        told = "✅ 现在群里的普通消息我都看得到了：“碰 李四”这样直接说就行。"
+        told += "要置顶记分板，请给我“置顶消息”的管理员权限。"
+        assert out == [told]  # not an admin: it cannot pin, and says how to let it
+        assert "✅" in await bot.say(BOB, "碰 carol 7p")  # plain words reach it now
+        assert "/setprivacy" not in await bot.say(BOB, "/score")
+        assert await quiet(bot, fake.member(GROUP, ALICE)) == []  # said once
+    assert await balances(db) == [0, 0, 0, 0]  # a 碰 moves no money
+
+
+async def test_made_an_admin_it_reads_plain_words_and_says_the_board_will_be_pinned(
+    fake: FakeTelegram, tmp_path: Path
+) -> None:
+    fake.privacy = True
+    async with Running(fake, tmp_path / "tg.sqlite3") as bot:
+        await quiet(bot, fake.member(GROUP, ALICE))
+        await bot.say(ALICE, OPEN)
+        out = await quiet(bot, fake.promote(GROUP, ALICE))
+        assert out == ["✅ 现在群里的普通消息我都看得到了：“碰 李四”这样直接说就行，记分板也会置顶。"]
+        assert "✅" in await bot.say(BOB, "碰 carol 7p")  # an administrator receives every message
+
+
+async def test_added_as_an_admin_under_privacy_it_does_not_warn(fake: FakeTelegram, tmp_path: Path) -> None:
+    fake.privacy = True
+    fake.pinners.add(GROUP)
+    async with Running(fake, tmp_path / "tg.sqlite3") as bot:
+        assert await quiet(bot, fake.member(GROUP, ALICE, "administrator")) == []
+        assert "/setprivacy" not in await bot.say(ALICE, OPEN)  # it reads every message here
+
+
 async def test_with_privacy_on_a_plain_line_never_reaches_the_bot(fake: FakeTelegram, tmp_path: Path) -> None:
     # as in Telegram: only commands, replies to the bot and mentions of it are delivered
     fake.privacy = True

@@ -43,6 +43,7 @@ class Incoming:
     update_key: str | None = None
     private: bool = False
     mentions: tuple[Speaker, ...] = ()  # users the line @mentions or replies to (Telegram)
+    press: str | None = None  # a button press's own id (Telegram's callback query): a tap counted once
 
 
 @dataclass
@@ -57,6 +58,18 @@ class Desk:
     # by chat: the repeat questions asked and not answered yet (bot/handlers/repeats.py keeps them)
     pending_repeats: dict[str, tuple[PendingRepeat, ...]] = field(default_factory=dict)
     charts: Charts = field(default_factory=Charts)  # each night's chart, kept by its version
+    # (chat, account) -> the line an account with no seat sent: recorded once it claims a seat
+    pending_lines: dict[tuple[str, str], PendingLine] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class PendingLine:
+    """A line kept while its sender claims a seat: sent again only in the same hand, soon after."""
+
+    text: str
+    night_id: int
+    hand_no: int
+    at: float
 
 
 @dataclass(frozen=True)

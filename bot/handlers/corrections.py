@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
+from bot import tab
 from bot.codec import event_kind
 from bot.commands import SEAT_TOKEN, SELF, VERB, WORD, Command, parse, reads_with_names_of_then, scan
 from bot.handlers.common import (
@@ -197,6 +198,9 @@ def later_declared(night: Night, slot: int, cause: DeclaredPatternContradicted) 
 
 
 async def undo(context: Context) -> Response:
+    paid = await tab.undo_after_paid(context)  # `/undo` right after `/paid`: the payment
+    if paid is not None:
+        return paid
     night = recording_night(context)
     target = target_of(night, context.command.number)
     corrected = await correct(context, night, target, None)

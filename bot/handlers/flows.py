@@ -1,8 +1,9 @@
 """Guided flows: a win, a gang or a penalty in a few taps, in one message edited step by step.
 
-The flow's state travels in the buttons' own command lines (`/hu ~t…g…d…n…w1f2h4p5`), so it belongs to
-the command layer and to no front end: Telegram renders the choices as buttons and edits the message
-in place (`Response.edits`), the console prints them as lines to type. Nothing is recorded before the
+The flow's state travels in the buttons' own command lines (`/hu ~t…g…d…n…w1f2h4p5`; the tile pad's
+in its stored taps), so it belongs to the command layer and to no front end: Telegram renders the
+choices as buttons and edits the message in place (`Response.edits`), the console prints them as
+lines to type. Nothing is recorded before the
 last step (确认 for a win); every step has a back button.
 
 A flow is used once, whatever the front end: its head names the flow (the minute it started, its
@@ -17,7 +18,7 @@ Head letters: t = the minute the flow started, g = its night, d = its hand, n = 
 letters: w = winner, f = from whom (s: self-draw), h = hard flowers, m = show more counts, p = the
 toggled patterns (a bitmask over `flow_patterns`, hex), x = confirm, y = type the hand instead; a
 win whose hand is tapped tile by tile (点牌, bot/handlers/tile_flow.py) carries after the head only
-c = its whole state as one base-62 number (bot/handlers/tile_pad.py), so it fits Telegram's 64 bytes;
+o = one tap: the pad is the fold of the flow's taps, stored with the flow (bot/handlers/tile_pad.py);
 for gangs k = kind (e exposed, a added, c concealed), a = actor, f = feeder, j = the tile (one
 character, bot.handlers.tile_pad.ALPHABET), c = record; for
 penalties k = kind, o = offender.
@@ -317,8 +318,8 @@ async def hu_flow(context: Context, state: str | None) -> Response:
 
 
 def start_pad(winner: int, source: str) -> str:
-    """The token of an empty tile pad (bot/handlers/tile_pad.py) after the discarder step."""
-    return "c" + tile_pad.encode(tile_pad.Pad(winner, tile_pad.SELF if source == "s" else int(source)))
+    """The tap that starts the tile pad (bot/handlers/tile_pad.py) after the discarder step."""
+    return f"os{winner}{source}"
 
 
 def hu_command(context: Context, winner: int, source: str, hard: int, selected: list[Toggle]) -> Command:

@@ -28,6 +28,7 @@ from bot.handlers.flows import (
     flow_response,
     flow_toggles,
     hu_flow,
+    night_ledger,
     preview,
     read_state,
     situation,
@@ -35,13 +36,12 @@ from bot.handlers.flows import (
     tile_row,
 )
 from bot.handlers.table_events import hu, is_bare_hu
-from bot.handlers.tile_pad import Pad, Table, Unreadable
+from bot.handlers.tile_pad import ALPHABET, Pad, Table, Why
 from bot.night import Night
 from bot.replies import Choice, Joined, Reply, Response
 from engine.checks import logged_copies
 from engine.hand import Meld, MeldKind
 from engine.tiles import (
-    COPIES,
     NUM_KINDS,
     SUITS,
     Tile,
@@ -52,13 +52,14 @@ from engine.tiles import (
     tile_name,
 )
 
-TILES = re.compile(HEAD_PATTERN + rf"c([0-9A-Za-z]{{1,{tile_pad.TOKEN_LENGTH}}})$")
+TAPS = re.compile(HEAD_PATTERN + r"o([a-z])([0-9A-Za-z]{0,2})$")
 WIND_ROW = 2 * len(SUITS)
 ACTION_ROW = WIND_ROW + 1
+ARGUMENTS = {"s": 2, "t": 1, "w": 1, "h": 1, "f": 1, "b": 0, "q": 0, "p": 0, "g": 0, "m": 0, "l": 0, "r": 0, "x": 0}
 
 
 def is_tile_token(word: str) -> bool:
-    return TILES.match(word) is not None
+    return TAPS.match(word) is not None
 
 
 def pad_table(night: Night, pad: Pad) -> Table:
@@ -82,49 +83,97 @@ def tile_toggles(night: Night, pad: Pad) -> tuple[Toggle, ...]:
     return tuple(t for t in flow_toggles(night.preset, discard=not pad.self_draw, facts=facts) if t.flag)
 
 
+def well_formed(op: str, seats: int) -> bool:
+    """A tap a button could carry: its letter, its argument's length, seats and tiles in range."""
+    letter, arg = op[0], op[1:]
+    if ARGUMENTS.get(letter) != len(arg):
+        return False
+    if letter == "s":
+        winner, source = arg[0], arg[1]
+        if not winner.isdigit() or int(winner) >= seats:
+            return False
+        return source == "s" or (source.isdigit() and source != winner and int(source) < seats)
+    if letter in "tw":
+        return tile_pad.ALPHABET.index(arg) < NUM_KINDS
+    return True
+
+
+def started(pad: Pad | None, op: str) -> Pad:
+    """The pad after a start: the same winner and discarder keep what was tapped (a double tap)."""
+    winner, source = int(op[1]), tile_pad.SELF if op[2] == "s" else int(op[2])
+    if pad is not None and (pad.winner, pad.source) == (winner, source):
+        return pad
+    return Pad(winner, source)
+
+
+def step(night: Night, pad: Pad | None, op: str) -> Pad | Why:
+    if op[0] == "s":
+        return started(pad, op)
+    if pad is None:  # no start: a tap no button of this flow could have sent
+        return Why("flow.bad")
+    return tile_pad.apply(pad, pad_table(night, pad), op, len(tile_toggles(night, pad)) if op[0] == "f" else 0)
+
+
+def fold(night: Night, ops: list[str]) -> Pad | None:
+    """The pad of the flow's taps in the order they came (one that no longer applies counts for nothing)."""
+    pad: Pad | None = None
+    for op in ops:
+        result = step(night, pad, op)
+        if isinstance(result, Pad):
+            pad = result
+    return pad
+
+
 async def tile_flow(context: Context, state: str) -> Response:
     night = recording_night(context)
-    head, (code,) = read_state(TILES, state)
+    head, (letter, arg) = read_state(TAPS, state)
+    op = f"{letter}{arg}"
+    if not well_formed(op, len(context.seats)):
+        raise Refusal(Reply("flow.bad"))
     stop = await ended(context, night, head)
     if stop is not None:
         return stop
-    pad = read_pad(context, night, code or "")
-    table = pad_table(night, pad)
-    toggles = tile_toggles(night, pad)
-    if pad.flags >> len(toggles):
+    ledger = night_ledger(context)
+    taps = await ledger.flow_taps(head.update_key)
+    pad = fold(night, [tap for tap, _ in taps])
+    press = context.incoming.press
+    if press is not None and press in {pressed for _, pressed in taps}:  # a repeated update: counted once
+        op = "="
+    elif op == "q" and pad is not None and pad.empty:
+        return await hu_flow(context, f"{head.text}w{pad.winner}")
+    elif op == "x":
+        return await confirm(context, night, head, pad)
+    else:
+        result = Why("tiles.tap_not_now") if op == "q" else step(night, pad, op)
+        if isinstance(result, Why):
+            return why(context, result)
+        if result != pad:
+            await ledger.append_flow_tap(head.update_key, op, press)
+        pad = result
+    if pad is None:
         raise Refusal(Reply("flow.bad"))
-    flow = TileFlow(context, night, head, table, toggles)
-    complete = tile_pad.complete(pad, table)
-    if pad.confirm:
-        if not complete or pad.last is None or pad.hard is None:  # no 确认 button is ever made for it
-            raise Refusal(Reply("flow.bad"))
-        return await finish(context, head, flow.command(pad), hu)
-    if not complete:
-        return flow.respond(pad, flow.tap_step(pad))
-    if pad.last is None:
-        return flow.respond(pad, flow.mark_step(pad))
-    if pad.hard is None:
-        return flow.respond(pad, flow.flowers_step(pad))
-    return flow.respond(pad, flow.preview_step(pad))
+    return TileFlow(context, night, head, pad_table(night, pad), tile_toggles(night, pad)).show(pad)
 
 
-def read_pad(context: Context, night: Night, code: str) -> Pad:
-    """The pad of a token; one no button could make is unreadable, and a fifth copy says which tile."""
-    try:
-        pad = tile_pad.decode(code)
-    except Unreadable:
-        raise Refusal(Reply("flow.bad")) from None
-    seats = len(context.seats)
-    if pad.winner >= seats or (not pad.self_draw and pad.source >= seats):
+async def confirm(context: Context, night: Night, head: Head, pad: Pad | None) -> Response:
+    """确认: recorded under the flow's key, once, exactly as the hand typed in notation would be."""
+    if pad is None:
         raise Refusal(Reply("flow.bad"))
     table = pad_table(night, pad)
-    counts = tile_pad.at_table(pad, table)
-    fifth = [tile for tile in range(NUM_KINDS) if counts[tile] > COPIES]
-    if fifth:
-        raise Refusal(Reply("tiles.fifth_copy", {"tile": tile_label(fifth[0])}))
-    if not tile_pad.valid(pad, table):
-        raise Refusal(Reply("flow.bad"))
-    return pad
+    if not tile_pad.complete(pad, table):
+        return why(context, Why("tiles.tap_not_full", left=max(tile_pad.needed(pad, table) - len(pad.tiles), 0)))
+    if pad.last is None or pad.hard is None:
+        return why(context, Why("tiles.tap_not_now"))
+    flow = TileFlow(context, night, head, table, tile_toggles(night, pad))
+    return await finish(context, head, flow.command(pad), hu)
+
+
+def why(context: Context, reason: Why) -> Response:
+    """A tap that changed nothing: said to the presser alone, the pad as it was."""
+    params: dict[str, object] = {"left": reason.left}
+    if reason.tile is not None:
+        params["tile"] = tile_label(reason.tile)
+    return Response((Reply(reason.key, params),), context.language, refused=True)
 
 
 # ---- how tiles read ----------------------------------------------------------------------------------
@@ -158,12 +207,19 @@ class TileFlow:
         self.table = table
         self.toggles = toggles
 
-    def at(self, pad: Pad) -> str:
-        return f"/hu {self.head.text}c{tile_pad.encode(pad)}"
+    def at(self, op: str) -> str:
+        """A button: the flow and one tap."""
+        return f"/hu {self.head.text}o{op}"
 
-    def source_step(self, pad: Pad) -> str:
-        """The discarder step (the way back from an empty pad)."""
-        return f"/hu {self.head.text}w{pad.winner}"
+    def show(self, pad: Pad) -> Response:
+        """The step the pad stands at."""
+        if not tile_pad.complete(pad, self.table):
+            return self.respond(pad, self.tap_step(pad))
+        if pad.last is None:
+            return self.respond(pad, self.mark_step(pad))
+        if pad.hard is None:
+            return self.respond(pad, self.flowers_step(pad))
+        return self.respond(pad, self.preview_step(pad))
 
     def respond(self, pad: Pad, step: Step) -> Response:
         return flow_response(self.context, self.night, replace(step, lines=(*self.hand_lines(pad), *step.lines)))
@@ -190,7 +246,8 @@ class TileFlow:
         ]
         if pad.tiles:
             rest = tile_pad.concealed_before_win(pad) if pad.last is not None else pad.tiles
-            shown.append(tiles_text(rest))
+            if rest:
+                shown.append(tiles_text(rest))
             if pad.last is not None:
                 shown.append(Reply("tiles.last", {"tile": tile_label(pad.last)}))
         if shown:
@@ -226,19 +283,18 @@ class TileFlow:
         choices: list[Choice] = []
         for tile in range(NUM_KINDS):
             if tile in offered:
-                choices.append(Choice(tile_label(tile), self.at(tile_pad.tap(pad, self.table, tile)), tile_row(tile)))
+                choices.append(Choice(tile_label(tile), self.at(f"t{ALPHABET[tile]}"), tile_row(tile)))
         choices.append(self.backspace(pad, WIND_ROW))
         return choices
 
     def backspace(self, pad: Pad, row: int | None) -> Choice:
-        undone = tile_pad.backspace(pad, self.table)
-        if undone is None:
-            return Choice(Reply("button.back"), self.source_step(pad), row)
-        return Choice(Reply("button.backspace"), self.at(undone), row)
+        if tile_pad.backspace(pad, self.table) is None:
+            return Choice(Reply("button.back"), self.at("q"), row)  # to the discarder step
+        return Choice(Reply("button.backspace"), self.at("b"), row)
 
     def meld_buttons(self, pad: Pad) -> list[Choice]:
         return [
-            Choice(Reply(f"button.add_{'gang' if gang else 'pong'}"), self.at(tile_pad.add_meld(pad, gang)), ACTION_ROW)
+            Choice(Reply(f"button.add_{'gang' if gang else 'pong'}"), self.at("g" if gang else "p"), ACTION_ROW)
             for gang in (False, True)
             if tile_pad.can_meld(pad, self.table, gang)
         ]
@@ -246,21 +302,18 @@ class TileFlow:
     def mark_step(self, pad: Pad) -> Step:
         """The hand is full but its last move was a meld: which tile won it?"""
         kinds = sorted(set(pad.tiles))
-        choices = [Choice(tile_label(t), self.at(replace(pad, last=t)), tile_row(t)) for t in kinds]
+        choices = [Choice(tile_label(t), self.at(f"w{ALPHABET[t]}"), tile_row(t)) for t in kinds]
         return Step(Reply("tiles.mark", {"how": self.how(pad)}), (), (*choices, self.backspace(pad, None)))
 
     def flowers_step(self, pad: Pad) -> Step:
         counts = range(FEW_FLOWERS, tile_pad.MAX_FLOWERS + 1) if pad.more else range(FEW_FLOWERS)
         choices = [
-            Choice(
-                Reply("button.count", {"count": n}), self.at(replace(pad, hard=n, more=False, flags=0)), flower_row(n)
-            )
-            for n in counts
+            Choice(Reply("button.count", {"count": n}), self.at(f"h{ALPHABET[n]}"), flower_row(n)) for n in counts
         ]
         if pad.more:
-            choices.append(Choice(Reply("button.back"), self.at(replace(pad, more=False)), ACTION_ROW))
+            choices.append(Choice(Reply("button.back"), self.at("l"), ACTION_ROW))
         else:
-            choices.append(Choice(Reply("button.more"), self.at(replace(pad, more=True)), flower_row(FEW_FLOWERS - 1)))
+            choices.append(Choice(Reply("button.more"), self.at("m"), flower_row(FEW_FLOWERS - 1)))
             choices.extend(self.meld_buttons(pad))
             choices.append(self.backspace(pad, ACTION_ROW))
         return Step(Reply("flow.hu_flowers", {"winner": self.winner_name(pad)}), (), tuple(choices))
@@ -270,14 +323,14 @@ class TileFlow:
         for index, toggle in enumerate(self.toggles):
             on = pad.flags >> index & 1
             label = Reply("button.pattern_on" if on else "button.pattern", {"name": Reply(toggle.label)})
-            choices.append(Choice(label, self.at(replace(pad, flags=pad.flags ^ (1 << index)))))
+            choices.append(Choice(label, self.at(f"f{ALPHABET[index]}")))
         command = self.command(pad)
         lines = preview(self.context, self.night, command)
         line = Reply("tiles.as_line", {"winner": self.winner_name(pad), "line": self.typed_line(command)})
         if lines and lines[0].key != "flow.refused":
-            choices.append(Choice(Reply("button.confirm"), self.at(replace(pad, confirm=True))))
+            choices.append(Choice(Reply("button.confirm"), self.at("x")))
         # the flags offered depend on the count (小杠开 needs a hard flower): a new count starts afresh
-        choices.append(Choice(Reply("button.back"), self.at(replace(pad, hard=None, flags=0))))
+        choices.append(Choice(Reply("button.back"), self.at("r")))
         question = Reply("tiles.preview_flags" if self.toggles else "tiles.preview")
         return Step(question, (*lines, line), tuple(choices))
 

@@ -1,32 +1,32 @@
-"""The tile pad of the guided 胡: a hand entered by tapping its tiles, as one compact token (pure).
+"""The tile pad of the guided 胡: a hand entered by tapping its tiles, one tap at a time (pure).
 
-A Telegram button carries at most 64 bytes, and the flow's whole state travels in it, after the
-night and hand of the button and the flow's head (`/hu ~t…g…d…n…`, up to 44 bytes). A hand typed one
-character a tile would need 14 bytes for the tiles alone, leaving no room for the count of hard
-flowers, the flags and the confirm. So everything a tap step knows is one number in mixed radix,
-written in base 62 after the letter `c` (`/hu ~t…cGZvveHMrxPf5yy`, at most 14 characters, 59 bytes
-with the longest head):
+A button carries the flow's head and one tap (`/hu ~t…g…d…n…ot5`: the tile 6万), never the pad: the
+pad is the fold of the flow's taps in the order they came (stored with the flow, bot/ledger.py
+`flow_taps`). So a tap pressed on a keyboard that an edit has not replaced yet still counts after
+the taps before it, and a tap that cannot apply to the pad as it now stands (a tile when the hand
+is full, a fifth copy, ⌫ on an empty pad) changes nothing and is answered with why.
 
-- who won and from whom (4 × 5: a seat, or self-draw);
-- the concealed tiles tapped, as a multiset: the order does not matter except for the last tile
-  tapped, which is kept on its own (the winning tile, and what ⌫ takes back). A multiset of k tiles
-  of 31 kinds is ranked by the combinatorial number system (stars and bars), after the multisets of
-  fewer tiles, so every hand of up to 14 tiles has one number below C(45, 14);
-- the melds added on the pad, four slots (a tile and whether it is a gang): the first ones give the
-  tiles of the winner's melds logged without a tile (`碰 王五`), in log order, the rest are melds the
-  log never saw (`+碰`, `+杠` on the tiles just tapped);
-- the hard flowers (unset, or 0-20), whether the 9-20 counts are shown, the flags toggled (杠开,
-  海底 …), and the confirm.
+The taps (`op` letter, then its argument):
 
-Every decoded state is checked (counts, copies, the last tile among the tapped ones); a token that
-could not have come from a button is unreadable, never a crash.
+- `s<w><f>` start: the winner and from whom (a seat, or `s` for a self-draw); a start that names
+  the same winner and discarder as the pad keeps the pad (a double tap), another one empties it;
+- `t<c>` a tile (`c` in ALPHABET: 0-8 万, 9-17 筒, 18-26 条, 27-30 the winds); `b` ⌫; `q` back to
+  the discarder step (only from an empty pad); `p`/`g` the last tile tapped becomes a pong/gang the
+  log never saw; `w<c>` which tile won (a hand whose last move was a meld);
+- `h<c>` the hard flowers (0-20); `m`/`l` more counts, fewer counts; `f<c>` a flag toggled (杠开,
+  海底 …, by its place in the preview); `r` back from the preview to the count; `x` 确认 (recorded
+  under the flow's key, once: it is not a tap).
+
+The pad holds who won and from whom; the concealed tiles tapped as a multiset, with the last tile
+tapped on its own (the winning tile, and what ⌫ takes back); the melds added on the pad (the first
+ones give the tiles of the winner's melds logged without a tile (`碰 王五`), in log order, the rest
+are melds the log never saw); the hard flowers, whether the 9-20 counts are shown, the flags.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, replace
-from math import comb, prod
 
 from engine.hand import MAX_MELDS, WINNING_HAND_SIZE, Meld, MeldKind
 from engine.tiles import COPIES, NUM_KINDS, Tile
@@ -34,30 +34,7 @@ from engine.tiles import COPIES, NUM_KINDS, Tile
 SELF = 4  # the source of a self-drawn win
 SEATS = 4
 MAX_FLOWERS = 20
-FLAG_BITS = 6  # WinFlags' yes/no flags a player names (bot.vocabulary.flag_fields)
 ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-MAX_CONCEALED = WINNING_HAND_SIZE
-TILE_CODES = comb(NUM_KINDS + MAX_CONCEALED, MAX_CONCEALED)  # multisets of 0-14 tiles of 31 kinds
-MELD_CODES = 1 + 2 * NUM_KINDS  # an empty slot, or a tile with a pong/gang bit
-
-# (name, radix) from the most significant field: the token's number is read in this order.
-RADICES: tuple[tuple[str, int], ...] = (
-    ("winner", SEATS),
-    ("source", SEATS + 1),
-    ("tiles", TILE_CODES),
-    ("last", NUM_KINDS + 1),
-    *((f"meld{i}", MELD_CODES) for i in range(MAX_MELDS)),
-    ("hard", MAX_FLOWERS + 2),
-    ("more", 2),
-    ("flags", 1 << FLAG_BITS),
-    ("confirm", 2),
-)
-CAPACITY = prod(radix for _, radix in RADICES)
-TOKEN_LENGTH = next(n for n in range(1, 40) if len(ALPHABET) ** n >= CAPACITY)  # 14
-
-
-class Unreadable(ValueError):
-    """A token no button could have carried."""
 
 
 @dataclass(frozen=True)
@@ -80,95 +57,23 @@ class Pad:
     hard: int | None = None
     more: bool = False
     flags: int = 0
-    confirm: bool = False
 
     @property
     def self_draw(self) -> bool:
         return self.source == SELF
 
-
-# ---- the number ------------------------------------------------------------------------------------
-
-
-def multiset_code(tiles: tuple[Tile, ...]) -> int:
-    """The rank of a sorted multiset of tiles among all multisets of up to 14 tiles."""
-    size = len(tiles)
-    before = comb(NUM_KINDS - 1 + size, size - 1) if size else 0  # every smaller multiset
-    return before + sum(comb(tile + index, index + 1) for index, tile in enumerate(tiles))
+    @property
+    def empty(self) -> bool:
+        return not self.tiles and not self.melds
 
 
-def multiset_of(code: int) -> tuple[Tile, ...]:
-    size = 0
-    while comb(NUM_KINDS - 1 + size + 1, size) <= code:  # the multisets of up to `size` tiles
-        size += 1
-    rest = code - (comb(NUM_KINDS - 1 + size, size - 1) if size else 0)
-    tiles: list[Tile] = []
-    for index in range(size - 1, -1, -1):
-        value = index  # the largest value with C(value, index + 1) <= rest
-        while comb(value + 1, index + 1) <= rest:
-            value += 1
-        rest -= comb(value, index + 1)
-        tiles.append(value - index)
-    return tuple(reversed(tiles))
+@dataclass(frozen=True)
+class Why:
+    """Why a tap changed nothing: a message key and its parameters (tiles as Tile numbers)."""
 
-
-def encode(pad: Pad) -> str:
-    slots = [1 + 2 * m.tile + m.gang for m in pad.melds] + [0] * (MAX_MELDS - len(pad.melds))
-    values = {
-        "winner": pad.winner,
-        "source": pad.source,
-        "tiles": multiset_code(pad.tiles),
-        "last": 0 if pad.last is None else pad.last + 1,
-        **{f"meld{i}": slot for i, slot in enumerate(slots)},
-        "hard": 0 if pad.hard is None else pad.hard + 1,
-        "more": int(pad.more),
-        "flags": pad.flags,
-        "confirm": int(pad.confirm),
-    }
-    number = 0
-    for name, radix in RADICES:
-        assert 0 <= values[name] < radix, name
-        number = number * radix + values[name]
-    digits = []
-    while number:
-        number, digit = divmod(number, len(ALPHABET))
-        digits.append(ALPHABET[digit])
-    return "".join(reversed(digits)) or "0"
-
-
-def decode(text: str) -> Pad:
-    """The pad a token stands for; Unreadable if no button could have carried it."""
-    if not text or len(text) > TOKEN_LENGTH or any(char not in ALPHABET for char in text):
-        raise Unreadable(text)
-    number = 0
-    for char in text:
-        number = number * len(ALPHABET) + ALPHABET.index(char)
-    if number >= CAPACITY:
-        raise Unreadable(text)
-    values: dict[str, int] = {}
-    for name, radix in reversed(RADICES):
-        number, values[name] = divmod(number, radix)
-    slots = [values[f"meld{i}"] for i in range(MAX_MELDS)]
-    used = [slot for slot in slots if slot]
-    if slots[: len(used)] != used:  # an empty slot before a meld
-        raise Unreadable(text)
-    tiles = multiset_of(values["tiles"])
-    pad = Pad(
-        winner=values["winner"],
-        source=values["source"],
-        tiles=tiles,
-        last=values["last"] - 1 if values["last"] else None,
-        melds=tuple(Added((slot - 1) // 2, bool((slot - 1) % 2)) for slot in used),
-        hard=values["hard"] - 1 if values["hard"] else None,
-        more=bool(values["more"]),
-        flags=values["flags"],
-        confirm=bool(values["confirm"]),
-    )
-    if pad.winner == pad.source or (pad.last is not None and pad.last not in pad.tiles):
-        raise Unreadable(text)
-    if len(tiles) + 3 * len(pad.melds) > WINNING_HAND_SIZE:
-        raise Unreadable(text)
-    return pad
+    key: str
+    tile: Tile | None = None
+    left: int = 0
 
 
 # ---- what the pad allows ------------------------------------------------------------------------------
@@ -279,15 +184,6 @@ def backspace(pad: Pad, table: Table) -> Pad | None:
     return None
 
 
-def valid(pad: Pad, table: Table) -> bool:
-    """A decoded pad is one the buttons could have made: no fifth copy, not over-full."""
-    if meld_count(pad, table) > MAX_MELDS or len(pad.tiles) > needed(pad, table):
-        return False
-    if unfilled(pad, table) and pad.tiles:
-        return False  # a logged meld's tile is asked first
-    return all(count <= COPIES for count in at_table(pad, table).values())
-
-
 def hand_melds(pad: Pad, table: Table) -> tuple[Meld, ...]:
     """The hand's melds as typed at a win: the logged ones (those without a tile get the pad's), then
     the ones the log never saw (a pong, or an exposed gang)."""
@@ -306,3 +202,45 @@ def concealed_before_win(pad: Pad) -> tuple[Tile, ...]:
     tiles = list(pad.tiles)
     tiles.remove(pad.last)
     return tuple(tiles)
+
+
+# ---- one tap -------------------------------------------------------------------------------------------
+
+
+def fresh(pad: Pad) -> Pad:
+    """A changed hand asks its count and flags afresh."""
+    return replace(pad, hard=None, more=False, flags=0)
+
+
+def apply(pad: Pad, table: Table, op: str, toggles: int) -> Pad | Why:
+    """The pad after one tap (`op`, see the module's list; `s`, `q` and `x` are the flow's), or why
+    the tap cannot apply to the pad as it stands. `toggles`: the flags the preview offers."""
+    letter, value = op[0], ALPHABET.index(op[1]) if len(op) > 1 else 0
+    if letter == "t":
+        if value in offered(pad, table):
+            return fresh(tap(pad, table, value))
+        full = not unfilled(pad, table) and len(pad.tiles) >= needed(pad, table)
+        return Why("tiles.tap_full" if full else "tiles.tap_fifth", tile=value)
+    if letter == "b":
+        undone = backspace(pad, table)
+        return Why("tiles.tap_nothing") if undone is None else fresh(undone)
+    if letter in "pg":
+        gang = letter == "g"
+        if can_meld(pad, table, gang):
+            return fresh(add_meld(pad, gang))
+        return Why("tiles.tap_no_gang" if gang else "tiles.tap_no_pong")
+    if not complete(pad, table):
+        return Why("tiles.tap_not_full", left=max(needed(pad, table) - len(pad.tiles), 0))
+    if letter == "w":
+        return replace(pad, last=value) if pad.last is None and value in pad.tiles else Why("tiles.tap_not_now")
+    if pad.last is None:
+        return Why("tiles.tap_not_now")
+    if letter == "h" and value <= MAX_FLOWERS:
+        return replace(pad, hard=value, more=False, flags=0)
+    if letter in "ml" and pad.hard is None:
+        return replace(pad, more=letter == "m")
+    if letter == "f" and pad.hard is not None and value < toggles:
+        return replace(pad, flags=pad.flags ^ (1 << value))
+    if letter == "r" and pad.hard is not None:
+        return replace(pad, hard=None, flags=0)
+    return Why("tiles.tap_not_now")
