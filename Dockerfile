@@ -11,7 +11,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     LISTEN=0.0.0.0 \
     PORT=8443
 
-# The one CJK font the charts are drawn in (bot/charts.py): WenQuanYi Micro Hei, 5 MB, simplified and
+# The one CJK font the charts are drawn in (bot/views/charts.py): WenQuanYi Micro Hei, 5 MB, simplified and
 # traditional Chinese. The user and the ledger's folder come before the code, so they stay cached.
 RUN apt-get update \
     && apt-get install -y --no-install-recommends fonts-wqy-microhei \

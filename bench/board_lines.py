@@ -18,9 +18,9 @@ import asyncio
 import tempfile
 from pathlib import Path
 
-from bot.replies import render_response
-from bot.seating import Speaker
-from bot.service import Incoming, Referee
+from bot.chat.service import Incoming, Referee
+from bot.night.seating import Speaker
+from bot.text.replies import render_response
 
 HAND = (
     "Bob: /pong Carol 7p",

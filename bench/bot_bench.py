@@ -27,9 +27,9 @@ from typing import Any
 from telegram import Update
 from telegram.request import BaseRequest, RequestData
 
-from bot.inbox import Row
-from bot.ledger import Ledger
-from bot.telegram_app import TelegramFrontEnd, build_application
+from bot.store.inbox import Row
+from bot.store.ledger import Ledger
+from bot.telegram.app import TelegramFrontEnd, build_application
 
 LEVELS = (200, 20, 1)  # chats in flight at once
 CHATS = sum(LEVELS)

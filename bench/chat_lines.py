@@ -1,6 +1,6 @@
 """How many lines does an 8-hand night put in a Telegram group? Counted as the players see the chat.
 
-One night is played through the real Telegram front end (bot/telegram_app.py, PTB's HTTP stack)
+One night is played through the real Telegram front end (bot/telegram/app.py, PTB's HTTP stack)
 against the fake Bot API server the tests use (tests/fake_telegram.py), as four friends would play
 it: players with no @username, seated by name and claiming their seats by speaking; privacy mode on
 for the first hand (only /commands reach the bot), then off; a 换人 after hand 5; the bot made an
@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bot.telegram_app import TelegramFrontEnd, build_application
+from bot.telegram.app import TelegramFrontEnd, build_application
 from tests.fake_telegram import FakeTelegram, plain_user
 
 GROUP = -100777

@@ -13,7 +13,7 @@ import tempfile
 from telegram import Update
 
 from bench.bot_bench import RecordingRequest, Timed, started, stopped, updates_for
-from bot.telegram_app import TelegramFrontEnd
+from bot.telegram.app import TelegramFrontEnd
 
 
 async def main() -> None:

@@ -15,9 +15,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from bot.ledger import Ledger
-from bot.seating import Speaker
-from bot.service import Incoming, Referee
+from bot.chat.service import Incoming, Referee
+from bot.night.seating import Speaker
+from bot.store.ledger import Ledger
 
 PLAYERS = ("Alice", "Bob", "Carol", "Dave")
 HAND = "123m456m789m234p5p+5p"

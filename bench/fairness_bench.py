@@ -14,9 +14,9 @@ import time
 from pathlib import Path
 
 from bench.night_growth_bench import PLAYERS, lines, speaker
-from bot import night as night_module
-from bot.ledger import Ledger
-from bot.service import Incoming, Referee
+from bot.chat.service import Incoming, Referee
+from bot.night import night as night_module
+from bot.store.ledger import Ledger
 
 
 async def build(path: Path, events: int) -> None:

@@ -20,12 +20,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from bot import checkpoint as checkpoints
-from bot import night as night_module
-from bot.codec import encode_event, event_kind
-from bot.ledger import Ledger, NewEvent
-from bot.seating import Speaker
-from bot.service import Incoming, Referee
+from bot.chat.service import Incoming, Referee
+from bot.night import checkpoint as checkpoints
+from bot.night import night as night_module
+from bot.night.codec import encode_event, event_kind
+from bot.night.seating import Speaker
+from bot.store.ledger import Ledger, NewEvent
 from engine.preset import preset_from_dict
 from engine.table import Draw, Event, FlowerGang, Penalty, Pong, apply, new_table
 

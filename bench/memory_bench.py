@@ -21,8 +21,8 @@ import time
 from pathlib import Path
 
 from bench.night_growth_bench import PLAYERS, lines, speaker
-from bot.ledger import Ledger
-from bot.service import Incoming, Referee
+from bot.chat.service import Incoming, Referee
+from bot.store.ledger import Ledger
 from tests.bot_process import start_bot, stop
 from tests.fake_telegram import FakeTelegram
 

@@ -21,11 +21,11 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from bot import night as night_module
-from bot.heap import keep_collections_short
-from bot.ledger import Ledger
-from bot.seating import Speaker
-from bot.service import Incoming, Referee
+from bot.chat.service import Incoming, Referee
+from bot.night import night as night_module
+from bot.night.seating import Speaker
+from bot.store.heap import keep_collections_short
+from bot.store.ledger import Ledger
 
 PLAYERS = ("Alice", "Bob", "Carol", "Dave")
 HAND = "123m456m789m234p5p+5p"

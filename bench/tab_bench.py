@@ -23,10 +23,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from bot.ledger import Ledger
-from bot.replies import render_response
-from bot.seating import Speaker
-from bot.service import Incoming, Referee
+from bot.chat.service import Incoming, Referee
+from bot.night.seating import Speaker
+from bot.store.ledger import Ledger
+from bot.text.replies import render_response
 
 REGULARS = ("Alice", "Bob", "Carol", "Dave", "Erin", "Frank")
 HAND = "123m456m789m234p5p+5p"

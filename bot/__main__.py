@@ -45,10 +45,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(USAGE)
         return 0
     if args and args[0] == "health":
-        from bot.health import main as health
+        from bot.telegram.health import main as health
 
         return health()
-    from bot.heap import keep_collections_short
+    from bot.store.heap import keep_collections_short
 
     keep_collections_short()  # a long night's objects never make one chat wait on the collector
     if args and args[0] == "console":
@@ -56,8 +56,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return asyncio.run(run_console(args[1:]))
     if os.environ.get("TELEGRAM_BOT_TOKEN"):
-        from bot import charts
-        from bot.telegram_app import run_telegram
+        from bot.telegram.app import run_telegram
+        from bot.views import charts
 
         charts.start_drawing()  # matplotlib imported now, in the drawing process: not by the first /summary
         try:

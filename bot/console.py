@@ -16,10 +16,9 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TextIO
 
-from bot.database import EXIT_UNAVAILABLE, DatabaseUnavailable, owned
-from bot.replies import Response, render, render_response
-from bot.seating import Speaker
-from bot.service import Incoming, Referee
+from bot.chat.service import Incoming, Referee, Speaker
+from bot.store.database import EXIT_UNAVAILABLE, DatabaseUnavailable, owned
+from bot.text.replies import Response, render, render_response
 from locales import DEFAULT_LANGUAGE, Translator, normalize_language
 
 CONSOLE_CHAT = "console"

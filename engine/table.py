@@ -126,7 +126,7 @@ class Win:
     claims: tuple[WinInput, ...]
     discarder: int | None  # None: self-draw; the robbed player for 抢杠
     # Another winner on the discard of the win at this place in the night (一炮多响, as the table said
-    # it): `apply` plays a Win as given; the night (bot/night.py) joins the claims into one win.
+    # it): `apply` plays a Win as given; the night (bot/night/night.py) joins the claims into one win.
     joins: int | None = None
 
 
@@ -556,7 +556,7 @@ def _score_claim(
         _check_robbed_pong(state, discarder, claim.winning)
     if claim.declared is not None:
         check_claims(claim.flags, state.preset, situation(None))
-        # the declared patterns are checked against the log where a line is new (bot.night's
+        # the declared patterns are checked against the log where a line is new (bot.night.night's
         # new-line checks, engine.claims.check_declared), not here: a stored win is never dropped
         menqing = state.preset.is_menqing(m.kind for m in logged)
         keys = (*claim.declared, *sorted(forced - set(claim.declared)))

@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-from bot.ledger import Ledger
-from bot.service import Referee
+from bot.chat.service import Referee
+from bot.store.ledger import Ledger
 from tests.fake_telegram import FakeTelegram
 from tests.harness import Table
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 
+from bot.chat.service import Incoming, Referee
 from bot.console import split_speaker
-from bot.replies import Response, render_response
-from bot.seating import Speaker
-from bot.service import Incoming, Referee
+from bot.night.seating import Speaker
+from bot.text.replies import Response, render_response
 from locales import Translator
 
 _update_ids = itertools.count(1)

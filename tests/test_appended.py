@@ -1,10 +1,10 @@
-"""bot/appended.py: the fold's history grows without copies, and a view never changes under a reader."""
+"""bot/night/appended.py: the fold's history grows without copies, and a view never changes under a reader."""
 
 from __future__ import annotations
 
 import pytest
 
-from bot.appended import Appended
+from bot.night.appended import Appended
 
 
 def keyed(item: tuple[int, str]) -> tuple[int]:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.ledger import _MIGRATIONS, SCHEMA_VERSION, Ledger
-from bot.service import Referee
+from bot.chat.service import Referee
+from bot.store.ledger import _MIGRATIONS, SCHEMA_VERSION, Ledger
 from tests.harness import Table
 
 NEW = "/new Alice Bob Carol Dave"

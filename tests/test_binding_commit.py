@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from bot.inbox import Row
-from bot.ledger import DuplicateUpdate, Ledger
-from bot.night import Night
-from bot.replies import Response, render_response
-from bot.seating import Speaker
-from bot.service import Incoming, Referee
+from bot.chat.service import Incoming, Referee
+from bot.night.night import Night
+from bot.night.seating import Speaker
+from bot.store.inbox import Row
+from bot.store.ledger import DuplicateUpdate, Ledger
+from bot.text.replies import Response, render_response
 from locales import Translator
 from tests.fake_telegram import FakeTelegram, plain_user
 from tests.test_telegram import GROUP, Running, balances
@@ -119,7 +119,7 @@ async def test_a_failure_after_the_commit_still_says_recorded(
     referee: Referee, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     await say(referee, OPENER, "开局 张三 李四 王五 赵六", "m:1")
-    import bot.handlers.table_events as table_events
+    import bot.chat.handlers.table_events as table_events
 
     def broken(*args: object, **kwargs: object) -> object:
         raise RuntimeError("reply could not be built")

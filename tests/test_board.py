@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from telegram.error import BadRequest
 
-from bot.delivery import Outgoing, coalesce
-from bot.replies import Reply, Response
-from bot.service import Referee
+from bot.chat.service import Referee
+from bot.telegram.delivery import Outgoing, coalesce
+from bot.text.replies import Reply, Response
 from tests.fake_telegram import FakeTelegram
 from tests.harness import Table
 from tests.test_telegram import ALICE, BOB, CAROL, DAVE, EVE, GROUP, Running

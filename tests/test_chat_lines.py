@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bot.replies import Response, render
+from bot.text.replies import Response, render
 from locales import Translator
 from tests.fake_telegram import FakeTelegram
 from tests.harness import Table

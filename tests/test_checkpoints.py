@@ -19,11 +19,20 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.checkpoint import STATE_SHAPE, CheckpointMismatch, Head, decode, decode_state, encode, encode_state, version
-from bot.codec import STAKE, StakeChange, encode_stake
-from bot.ledger import Ledger, NewEvent, Seat
-from bot.night import Night
-from bot.service import Referee
+from bot.chat.service import Referee
+from bot.night.checkpoint import (
+    STATE_SHAPE,
+    CheckpointMismatch,
+    Head,
+    decode,
+    decode_state,
+    encode,
+    encode_state,
+    version,
+)
+from bot.night.codec import STAKE, StakeChange, encode_stake
+from bot.night.night import Night
+from bot.store.ledger import Ledger, NewEvent, Seat
 from engine.hand import MeldKind
 from engine.preset import load_preset
 from engine.settlement import Payment

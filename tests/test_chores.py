@@ -6,8 +6,8 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+from bot.chat.service import Referee
 from bot.console import Console
-from bot.service import Referee
 from tests.harness import Table
 
 NIGHT = """

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bot.replies import Response, render
-from bot.seating import Speaker
-from bot.service import Incoming, Referee
+from bot.chat.service import Incoming, Referee
+from bot.night.seating import Speaker
+from bot.text.replies import Response, render
 from locales import Translator
 from tests.fake_telegram import FakeTelegram, plain_user
 from tests.test_telegram import Running, balances, buttons

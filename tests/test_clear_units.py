@@ -6,9 +6,9 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-from bot.charts import cumulative_by_hand
+from bot.chat.service import Referee
 from bot.console import Console
-from bot.service import Referee
+from bot.views.charts import cumulative_by_hand
 from tests.harness import Table
 
 

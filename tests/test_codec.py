@@ -8,7 +8,7 @@ from typing import get_args
 
 import pytest
 
-from bot.codec import (
+from bot.night.codec import (
     EVENT_KINDS,
     Fix,
     SeatChange,

@@ -1,11 +1,11 @@
-"""One row per command (bot/commands.py `COMMANDS`): its names, grammar, rights and help; its handler
-is the row of the same name in bot/service.py. Adding a command is one row, its handler and its
+"""One row per command (bot/chat/commands.py `COMMANDS`): its names, grammar, rights and help; its handler
+is the row of the same name in bot/chat/service.py. Adding a command is one row, its handler and its
 catalog lines: nothing else keyed by command names may drift from the table."""
 
 from __future__ import annotations
 
-from bot.commands import COMMANDS, SPEC_BY_NAME, UNKNOWN, parse
-from bot.service import HANDLERS
+from bot.chat.commands import COMMANDS, SPEC_BY_NAME, UNKNOWN, parse
+from bot.chat.service import HANDLERS
 
 
 def test_every_command_has_exactly_one_handler() -> None:

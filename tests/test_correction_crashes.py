@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from bot.replies import render_response
-from bot.seating import Speaker
-from bot.service import Incoming, Referee
+from bot.chat.service import Incoming, Referee
+from bot.night.seating import Speaker
+from bot.text.replies import render_response
 from locales import Translator
 from tests.harness import Table
 

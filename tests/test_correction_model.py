@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bot.ledger import Ledger
-from bot.service import Referee
+from bot.chat.service import Referee
+from bot.store.ledger import Ledger
 from tests.harness import Table
 
 HAND = "123m456m789m234p5p+5p"

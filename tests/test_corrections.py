@@ -14,8 +14,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
-from bot.ledger import Ledger
-from bot.service import Referee
+from bot.chat.service import Referee
+from bot.store.ledger import Ledger
 from tests.harness import Table
 
 HAND = "123m456m789m234p5p+5p"

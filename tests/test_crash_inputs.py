@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from bot.__main__ import USAGE
 from bot.__main__ import main as bot_main
+from bot.chat.service import Referee
 from bot.console import Console, run_console
-from bot.service import Referee
 from engine.cli import main as engine_main
 from tests.harness import Table
 

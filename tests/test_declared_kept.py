@@ -5,9 +5,9 @@ RULES.md (nanjing, stake 1). Seats: A East (first dealer), B, C, D."""
 
 from __future__ import annotations
 
-from bot.codec import Fix, encode_fix
-from bot.ledger import NewEvent
-from bot.service import Referee
+from bot.chat.service import Referee
+from bot.night.codec import Fix, encode_fix
+from bot.store.ledger import NewEvent
 from engine.notation import parse_tile
 from engine.table import Pong, Win
 from tests.harness import Table

@@ -1,5 +1,5 @@
-"""Delivery's transport-neutral failures (bot/delivery.py) and how the Telegram front end classifies
-python-telegram-bot's errors (bot/telegram_app.py): what is retried, what waits, and what is never
+"""Delivery's transport-neutral failures (bot/telegram/delivery.py) and how the Telegram front end classifies
+python-telegram-bot's errors (bot/telegram/app.py): what is retried, what waits, and what is never
 sent twice because it may already be in the chat."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import httpx
 import pytest
 from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, RetryAfter, TimedOut
 
-from bot.delivery import Failure, RetryPolicy, with_retries
-from bot.telegram_app import telegram_failure
+from bot.telegram.app import telegram_failure
+from bot.telegram.delivery import Failure, RetryPolicy, with_retries
 
 QUICK = RetryPolicy(attempts=4, first_backoff=0.001)
 

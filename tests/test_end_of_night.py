@@ -8,9 +8,9 @@ import warnings
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.charts import balance_chart, cjk_font_name
-from bot.personal import LogEntry, NightPeople, PersonPayment
-from bot.service import Referee
+from bot.chat.service import Referee
+from bot.views.charts import balance_chart, cjk_font_name
+from bot.views.personal import LogEntry, NightPeople, PersonPayment
 from engine.transfers import minimal_transfers
 from tests.harness import Table
 

@@ -11,11 +11,11 @@ import sqlite3
 import time
 from pathlib import Path
 
+from bot.chat.handlers.flows import NAME_LENGTH, Head, flow_toggles
+from bot.chat.service import Referee
 from bot.console import Console
-from bot.handlers.flows import NAME_LENGTH, Head, flow_toggles
-from bot.replies import Response, render, render_response
-from bot.service import Referee
-from bot.telegram_app import CALLBACK_LIMIT
+from bot.telegram.app import CALLBACK_LIMIT
+from bot.text.replies import Response, render, render_response
 from engine.preset import PRESET_NAMES, preset_from_dict, resolved_builtin
 from locales import Translator
 from tests.fake_telegram import FakeTelegram

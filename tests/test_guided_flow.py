@@ -7,8 +7,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bot.replies import Response, render, render_response
-from bot.service import Referee
+from bot.chat.service import Referee
+from bot.text.replies import Response, render, render_response
 from locales import Translator
 from tests.fake_telegram import Call, FakeTelegram
 from tests.harness import Table

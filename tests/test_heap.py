@@ -1,4 +1,4 @@
-"""A long night never makes another chat wait on Python's collector (bot/heap.py): what a slow full
+"""A long night never makes another chat wait on Python's collector (bot/store/heap.py): what a slow full
 collection kept is frozen out of later walks, which is safe only because a night's objects form no
 cycles (reference counting alone frees them), and an old fold is let go off the event loop."""
 
@@ -12,8 +12,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from bot.heap import keep_collections_short, let_go_gradually
-from bot.service import Referee
+from bot.chat.service import Referee
+from bot.store.heap import keep_collections_short, let_go_gradually
 from tests.harness import Table
 
 NIGHT = """/new Alice Bob Carol Dave preset=nanjing stake=2
@@ -120,10 +120,10 @@ def test_installing_twice_keeps_one_pacer() -> None:
 
 
 async def answered_while(table: Table, other: Table, line: str, blocked: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """`line` in one chat is held inside its worker thread (at `blocked`, a function of bot/night.py
-    or bot/handlers/questions.py); another chat's /score must be answered meanwhile."""
-    import bot.handlers.questions as questions
-    import bot.night as night_module
+    """`line` in one chat is held inside its worker thread (at `blocked`, a function of bot/night/night.py
+    or bot/chat/handlers/questions.py); another chat's /score must be answered meanwhile."""
+    import bot.chat.handlers.questions as questions
+    import bot.night.night as night_module
 
     module = night_module if hasattr(night_module, blocked) else questions
     real = getattr(module, blocked)

@@ -5,7 +5,7 @@ Every line recorded here is a custom penalty of 5 on Bob; the tests are about th
 
 from __future__ import annotations
 
-from bot.delivery import MESSAGE_LIMIT
+from bot.telegram.delivery import MESSAGE_LIMIT
 from tests.harness import Table
 
 OPEN = "/new Alice Bob Carol Dave"

@@ -7,8 +7,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from bot.inbox import Row
-from bot.ledger import Ledger, NewEvent, Seat
+from bot.store.inbox import Row
+from bot.store.ledger import Ledger, NewEvent, Seat
 
 SEATS = tuple(Seat(name) for name in ("alice", "bob", "carol", "dave"))
 

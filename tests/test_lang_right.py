@@ -3,8 +3,8 @@ opener, chat admins); before a group's first night, and in a private chat, anyon
 
 from __future__ import annotations
 
-from bot.seating import Speaker
-from bot.service import Incoming, Referee
+from bot.chat.service import Incoming, Referee
+from bot.night.seating import Speaker
 from tests.harness import Table
 
 

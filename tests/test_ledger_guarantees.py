@@ -15,8 +15,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.ledger import Ledger
-from bot.service import Referee
+from bot.chat.service import Referee
+from bot.store.ledger import Ledger
 from tests.harness import Table
 
 PLAYERS = ("Alice", "Bob", "Carol", "Dave")
@@ -85,9 +85,9 @@ def test_random_events_keep_the_sum_at_zero_and_undoing_all_returns_to_zero(line
 WRITER = textwrap.dedent(
     """
     import asyncio, sys
-    from bot.ledger import Ledger
-    from bot.seating import Speaker
-    from bot.service import Incoming, Referee
+    from bot.store.ledger import Ledger
+    from bot.night.seating import Speaker
+    from bot.chat.service import Incoming, Referee
 
     async def main(path):
         ledger = await Ledger.open(path)

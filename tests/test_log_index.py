@@ -1,13 +1,13 @@
-"""The night's log index (bot/log_index.py) answers as reading the whole log would: the place a row
-stands for, the version in force there (bot/versions.py), a row by id, the newest row of a kind."""
+"""The night's log index (bot/night/log_index.py) answers as reading the whole log would: the place a row
+stands for, the version in force there (bot/night/versions.py), a row by id, the newest row of a kind."""
 
 from __future__ import annotations
 
 import random
 
-from bot.ledger import EventRow
-from bot.log_index import LogIndex
-from bot.versions import versions
+from bot.night.log_index import LogIndex
+from bot.night.versions import versions
+from bot.store.ledger import EventRow
 
 
 def row(event_id: int, kind: str, reverses: int | None = None) -> EventRow:

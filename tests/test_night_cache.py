@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from bot import charts
-from bot import night as night_module
-from bot.ledger import Ledger
-from bot.personal import NightPeople
-from bot.service import Referee
+from bot.chat.service import Referee
+from bot.night import night as night_module
+from bot.store.ledger import Ledger
+from bot.views import charts
+from bot.views.personal import NightPeople
 from tests.harness import Table
 
 # RULES.md §settlement: a 花杠 by A — each other seat pays A 6 flowers. 底 1: 1 元 a flower.

@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from bot.handlers import repeats
+from bot.chat.handlers import repeats
 from tests.fake_telegram import Call, FakeTelegram
 from tests.harness import Table
 from tests.test_telegram import ALICE, BOB, CAROL, DAVE, EVE, GROUP, Running, balances

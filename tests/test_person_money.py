@@ -9,10 +9,10 @@ import io
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.charts import end_points
-from bot.ledger import Ledger
-from bot.personal import night_people
-from bot.service import Referee
+from bot.chat.service import Referee
+from bot.store.ledger import Ledger
+from bot.views.charts import end_points
+from bot.views.personal import night_people
 from tests.harness import Table
 
 
@@ -53,7 +53,7 @@ async def test_the_chart_draws_one_line_per_person_with_a_gap_where_they_did_not
     # hand 1 as above, ended by a draw, so hand 2 is 比下胡: 张三's exposed gang on 李四 is 6 × 2 = 12
     # → 张三 −3 + 12 = 9, 李四 −3 − 12 = −15
     assert end_points(people) == {"张三": 9, "李四": -15, "王五": -3, "赵六": 6, "钱七": 3}
-    from bot.charts import person_lines
+    from bot.views.charts import person_lines
 
     lines = {name: values for name, _, values in person_lines(people)}
     assert lines["赵六"][0] == 0 and lines["赵六"][1] == 6 and lines["赵六"][2:] == [None]

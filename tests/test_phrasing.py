@@ -15,8 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.commands import Command, chinese_number, near_command, parse, pattern_keys
-from bot.vocabulary import IMPLICIT_UNITS, flag_fields, flag_units
+from bot.chat.commands import Command, chinese_number, near_command, parse, pattern_keys
+from bot.text.vocabulary import IMPLICIT_UNITS, flag_fields, flag_units
 from engine.errors import EngineError
 from engine.units import UNITS_BY_KEY
 from locales import LANGUAGES, load_catalog
@@ -323,7 +323,7 @@ CORPUS: tuple[tuple[str, str], ...] = (
 
 
 # Plain lines one piece away from a table event: each is chatter to the parser (it records nothing)
-# and gets this hint (see bot.commands.near_command); "-" is talk, silent.
+# and gets this hint (see bot.chat.commands.near_command); "-" is talk, silent.
 NEAR_MISSES: tuple[tuple[str, str], ...] = (
     ("碰 李思 6s", "没有 李思，是 李四 吗？ → 碰 李四 6s"),  # issue 20: 李思 typed for 李四
     ("碰 王伍", "没有 王伍，是 王五 吗？ → 碰 王五"),

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from bot.replies import Reply, Response, render
-from bot.seating import Speaker
-from bot.service import Incoming, Referee
+from bot.chat.service import Incoming, Referee
+from bot.night.seating import Speaker
+from bot.text.replies import Reply, Response, render
 from locales import LANGUAGES, Translator, load_catalog
 
 FIELD = re.compile(r"\{[A-Za-z_][A-Za-z_0-9]*\}")  # `{name}` left unfilled (`{7777p}` is a meld)

@@ -22,12 +22,12 @@ from pathlib import Path
 from hypothesis import assume, event, given, settings
 from hypothesis import strategies as st
 
-from bot.charts import end_points
-from bot.ledger import EventRow, Ledger
-from bot.night import table_event
-from bot.personal import night_people
-from bot.replies import Reply, Response, render
-from bot.service import Referee
+from bot.chat.service import Referee
+from bot.night.night import table_event
+from bot.store.ledger import EventRow, Ledger
+from bot.text.replies import Reply, Response, render
+from bot.views.charts import end_points
+from bot.views.personal import night_people
 from engine.claims import ClaimRefused
 from engine.decompose import waiting_tiles
 from engine.errors import EngineError

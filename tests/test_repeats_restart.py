@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-from bot.service import Referee
+from bot.chat.service import Referee
 from tests.harness import Table
 
 

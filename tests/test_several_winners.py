@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bot.ledger import Ledger
-from bot.replies import render
-from bot.service import Referee
+from bot.chat.service import Referee
+from bot.store.ledger import Ledger
+from bot.text.replies import render
 from locales import Translator
 from tests.fake_telegram import FakeTelegram
 from tests.harness import Table

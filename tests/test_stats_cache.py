@@ -10,12 +10,12 @@ import sqlite3
 
 import pytest
 
-from bot import stats
-from bot.ledger import NightRow
-from bot.night import Night, Nights
-from bot.replies import render_response
-from bot.seating import Speaker
-from bot.service import Incoming, Referee
+from bot.chat.service import Incoming, Referee
+from bot.night.night import Night, Nights
+from bot.night.seating import Speaker
+from bot.store.ledger import NightRow
+from bot.text.replies import render_response
+from bot.views import stats
 from tests.harness import Table
 
 

@@ -15,12 +15,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.inbox import Row
-from bot.ledger import NightMarks, TabEventRow
-from bot.seating import Speaker
-from bot.service import Incoming, Referee
-from bot.stats import NightFigures, PersonNight, Persons
-from bot.tab import EXACT_UP_TO, entries, fewest_transfers, tab_of
+from bot.chat.handlers.tab import EXACT_UP_TO, entries, fewest_transfers, tab_of
+from bot.chat.service import Incoming, Referee
+from bot.night.seating import Speaker
+from bot.store.inbox import Row
+from bot.store.ledger import NightMarks, TabEventRow
+from bot.views.stats import NightFigures, PersonNight, Persons
 from tests.harness import Table
 
 # Night 1, 底=2: 王五 pays 李四 34 flowers = 68.

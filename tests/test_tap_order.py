@@ -11,10 +11,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from bot.handlers.flows import HEAD_PATTERN
-from bot.ledger import Ledger
-from bot.replies import render
-from bot.service import Referee
+from bot.chat.handlers.flows import HEAD_PATTERN
+from bot.chat.service import Referee
+from bot.store.ledger import Ledger
+from bot.text.replies import render
 from locales import Translator
 from tests.fake_telegram import Call, FakeTelegram
 from tests.harness import Table

@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
+from bot.chat.handlers.flows import NAME_LENGTH, Head, tile_label
+from bot.chat.service import Referee
 from bot.console import Console
-from bot.handlers.flows import NAME_LENGTH, Head, tile_label
-from bot.replies import Response, render, render_response
-from bot.service import Referee
-from bot.telegram_app import CALLBACK_LIMIT, ROW_LIMIT
+from bot.telegram.app import CALLBACK_LIMIT, ROW_LIMIT
+from bot.text.replies import Response, render, render_response
 from engine.hand import MeldKind
 from engine.notation import format_hand
 from engine.tiles import tile_name

@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from bot.delivery import RetryPolicy
-from bot.ledger import Ledger
-from bot.telegram_app import TelegramFrontEnd, build_application
-from bot.telegram_intake import Polling
+from bot.store.ledger import Ledger
+from bot.telegram.app import TelegramFrontEnd, build_application
+from bot.telegram.delivery import RetryPolicy
+from bot.telegram.intake import Polling
 from tests.bot_process import bot_against_fake
 from tests.fake_telegram import FakeTelegram, user
 

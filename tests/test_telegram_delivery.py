@@ -17,10 +17,10 @@ from typing import Any
 
 import pytest
 
-from bot.delivery import MESSAGE_LIMIT, RetryPolicy, split_text
-from bot.inbox import Row
-from bot.ledger import Ledger
-from bot.telegram_app import addressed_elsewhere, server_root
+from bot.store.inbox import Row
+from bot.store.ledger import Ledger
+from bot.telegram.app import addressed_elsewhere, server_root
+from bot.telegram.delivery import MESSAGE_LIMIT, RetryPolicy, split_text
 from tests.fake_telegram import FakeTelegram, Fault
 from tests.test_telegram import ALICE, BOB, CAROL, DAVE, EVE, GROUP, OTHER_GROUP, Running, balances, buttons
 

@@ -1,4 +1,4 @@
-"""Telegram's update shapes read by the one pure function (bot/telegram_input.py), on update JSON as
+"""Telegram's update shapes read by the one pure function (bot/telegram/input.py), on update JSON as
 the Bot API sends it (field names and nesting from core.telegram.org/bots/api)."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from typing import Any
 
 from telegram import Bot, Update
 
-from bot.telegram_input import Kind, deep_link, display_name, read_update
+from bot.telegram.input import Kind, deep_link, display_name, read_update
 
 GROUP = -1001234567890
 ZHANGSAN = {"id": 5001, "is_bot": False, "first_name": "张三", "language_code": "zh-hans"}

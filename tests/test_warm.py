@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bot.service import Referee
+from bot.chat.service import Referee
 from engine.suit_shapes import reading_table
 
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.handlers.common import tile_word
-from bot.replies import Reply
+from bot.chat.handlers.common import tile_word
+from bot.text.replies import Reply
 from tests.harness import Table
 
 CHINESE = "/new 张三 李四 王五 赵六"

@@ -1,0 +1,1 @@
+"""The transport-neutral command layer: a line parsed, handled and answered."""

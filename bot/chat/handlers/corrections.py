@@ -1,0 +1,334 @@
+"""Undo or fix any past event: the night is re-derived as if the corrected history had always been so.
+
+The reply says what each player's balance moved by, which later hands were re-derived, and which hand
+is open now.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from bot.chat.commands import SEAT_TOKEN, SELF, VERB, WORD, Command, parse, reads_with_names_of_then, scan
+from bot.chat.handlers import tab
+from bot.chat.handlers.common import (
+    Context,
+    Refusal,
+    explained,
+    meld_conflict,
+    readable,
+    recorded_reply,
+    recording_night,
+    refused_win,
+    tile_word,
+)
+from bot.chat.handlers.table_events import (
+    REVERSIBLE,
+    flower_gang_event,
+    gang_event,
+    penalty_event,
+    pong_event,
+    range_event,
+    win_event,
+    winds_event,
+)
+from bot.night.codec import event_kind
+from bot.night.night import Corrected, LaterEventBreaks, Night, actor_of, table_event
+from bot.night.seating import Speaker, player_list, resolve, seated_names
+from bot.store.ledger import EventRow, Seat
+from bot.text.replies import LIST, Joined, Reply, Response
+from bot.views.lines import format_money
+from engine.errors import EngineError
+from engine.melds import DeclaredPatternContradicted, LoggedMeldMissing
+from engine.table import Draw, Event, TableState, Win, WinRefused
+
+EVENT_OF_COMMAND = {
+    "pong": "pong",
+    "gang": "gang",
+    "added_gang": "gang",
+    "concealed_gang": "gang",
+    "flower_gang": "flower_gang",
+    "winds": "four_winds",
+    "range": "range_mark",
+    "penalty": "penalty",
+    "hu": "win",
+    "draw": "draw",
+}
+
+NEEDS_A_NAME = ("pong", "penalty")
+
+
+def reads_as_a_fix(command: Command, names: list[str]) -> bool:
+    """`fix 99 碰 李四`, `undo 99`: an event number (and for a fix, a table event's line), a correction
+    however it is typed (a near-command, answered even when it starts with an English word)."""
+    if command.name == "undo":
+        return command.number is not None
+    if command.name != "fix" or command.number is None or not command.word:
+        return False
+    try:
+        inner = parse(command.word, names)
+    except EngineError:
+        return True  # the corrected line is wrong: that is worth saying too
+    if inner is None:  # `fix 2 Dave hu Bob …` with Dave gone since (or never there): answered too
+        return reads_with_names_of_then(command.word, names)
+    return inner.name in EVENT_OF_COMMAND
+
+
+def no_such_event(night: Night, number: int) -> Refusal:
+    """No #N tonight: say so, and which numbers there are (the latest, and where to see them all)."""
+    latest = night.last_number()
+    if latest == 0:
+        return Refusal(Reply("undo.no_such_event", {"id": number}))
+    return Refusal(Reply("undo.no_such_event", {"id": number}), Reply("fix.latest_hint", {"id": latest}))
+
+
+def is_claim(event: EventRow, known: Sequence[str]) -> bool:
+    """A seat claimed on its own line (`我是 李四`, `/join 李四`): undoable like a join. A binding written
+    with the event it served is not: /undo undoes that event."""
+    if event.kind != "bind":
+        return False
+    try:
+        command = parse(event.raw_text, known)  # 我是 李四 reads as a claim only with 李四 seated
+    except EngineError:
+        return False
+    return command is not None and command.name == "join"
+
+
+def last_claim(night: Night) -> EventRow | None:
+    known = seated_names(night.seats)
+    return night.last_row(("bind",), lambda e: e.id in night.active and is_claim(e, known))
+
+
+def target_of(night: Night, number: int | None) -> EventRow:
+    """The version to correct: the current one at #N's place (#N, a line's number tonight, may be
+    the event first typed there or any fix of it), or the latest current version that can be undone
+    (bot/night/versions.py); with no number, a seat claimed since is undone too (claims take no number)."""
+    if number is None:
+        target = night.last_active(REVERSIBLE)
+        claimed = last_claim(night)
+        if claimed is not None and (target is None or claimed.id > target.id):
+            target = claimed  # `我是 李四` pressed by mistake: undone like a join
+        if target is None:
+            raise Refusal(Reply("undo.nothing"))
+        return target
+    named = night.numbered(number)
+    if named is None:
+        raise no_such_event(night, number)
+    root = night.event(night.slot_of(named.id)) or named  # a claim takes no number: never named here
+    if root.kind not in REVERSIBLE or named.kind not in REVERSIBLE:
+        raise Refusal(Reply("undo.not_undoable", {"id": number, "kind": Reply(f"kind.{named.kind}")}))
+    current = night.current_version(root.id)
+    if current is None:
+        raise Refusal(Reply("undo.already_undone", {"id": number}))
+    return current
+
+
+def signed(amount: int) -> str:
+    return f"+{amount}" if amount > 0 else f"−{-amount}" if amount < 0 else "0"
+
+
+def correction_replies(night: Night, corrected: Corrected) -> list[Reply]:
+    moved = [f"{name} {signed(amount)}" for name, amount in corrected.changes]
+    replies = [Reply("correction.changes", {"changes": " · ".join(moved)}) if moved else Reply("correction.no_change")]
+    if corrected.moved_hands:
+        replies.append(Reply("correction.moved", {"hands": ", ".join(str(h) for h in corrected.moved_hands)}))
+    stakes = stakes_involved(night, corrected)
+    if len({cents for _, cents in stakes}) > 1:  # money moved at more than one stake: say which, where
+        shown = tuple(Reply("correction.stake", {"hand": hand, "stake": format_money(cents)}) for hand, cents in stakes)
+        replies.append(Reply("correction.stakes", {"stakes": Joined(shown, LIST)}))
+    doubled = Reply("hand.doubled_mark") if night.state.doubled else ""
+    replies.append(Reply("correction.open_hand", {"hand": night.state.hand_no, "doubled": doubled}))
+    return replies
+
+
+def stakes_involved(night: Night, corrected: Corrected) -> list[tuple[int, int]]:
+    """(hand, money per flower) of each place the correction booked money at, by hand."""
+    slot = night.slot_of(corrected.target.id)
+    root = night.event(slot)
+    own_hand = night.fold.hand_of(slot) or (root.hand_no if root is not None else night.state.hand_no)
+    found: dict[int, int] = {}
+    for row in corrected.payments:
+        written = night.event(row.event_id)
+        if written is not None and row.amount:  # the correction's own row is priced at its event's hand
+            hand = own_hand if row.event_id == corrected.event_id else written.hand_no
+            found.setdefault(hand, row.money_cents // row.amount)
+    return sorted(found.items())
+
+
+async def correct(
+    context: Context, night: Night, target: EventRow, event: Event | None, then: Sequence[Seat] = ()
+) -> Corrected:
+    try:
+        return await night.correct(context.line, target, event)
+    except WinRefused as error:  # the corrected win itself: its winner as they sat then
+        raise Refusal(*refused_win(then or night.seats, error)) from error
+    except LoggedMeldMissing as error:
+        hand = night.fold.hand_of(target.id) or night.state.hand_no
+        raise Refusal(meld_conflict(night, error, hand)) from error
+    except LaterEventBreaks as error:
+        if isinstance(error.cause, DeclaredPatternContradicted):  # a later declared win: name it
+            raise Refusal(later_declared(night, error.slot, error.cause)) from error
+        reason = Reply(error.cause.key, readable(error.cause.params, night.seats, night))
+        if isinstance(error.cause, LoggedMeldMissing):  # the later win's meld, named by its event
+            reason = meld_conflict(night, error.cause, night.fold.hand_of(error.slot) or night.state.hand_no)
+        elif isinstance(error.cause, WinRefused):
+            reason = Reply(error.cause.key, {"winner": night.seats[error.cause.params["winner"]].name, "total": ""})
+        raise Refusal(Reply("fix.breaks_later", {"id": night.shown(error.slot), "reason": reason})) from error
+
+
+# The pattern a declared-pattern refusal is about, by its reason (engine.claims.check_declared)
+DECLARED_PATTERN = {
+    "win.declared_qingyise_suits": "qingyise",
+    "win.declared_qingyise_wind": "qingyise",
+    "win.declared_hunyise_suits": "hunyise",
+    "win.declared_menqing": "menqing",
+    "win.declared_seven_pairs": "qidui",
+}
+
+
+def later_declared(night: Night, slot: int, cause: DeclaredPatternContradicted) -> Reply:
+    """`#14 李四 报了清一色，改了以后不成立（碰 6s）`: the stored win stays as it is, the correction is
+    refused (a Nanjing table would not let a fix quietly void a win everyone saw declared)."""
+    pattern = Reply(f"unit.{DECLARED_PATTERN.get(cause.key, 'qingyise')}")
+    kind = Reply(f"meld_name.{cause.params['kind']}")
+    tile = cause.params.get("tile")
+    meld = Reply("meld.named", {"kind": kind, "tile": tile_word(str(tile))}) if tile else kind
+    winner = night.seats[int(cause.params["seat"])].name
+    return Reply("fix.breaks_declared", {"id": night.shown(slot), "winner": winner, "pattern": pattern, "meld": meld})
+
+
+async def undo(context: Context) -> Response:
+    paid = await tab.undo_after_paid(context)  # `/undo` right after `/paid`: the payment
+    if paid is not None:
+        return paid
+    night = recording_night(context)
+    target = target_of(night, context.command.number)
+    corrected = await correct(context, night, target, None)
+    number, undone = night.number_of(corrected.event_id), night.number_of(target.id)
+    if number is None or undone is None:  # a seat claim: no line of the table, so no number either
+        replies = [Reply("undo.claim_done", {"text": target.raw_text})]
+    else:
+        replies = [Reply("undo.done", {"id": number, "target": undone, "text": target.raw_text})]
+    return recorded_reply(context, night, replies + correction_replies(night, corrected))
+
+
+def corrected_event(context: Context, night: Night, target: EventRow) -> Event:
+    """The corrected line, parsed as if typed at the corrected event's place in the night: its names
+    are of who sat at the table then (丁 before `/swap 丁 Eve`), whoever sits there now."""
+    command = context.command
+    then = seats_then(night, night.slot_of(target.id))
+    known = [*seated_names(night.seats), *seated_names(then)]
+    inner = parse(command.word or "", known)
+    if inner is None or inner.name not in EVENT_OF_COMMAND:
+        unknown = unknown_name(command.word or "", known)
+        if unknown is not None:  # 改 2 戊 胡 乙 …: a name nobody had tonight, not a wrong form
+            raise Refusal(Reply("player.unknown", {"name": unknown, "players": player_list(then)}))
+        raise Refusal(Reply("fix.usage"))
+    original = table_event(target)
+    if original is None:
+        raise Refusal(Reply("undo.not_undoable", {"id": night.shown(target.id), "kind": Reply(f"kind.{target.kind}")}))
+    seated_then(night, then, night.slot_of(target.id), inner.names)
+    kind = EVENT_OF_COMMAND[inner.name]
+    exposed = inner.name == "gang" and (inner.kind or "exposed") == "exposed"
+    if (inner.name in NEEDS_A_NAME or exposed) and not inner.names:  # typed alone it asks with buttons: here, the line
+        raise Refusal(Reply("fix.usage"))
+    if kind != event_kind(original):
+        raise Refusal(
+            Reply("fix.other_kind", {"id": night.shown(target.id), "kind": Reply(f"kind.{event_kind(original)}")})
+        )
+    # Unnamed, the actor is the corrected event's (改 3 胡 王五 … fixes that win, whoever types it)
+    incoming = replace(context.incoming, speaker=speaker_for(then, original) or context.incoming.speaker)
+    at_then = replace(context, command=inner, incoming=incoming, seated=then)
+    try:
+        event = build(at_then, inner, night.state_before(target.id))
+    except LoggedMeldMissing:
+        raise  # named by its event number (the service's meld_conflict)
+    except EngineError as error:  # `no player`, a seat in an error: the players of then, by name
+        raise Refusal(Reply(error.key, readable(error.params, then))) from error
+    if isinstance(original, Win) and isinstance(event, Win):  # a claim joined to a win stays joined to it
+        event = replace(event, joins=original.joins)
+    return event
+
+
+def unknown_name(line: str, known: Sequence[str]) -> str | None:
+    """The unknown word a plain corrected line starts with before its command word (戊 in `戊 胡 乙`)."""
+    pieces = scan(line, known)
+    verb = next((i for i, p in enumerate(pieces) if p.kind in (VERB, SELF)), None)
+    words = [p.text for p in pieces[: verb or 0] if p.kind == WORD]
+    return words[0] if words else None
+
+
+def seats_then(night: Night, slot: int) -> tuple[Seat, ...]:
+    """Who sat in each seat at the event `slot`: the one sitting there now, or whoever stood up since
+    (换人), called by their name now (a rename follows the person, as everywhere else)."""
+    seating = night.seating()
+    sitting = seating.at.get(slot, seating.now)
+    return tuple(
+        night.seats[seat] if person == seating.now[seat] else Seat(seating.names[person])
+        for seat, person in enumerate(sitting)
+    )
+
+
+def seated_then(night: Night, then: Sequence[Seat], slot: int, names: Sequence[str]) -> None:
+    """The corrected line names who sat at the table at the corrected place: a player who sat down
+    later (换人) is refused, never read as whoever sat in that seat then."""
+    for name in names:
+        if SEAT_TOKEN.match(name):
+            continue  # a seat by number: whoever sat there
+        try:
+            resolve(then, name)
+        except EngineError:
+            try:
+                seat = resolve(night.seats, name)
+            except EngineError:
+                raise Refusal(Reply("player.unknown", {"name": name, "players": player_list(then)})) from None
+            raise Refusal(
+                Reply("fix.not_seated_then", {"name": name, "id": night.shown(slot), "who": then[seat].name})
+            ) from None
+
+
+def speaker_for(seats: Sequence[Seat], event: Event) -> Speaker | None:
+    """Who the corrected event was about, as a speaker seated by name."""
+    seat = actor_of(event)
+    if isinstance(event, Win) and event.claims:
+        seat = event.claims[0].winner
+    if seat is None or not seats[seat].name:
+        return None
+    return Speaker(id=seats[seat].name, name=seats[seat].name, by_name=True)
+
+
+def build(context: Context, command: Command, state: TableState) -> Event:
+    if command.name == "pong":
+        return pong_event(context, command)
+    if command.name in ("gang", "added_gang", "concealed_gang"):
+        return gang_event(context, command)
+    if command.name == "flower_gang":
+        return flower_gang_event(context, command)
+    if command.name == "winds":
+        return winds_event(context, command)
+    if command.name == "range":
+        return range_event(context, command, state)
+    if command.name == "penalty":
+        return penalty_event(context, command)
+    if command.name == "hu":
+        return win_event(context, command, state)
+    return Draw()
+
+
+async def fix(context: Context) -> Response:
+    night = recording_night(context)
+    if context.command.number is None or not context.command.word:
+        raise Refusal(Reply("fix.usage"))
+    target = target_of(night, context.command.number)
+    if (night.event(night.slot_of(target.id)) or target).kind == "join":
+        raise Refusal(Reply("undo.not_undoable", {"id": context.command.number, "kind": Reply("kind.join")}))
+    event = corrected_event(context, night, target)
+    then = seats_then(night, night.slot_of(target.id))  # before the correction: who played the event
+    corrected = await correct(context, night, target, event, then)
+    params = {"id": night.shown(corrected.event_id), "target": night.shown(target.id), "text": context.command.word}
+    replies = [Reply("fix.done", params)]
+    played = corrected.replacement
+    if played is not None:
+        # the winner as they sat then, with its 比下胡 / 垒宝塔 lines: the changes follow from them
+        replies.extend(explained(played, then))
+    return recorded_reply(context, night, replies + correction_replies(night, corrected))

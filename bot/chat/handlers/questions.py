@@ -1,0 +1,266 @@
+"""Handlers that answer and record nothing: score, history, rules, summary, stats, me, export, help."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from pathlib import Path
+
+from bot.chat.commands import SPEC_BY_NAME, parse
+from bot.chat.handlers.common import Context, Refusal, board, describe, explained
+from bot.chat.handlers.opening import unclaimed
+from bot.night.night import Night, doubled_hands, table_event
+from bot.night.people import kept_indices, merged_index, net_by_reason, player_of, stake_runs
+from bot.night.seating import seated_names
+from bot.store.heap import in_thread
+from bot.store.ledger import EventRow, PaymentRow, Seat
+from bot.text.replies import Attachment, Choice, Reply, Response, render
+from bot.views import export
+from bot.views.lines import history as history_lines
+from bot.views.lines import night_stats, payment_lines
+from bot.views.lines import rules as rules_lines
+from bot.views.lines import summary as summary_lines
+from bot.views.personal import NightPeople, night_people
+from bot.views.stats import chat_stats, my_stats
+from engine.errors import EngineError
+from engine.preset import PRESET_NAMES, preset_from_dict, resolved_builtin
+from engine.table import Win
+from locales import Translator
+
+# A page of /history: 15 lines of about 100 characters stay well under Telegram's 4,096 a message.
+HISTORY_LINES = 15
+FLOW_MARK = " ~t"  # a guided flow's line carries its state after the command (`/hu ~t…`)
+SEAT_MARK = re.compile(r"(?<!\S)#[0-3](?![0-9])")  # a button's seat by number (`/hu #1 self …`)
+
+
+def any_night(context: Context) -> Night:
+    if context.night is None:
+        raise Refusal(Reply("night.none"))
+    return context.night
+
+
+async def score(context: Context) -> Response:
+    night = any_night(context)
+    claims: tuple[Choice, ...] = ()
+    if not context.closed and not context.incoming.speaker.by_name:  # Telegram: seats still to be claimed
+        claims = tuple(
+            Choice(Reply("telegram.claim", {"name": s.name}), f"/join {s.name}") for s in unclaimed(night.seats)
+        )
+    if not context.closed:
+        return Response((board(night),), context.language, night_id=night.id, choices=claims)
+    # the night is over: the board still lists whoever stood up during it, with what they keep
+    replies = [Reply("night.closed_note", {"night": night.number}), board(night)]
+    return Response(tuple(replies), context.language, night_id=night.id)
+
+
+async def history(context: Context) -> Response:
+    """One page of the night's lines (numbered per night: the lines the table typed, never a seat
+    claim or a row the bot wrote itself), page 1 the latest; a long night says which page this is
+    and how to see more."""
+    night = any_night(context)
+    if "event" in context.command.options:
+        return in_full(context, night, int(context.command.options["event"]))
+    lines = night.lines()
+    pages = max(1, -(-len(lines) // HISTORY_LINES))
+    page = context.command.number or 1
+    if page > pages:
+        raise Refusal(Reply("history.no_page", {"page": page, "pages": pages}))
+    end = len(lines) - (page - 1) * HISTORY_LINES
+    events = lines[max(0, end - HISTORY_LINES) : end]
+    undone = {e.id for e in events if e.id not in night.active}
+    hands = {e.id: night.hand_in_log(e) for e in events}
+    fixed_by = {e.reverses: e.id for e in night.events if e.kind == "fix" and e.reverses is not None}
+    shown = flow_lines(night, events)
+    replies = [Reply("history.header", {"night": night.number})]
+    replies += history_lines(events, undone, hands, fixed_by, shown, merges(night), night.shown)
+    if page < pages:
+        replies.append(Reply("history.page", {"page": page, "pages": pages, "next": page + 1}))
+    elif pages > 1:
+        replies.append(Reply("history.last_page", {"page": page, "pages": pages}))
+    return Response(tuple(replies), context.language, night_id=night.id)
+
+
+def in_full(context: Context, night: Night, number: int) -> Response:
+    """`/history #12` (a win's 明细): the line as recorded, then the event as the corrected night
+    plays it, in full: each winner's breakdown, the factors, every payment with its money. Written
+    over the message whose button asked (`edits`)."""
+    row = night.numbered(number)  # #N: a line's number tonight
+    if row is None:
+        raise Refusal(Reply("undo.no_such_event", {"id": number}))
+    fixed_by = {e.reverses: e.id for e in night.events if e.kind == "fix" and e.reverses is not None}
+    undone = {row.id} if row.id not in night.active else set()
+    hands = {row.id: night.hand_in_log(row)}
+    replies = [Reply("details.header", {"id": number})]
+    replies.extend(history_lines([row], undone, hands, fixed_by, flow_lines(night, [row]), merges(night), night.shown))
+    slot = night.slot_of(row.id)
+    played = night.fold.played.first(slot) if night.current_version(slot) is not None else None
+    if played is not None and played.slot == slot:
+        seating = night.seating()  # the names of who sat there at that event, after any 换人
+        sitting = seating.at.get(played.event_id, seating.now)
+        seats = tuple(Seat(seating.names[index]) for index in sitting)
+        replies.append(
+            Reply("event.recorded", {"id": night.shown(played.event_id), "what": describe(played.event, seats)})
+        )
+        replies.extend(explained(played, seats))
+        stake = night.stake_at(played.hand_no)
+        payments = [
+            PaymentRow(played.event_id, p.payer, p.payee, p.amount, p.amount * stake, p.reason) for p in played.payments
+        ]
+        replies.extend(payment_lines(payments, seats, night.preset))
+    return Response(tuple(replies), context.language, night_id=night.id, edits=True)
+
+
+def merges(night: Night) -> dict[int, int]:
+    """The rows that joined a second winner to a win on the same discard (一炮多响), each with the
+    place it joined: a claim of its own that the table said shares the discard (`Win.joins`), or, in
+    older ledgers, a fix of the first win read as one win, never as a correction."""
+    found: dict[int, int] = {}
+    names = seated_names(night.seats)
+    for event in night.events:
+        claim = table_event(event) if event.kind == "win" else None
+        if isinstance(claim, Win) and claim.joins is not None:
+            if night.current_version(claim.joins) is not None:  # with its first win undone, a win of its own
+                found[event.id] = claim.joins
+            continue
+        if event.kind != "fix" or event.reverses is None:
+            continue
+        try:
+            command = parse(event.raw_text, names)
+        except EngineError:
+            command = None
+        if command is not None and command.name == "fix":
+            continue  # typed as a correction (or a Telegram edit, read as one)
+        joined, before = table_event(event), night.event(event.reverses)
+        earlier = table_event(before) if before is not None else None
+        if isinstance(joined, Win) and isinstance(earlier, Win) and is_joined(earlier, joined):
+            found[event.id] = event.reverses
+    return found
+
+
+def is_joined(first: Win, both: Win) -> bool:
+    """Whether `both` is `first` with more winners on the same discard."""
+    claims = len(first.claims)
+    same = [c.winner for c in both.claims[:claims]] == [c.winner for c in first.claims]
+    return both.discarder == first.discarder and len(both.claims) > claims and same
+
+
+def flow_lines(night: Night, events: list[EventRow]) -> dict[int, Reply]:
+    """What a guided flow's token line (`/hu ~t…`) or a button's line (`/hu #1 self …`) stands for,
+    with the names of who sat at that event: the record shows the event, never the token."""
+    seating = night.seating()
+    shown: dict[int, Reply] = {}
+    for event in events:
+        if FLOW_MARK not in event.raw_text and not SEAT_MARK.search(event.raw_text):
+            continue  # typed by a person: shown as typed
+        decoded = table_event(event)
+        if decoded is not None:
+            sitting = seating.at.get(event.id, seating.now)
+            shown[event.id] = describe(decoded, tuple(Seat(seating.names[index]) for index in sitting))
+    return shown
+
+
+async def rules(context: Context) -> Response:
+    """The open night's numbers, or any built-in preset's when named (`/rules chengbei`)."""
+    night = context.night
+    name = (context.command.word or "").lower()
+    if not name and night is not None and not context.closed:
+        # the stake in force now: a 改底 changes what the next hands are played for
+        return Response(tuple(rules_lines(night.preset, night.stake_at(night.state.hand_no))), context.language)
+    name = name or "nanjing"
+    if name not in PRESET_NAMES:
+        raise Refusal(Reply("preset.unknown", {"name": name, "known": ", ".join(PRESET_NAMES)}))
+    return Response(tuple(rules_lines(preset_from_dict(resolved_builtin(name)), 100)), context.language)
+
+
+def summary_replies(night: Night) -> list[Reply]:
+    seating = night.seating()  # players, not seats: after a 换人 each keeps their own figures
+    net = net_by_reason(seating, night.events, night.payment_rows)
+    stats = night_stats(night.fold.played, net, len(set(merged_index(seating))), player_of(seating))
+    everyone = night.people()
+    stats = [stats[index] for index in kept_indices(seating, everyone)]  # no row for who left at 0
+    return summary_lines(
+        replace(night.row, stake_cents=night.stake_at(night.state.hand_no)),  # the stake in force
+        tuple(Seat(p.name) for p in everyone),
+        night.preset,
+        [p.amount for p in everyone],
+        [p.money_cents for p in everyone],
+        stats,
+        night.hands_played(),
+        night.state.dealer_passes,
+        # the current hand too: a 改底 for the next hand is the stake in force, as the header said before
+        stakes=stake_runs(night.stake_schedule(), night.state.hand_no),
+    )
+
+
+def chart_inputs(night: Night) -> tuple[NightPeople, set[int]]:
+    """What the chart is drawn from (sent to the drawing process)."""
+    return night_people(night), doubled_hands(night.fold)
+
+
+async def summary(context: Context) -> Response:
+    """The night's figures and its chart are worked out in a worker thread: a long night's summary
+    and any chart take longer than another chat should wait (the chat's own lines wait their turn)."""
+    night = any_night(context)
+    lines = await in_thread(summary_replies, night)
+    attachments: list[Attachment] = []
+    if context.desk.charts_enabled:
+        version = (night.id, night.log_size())  # drawn again only once something is recorded
+        png = context.desk.charts.kept(version, context.language)
+        if png is None:
+            people, doubled = await in_thread(chart_inputs, night)  # a long night's in a worker too
+            png = await context.desk.charts.chart(version, night.number, people, doubled, context.language)
+        chart = Attachment("photo", f"night-{night.id}.png", png)
+        wanted = context.command.options.get("chart")
+        if wanted and Path(wanted).name not in (
+            "",
+            ".",
+            "..",
+        ):  # the chat sees the file name; the console writes to the path
+            chart = replace(chart, filename=Path(wanted).name, path=wanted)
+        attachments.append(chart)
+    choices: tuple[Choice, ...] = ()
+    if not context.closed:
+        lines.append(Reply("summary.confirm"))
+        context.desk.pending_close.add(context.incoming.chat_id)
+        choices = (Choice(Reply("button.close_night"), "/close"),)
+    return Response(tuple(lines), context.language, attachments=tuple(attachments), choices=choices, night_id=night.id)
+
+
+async def unknown_command(context: Context) -> Response:
+    raise Refusal(Reply("command.unknown", {"command": context.command.word or ""}))
+
+
+async def help_(context: Context) -> Response:
+    lines = [Reply("help.header")]
+    lines.extend(Reply(f"help.{spec.name}", {"example": spec.example}) for spec in SPEC_BY_NAME.values())
+    lines.append(Reply("rules.not_enforced"))
+    return Response(tuple(lines), context.language)
+
+
+async def stats(context: Context) -> Response:
+    replies = await chat_stats(context.desk.nights, context.incoming.chat_id, context.command.word)
+    return Response(tuple(replies), context.language)
+
+
+async def me(context: Context) -> Response:
+    if not context.incoming.private:
+        return Response((Reply("me.private_only"),), context.language)
+    replies = await my_stats(context.desk.nights, context.incoming.speaker.id)
+    return Response(tuple(replies), context.language)
+
+
+def night_csv(night: Night, language: str) -> bytes:
+    translator = Translator(language)  # a flow's token line is exported as what it stands for
+    shown = {key: render(line, translator) for key, line in flow_lines(night, night.events).items()}
+    return export.night_csv(night_people(night), shown)
+
+
+async def export_(context: Context) -> Response:
+    """Built in a worker thread, as the summary is."""
+    night = any_night(context)
+    data = await in_thread(night_csv, night, context.language)
+    return Response(
+        (Reply("export.done", {"night": night.number}),),
+        context.language,
+        attachments=(Attachment("document", f"night-{night.id}.csv", data),),
+    )

@@ -1,0 +1,141 @@
+"""Unanswered repeat questions (`和 #11 一样：…？[再记一次] [重复了，不记]`) outlive a restart.
+
+A chat may have several questions open at once (C's and D's flower gangs, both reported twice): each
+has its own id, and its buttons carry it (`/again q7`, `/again q7 no`, bot/chat/commands.py QUESTION), so a
+pressed button answers its own question and no other; a question is answered once. The open questions
+are kept in the chat's settings (the ledger's `chat_settings`, append-only: a newer value replaces an
+older one), with the last id given, so an id is never given twice in a chat and `再记一次` after a
+restart still records the held event. A question expires like a guided flow (`REPEAT_MINUTES` after it
+was asked, by the wall clock) and is stale once its hand is over; both are checked when it is answered.
+
+The API (also for other questions that hold an event until the table answers): `remember` holds a
+question and gives it its id, `open_questions` lists the chat's, `take` answers one by its id, once.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from typing import Any
+
+from bot.chat.commands import question_token
+from bot.chat.handlers.common import Desk, PendingRepeat
+from bot.night.codec import decode_event, encode_event, event_kind
+from engine.errors import EngineError
+
+SETTING = "pending_repeat"
+
+
+def _question(pending: PendingRepeat) -> dict[str, Any]:
+    return {
+        "id": pending.question,
+        "night": pending.night_id,
+        "hand": pending.hand_no,
+        "same": pending.same_id,
+        "kind": event_kind(pending.event),
+        "event": encode_event(pending.event),
+        "speaker": pending.speaker,
+        "text": pending.text,
+        "asked_at": pending.asked_at,
+    }
+
+
+def encode(questions: tuple[PendingRepeat, ...], last_id: int) -> str:
+    return json.dumps({"last": last_id, "open": [_question(q) for q in questions]}, ensure_ascii=False)
+
+
+def _read(data: Any) -> PendingRepeat | None:
+    try:
+        event = decode_event(str(data["kind"]), str(data["event"]))
+        return PendingRepeat(
+            int(data["night"]),
+            int(data["hand"]),
+            int(data["same"]),
+            event,
+            str(data["speaker"]),
+            str(data["text"]),
+            float(data["asked_at"]),
+            int(data.get("id", 1)),
+        )
+    except (EngineError, KeyError, TypeError, ValueError, AttributeError):
+        return None
+
+
+def decode(stored: str | None) -> tuple[tuple[PendingRepeat, ...], int]:
+    """The stored open questions and the last id given (none stored, cleared, or unreadable: none). A
+    question stored alone by an earlier version is read as question 1."""
+    if not stored:
+        return (), 0
+    try:
+        data = json.loads(stored)
+    except ValueError:
+        return (), 0
+    if isinstance(data, dict) and "open" not in data:  # one question, as an earlier version kept it
+        found = _read(data)
+        return ((found,), 1) if found is not None else ((), 0)
+    if not isinstance(data, dict) or not isinstance(data.get("open"), list):
+        return (), 0
+    questions = tuple(q for q in map(_read, data["open"]) if q is not None)
+    try:
+        last = int(data.get("last", 0))
+    except (TypeError, ValueError):
+        last = 0
+    return questions, max([last, *(q.question for q in questions)])
+
+
+async def _load(desk: Desk, chat_id: str) -> tuple[tuple[PendingRepeat, ...], int]:
+    return decode(await desk.nights.setting(chat_id, SETTING))
+
+
+async def _store(desk: Desk, chat_id: str, questions: tuple[PendingRepeat, ...], last_id: int) -> None:
+    desk.pending_repeats[chat_id] = questions
+    await desk.nights.set_setting(chat_id, SETTING, encode(questions, last_id))
+
+
+async def remember(desk: Desk, chat_id: str, pending: PendingRepeat) -> PendingRepeat:
+    """Hold the question with a new id (committed before the question is sent); returns it with its id.
+    The same question asked again while it is open (a third report of the same gang) replaces it:
+    the table answers it once."""
+    questions, last = await _load(desk, chat_id)
+    asked = replace(pending, question=last + 1)
+    kept = tuple(q for q in questions if not same_question(q, asked))
+    await _store(desk, chat_id, (*kept, asked), asked.question)
+    return asked
+
+
+def same_question(one: PendingRepeat, other: PendingRepeat) -> bool:
+    key = (one.night_id, one.hand_no, one.same_id, one.event)
+    return key == (other.night_id, other.hand_no, other.same_id, other.event)
+
+
+async def open_questions(desk: Desk, chat_id: str) -> tuple[PendingRepeat, ...]:
+    """The chat's questions not answered yet, oldest first (expired or stale ones too: `take` says so)."""
+    return (await _load(desk, chat_id))[0]
+
+
+async def take(desk: Desk, chat_id: str, question: int | None = None) -> PendingRepeat | None:
+    """Question `question`, answered once: it is removed (in the ledger too) as it is taken; None when
+    it is not open (answered already, or never asked). Without an id: the chat's one open question,
+    None when there are more (an answer must say which)."""
+    questions, last = await _load(desk, chat_id)
+    if question is None:
+        found = questions[0] if len(questions) == 1 else None
+    else:
+        found = next((q for q in questions if q.question == question), None)
+    if found is not None:
+        await _store(desk, chat_id, tuple(q for q in questions if q is not found), last)
+    return found
+
+
+async def drop(desk: Desk, chat_id: str, gone: tuple[PendingRepeat, ...]) -> None:
+    """Forget questions that can no longer be answered (expired, or their hand is over)."""
+    questions, last = await _load(desk, chat_id)
+    kept = tuple(q for q in questions if q not in gone)
+    if kept != questions:
+        await _store(desk, chat_id, kept, last)
+
+
+def again_command(pending: PendingRepeat, record: bool) -> str:
+    """What a question's button sends: its own id, so it answers that question and no other."""
+    token = question_token(pending.question)
+    return f"/again {token}" if record else f"/again {token} no"

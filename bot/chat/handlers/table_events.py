@@ -1,0 +1,497 @@
+"""Handlers for what happens at the table: 碰, 杠, 花杠, 罚, 胡, 荒庄, 四风归齐 and 架 (敞开头)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from bot.chat.commands import Command, not_whole_amount, question_of
+from bot.chat.handlers import repeats
+from bot.chat.handlers.common import (
+    Context,
+    PendingRepeat,
+    Refusal,
+    actor,
+    ask,
+    choices_for,
+    describe,
+    recorded_response,
+    recording_night,
+)
+from bot.night.night import Line, Night
+from bot.night.seating import resolve, seat_of
+from bot.text.replies import Choice, Reply, Response
+from engine.claims import conflicting_patterns
+from engine.errors import EngineError
+from engine.hand import MeldKind
+from engine.notation import parse_hand_parts, parse_tile
+from engine.table import (
+    Draw,
+    Event,
+    FlowerGang,
+    FourWinds,
+    Gang,
+    Penalty,
+    Pong,
+    RangeMark,
+    TableState,
+    Win,
+    WinInput,
+)
+from engine.units import WinFlags
+
+GANG_KINDS = {"exposed": MeldKind.EXPOSED_GANG, "added": MeldKind.ADDED_GANG, "concealed": MeldKind.CONCEALED_GANG}
+REVERSIBLE = (
+    "pong",
+    "gang",
+    "flower_gang",
+    "penalty",
+    "win",
+    "draw",
+    "four_winds",
+    "range_mark",
+    "fix",
+    "join",
+    "rename",
+    "swap",
+    "stake",
+    "dealer",
+)
+
+
+def tile_of(text: str | None) -> int | None:
+    return parse_tile(text) if text else None
+
+
+REPEAT_MINUTES = 10  # a repeat's question lasts as long as a guided flow
+
+
+def from_flow(context: Context) -> bool:
+    """A guided flow's last step (its event is keyed `flow:…`, bot/chat/handlers/flows.py): tapped through
+    step by step and recorded once per flow, it is a deliberate second event, never a line sent twice."""
+    return (context.incoming.update_key or "").startswith("flow:")
+
+
+async def record(context: Context, event: Event) -> Response:
+    night = recording_night(context)
+    same = None if from_flow(context) else repeat_of(night, event)
+    if same is not None:  # reported twice, or happened twice: the table says which, never silence
+        night.check(event)  # what the table refuses anyway is refused, not asked about
+        return await ask_repeat(context, night, event, same)
+    return recorded_response(context, night, await night.record(context.line, event))
+
+
+def same_report(new: Event, old: Event) -> bool:
+    """Whether two events of a hand are alike with nothing to tell them apart (same kind, actor and
+    target, no differing tile): `A: 杠 B` twice, `D: 花杠` twice."""
+    if isinstance(new, Pong | Gang) and type(new) is type(old):
+        assert isinstance(old, Pong | Gang)
+        kinds = not isinstance(new, Gang) or (isinstance(old, Gang) and old.kind is new.kind)
+        tiles = new.tile is None or old.tile is None  # the same tile twice is refused by the table
+        return kinds and tiles and (new.actor, new.feeder) == (old.actor, old.feeder)
+    if isinstance(new, FlowerGang | FourWinds) and type(new) is type(old):
+        assert isinstance(old, FlowerGang | FourWinds)
+        return new.actor == old.actor
+    if isinstance(new, Penalty) and isinstance(old, Penalty):
+        # a fine with its amount typed (罚 李四 5) is told apart by the one who types it, like a tile
+        return new.kind != "penalty_custom" and (new.kind, new.offender) == (old.kind, old.offender)
+    return False
+
+
+def repeat_of(night: Night, event: Event) -> int | None:
+    """The event of this hand that `event` repeats (the latest), if any."""
+    return next((p.slot for p in reversed(night.in_hand()) if same_report(event, p.event)), None)
+
+
+async def ask_repeat(context: Context, night: Night, event: Event, same: int) -> Response:
+    """Hold the event and ask (the question outlives a restart: bot/chat/handlers/repeats.py); the money
+    moves only on 再记一次 (`/again`). Its buttons carry its own id: they answer this question only."""
+    speaker = context.incoming.speaker.name
+    held = PendingRepeat(
+        night.id, night.state.hand_no, same, event, speaker, context.incoming.text.strip(), context.desk.clock()
+    )
+    held = await repeats.remember(context.desk, context.incoming.chat_id, held)
+    question = Reply("repeat.ask", {"id": night.shown(same), "what": describe(event, night.seats)})
+    choices = (
+        Choice(Reply("button.again"), repeats.again_command(held, True)),
+        Choice(Reply("button.not_again"), repeats.again_command(held, False)),
+    )
+    return ask(context, question, choices)
+
+
+def again_args(command: Command) -> tuple[int | None, int | None, bool]:
+    """`/again [qN | N] [no]`: the question a button names (qN), or the event a typed answer names (N:
+    the question `和 #N 一样`), and whether it is dropped."""
+    words = (command.word or "").lower().split()
+    drop = bool(words) and words[-1] == "no"
+    rest = words[:-1] if drop else words
+    if len(rest) > 1:
+        raise Refusal(Reply("command.extra_args", {"extra": " ".join(rest[1:])}))
+    if not rest:
+        return None, None, drop
+    question = question_of(rest[0])
+    if question is not None:
+        return question, None, drop
+    if rest[0].lstrip("#").isdigit() and len(rest[0]) <= 9:
+        return None, int(rest[0].lstrip("#")), drop
+    raise Refusal(Reply("command.extra_args", {"extra": rest[0]}))
+
+
+async def again(context: Context) -> Response:
+    """再记一次 / `/again`: record the held repeat; `/again no`: drop it. Once, within the time. A typed
+    answer applies only when one question is open (or it names the event: `/again 3`); with more, it
+    asks which, with buttons. A button answers its own question, and a second press is told so."""
+    night = recording_night(context)
+    command, next_hand = next_hand_answer(context.command)
+    question, number, drop = again_args(command)
+    desk, chat = context.desk, context.incoming.chat_id
+    if question is not None:
+        asked = [q for q in await repeats.open_questions(desk, chat) if q.question == question]
+        if next_hand and asked and not is_same_discard(asked[0]):
+            raise Refusal(Reply("command.extra_args", {"extra": "next"}))
+        pending = await repeats.take(desk, chat, question)
+        if pending is None:  # answered already (by this button, another one, or a typed answer)
+            return Response((Reply("repeat.answered"),), context.language, spent=True)
+        return await answer_repeat(context, night, pending, drop, next_hand)
+    waiting = await live_questions(context, night)
+    if number is not None:
+        waiting = [q for q in waiting if night.number_of(q.same_id) == number]  # `和 #N 一样`: a line's number
+        if not waiting:
+            raise Refusal(Reply("repeat.none_like", {"id": number}))
+    if next_hand:  # `/again next` answers a same-discard question only
+        waiting = [q for q in waiting if is_same_discard(q)]
+        if not waiting:
+            raise Refusal(Reply("command.extra_args", {"extra": "next"}))
+    if len(waiting) > 1:
+        return which_question(context, night, waiting, drop)
+    pending = await repeats.take(desk, chat, waiting[0].question)
+    if pending is None:
+        raise Refusal(Reply("repeat.nothing"))
+    return await answer_repeat(context, night, pending, drop, next_hand)
+
+
+def next_hand_answer(command: Command) -> tuple[Command, bool]:
+    """`/again [qN] next`: [是下一盘], the held win is the next hand's; the rest read as any answer."""
+    words = (command.word or "").split()
+    if not words or words[-1].lower() != "next":
+        return command, False
+    return replace(command, word=" ".join(words[:-1]) or None), True
+
+
+def is_same_discard(pending: PendingRepeat) -> bool:
+    """Whether the question is `和 #N 同一张牌吗？` (a win held with the win it may join)."""
+    return isinstance(pending.event, Win) and pending.event.joins is not None
+
+
+async def live_questions(context: Context, night: Night) -> list[PendingRepeat]:
+    """The questions of this hand still within their time; the others are forgotten. None at all:
+    refused (`expired` when the only ones left had run out of time)."""
+    desk, chat = context.desk, context.incoming.chat_id
+    questions = await repeats.open_questions(desk, chat)
+    current = [q for q in questions if (q.night_id, q.hand_no) == (night.id, night.state.hand_no)]
+    live = [q for q in current if not expired(context, q)]
+    gone = tuple(q for q in questions if q not in live)
+    if gone:
+        await repeats.drop(desk, chat, gone)
+    if not live:
+        raise Refusal(Reply("repeat.expired" if current else "repeat.nothing"))
+    return live
+
+
+def expired(context: Context, pending: PendingRepeat) -> bool:
+    return context.desk.clock() - pending.asked_at > REPEAT_MINUTES * 60
+
+
+def which_question(context: Context, night: Night, waiting: list[PendingRepeat], drop: bool) -> Response:
+    """Several questions open: which one does the answer answer? Each as a button of its own."""
+    lines = [
+        Reply("repeat.open_line", {"id": night.shown(q.same_id), "what": describe(q.event, night.seats)})
+        for q in waiting
+    ]
+    label = "button.not_again_this" if drop else "button.again_this"
+    choices = tuple(
+        Choice(Reply(label, {"what": describe(q.event, night.seats)}), repeats.again_command(q, not drop))
+        for q in waiting
+    )
+    return ask(context, Reply("repeat.which", {"count": len(waiting), "questions": lines}), choices)
+
+
+async def answer_repeat(
+    context: Context, night: Night, pending: PendingRepeat, drop: bool, next_hand: bool = False
+) -> Response:
+    """The answer to one question, taken already: its hand must still be on and its time not over."""
+    if (pending.night_id, pending.hand_no) != (night.id, night.state.hand_no):
+        raise Refusal(Reply("repeat.nothing"))
+    if expired(context, pending):
+        raise Refusal(Reply("repeat.expired"))
+    if isinstance(pending.event, Win) and pending.event.joins is not None:  # 和 #N 同一张牌吗？
+        return await answer_same_discard(context, night, pending, drop, next_hand)
+    if drop:  # the chat sees the answer, and the question's buttons go (Response.settles)
+        return Response(
+            (Reply("repeat.dropped", {"id": night.shown(pending.same_id)}),), context.language, settles=True
+        )
+    line = Line(pending.speaker, pending.text, context.incoming.update_key)  # the line as first typed
+    return recorded_response(context, night, await night.record(line, pending.event))
+
+
+# ---- building events from commands (also used by /fix) -----------------------------------------
+
+
+def pong_event(context: Context, command: Command) -> Pong:
+    names = command.names
+    if len(names) > 2:
+        raise Refusal(Reply("command.too_many_names", {"names": " ".join(names)}))
+    feeder = resolve(context.seats, names[-1])
+    return Pong(actor(context, names[:-1]), feeder, tile_of(command.tile), command.flowers)
+
+
+def gang_event(context: Context, command: Command) -> Gang:
+    kind = GANG_KINDS[command.kind or "exposed"]
+    names = command.names
+    if kind is MeldKind.EXPOSED_GANG:
+        if len(names) > 2:
+            raise Refusal(Reply("command.too_many_names", {"names": " ".join(names)}))
+        feeder = resolve(context.seats, names[-1])
+        return Gang(actor(context, names[:-1]), kind, feeder, tile_of(command.tile), command.flowers)
+    if len(names) > 1:
+        raise Refusal(Reply("command.too_many_names", {"names": " ".join(names)}))
+    return Gang(actor(context, names), kind, None, tile_of(command.tile), command.flowers)
+
+
+def flower_gang_event(context: Context, command: Command) -> FlowerGang:
+    if len(command.names) > 1:
+        raise Refusal(Reply("command.too_many_names", {"names": " ".join(command.names)}))
+    return FlowerGang(actor(context, command.names))
+
+
+def winds_event(context: Context, command: Command) -> FourWinds:
+    if len(command.names) > 1:
+        raise Refusal(Reply("command.too_many_names", {"names": " ".join(command.names)}))
+    return FourWinds(actor(context, command.names))
+
+
+def range_event(context: Context, command: Command, state: TableState) -> RangeMark:
+    """架 TILE: the seat named, else the one seat that has just made its fourth meld by a pong, else
+    the speaker."""
+    if len(command.names) > 1:
+        raise Refusal(Reply("command.too_many_names", {"names": " ".join(command.names)}))
+    tile = tile_of(command.tile)
+    if tile is None:
+        raise Refusal(Reply("range.needs_tile"))
+    if command.names:
+        return RangeMark(resolve(context.seats, command.names[0]), tile)
+    ready = [
+        seat
+        for seat, melds in enumerate(state.melds)
+        if len(melds) == 4 and melds[-1].kind is MeldKind.PONG and state.range_marks[seat] is None
+    ]
+    return RangeMark(ready[0] if len(ready) == 1 else actor(context, ()), tile)
+
+
+def penalty_event(context: Context, command: Command) -> Penalty:
+    amounts = [name for name in command.names if not_whole_amount(name)]
+    if amounts:  # `罚 李四 1.5`: a penalty is whole flowers; the number is not a second name
+        raise Refusal(Reply("penalty.bad_amount", {"amount": amounts[0]}))
+    if len(command.names) > 1:
+        raise Refusal(Reply("command.too_many_names", {"names": " ".join(command.names)}))
+    offender = resolve(context.seats, command.names[0])
+    kind = command.kind or "penalty_custom"
+    if kind == "penalty_custom" and command.amount is None:
+        raise Refusal(Reply("penalty.needs_amount"))
+    return Penalty(kind, offender, command.amount)
+
+
+# a win these flags describe is drawn by the winner (杠上开花, 补花胡, 天胡): the flag alone says 自摸
+SELF_DRAWN_FLAGS = frozenset({"after_gang", "after_flower", "heavenly"})
+
+
+def win_event(context: Context, command: Command, state: TableState) -> Win:
+    robbing = "robbing_gang" in command.flags
+    names = list(command.names)
+    discarder: int | None
+    if (command.self_draw or command.flags & SELF_DRAWN_FLAGS) and not robbing:
+        winners = [resolve(context.seats, n) for n in names] or [actor(context, ())]
+        discarder = None
+    else:
+        if not names:
+            raise Refusal(Reply("hu.whose_discard"))
+        discarder = resolve(context.seats, names[-1])
+        winners = [resolve(context.seats, n) for n in names[:-1]] or [actor(context, ())]
+    conflict = conflicting_patterns(command.declared)
+    if conflict is not None:  # 七对 对对胡: never one dropped without a word, and asked before the flowers
+        pattern, other, fact = conflict
+        params = {"pattern": Reply(f"unit.{pattern}"), "other": Reply(f"unit.{other}"), "fact": Reply(f"fact.{fact}")}
+        raise Refusal(Reply("win.patterns_conflict", params), Reply("error.nothing_recorded"))
+    if command.flowers is None and "wuhuaguo" not in command.declared:
+        raise Refusal(Reply("hu.needs_flowers"))
+    flowers = command.flowers or 0
+    if command.hand_text and len(winners) > 1:
+        raise Refusal(Reply("hu.one_hand_per_line"))
+    self_draw = discarder is None or robbing
+    return Win(tuple(claim(command, winner, state, flowers, self_draw) for winner in winners), discarder)
+
+
+def claim(command: Command, winner: int, state: TableState, flowers: int, self_draw: bool) -> WinInput:
+    flags = WinFlags(
+        hard_flowers=flowers,
+        self_draw=self_draw,
+        dealer=winner == state.dealer,
+        after_gang="after_gang" in command.flags,
+        after_flower="after_flower" in command.flags,
+        last_stacks="last_stacks" in command.flags,
+        heavenly="heavenly" in command.flags,
+        earthly="earthly" in command.flags,
+        robbing_gang="robbing_gang" in command.flags,
+    )
+    if command.hand_text:
+        concealed, melds, winning = parse_hand_parts(command.hand_text)
+        if winning is None:
+            raise EngineError("hand.no_winning_tile")
+        return WinInput(winner, flags, concealed, melds, winning)
+    declared = tuple(dict.fromkeys(command.declared))  # a pattern named twice counts once
+    return WinInput(winner, flags, declared=declared, soft=command.soft)
+
+
+# ---- handlers -----------------------------------------------------------------------------------
+
+
+async def pong(context: Context) -> Response:
+    recording_night(context)
+    if not context.command.names:
+        me = seat_of(context.seats, context.incoming.speaker)
+        return ask(context, Reply("pong.who_fed"), choices_for(context, "pong", me))
+    return await record(context, pong_event(context, context.command))
+
+
+async def gang(context: Context) -> Response:
+    recording_night(context)
+    command = context.command
+    if GANG_KINDS[command.kind or "exposed"] is MeldKind.EXPOSED_GANG and not command.names:
+        me = seat_of(context.seats, context.incoming.speaker)
+        choices = (
+            *choices_for(context, "gang", me),
+            Choice(Reply("button.added_gang"), "/gang add"),
+            Choice(Reply("button.concealed_gang"), "/gang self"),
+        )
+        return ask(context, Reply("gang.which"), choices)
+    return await record(context, gang_event(context, command))
+
+
+async def flower_gang(context: Context) -> Response:
+    recording_night(context)
+    return await record(context, flower_gang_event(context, context.command))
+
+
+async def penalty(context: Context) -> Response:
+    recording_night(context)
+    if not context.command.names:
+        choices = tuple(
+            Choice(Reply(f"button.{kind}", {"name": seat.name}), f"/penalty {word} #{index}")
+            for kind, word in (("penalty_follow", "follow"), ("penalty_four", "four"))
+            for index, seat in enumerate(context.seats)
+        )
+        return ask(context, Reply("penalty.who"), choices)
+    return await record(context, penalty_event(context, context.command))
+
+
+async def winds(context: Context) -> Response:
+    recording_night(context)
+    return await record(context, winds_event(context, context.command))
+
+
+async def range_mark(context: Context) -> Response:
+    night = recording_night(context)
+    return await record(context, range_event(context, context.command, night.state))
+
+
+async def draw(context: Context) -> Response:
+    recording_night(context)
+    return await record(context, Draw())
+
+
+def is_bare_hu(command: Command) -> bool:
+    """`/hu` with nothing after it (the guided flow starts); a flag or a flower count alone is a win typed
+    (`杠上开花 花4`), never dropped for a flow that would forget it."""
+    said = command.names or command.self_draw or command.hand_text or command.declared or command.flags
+    return not said and not command.soft and command.flowers is None
+
+
+async def hu(context: Context) -> Response:
+    night = recording_night(context)
+    command = context.command
+    if is_bare_hu(command):
+        me = seat_of(context.seats, context.incoming.speaker)
+        choices = (Choice(Reply("button.self_draw"), "/hu self"), *choices_for(context, "hu", me))
+        return ask(context, Reply("hu.how"), choices)
+    event = win_event(context, command, night.state)
+    first = joinable_win(night, event)
+    if command.also:  # the line says it (一炮多响, also): joined without a question, or refused
+        if first is None:
+            raise Refusal(Reply("hu.nothing_to_join"))
+        return joined(await record(context, replace(event, joins=first)), night.shown(first))
+    if first is None:
+        return await record(context, event)
+    return await ask_same_discard(context, night, replace(event, joins=first), first)
+
+
+def joinable_win(night: Night, event: Win) -> int | None:
+    """The place of the win this one may share a discard with (一炮多响): the win must be the last
+    event played (by its place in the night, so a fix of an older hand's win never counts), on the
+    same discarder, with other winners, on the same tile when both say it, and nothing typed since.
+    Only the table knows whether it was the same discard: it is asked, or the line says it."""
+    if event.discarder is None or not night.fold.played:
+        return None
+    last = night.fold.played[-1]
+    previous = last.event
+    if not isinstance(previous, Win) or previous.discarder != event.discarder:
+        return None
+    root = previous.joins if previous.joins is not None and night.fold.joined_group(previous.joins) else last.slot
+    group = night.fold.joined_group(root)
+    claims = [c for p in group if isinstance(p.event, Win) for c in p.event.claims]
+    if {c.winner for c in claims} & {c.winner for c in event.claims}:
+        return None
+    tiles = {c.winning for c in (*claims, *event.claims) if c.winning is not None}
+    if len(tiles) > 1:
+        return None  # another tile: another discard, the next hand's win
+    newest = night.last_active(REVERSIBLE)  # nothing typed since (a chore, a fix elsewhere)
+    if newest is None or night.slot_of(newest.id) != last.slot:
+        return None
+    return root
+
+
+async def ask_same_discard(context: Context, night: Night, event: Win, first: int) -> Response:
+    """Hold the win and ask whether it was the same discard as #first (the repeat question's way:
+    kept in the ledger, answered once, bot/chat/handlers/repeats.py); no money moves before the answer."""
+    night.check(event)  # what the table refuses anyway is refused, not asked about
+    speaker = context.incoming.speaker.name
+    held = PendingRepeat(
+        night.id, night.state.hand_no, first, event, speaker, context.incoming.text.strip(), context.desk.clock()
+    )
+    held = await repeats.remember(context.desk, context.incoming.chat_id, held)
+    same = repeats.again_command(held, True)
+    choices = (Choice(Reply("button.same_discard"), same), Choice(Reply("button.next_hand"), f"{same} next"))
+    return ask(context, Reply("hu.same_discard", {"id": night.shown(first)}), choices)
+
+
+async def answer_same_discard(
+    context: Context, night: Night, pending: PendingRepeat, drop: bool, next_hand: bool
+) -> Response:
+    """[一炮多响] (`/again`): the claim joins #first, if nothing was played since; [是下一盘]
+    (`/again next`): a win of its own; `/again no`: dropped."""
+    event = pending.event
+    assert isinstance(event, Win)
+    if drop:
+        return Response(
+            (Reply("repeat.dropped", {"id": night.shown(pending.same_id)}),), context.language, settles=True
+        )
+    if next_hand:
+        event = replace(event, joins=None)
+    elif joinable_win(night, replace(event, joins=None)) != pending.same_id:
+        raise Refusal(Reply("repeat.expired"))  # something was played since: no longer the discard just won on
+    line = Line(pending.speaker, pending.text, context.incoming.update_key)  # the line as first typed
+    response = recorded_response(context, night, await night.record(line, event))
+    return joined(response, night.shown(event.joins)) if event.joins is not None else response
+
+
+def joined(response: Response, first: int | str) -> Response:
+    """A joined claim's reply says first which win it joined (与 #2 合并为一炮多响)."""
+    return replace(response, replies=(Reply("win.merged", {"id": first}), *response.replies))

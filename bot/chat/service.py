@@ -1,0 +1,344 @@
+"""The transport-neutral command layer: a chat line in, replies (message keys) out.
+
+`Referee.handle` parses the line, finds the chat's night (its one owner, `bot.night.night.Night`), and
+hands the command to its feature's handler (`bot.chat.handlers.*`). Bad input of any kind becomes a
+localized error reply and writes nothing. The console and the Telegram front end call this and only
+this: they never touch the ledger.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
+from pathlib import Path
+
+from bot.chat.commands import SPEC_BY_NAME, parse, reports_an_event, usage_hint
+from bot.chat.handlers import board, chores, corrections, flows, opening, questions, tab, table_events, tile_flow
+from bot.chat.handlers.causes import flower_choices
+from bot.chat.handlers.common import (
+    Context,
+    Desk,
+    Incoming,
+    PendingLine,
+    Refusal,
+    meld_conflict,
+    near_miss,
+    readable,
+    refused_win,
+)
+from bot.night.codec import SeatChange
+from bot.night.log_index import LogIndex
+from bot.night.night import Line, Night, Nights
+from bot.night.seating import Speaker, claimable_seat, seat_of, seated_names
+from bot.store.heap import in_thread
+from bot.store.inbox import Inbox
+from bot.store.ledger import DuplicateUpdate, Ledger, Seat
+from bot.text.replies import Reply, Response
+from bot.views.board import DEFAULT_MODE, shaped
+from bot.views.board import SETTING as BOARD_SETTING
+from bot.views.lines import format_money, transfers_json, unit_key
+from engine.errors import EngineError
+from engine.melds import LoggedMeldMissing
+from engine.suit_shapes import reading_table
+from engine.table import WinRefused
+from locales import DEFAULT_LANGUAGE, normalize_language
+
+__all__ = ["Incoming", "Referee", "Speaker"]
+
+SEATS = 4
+log = logging.getLogger(__name__)
+Handler = Callable[[Context], Awaitable[Response]]
+# Each command's handler, by the name of its row in bot/chat/commands.py's `COMMANDS` (that row says how
+# its line is read and what it may do; tests/test_commands_table.py holds the two to each other).
+HANDLERS: dict[str, Handler] = {
+    "new": opening.new,
+    "join": opening.join,
+    "unseat": opening.unseat,
+    "rename": chores.rename,
+    "swap": chores.swap,
+    "stake": chores.stake,
+    "dealer": chores.dealer,
+    "close": opening.close,
+    "reopen": opening.reopen,
+    "lang": opening.lang,
+    "board": board.board,
+    "pong": table_events.pong,
+    "gang": flows.guided_gang,
+    "added_gang": table_events.gang,
+    "concealed_gang": table_events.gang,
+    "flower_gang": table_events.flower_gang,
+    "winds": table_events.winds,
+    "range": table_events.range_mark,
+    "penalty": flows.guided_penalty,
+    "hu": tile_flow.guided_hu,
+    "draw": table_events.draw,
+    "again": table_events.again,
+    "undo": corrections.undo,
+    "fix": corrections.fix,
+    "score": questions.score,
+    "history": questions.history,
+    "rules": questions.rules,
+    "summary": questions.summary,
+    "help": questions.help_,
+    "stats": questions.stats,
+    "me": questions.me,
+    "export": questions.export_,
+    "tab": tab.show,
+    "paid": tab.paid,
+    "settled": tab.settled,
+    "unknown": questions.unknown_command,
+}
+
+
+KEPT_MINUTES = 10  # a line kept for its sender's seat claim is sent again at most this long after
+
+
+class Referee:
+    def __init__(self, ledger: Ledger, rules_dir: Path | None = None, charts_enabled: bool = True) -> None:
+        self.desk = Desk(Nights(ledger), rules_dir, charts_enabled)
+
+    @classmethod
+    async def open(cls, path: str | Path, rules_dir: Path | None = None, charts_enabled: bool = True) -> Referee:
+        """A referee over the ledger at `path` (created and migrated as needed)."""
+        return cls(await Ledger.open(path), rules_dir, charts_enabled)
+
+    @property
+    def nights(self) -> Nights:
+        return self.desk.nights
+
+    # ---- entry point ---------------------------------------------------------------------------
+
+    async def handle(self, incoming: Incoming) -> Response | None:
+        """Answer one chat line; None when the line is not for the referee. Never raises for any
+        input: an unexpected failure is logged, the chat's night is reloaded from the ledger (which
+        rolled the line back), and the reply says nothing was recorded."""
+        async with self.nights.using(incoming.chat_id):  # its night stays cached until answered
+            return await self._guarded(incoming)
+
+    async def _guarded(self, incoming: Incoming) -> Response | None:
+        before = await self._log_size(incoming.chat_id)
+        try:
+            return await self._handle(incoming)
+        except Exception:
+            log.exception("line %r in chat %s failed", incoming.text, incoming.chat_id)
+            self.nights.forget(incoming.chat_id)
+            language = await self._language_after_failure(incoming)
+            # it failed after the line's commit: say so (a binding is only written with an event)
+            if await self._log_size(incoming.chat_id) != before:
+                return Response((Reply("error.internal_after_recording"),), language, recorded=True)
+            return Response((Reply("error.internal"),), language, refused=True)
+
+    async def _language_after_failure(self, incoming: Incoming) -> str:
+        """The chat's language, if the ledger can still say it."""
+        try:
+            return await self.language(incoming.chat_id, incoming.speaker.language)
+        except Exception:
+            return DEFAULT_LANGUAGE
+
+    async def _log_size(self, chat_id: str) -> tuple[int, int] | None:
+        try:
+            night = await self.nights.latest(chat_id, history=False)
+        except Exception:  # the ledger itself cannot be read: nothing can have been written either
+            log.exception("chat %s cannot be loaded", chat_id)
+            return None
+        return (night.id, night.log_size()) if night is not None else None
+
+    async def _handle(self, incoming: Incoming) -> Response | None:
+        language = await self.language(incoming.chat_id, incoming.speaker.language)
+        # a restart's first /score reads only the events after the newest checkpoint; any other
+        # command reads the whole night first (Night.load_history)
+        night = await self.nights.latest(incoming.chat_id, history=False)
+        seats = night.seats if night is not None else ()
+        try:
+            command = parse(incoming.text, seated_names(seats))
+        except EngineError as error:
+            replies = (Reply(error.key, error.params),)
+            hint = usage_hint(incoming.text, replies)  # the line's /command in its right form
+            return Response((*replies, hint) if hint else replies, language, refused=True)
+        if command is None:
+            return near_miss(incoming, night, language)
+        handler = HANDLERS.get(command.name)
+        if handler is None:
+            return None
+        spec = SPEC_BY_NAME.get(command.name)
+        if night is not None and not (spec is not None and spec.head_only):
+            await night.load_history()
+            await night.folded()  # a long night folds off the event loop, not inside the handler
+        context = Context(incoming, command, language, night, self.desk)
+        try:
+            claimed = None
+            if night is not None and not night.closed and not (spec is not None and spec.seats_itself):
+                claimed = await self._bind_user(incoming, night, spec is not None and spec.claims_a_seat)
+            hand_before = night.state.hand_no if night is not None else None
+            try:
+                response = await handler(context)
+            finally:
+                unwritten = night.drop_unwritten_bind() if night is not None else None
+            # one quiet line per event, the board when the hand changes (or after each: /board each)
+            mode = await self.nights.setting(incoming.chat_id, BOARD_SETTING) or DEFAULT_MODE
+            response = shaped(response, mode, hand_before)
+            if night is not None and unwritten is not None and claimed is None:
+                # a known account (seated by @username): bound once its line is answered, refusal-free
+                await night.record_seat(Line(incoming.speaker.name, "(bind)"), "bind", unwritten)
+            elif claimed is not None and unwritten is None:  # one line saying who the account was bound to
+                said = Reply("telegram.claimed", {"name": claimed})
+                live = (said, *response.live) if response.live is not None else None
+                response = replace(response, replies=(said, *response.replies), live=live)
+        except DuplicateUpdate:
+            return Response((), language)
+        except (Refusal, EngineError) as error:
+            if night is not None:
+                await night.load_history()  # a refusal may name the logged events behind it
+            if incoming.update_key and await self.nights.ledger.has_update(incoming.update_key):
+                return Response((), language)  # a repeated update: answered the first time
+            # `fix 99 碰 李四` is meant, and so is an event naming the table (`Bob gang Alice 9p`)
+            known = seated_names(seats)
+            meant = corrections.reads_as_a_fix(command, known) or reports_an_event(command, known)
+            if command.plain and incoming.text.strip()[:1].isascii() and not meant:
+                return None  # an English word that merely starts a chat message: stay quiet
+            response = replace(self._refusal(error, context), refused=True)
+            prompt = opening.claim_prompt(context, response)  # an account with no seat yet: which one?
+            if prompt is not None:
+                assert night is not None
+                kept = PendingLine(incoming.text, night.id, night.state.hand_no, self.desk.clock())
+                self.desk.pending_lines[(incoming.chat_id, incoming.speaker.id)] = kept
+                return prompt
+            if command.name == "hu" and response.replies[0].key == "hu.needs_flowers" and night is not None:
+                # a win typed whole but for its hard flowers: the count as buttons, each the line with it
+                choices = flower_choices(incoming.text)
+                response = replace(response, choices=choices, night_id=night.id, hand_no=night.state.hand_no)
+            hint = usage_hint(command, response.replies)
+            if hint is not None:  # a /command in the wrong form: show the right one
+                response = replace(response, replies=(*response.replies, hint))
+        if spec is None or not spec.looks_only:  # /score or /export after /summary: `yes` still closes
+            self.desk.pending_close.discard(incoming.chat_id)
+        claims = command.name == "join" and response.recorded and response.replies[:1]
+        if claims and response.replies[0].key == "telegram.claimed":
+            return await self._line_kept(incoming, response)
+        return response
+
+    async def _line_kept(self, incoming: Incoming, claimed: Response) -> Response:
+        """A seat claimed by an account whose line was refused for want of one (`我是 陈静` after
+        `碰 李娜 北`): the line is recorded now, as if sent again, if the hand is still the same and it
+        is at most KEPT_MINUTES old."""
+        kept = self.desk.pending_lines.pop((incoming.chat_id, incoming.speaker.id), None)
+        night = await self.nights.latest(incoming.chat_id, history=False)
+        if kept is None or night is None or (night.id, night.state.hand_no) != (kept.night_id, kept.hand_no):
+            return claimed
+        if self.desk.clock() - kept.at > KEPT_MINUTES * 60:
+            return claimed
+        key = f"{incoming.update_key}:kept" if incoming.update_key else None
+        line = await self._handle(replace(incoming, text=kept.text, update_key=key, press=None))
+        if line is None:
+            return claimed
+        return replace(line, replies=(*claimed.replies, *line.replies), recorded=claimed.recorded or line.recorded)
+
+    @staticmethod
+    def _refusal(error: Refusal | EngineError, context: Context) -> Response:
+        if isinstance(error, Refusal):
+            return Response(error.replies, context.language)
+        if isinstance(error, LoggedMeldMissing) and context.night is not None:
+            return Response((meld_conflict(context.night, error, context.night.state.hand_no),), context.language)
+        if isinstance(error, WinRefused):
+            return Response(refused_win(context.seats, error), context.language)
+        return Response((Reply(error.key, readable(error.params, context.seats, context.night)),), context.language)
+
+    async def _bind_user(self, incoming: Incoming, night: Night, recording: bool) -> str | None:
+        """A player seated by @username gets their Telegram id the first time they speak, so that
+        /me finds their nights later (recorded as a `bind` event: the ledger stays append-only). A
+        seat opened by plain name is claimed by the one account whose own name folds equal to it,
+        when it records; returns that seat's name. The binding is held in memory and written with
+        the line's own event (bot.night.night.Night.bind_with_next_write): a refused line binds nobody,
+        and a claim by name is written only with an event it served."""
+        speaker = incoming.speaker
+        seat = seat_of(night.seats, speaker)
+        claimed = None
+        if seat is None and recording:
+            seat = claimable_seat(night.seats, speaker)
+            claimed = seat
+        if seat is None or speaker.by_name or not speaker.id or night.seats[seat].user_id is not None:
+            return None
+        current = night.seats[seat]
+        await night.load_history()
+        night.bind_with_next_write(SeatChange(seat, current.name, speaker.id, speaker.username))
+        return current.name if claimed is not None else None
+
+    # ---- what the front ends may ask -----------------------------------------------------------
+
+    async def warm(self) -> None:
+        """Build what a process builds once, in a worker, before the first line: the engine's table of
+        suit shapes (about 0.35 s and 18 MB), which the first win scored would otherwise build on the
+        event loop, holding every chat that long."""
+        await in_thread(reading_table)
+
+    async def language(self, chat_id: str, speaker_language: str | None = None) -> str:
+        stored = await self.nights.setting(chat_id, "language")
+        return stored or normalize_language(speaker_language) or DEFAULT_LANGUAGE
+
+    async def chat_setting(self, chat_id: str, key: str) -> str | None:
+        """A front end's own per-chat value (Telegram: the migrated chat's key, the scoreboard id)."""
+        return await self.nights.setting(chat_id, key)
+
+    async def set_chat_setting(self, chat_id: str, key: str, value: str) -> None:
+        await self.nights.set_setting(chat_id, key, value)
+
+    async def current_hand(self, chat_id: str) -> tuple[int, int] | None:
+        """(night id, hand number) of the chat's latest night: buttons for another are stale."""
+        night = await self.nights.latest(chat_id, history=False)
+        return (night.id, night.state.hand_no) if night is not None else None
+
+    async def event_of_message(
+        self, chat_id: str, telegram_chat: int, message_id: int
+    ) -> tuple[int | None, bool] | None:
+        """The number of the latest line a chat message recorded tonight, and whether an earlier edit
+        of it recorded it: an edit corrects it. None: the message recorded nothing (an edit is a new
+        line); a number None: what it recorded is no line of tonight's (a seat claim, another night)."""
+        found = await self.nights.ledger.event_of_message(chat_id, f"{telegram_chat}:{message_id}")
+        if found is None:
+            return None
+        event_id, edited = found
+        return await self.number_of_event(chat_id, event_id), edited
+
+    async def number_of_event(self, chat_id: str, event_id: int) -> int | None:
+        """The number tonight's players know a row by (a button answered before names it), None
+        when it is no line of the chat's latest night."""
+        night = await self.nights.latest(chat_id, history=False)
+        if night is None:
+            return None
+        await night.load_history()
+        if event_id > night.log_size():  # committed while its line is still being answered: read the log
+            return LogIndex().number_of(await self.nights.ledger.events(night.id), event_id)
+        return night.number_of(event_id)
+
+    async def first_player(self, chat_id: str) -> str | None:
+        night = await self.nights.latest(chat_id, history=False)
+        return night.row.seats[0].name or None if night is not None and night.row.seats else None
+
+    async def close(self) -> None:
+        await self.nights.close()
+
+    def inbox(self) -> Inbox:
+        """The Telegram front end's durable intake, on the ledger's connection, so that an update is
+        marked done by the very transaction that records its events."""
+        return self.nights.ledger.inbox()
+
+    # ---- for the console's --json ---------------------------------------------------------------
+
+    async def night_json(self, chat_id: str) -> dict[str, object] | None:
+        night = await self.nights.latest(chat_id)
+        if night is None:
+            return None
+        everyone = night.people()
+        money = [p.money_cents for p in everyone]
+        names = tuple(Seat(p.name) for p in everyone)
+        return {
+            "night": night.id,
+            "preset": night.row.preset_name,
+            "stake": format_money(night.stake_at(night.state.hand_no)),  # the stake in force
+            "balances": {p.name: p.amount for p in everyone},
+            "money": {p.name: format_money(p.money_cents) for p in everyone},
+            "transfers": transfers_json(money, names),
+            "hands": night.hands_played(),
+            "unit": unit_key(night.preset).rsplit(".", 1)[-1],
+        }

@@ -1,0 +1,118 @@
+"""What a night asks of its log (a row by id, the place a row stands for, the current version at a
+place, the newest row of some kinds) answered without reading the whole log again.
+
+A night's rows are only ever appended (a correction is a new row), so the index folds each new row
+once, the first time a question is asked after it was appended: a question late in a 50,000-event
+night costs what it costs early on, and a `/undo` does not walk the night on the event loop. The
+index belongs to the night (bot/night/night.py) and is rebuilt if the night reads its log anew.
+
+It also numbers the night's lines: the number a player sees (`✅ #3`, `撤销 3`, /history) counts the
+lines the table typed, per night, the opening being #1. A row no one typed as a line of the table
+takes none: a seat claimed or bound (我是 李四, the Join button, an account bound with its first
+line), a seat freed, the re-pricing row a correction books at another place, and a correction of
+an unnumbered row (an undo of a claim). The rule is `takes_number`; the numbers are a pure fold of
+the log, so they stay what they were when later rows are added, and after a restart.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Callable, Sequence
+
+from bot.night.versions import BOOKING, CORRECTIONS, Replay
+from bot.store.ledger import EventRow
+
+# Rows that are never a line of the table: seat claims and bindings (an account, not an event),
+# a freed seat (the claim taken back), a correction's re-pricing row at another place.
+UNNUMBERED = frozenset({"join", "bind", "unseat", BOOKING})
+
+
+def takes_number(row: EventRow, numbered: Callable[[int], bool]) -> bool:
+    """Whether a row is a line the table typed (`numbered`: whether an earlier row took a number):
+    a correction is one when what it corrects is (an undo of a claim is not)."""
+    if row.kind in UNNUMBERED:
+        return False
+    if row.kind in CORRECTIONS and row.reverses is not None:
+        return numbered(row.reverses)
+    return True
+
+
+def _row_id(row: EventRow) -> int:
+    return row.id
+
+
+class LogIndex:
+    __slots__ = ("_base", "_by_kind", "_by_number", "_done", "_number_of", "_replay", "_rows")
+
+    def __init__(self) -> None:
+        self._rows: list[EventRow] | None = None  # the list indexed (a reloaded log starts over)
+        self._done = 0
+        self._replay = Replay()
+        self._by_kind: dict[str, list[EventRow]] = {}
+        self._base = 0  # lines numbered before the first row indexed (a checkpoint's, see `numbers`)
+        self._number_of: dict[int, int] = {}  # row id -> its number
+        self._by_number: list[EventRow] = []  # the rows numbered base + 1, base + 2, …
+
+    def catch_up(self, rows: list[EventRow], base: int = 0) -> Replay:
+        """The replay with every row folded in: those not yet indexed are folded now (a night loaded
+        off the event loop is indexed there). `base`: how many lines came before `rows` (0: `rows`
+        is the whole night)."""
+        if rows is not self._rows or base != self._base:
+            self._rows, self._done, self._replay, self._by_kind = rows, 0, Replay(), {}
+            self._base, self._number_of, self._by_number = base, {}, []
+        number_of, by_number = self._number_of, self._by_number
+        for row in rows[self._done :]:
+            self._replay.add(row)
+            self._by_kind.setdefault(row.kind, []).append(row)
+            if takes_number(row, number_of.__contains__):
+                by_number.append(row)
+                number_of[row.id] = base + len(by_number)
+        self._done = len(rows)
+        return self._replay
+
+    def number_of(self, rows: list[EventRow], event_id: int, base: int = 0) -> int | None:
+        """The number of the line this row is, None for a row no one typed as a line."""
+        self.catch_up(rows, base)
+        return self._number_of.get(event_id)
+
+    def numbered(self, rows: list[EventRow], number: int, base: int = 0) -> EventRow | None:
+        """The row typed as line #number (None: no such line among `rows`)."""
+        self.catch_up(rows, base)
+        at = number - base - 1
+        return self._by_number[at] if 0 <= at < len(self._by_number) else None
+
+    def lines(self, rows: list[EventRow]) -> list[EventRow]:
+        """The numbered rows of a whole night, #1 first."""
+        self.catch_up(rows)
+        return list(self._by_number)
+
+    def last_number(self, rows: list[EventRow], base: int = 0) -> int:
+        """The number of the latest line (the next one typed takes one more)."""
+        self.catch_up(rows, base)
+        return base + len(self._by_number)
+
+    def event(self, rows: list[EventRow], event_id: int) -> EventRow | None:
+        """The row with this id (a night's ids grow along its log)."""
+        at = bisect_left(rows, event_id, key=_row_id)
+        return rows[at] if at < len(rows) and rows[at].id == event_id else None
+
+    def slot(self, rows: list[EventRow], event_id: int) -> int:
+        """The place in the night a row stands for (bot/night/versions.py)."""
+        return self.catch_up(rows).slot(event_id)
+
+    def current(self, rows: list[EventRow], slot: int) -> int | None:
+        """The id of the version in force at this place, None once it is undone."""
+        return self.catch_up(rows).current(slot)
+
+    def last(self, rows: list[EventRow], kinds: Sequence[str], counts: Callable[[EventRow], bool]) -> EventRow | None:
+        """The newest row of one of these kinds that `counts` (undone rows are passed over)."""
+        self.catch_up(rows)
+        found: EventRow | None = None
+        for kind in kinds:
+            for row in reversed(self._by_kind.get(kind, ())):
+                if found is not None and row.id < found.id:
+                    break
+                if counts(row):
+                    found = row
+                    break
+        return found

@@ -1,0 +1,76 @@
+"""Who is who at a night: seats, the speaker's seat, names typed in commands, permissions."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from bot.store.ledger import NightRow, Seat
+from bot.text.vocabulary import fold, name_key
+from engine.errors import EngineError
+
+
+@dataclass(frozen=True)
+class Speaker:
+    """Whoever typed the line."""
+
+    id: str
+    name: str
+    username: str | None = None
+    is_admin: bool = False
+    language: str | None = None
+    by_name: bool = False  # console: the typed name is the identity
+    names: tuple[str, ...] = ()  # Telegram: the account's own names (first, first + last) a seat may be claimed by
+
+
+def seated_names(seats: Sequence[Seat]) -> list[str]:
+    names = [s.name for s in seats if s.name]
+    names += [s.username for s in seats if s.username]
+    return names
+
+
+def seat_of(seats: Sequence[Seat], speaker: Speaker) -> int | None:
+    for index, seat in enumerate(seats):
+        if seat.user_id is not None and seat.user_id == speaker.id:
+            return index
+        if seat.username and speaker.username and seat.username.casefold() == speaker.username.casefold():
+            return index
+        if speaker.by_name and seat.name and name_key(seat.name) == name_key(speaker.name):
+            return index
+    return None
+
+
+def claimable_seat(seats: Sequence[Seat], speaker: Speaker) -> int | None:
+    """The one seat opened by plain name (nobody's account yet) whose name folds equal to one of the
+    speaker's own names; None when there is none, or more than one."""
+    if speaker.by_name or not speaker.id or not speaker.names or seat_of(seats, speaker) is not None:
+        return None
+    own = {fold(name) for name in speaker.names if name}
+    hits = [i for i, s in enumerate(seats) if s.name and s.user_id is None and not s.username and fold(s.name) in own]
+    return hits[0] if len(hits) == 1 else None
+
+
+def player_list(seats: Sequence[Seat]) -> str:
+    return ", ".join(s.name for s in seats if s.name)
+
+
+def resolve(seats: Sequence[Seat], token: str) -> int:
+    """A typed name (`Bob`, `@bob`, 張三 for 张三) to a seat; unknown or ambiguous names list the seated
+    players."""
+    if len(token) == 2 and token[0] == "#" and token[1] in "0123" and seats[int(token[1])].name:
+        return int(token[1])
+    folded = name_key(token.lstrip("@"))
+    hits = [
+        index
+        for index, seat in enumerate(seats)
+        if (seat.name and name_key(seat.name) == folded) or (seat.username and fold(seat.username) == folded)
+    ]
+    if len(hits) == 1:
+        return hits[0]
+    key = "player.ambiguous" if hits else "player.unknown"
+    raise EngineError(key, name=token, players=player_list(seats))
+
+
+def may_record(night: NightRow, seats: Sequence[Seat], speaker: Speaker) -> bool:
+    """Seated players, whoever opened the night, and chat admins may record or undo."""
+    return seat_of(seats, speaker) is not None or speaker.id == night.opened_by or speaker.is_admin

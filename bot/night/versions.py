@@ -1,0 +1,84 @@
+"""A correction has one meaning: each place in the night (a slot) has versions, the newest is current.
+
+An event first typed opens a slot (its own id) with itself as the only version. A fix appends a
+version to the slot of the row it reverses (so a fix of a fix replaces the current version, and the
+original never comes back by accident); an undo removes the version it reverses (undoing a fix brings
+back the version before it, which can be undone or fixed again; undoing the only version empties the
+slot). The effective night is the current version of every non-empty slot, in slot order. This is a
+pure fold of the log, so any sequence of corrections means what replaying it says.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from bot.store.ledger import EventRow
+
+CORRECTIONS = ("fix", "undo")
+BOOKING = "correction"  # a correction's difference in another hand's stake or players: a mark
+
+
+@dataclass(frozen=True)
+class Versions:
+    slot_of: dict[int, int]  # every row -> its slot (a correction's is the slot it corrects)
+    stacks: dict[int, tuple[int, ...]]  # slot -> its versions, oldest first (empty: undone)
+
+    def current(self, slot: int) -> int | None:
+        stack = self.stacks.get(slot, ())
+        return stack[-1] if stack else None
+
+    def slot(self, event_id: int) -> int:
+        return self.slot_of.get(event_id, event_id)
+
+    def active(self, events: Sequence[EventRow]) -> set[int]:
+        """Rows that count: each slot's current version, and the undo rows (marks, never versions)."""
+        return {
+            e.id
+            for e in events
+            if (e.kind == "undo" and e.reverses is not None) or self.current(self.slot(e.id)) == e.id
+        }
+
+
+class Replay:
+    """The fold behind `versions`, one row at a time: a night's rows are only ever appended, so the
+    night's index (bot/night/log_index.py) adds each new row once instead of reading the log again."""
+
+    def __init__(self) -> None:
+        self.slot_of: dict[int, int] = {}
+        self.stacks: dict[int, list[int]] = {}
+        self.undone_by: dict[int, int] = {}  # an undo row -> the version it removed
+
+    def add(self, event: EventRow) -> None:
+        slot_of, stacks = self.slot_of, self.stacks
+        if event.kind == BOOKING and event.reverses is not None:  # money booked at another place
+            slot_of[event.id] = slot_of.get(event.reverses, event.reverses)
+            return
+        if event.kind not in CORRECTIONS or event.reverses is None:
+            slot_of[event.id] = event.id
+            stacks[event.id] = [event.id]
+            return
+        slot = slot_of.get(event.reverses, event.reverses)
+        slot_of[event.id] = slot
+        stack = stacks.setdefault(slot, [])
+        if event.kind == "fix":
+            stack.append(event.id)
+        elif event.reverses in self.undone_by:  # an undo of an undo (older ledgers): the version returns
+            stack.append(self.undone_by[event.reverses])
+        elif event.reverses in stack:
+            stack.remove(event.reverses)
+            self.undone_by[event.id] = event.reverses
+
+    def slot(self, event_id: int) -> int:
+        return self.slot_of.get(event_id, event_id)
+
+    def current(self, slot: int) -> int | None:
+        stack = self.stacks.get(slot)
+        return stack[-1] if stack else None
+
+
+def versions(events: Sequence[EventRow]) -> Versions:
+    replay = Replay()
+    for event in events:
+        replay.add(event)
+    return Versions(replay.slot_of, {slot: tuple(stack) for slot, stack in replay.stacks.items()})

@@ -1,0 +1,1 @@
+"""The SQLite store: the ledger, the group-commit writer, the inbox."""

@@ -1,0 +1,781 @@
+"""The SQLite ledger: an append-only log of events and their payments, one per group chat.
+
+Nothing is updated or deleted. A night is opened by a row in `nights` and an `open` event; closing,
+reopening, undo and language changes are further events or rows. Balances are sums over `payments`.
+Every command's writes are atomic (a savepoint in a transaction that commands arriving together
+share: one COMMIT, one fsync, bot/store/writer.py), and a reply is sent only after that commit. A
+Telegram update (or console line) carries an `update_key`, unique in `events`, so a repeated
+update is recorded once.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import sys
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, TypeVar
+
+import aiosqlite
+
+from bot.store.heap import in_thread
+from bot.store.inbox import Inbox
+from bot.store.writer import PRAGMAS, Writer
+from engine.settlement import Payment
+
+SCHEMA_VERSION = 7
+_MIGRATIONS: dict[int, str] = {
+    1: """
+    CREATE TABLE chat_settings (
+        id INTEGER PRIMARY KEY,
+        chat_id TEXT NOT NULL,
+        key TEXT NOT NULL,
+        value TEXT NOT NULL,
+        created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+    );
+    CREATE INDEX chat_settings_by_chat ON chat_settings (chat_id, key, id);
+    CREATE TABLE nights (
+        id INTEGER PRIMARY KEY,
+        chat_id TEXT NOT NULL,
+        preset_name TEXT NOT NULL,
+        preset_json TEXT NOT NULL,
+        stake_cents INTEGER NOT NULL CHECK (stake_cents > 0),
+        players TEXT NOT NULL,
+        dealer INTEGER NOT NULL,
+        opened_by TEXT NOT NULL,
+        created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+    );
+    CREATE INDEX nights_by_chat ON nights (chat_id, id);
+    CREATE TABLE events (
+        id INTEGER PRIMARY KEY,
+        chat_id TEXT NOT NULL,
+        night_id INTEGER NOT NULL REFERENCES nights (id),
+        hand_no INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        actor INTEGER,
+        payload TEXT NOT NULL,
+        raw_text TEXT NOT NULL,
+        speaker TEXT NOT NULL,
+        update_key TEXT UNIQUE,
+        reverses INTEGER REFERENCES events (id),
+        created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+    );
+    CREATE INDEX events_by_night ON events (night_id, id);
+    CREATE UNIQUE INDEX one_reversal_each ON events (reverses) WHERE reverses IS NOT NULL;
+    CREATE TABLE payments (
+        id INTEGER PRIMARY KEY,
+        event_id INTEGER NOT NULL REFERENCES events (id),
+        night_id INTEGER NOT NULL REFERENCES nights (id),
+        payer INTEGER NOT NULL CHECK (payer BETWEEN 0 AND 3),
+        payee INTEGER NOT NULL CHECK (payee BETWEEN 0 AND 3),
+        amount INTEGER NOT NULL,
+        money_cents INTEGER NOT NULL,
+        reason TEXT NOT NULL,
+        CHECK (payer <> payee)
+    );
+    CREATE INDEX payments_by_night ON payments (night_id);
+    CREATE INDEX payments_by_event ON payments (event_id);
+    """,
+    # 2: find a night's events of one kind (join, win, close/reopen) without scanning the night
+    2: """
+    CREATE INDEX events_by_night_kind ON events (night_id, kind, id);
+    """,
+    # 3: the Telegram inbox (bot/store/inbox.py); an update's row is marked done by the same transaction
+    # that records its events, so a crash can neither lose an acknowledged update nor apply it twice
+    3: """
+    CREATE TABLE inbox (
+        update_id INTEGER PRIMARY KEY,
+        chat INTEGER,
+        key TEXT,
+        body TEXT NOT NULL,
+        done INTEGER NOT NULL DEFAULT 0,
+        event_id INTEGER,
+        received_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+    );
+    CREATE INDEX inbox_pending ON inbox (update_id) WHERE done = 0;
+    CREATE INDEX inbox_by_key ON inbox (key, update_id);
+    CREATE TRIGGER inbox_done_with_its_events AFTER INSERT ON events WHEN NEW.update_key IS NOT NULL
+    BEGIN
+        UPDATE inbox SET done = 1, event_id = NEW.id
+        WHERE update_id = (SELECT MIN(update_id) FROM inbox WHERE key = NEW.update_key AND done = 0);
+    END;
+    CREATE TABLE chat_aliases (
+        chat INTEGER PRIMARY KEY,
+        chat_key TEXT NOT NULL
+    );
+    INSERT OR REPLACE INTO chat_aliases (chat, chat_key)
+        SELECT CAST(substr(chat_id, 4) AS INTEGER), value FROM chat_settings
+        WHERE key = 'migrated_from' AND chat_id LIKE 'tg:%' ORDER BY id;
+    """,
+    # 4: the night's folded table state at closed hands (bot/night/checkpoint.py): a cache, never the truth
+    4: """
+    CREATE TABLE checkpoints (
+        night_id INTEGER NOT NULL REFERENCES nights (id),
+        last_event_id INTEGER NOT NULL,
+        version TEXT NOT NULL,
+        state TEXT NOT NULL,
+        PRIMARY KEY (night_id, last_event_id)
+    );
+    """,
+    # 5: a place in the night has versions (bot/night/versions.py): a fix of a fix, and an undo of a fix
+    # followed by an undo of what it brought back, reverse the same row twice; each is a new row
+    5: """
+    DROP INDEX one_reversal_each;
+    CREATE INDEX events_by_reverses ON events (reverses) WHERE reverses IS NOT NULL;
+    """,
+    # 6: the tab across nights (bot/chat/handlers/tab.py). `night_figures` caches each closed night's figures per
+    # person (a cache, never the truth: it counts only while its night's newest event is the one it
+    # was built after, and its version is the code's). `tab_events` is the chat's own append-only
+    # log of payments between people and nights settled on their own, with their undos; an update
+    # it records marks its inbox row done in the same transaction, as `events` does.
+    6: """
+    CREATE TABLE night_figures (
+        night_id INTEGER PRIMARY KEY REFERENCES nights (id),
+        version TEXT NOT NULL,
+        last_event_id INTEGER NOT NULL,
+        figures TEXT NOT NULL
+    );
+    CREATE TABLE tab_events (
+        id INTEGER PRIMARY KEY,
+        chat_id TEXT NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('paid', 'settled', 'undo')),
+        payload TEXT NOT NULL,
+        raw_text TEXT NOT NULL,
+        speaker TEXT NOT NULL,
+        update_key TEXT UNIQUE,
+        reverses INTEGER REFERENCES tab_events (id),
+        created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+    );
+    CREATE INDEX tab_events_by_chat ON tab_events (chat_id, id);
+    CREATE TRIGGER inbox_done_with_its_tab_events AFTER INSERT ON tab_events WHEN NEW.update_key IS NOT NULL
+    BEGIN
+        UPDATE inbox SET done = 1
+        WHERE update_id = (SELECT MIN(update_id) FROM inbox WHERE key = NEW.update_key AND done = 0);
+    END;
+    """,
+    # 7: the taps of a guided 胡's tile pad (bot/chat/handlers/tile_flow.py), in the order they came, keyed
+    # by the flow: the pad is their fold, so a tap on a keyboard an edit has not replaced yet still
+    # counts, and a restart keeps the pad. `press` is the button press's own id (a repeated update
+    # is counted once); money is never here (the flow's win is an event like any other).
+    7: """
+    CREATE TABLE flow_taps (
+        id INTEGER PRIMARY KEY,
+        flow_key TEXT NOT NULL,
+        op TEXT NOT NULL,
+        press TEXT UNIQUE,
+        created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+    );
+    CREATE INDEX flow_taps_by_flow ON flow_taps (flow_key, id);
+    """,
+}
+
+
+def _statements(script: str) -> list[str]:
+    """Split a migration into statements; a trigger's body holds `;` of its own."""
+    statements: list[str] = []
+    current = ""
+    for line in script.splitlines(keepends=True):
+        current += line
+        if sqlite3.complete_statement(current):
+            statements.append(current.strip())
+            current = ""
+    if current.strip():
+        statements.append(current.strip())
+    return statements
+
+
+@dataclass(frozen=True)
+class Seat:
+    name: str
+    user_id: str | None = None  # Telegram user id, or None for a guest seated by name
+    username: str | None = None
+
+
+@dataclass(frozen=True)
+class NightRow:
+    id: int
+    chat_id: str
+    preset_name: str
+    preset_json: str
+    stake_cents: int
+    seats: tuple[Seat, ...]
+    dealer: int
+    opened_by: str
+    created_at: str
+    number: int = 1  # the chat's own count: its first night is 1 whatever other chats did
+
+
+@dataclass(frozen=True, slots=True)
+class EventRow:
+    id: int
+    night_id: int
+    hand_no: int
+    kind: str
+    actor: int | None
+    payload: str
+    raw_text: str
+    speaker: str
+    reverses: int | None
+    created_at: str
+
+
+R = TypeVar("R")
+
+LONG_READ = 5_000  # rows: building more than these objects is done off the event loop
+
+
+async def _built(make: Callable[..., R], rows: Iterable[Sequence[Any]]) -> list[R]:
+    """One object a row; a long night's 100,000 payments take the event loop 100 ms, so they are
+    built in a worker thread (other chats are answered meanwhile)."""
+    listed = list(rows)
+    if len(listed) <= LONG_READ:
+        return [make(*row) for row in listed]
+    return await in_thread(lambda: [make(*row) for row in listed])
+
+
+_EVENT_COLUMNS = "id, night_id, hand_no, kind, actor, payload, raw_text, speaker, reverses, created_at"
+
+
+@dataclass(frozen=True, slots=True)
+class PaymentRow:
+    event_id: int
+    payer: int
+    payee: int
+    amount: int
+    money_cents: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class NewEvent:
+    """An event to append: what happened, in which hand, and the payments it makes."""
+
+    hand_no: int
+    kind: str
+    actor: int | None
+    payload: str
+    payments: tuple[Payment, ...] = ()
+    reverses: int | None = None
+    stake_cents: int | None = None  # money per unit for these payments, when not the append's stake
+
+
+# A night row with its number within its chat (ids are global across chats).
+_NIGHTS = (
+    "SELECT n.*, (SELECT COUNT(*) FROM nights m WHERE m.chat_id = n.chat_id AND m.id <= n.id) AS number FROM nights n"
+)
+
+
+class DuplicateUpdate(Exception):
+    """The update_key was recorded before: the command must not be applied again."""
+
+
+def _migrate(db: sqlite3.Connection) -> None:
+    """Bring the schema to SCHEMA_VERSION (on the writer, in one transaction)."""
+    row = db.execute("PRAGMA user_version").fetchone()
+    version = row[0] if row else 0
+    for target in sorted(v for v in _MIGRATIONS if v > version):
+        for statement in _statements(_MIGRATIONS[target]):
+            db.execute(statement)
+        db.execute(f"PRAGMA user_version = {target}")
+
+
+def _is_recorded(db: sqlite3.Connection, update_key: str | None) -> bool:
+    if update_key is None:
+        return False
+    return db.execute("SELECT 1 FROM events WHERE update_key = ?", (update_key,)).fetchone() is not None
+
+
+_EventValues = tuple[str, int, int, str, int | None, str, str, str, str | None, int | None]
+
+
+def _insert_event(db: sqlite3.Connection, values: _EventValues) -> int:
+    """(chat, night, hand, kind, actor, payload, raw text, speaker, update key, reverses); a repeated
+    update key fails the UNIQUE index: DuplicateUpdate."""
+    update_key = values[8]
+    try:
+        cursor = db.execute(
+            "INSERT INTO events (chat_id, night_id, hand_no, kind, actor, payload, raw_text, speaker,"
+            " update_key, reverses) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            values,
+        )
+    except sqlite3.IntegrityError as error:
+        if update_key is not None and "update_key" in str(error):
+            raise DuplicateUpdate(update_key) from error
+        raise
+    assert cursor.lastrowid is not None
+    return cursor.lastrowid
+
+
+def _compact_event(
+    id: int, night_id: int, hand: int, kind: str, actor: int | None, payload: str, raw: str, speaker: str, *rest: Any
+) -> EventRow:
+    """An event row as held in memory: its kind and speaker shared with every row that repeats them."""
+    return EventRow(id, night_id, hand, sys.intern(kind), actor, payload, raw, sys.intern(speaker), *rest)
+
+
+def _compact_payment(event_id: int, payer: int, payee: int, amount: int, money: int, reason: str) -> PaymentRow:
+    return PaymentRow(event_id, payer, payee, amount, money, sys.intern(reason))
+
+
+def _seats_json(seats: Sequence[Seat]) -> str:
+    return json.dumps([s.__dict__ for s in seats], ensure_ascii=False)
+
+
+def _night(row: aiosqlite.Row | sqlite3.Row) -> NightRow:
+    seats = tuple(Seat(**s) for s in json.loads(row["players"]))
+    return NightRow(
+        row["id"],
+        row["chat_id"],
+        row["preset_name"],
+        row["preset_json"],
+        row["stake_cents"],
+        seats,
+        row["dealer"],
+        row["opened_by"],
+        row["created_at"],
+        row["number"],
+    )
+
+
+def _event(row: aiosqlite.Row | sqlite3.Row) -> EventRow:
+    return EventRow(
+        row["id"],
+        row["night_id"],
+        row["hand_no"],
+        row["kind"],
+        row["actor"],
+        row["payload"],
+        row["raw_text"],
+        row["speaker"],
+        row["reverses"],
+        row["created_at"],
+    )
+
+
+@dataclass(frozen=True)
+class _Line:
+    """Who wrote which command line, where: shared by the events it records."""
+
+    chat_id: str
+    night_id: int
+    speaker: str
+    raw_text: str
+    update_key: str | None
+    stake_cents: int
+
+
+def _append_events(db: sqlite3.Connection, line: _Line, events: Sequence[NewEvent]) -> list[int]:
+    ids: list[int] = []
+    for index, new in enumerate(events):
+        key = line.update_key if index == 0 else None
+        row = (line.chat_id, line.night_id, new.hand_no, new.kind, new.actor, new.payload, line.raw_text, line.speaker)
+        event_id = _insert_event(db, (*row, key, new.reverses))
+        stake = new.stake_cents if new.stake_cents is not None else line.stake_cents
+        db.executemany(
+            "INSERT INTO payments (event_id, night_id, payer, payee, amount, money_cents, reason)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [(event_id, line.night_id, p.payer, p.payee, p.amount, p.amount * stake, p.reason) for p in new.payments],
+        )
+        ids.append(event_id)
+    return ids
+
+
+def _read_back(db: sqlite3.Connection, ids: list[int]) -> list[EventRow]:
+    marks = ", ".join("?" for _ in ids)
+    return [_event(row) for row in db.execute(f"SELECT * FROM events WHERE id IN ({marks}) ORDER BY id", ids)]
+
+
+class Ledger:
+    def __init__(self, connection: aiosqlite.Connection, writer: Writer) -> None:
+        # Reads use their own connection: under WAL they never wait for a write, and they see only
+        # committed rows. Every write goes through the writer (group commit, bot/store/writer.py).
+        self._db = connection
+        self._writer = writer
+
+    @classmethod
+    async def open(cls, path: str | Path) -> Ledger:
+        writer = await Writer.open(path)
+        await writer.run(_migrate)
+        connection = await aiosqlite.connect(str(path), isolation_level=None)
+        connection.row_factory = aiosqlite.Row
+        for pragma in PRAGMAS:
+            await connection.execute(f"PRAGMA {pragma}")
+        return cls(connection, writer)
+
+    async def close(self) -> None:
+        await self._writer.close()
+        await self._db.close()
+
+    def inbox(self) -> Inbox:
+        """The Telegram intake: an update is marked done by the transaction that records its events
+        (see bot/store/inbox.py)."""
+        return Inbox(self._db, self._writer)
+
+    async def schema_version(self) -> int:
+        rows = await self._db.execute_fetchall("PRAGMA user_version")
+        row = next(iter(rows), None)
+        return int(row[0]) if row else 0
+
+    # ---- writes (each one command's rows, in a shared transaction: bot/store/writer.py) -----------------
+
+    async def open_night(
+        self,
+        chat_id: str,
+        seats: Sequence[Seat],
+        preset_name: str,
+        preset_json: str,
+        stake_cents: int,
+        dealer: int,
+        opened_by: str,
+        raw_text: str,
+        update_key: str | None,
+    ) -> int:
+        """Create a night and its `open` event; raises DuplicateUpdate for a repeated update."""
+
+        def write(db: sqlite3.Connection) -> int:
+            if _is_recorded(db, update_key):
+                raise DuplicateUpdate(update_key)
+            cursor = db.execute(
+                "INSERT INTO nights (chat_id, preset_name, preset_json, stake_cents, players, dealer, opened_by)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (chat_id, preset_name, preset_json, stake_cents, _seats_json(seats), dealer, opened_by),
+            )
+            assert cursor.lastrowid is not None
+            night_id = cursor.lastrowid
+            _insert_event(db, (chat_id, night_id, 1, "open", None, "{}", raw_text, opened_by, update_key, None))
+            return night_id
+
+        return await self._writer.run(write)
+
+    async def append(
+        self,
+        chat_id: str,
+        night_id: int,
+        speaker: str,
+        raw_text: str,
+        update_key: str | None,
+        stake_cents: int,
+        events: Sequence[NewEvent],
+    ) -> list[int]:
+        """The ids of `append_rows`."""
+        rows = await self.append_rows(chat_id, night_id, speaker, raw_text, update_key, stake_cents, events)
+        return [row.id for row in rows]
+
+    async def append_rows(
+        self,
+        chat_id: str,
+        night_id: int,
+        speaker: str,
+        raw_text: str,
+        update_key: str | None,
+        stake_cents: int,
+        events: Sequence[NewEvent],
+        checkpoint: tuple[str, str] | None = None,
+    ) -> list[EventRow]:
+        """`append`, returning the rows as recorded: read back in the same transaction, so that no
+        reader's older snapshot can hide them. A checkpoint (version, state) of the table after the
+        last of these events rides in the same transaction."""
+        line = _Line(chat_id, night_id, speaker, raw_text, update_key, stake_cents)
+
+        def write(db: sqlite3.Connection) -> list[EventRow]:
+            ids = _append_events(db, line, events)
+            if checkpoint is not None and ids:
+                db.execute(
+                    "INSERT OR REPLACE INTO checkpoints (night_id, last_event_id, version, state) VALUES (?, ?, ?, ?)",
+                    (night_id, ids[-1], *checkpoint),
+                )
+            return _read_back(db, ids)
+
+        return await self._writer.run(write)
+
+    async def checkpoint(self, night_id: int, version: str) -> tuple[int, str] | None:
+        """(last event id, state) of the night's newest checkpoint of this version that no later
+        correction reaches into (an undo or fix of an event it covers invalidates it). Walked from
+        the newest checkpoint back, taking in the corrections newer than each: one pass over both,
+        where asking every checkpoint about every later event took 78 s in a 50,000-event night."""
+        corrections = [
+            (int(row[0]), int(row[1]))
+            for row in await self._db.execute_fetchall(
+                "SELECT id, reverses FROM events WHERE night_id = ? AND reverses IS NOT NULL ORDER BY id DESC",
+                (night_id,),
+            )
+        ]
+        marks = await self._db.execute_fetchall(
+            "SELECT last_event_id FROM checkpoints WHERE night_id = ? AND version = ? ORDER BY last_event_id DESC",
+            (night_id, version),
+        )
+        reach, taken = None, 0  # the earliest event reached back into by a correction newer than the mark
+        for (last,) in marks:
+            while taken < len(corrections) and corrections[taken][0] > last:
+                reverses = corrections[taken][1]
+                reach = reverses if reach is None else min(reach, reverses)
+                taken += 1
+            if reach is None or reach > last:
+                rows = await self._db.execute_fetchall(
+                    "SELECT state FROM checkpoints WHERE night_id = ? AND version = ? AND last_event_id = ?",
+                    (night_id, version, last),
+                )
+                return int(last), str(next(iter(rows))[0])
+        return None
+
+    async def set_setting(self, chat_id: str, key: str, value: str) -> None:
+        def write(db: sqlite3.Connection) -> None:
+            db.execute("INSERT INTO chat_settings (chat_id, key, value) VALUES (?, ?, ?)", (chat_id, key, value))
+
+        await self._writer.run(write)
+
+    # ---- reads ---------------------------------------------------------------------------------
+
+    async def setting(self, chat_id: str, key: str) -> str | None:
+        rows = await self._db.execute_fetchall(
+            "SELECT value FROM chat_settings WHERE chat_id = ? AND key = ? ORDER BY id DESC LIMIT 1",
+            (chat_id, key),
+        )
+        row = next(iter(rows), None)
+        return str(row["value"]) if row else None
+
+    async def has_update(self, update_key: str) -> bool:
+        """Whether a line with this update key was recorded (a repeated Telegram update)."""
+        rows = await self._db.execute_fetchall(
+            "SELECT 1 FROM events WHERE update_key = ? UNION ALL SELECT 1 FROM tab_events WHERE update_key = ?",
+            (update_key, update_key),
+        )
+        return next(iter(rows), None) is not None
+
+    async def event_of_update(self, update_key: str) -> int | None:
+        """The first event recorded under this update key (a guided flow already recorded)."""
+        rows = await self._db.execute_fetchall("SELECT MIN(id) FROM events WHERE update_key = ?", (update_key,))
+        row = next(iter(rows), None)
+        return int(row[0]) if row is not None and row[0] is not None else None
+
+    async def event_count(self, night_id: int) -> int:
+        """Rows the night holds (events, chores and corrections): an index range count."""
+        rows = await self._db.execute_fetchall("SELECT COUNT(*) FROM events WHERE night_id = ?", (night_id,))
+        return int(next(iter(rows))[0])
+
+    async def latest_night(self, chat_id: str) -> NightRow | None:
+        rows = await self._db.execute_fetchall(f"{_NIGHTS} WHERE chat_id = ? ORDER BY id DESC LIMIT 1", (chat_id,))
+        row = next(iter(rows), None)
+        return _night(row) if row else None
+
+    async def nights(self, chat_id: str) -> list[NightRow]:
+        rows = await self._db.execute_fetchall(f"{_NIGHTS} WHERE chat_id = ? ORDER BY id", (chat_id,))
+        return [_night(row) for row in rows]
+
+    async def nights_of_user(self, user_id: str) -> list[NightRow]:
+        """Nights, in any chat, that may have seated this Telegram user (at /new, or by a later
+        join/bind event); callers confirm with the seats themselves."""
+        pattern = f'%"user_id": "{user_id}"%'
+        rows = await self._db.execute_fetchall(
+            f"{_NIGHTS} WHERE players LIKE ? OR id IN"
+            " (SELECT night_id FROM events WHERE kind IN ('join', 'bind') AND payload LIKE ?) ORDER BY id",
+            (pattern, pattern),
+        )
+        return [_night(row) for row in rows]
+
+    async def events(self, night_id: int, after_id: int = 0) -> list[EventRow]:
+        rows = await self._db.execute_fetchall(
+            f"SELECT {_EVENT_COLUMNS} FROM events WHERE night_id = ? AND id > ? ORDER BY id", (night_id, after_id)
+        )
+        return await _built(_compact_event, rows)  # the columns in the dataclass's order: a long night loads fast
+
+    async def event(self, night_id: int, event_id: int) -> EventRow | None:
+        rows = await self._db.execute_fetchall(
+            "SELECT * FROM events WHERE night_id = ? AND id = ?", (night_id, event_id)
+        )
+        row = next(iter(rows), None)
+        return _event(row) if row else None
+
+    async def payments_after(self, night_id: int, after_event_id: int) -> list[PaymentRow]:
+        """Payments of the night's events newer than `after_event_id` (for running totals)."""
+        rows = await self._db.execute_fetchall(
+            "SELECT event_id, payer, payee, amount, money_cents, reason FROM payments"
+            " WHERE night_id = ? AND event_id > ? ORDER BY id",
+            (night_id, after_event_id),
+        )
+        return await _built(_compact_payment, rows)
+
+    async def hand_deltas(self, night_id: int) -> list[tuple[int, int, int]]:
+        """(hand, seat, net amount) for each hand that saw payments."""
+        query = (
+            "SELECT hand, seat, SUM(amount) FROM ("
+            " SELECT e.hand_no AS hand, p.payee AS seat, p.amount FROM payments p JOIN events e ON e.id = p.event_id"
+            "  WHERE p.night_id = ?"
+            " UNION ALL"
+            " SELECT e.hand_no, p.payer, -p.amount FROM payments p JOIN events e ON e.id = p.event_id"
+            "  WHERE p.night_id = ?"
+            ") GROUP BY hand, seat ORDER BY hand"
+        )
+        rows = await self._db.execute_fetchall(query, (night_id, night_id))
+        return [(int(h), int(s), int(a)) for h, s, a in rows]
+
+    async def is_closed(self, night_id: int) -> bool:
+        """A night is closed when its latest close/reopen event is a close (two index seeks)."""
+        rows = await self._db.execute_fetchall(
+            "SELECT (SELECT MAX(id) FROM events WHERE night_id = ? AND kind = 'close'),"
+            " (SELECT MAX(id) FROM events WHERE night_id = ? AND kind = 'reopen')",
+            (night_id, night_id),
+        )
+        row = next(iter(rows), None)
+        closed, reopened = (row[0], row[1]) if row else (None, None)
+        return closed is not None and (reopened is None or closed > reopened)
+
+    async def payments(self, night_id: int) -> list[PaymentRow]:
+        rows = await self._db.execute_fetchall(
+            "SELECT event_id, payer, payee, amount, money_cents, reason FROM payments WHERE night_id = ? ORDER BY id",
+            (night_id,),
+        )
+        return await _built(_compact_payment, rows)
+
+    async def balances(self, night_id: int) -> tuple[list[int], list[int]]:
+        """Net amount and money (cents) per seat, derived from the payments."""
+        amounts, money = [0] * 4, [0] * 4
+        rows = await self._db.execute_fetchall(
+            "SELECT payee AS seat, SUM(amount), SUM(money_cents) FROM payments WHERE night_id = ? GROUP BY payee"
+            " UNION ALL "
+            "SELECT payer AS seat, -SUM(amount), -SUM(money_cents) FROM payments WHERE night_id = ? GROUP BY payer",
+            (night_id, night_id),
+        )
+        for seat, amount, cents in rows:
+            amounts[seat] += amount
+            money[seat] += cents
+        return amounts, money
+
+    async def event_of_message(self, chat_id: str, message_key: str) -> tuple[int, bool] | None:
+        """The latest event a Telegram message recorded, by its own line or by an edit of it
+        (`msg:<chat>:<id>` and `edit:<chat>:<id>:<date>`): what an edit of that message corrects."""
+        rows = await self._db.execute_fetchall(
+            "SELECT id, update_key LIKE 'edit:%' FROM events"
+            " WHERE chat_id = ? AND (update_key = ? OR update_key LIKE ?) ORDER BY id DESC LIMIT 1",
+            (chat_id, f"msg:{message_key}", f"edit:{message_key}:%"),
+        )
+        row = next(iter(rows), None)
+        return (int(row[0]), bool(row[1])) if row else None
+
+    # ---- the tab across nights (bot/chat/handlers/tab.py) ----------------------------------------------------
+
+    async def night_marks(self, chat_id: str) -> list[NightMarks]:
+        """Each night of the chat, oldest first, with what says whether its stored figures still
+        count: its newest event, whether it is closed now, and the figures stored for it (index
+        seeks per night, no scan of the events)."""
+        marks = await self._marks("n.chat_id = ?", (chat_id,), counted=False)
+        return [replace(mark, number=number) for number, mark in enumerate(marks, 1)]  # a chat's own count
+
+    async def night_marks_of(self, night_ids: Sequence[int]) -> list[NightMarks]:
+        """`night_marks` of these nights, in any chat (their number is the chat's)."""
+        found: list[NightMarks] = []
+        for start in range(0, len(night_ids), 500):  # SQLite's limit on bound values
+            chunk = list(night_ids[start : start + 500])
+            found += await self._marks(f"n.id IN ({', '.join('?' for _ in chunk)})", tuple(chunk), counted=True)
+        return found
+
+    async def _marks(self, where: str, params: tuple[object, ...], counted: bool) -> list[NightMarks]:
+        """(`counted`: with each night's number in its chat, one count per night; else 0.)"""
+        number = "(SELECT COUNT(*) FROM nights m WHERE m.chat_id = n.chat_id AND m.id <= n.id)" if counted else "0"
+        rows = await self._db.execute_fetchall(
+            f"SELECT n.id, {number},"
+            " (SELECT MAX(id) FROM events e WHERE e.night_id = n.id),"
+            " (SELECT MAX(id) FROM events e WHERE e.night_id = n.id AND e.kind = 'close'),"
+            " (SELECT MAX(id) FROM events e WHERE e.night_id = n.id AND e.kind = 'reopen'),"
+            " f.version, f.last_event_id, f.figures"
+            f" FROM nights n LEFT JOIN night_figures f ON f.night_id = n.id WHERE {where} ORDER BY n.id",
+            params,
+        )
+        marks: list[NightMarks] = []
+        for night_id, number, last, closed, reopened, version, built_after, figures in rows:
+            is_closed = closed is not None and (reopened is None or closed > reopened)
+            stored = (str(version), int(built_after), str(figures)) if version is not None else None
+            marks.append(NightMarks(int(night_id), int(number), int(last or 0), is_closed, stored))
+        return marks
+
+    async def store_figures(self, rows: Sequence[tuple[int, str, int, str]]) -> None:
+        """(night, version, built after event, figures) for each night: one transaction for them all."""
+
+        def write(db: sqlite3.Connection) -> None:
+            db.executemany(
+                "INSERT OR REPLACE INTO night_figures (night_id, version, last_event_id, figures) VALUES (?, ?, ?, ?)",
+                rows,
+            )
+
+        await self._writer.run(write)
+
+    async def tab_events(self, chat_id: str) -> list[TabEventRow]:
+        rows = await self._db.execute_fetchall(
+            "SELECT id, kind, payload, speaker, reverses, created_at FROM tab_events WHERE chat_id = ? ORDER BY id",
+            (chat_id,),
+        )
+        return [TabEventRow(int(r[0]), str(r[1]), str(r[2]), str(r[3]), r[4], str(r[5])) for r in rows]
+
+    async def append_tab_event(
+        self, chat_id: str, kind: str, payload: str, line: tuple[str, str, str | None], reverses: int | None = None
+    ) -> int:
+        """One entry of the chat's tab (speaker, raw text, update key); DuplicateUpdate for a repeated update."""
+        speaker, raw_text, update_key = line
+
+        def write(db: sqlite3.Connection) -> int:
+            if _is_recorded(db, update_key):
+                raise DuplicateUpdate(update_key)
+            try:
+                cursor = db.execute(
+                    "INSERT INTO tab_events (chat_id, kind, payload, raw_text, speaker, update_key, reverses)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (chat_id, kind, payload, raw_text, speaker, update_key, reverses),
+                )
+            except sqlite3.IntegrityError as error:
+                if update_key is not None and "update_key" in str(error):
+                    raise DuplicateUpdate(update_key) from error
+                raise
+            assert cursor.lastrowid is not None
+            return cursor.lastrowid
+
+        return await self._writer.run(write)
+
+    async def latest_event_time(self, night_id: int) -> str | None:
+        """When the night's newest event was recorded (its `created_at`)."""
+        rows = await self._db.execute_fetchall("SELECT MAX(created_at) FROM events WHERE night_id = ?", (night_id,))
+        row = next(iter(rows), None)
+        return str(row[0]) if row is not None and row[0] is not None else None
+
+    async def flow_taps(self, flow_key: str) -> list[tuple[str, str | None]]:
+        """A tap flow's taps in the order they came: (op, press id)."""
+        rows = await self._db.execute_fetchall(
+            "SELECT op, press FROM flow_taps WHERE flow_key = ? ORDER BY id", (flow_key,)
+        )
+        return [(str(r[0]), r[1]) for r in rows]
+
+    async def append_flow_tap(self, flow_key: str, op: str, press: str | None) -> bool:
+        """One tap after the flow's others; False when this press was counted before (a repeat)."""
+
+        def write(db: sqlite3.Connection) -> bool:
+            try:
+                db.execute("INSERT INTO flow_taps (flow_key, op, press) VALUES (?, ?, ?)", (flow_key, op, press))
+            except sqlite3.IntegrityError as error:
+                if press is not None and "press" in str(error):
+                    return False
+                raise
+            return True
+
+        return await self._writer.run(write)
+
+
+@dataclass(frozen=True)
+class NightMarks:
+    """A night of a chat as the tab sees it before reading it: see `Ledger.night_marks`."""
+
+    night_id: int
+    number: int
+    last_event_id: int
+    closed: bool
+    stored: tuple[str, int, str] | None  # (version, built after event, figures) when stored
+
+
+@dataclass(frozen=True)
+class TabEventRow:
+    id: int
+    kind: str  # paid, settled, undo
+    payload: str
+    speaker: str
+    reverses: int | None
+    created_at: str

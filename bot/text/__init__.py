@@ -1,0 +1,1 @@
+"""The words of a reply: message keys and the catalogs' vocabulary."""

@@ -1,0 +1,63 @@
+"""The night's events and payments as CSV, UTF-8 with a BOM so spreadsheet programs read Chinese.
+
+Each row carries its line's number tonight (`number`, as /history shows it; numbered per night) and
+the number of the line a correction corrects (`undoes`). Rows no one typed as a line (a seat claim,
+a correction's re-pricing row at another place) are listed too, with no number: their money counts.
+
+Every payment names the people who paid and were paid (whoever sat in the seat at that event, so
+after a 换人 the one who left keeps their hands), with its money at that hand's stake: each person's
+sum of `money` over the `payee` rows minus the `payer` rows is their /summary figure. A cell a
+spreadsheet would read as a formula (= + - @ or a tab first) is written as text.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Mapping
+
+from bot.views.lines import format_money
+from bot.views.personal import NightPeople
+
+HEADER = (
+    "number",  # the line's number tonight, as /history shows it; empty for a row no one typed
+    "time",
+    "hand",
+    "kind",
+    "speaker",
+    "text",
+    "undoes",
+    "payer",
+    "payee",
+    "amount",
+    "money",
+    "reason",
+)
+
+# the spreadsheet convention (OWASP "CSV injection"): a leading quote makes the cell plain text
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def cell(value: object) -> object:
+    """A text cell a spreadsheet would evaluate is neutralised; numbers stay numbers."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
+def night_csv(people: NightPeople, shown: Mapping[int, str] | None = None) -> bytes:
+    """`shown`: what a line not meant for people (a guided flow's token) stands for, by event id."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow(HEADER)
+    for entry in people.log:
+        number = "" if entry.number is None else entry.number
+        base = [number, entry.time, entry.hand, entry.kind, entry.speaker, (shown or {}).get(entry.id, entry.text)]
+        base.append(entry.undoes or "")
+        if not entry.payments:
+            writer.writerow([cell(v) for v in (*base, "", "", "", "", "")])
+        for p in entry.payments:
+            # amounts are numbers (a negative one is not a formula); only text cells are neutralised
+            row = [*map(cell, base), cell(p.payer), cell(p.payee), p.amount, format_money(p.money_cents), p.reason]
+            writer.writerow(row)
+    return ("\ufeff" + buffer.getvalue()).encode("utf-8")

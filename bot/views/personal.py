@@ -1,0 +1,109 @@
+"""The night as its people see it: every payment named by the person who sat in the seat at its event,
+in that hand, at that hand's stake. The CSV export, the chart and the statistics read this, never the
+ledger's seat numbers, so after a 换人 the one who left keeps their own money everywhere, as in /summary.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from bot.night.night import Night
+from bot.night.people import merged_index, stake_at
+
+
+@dataclass(frozen=True)
+class PersonPayment:
+    event_id: int
+    hand: int  # the hand of the event it belongs to (a correction's: the corrected event's)
+    payer: str
+    payee: str
+    amount: int  # flowers (or chips)
+    money_cents: int  # at the stake of that hand, as /summary counts it
+    reason: str
+
+
+@dataclass(frozen=True)
+class LogEntry:
+    """One line of the night's log, with its payments by person."""
+
+    id: int
+    time: str
+    hand: int
+    kind: str
+    speaker: str
+    text: str
+    undoes: int | None  # the number of the line it corrects
+    payments: tuple[PersonPayment, ...]
+    number: int | None = None  # the line's number tonight; None for a row no one typed (a claim)
+
+
+@dataclass(frozen=True)
+class NightPeople:
+    """The night's people (as `Night.people` lists them), the log by person, and who sat in each hand."""
+
+    names: tuple[str, ...]
+    log: tuple[LogEntry, ...]
+    seated: dict[int, frozenset[str]]  # hand -> the people who sat at some event of it (0: the opening)
+    hands: int
+
+
+def night_people(night: Night) -> NightPeople:
+    seating = night.seating()
+    merged = merged_index(seating)
+    first_name: dict[int, str] = {}
+    for index, name in enumerate(seating.names):
+        first_name.setdefault(merged[index], name)  # the name a merged player first sat down with
+
+    def person(event_id: int, seat: int) -> str:
+        return first_name[merged[seating.at.get(event_id, seating.now)[seat]]]
+
+    schedule = night.stake_schedule()  # as /summary prices the hands (a 改底 where it sits in the log)
+    by_id = {event.id: event for event in night.events}
+    by_event: dict[int, list[PersonPayment]] = {}
+    for payment in night.payment_rows:
+        event = by_id.get(payment.event_id)
+        if event is None:
+            continue
+        # a correction's money belongs to the hand and the people of the place (slot) it corrects,
+        # exactly as `bot.night.people.index_totals` counts it for /summary
+        source = by_id.get(night.slot_of(event.id), event)
+        hand = night.hand_in_log(source)  # as /history shows it, a superseded fix included
+        by_event.setdefault(event.id, []).append(
+            PersonPayment(
+                event.id,
+                hand,
+                person(source.id, payment.payer),
+                person(source.id, payment.payee),
+                payment.amount,
+                payment.amount * stake_at(schedule, hand),
+                payment.reason,
+            )
+        )
+    log = tuple(
+        LogEntry(
+            e.id,
+            e.created_at,
+            night.hand_in_log(e),
+            e.kind,
+            e.speaker,
+            e.raw_text,
+            night.number_of(e.reverses) if e.reverses is not None else None,
+            tuple(by_event.get(e.id, ())),
+            night.number_of(e.id),
+        )
+        for e in night.events
+    )
+    seated: dict[int, set[str]] = {0: {first_name[merged[i]] for i in range(4)}}  # the opening four
+    for played in night.fold.played:
+        seated.setdefault(played.hand_no, set()).update(person(played.slot, s) for s in range(4))
+    return NightPeople(
+        tuple(p.name for p in night.people()),
+        log,
+        {hand: frozenset(names) for hand, names in seated.items()},
+        night.hands_played(),
+    )
+
+
+def payments_of(people: NightPeople) -> Sequence[PersonPayment]:
+    return [payment for entry in people.log for payment in entry.payments]
