@@ -176,6 +176,9 @@ async def test_a_restart_answers_a_claimers_line_left_in_the_inbox(fake: FakeTel
     await ledger.close()
     fake.updates.clear()  # Telegram has forgotten it
     async with Running(fake, db) as bot:
+        # the leftover is answered by the start's own queue: wait for its answer, not for an idle moment
+        # that can come before the start has queued it
+        await fake.wait_for(lambda: any("✅" in text for text in fake.texts(GROUP)), timeout=30)
         await asyncio.wait_for(bot.front.idle(), 30)
         answer = "\n".join(fake.texts(GROUP))
         assert "李四 = 这个账号" in answer and "✅ #2" in answer
