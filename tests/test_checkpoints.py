@@ -32,7 +32,8 @@ from bot.night.checkpoint import (
 )
 from bot.night.codec import STAKE, StakeChange, encode_stake
 from bot.night.night import Night
-from bot.store.ledger import Ledger, NewEvent, Seat
+from bot.store.ledger import Ledger
+from bot.store.rows import NewEvent, Seat
 from engine.hand import MeldKind
 from engine.preset import load_preset
 from engine.settlement import Payment

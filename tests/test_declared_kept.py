@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from bot.chat.service import Referee
 from bot.night.codec import Fix, encode_fix
-from bot.store.ledger import NewEvent
+from bot.store.rows import NewEvent
 from engine.notation import parse_tile
 from engine.table import Pong, Win
 from tests.harness import Table

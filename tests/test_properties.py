@@ -24,7 +24,8 @@ from hypothesis import strategies as st
 
 from bot.chat.service import Referee
 from bot.night.night import table_event
-from bot.store.ledger import EventRow, Ledger
+from bot.store.ledger import Ledger
+from bot.store.rows import EventRow
 from bot.text.replies import Reply, Response, render
 from bot.views.charts import end_points
 from bot.views.personal import night_people

@@ -33,7 +33,8 @@ from bot.night.night import Line, Night, Nights
 from bot.night.seating import Speaker, claimable_seat, seat_of, seated_names
 from bot.store.heap import in_thread
 from bot.store.inbox import Inbox
-from bot.store.ledger import DuplicateUpdate, Ledger, Seat
+from bot.store.ledger import DuplicateUpdate, Ledger
+from bot.store.rows import Seat
 from bot.text.replies import Reply, Response
 from bot.views.board import DEFAULT_MODE, shaped
 from bot.views.board import SETTING as BOARD_SETTING

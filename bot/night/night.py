@@ -46,7 +46,8 @@ from bot.night.log_index import LogIndex
 from bot.night.people import Occupancy, Person, index_totals, merged_people, occupancy, stake_at, stake_schedule
 from bot.night.versions import versions
 from bot.store.heap import free_off_loop, in_thread
-from bot.store.ledger import EventRow, Ledger, NewEvent, NightRow, PaymentRow, Seat
+from bot.store.ledger import Ledger
+from bot.store.rows import EventRow, NewEvent, NightRow, PaymentRow, Seat
 from bot.text.vocabulary import fold
 from engine.checks import check_flower_gangs, check_meld, check_penalty_amount, check_soft, check_win_copies
 from engine.claims import check_declared

@@ -27,7 +27,7 @@ from bot.night.codec import POSITIONAL, decode_seat, from_data, to_data
 from bot.night.night import Night, Nights, Played, joins_previous
 from bot.night.people import LEAVING, RENAMING, Person, merged_index, merged_names, player_of
 from bot.store.heap import in_thread
-from bot.store.ledger import NightMarks, NightRow
+from bot.store.rows import NightMarks, NightRow
 from bot.text.replies import LIST, Joined, Reply
 from bot.text.vocabulary import fold
 from bot.views.lines import format_money

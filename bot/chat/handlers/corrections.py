@@ -35,7 +35,7 @@ from bot.chat.handlers.table_events import (
 from bot.night.codec import event_kind
 from bot.night.night import Corrected, LaterEventBreaks, Night, actor_of, table_event
 from bot.night.seating import Speaker, player_list, resolve, seated_names
-from bot.store.ledger import EventRow, Seat
+from bot.store.rows import EventRow, Seat
 from bot.text.replies import LIST, Joined, Reply, Response
 from bot.views.lines import format_money
 from engine.errors import EngineError

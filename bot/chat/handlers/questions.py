@@ -13,7 +13,7 @@ from bot.night.night import Night, doubled_hands, table_event
 from bot.night.people import kept_indices, merged_index, net_by_reason, player_of, stake_runs
 from bot.night.seating import seated_names
 from bot.store.heap import in_thread
-from bot.store.ledger import EventRow, PaymentRow, Seat
+from bot.store.rows import EventRow, PaymentRow, Seat
 from bot.text.replies import Attachment, Choice, Reply, Response, render
 from bot.views import export
 from bot.views.lines import history as history_lines
