@@ -46,8 +46,9 @@ from bot.night.log_index import LogIndex
 from bot.night.people import Occupancy, Person, index_totals, merged_people, occupancy, stake_at, stake_schedule
 from bot.night.versions import versions
 from bot.store.heap import free_off_loop, in_thread
+from bot.store.inbox import Inbox
 from bot.store.ledger import Ledger
-from bot.store.rows import EventRow, NewEvent, NightRow, PaymentRow, Seat
+from bot.store.rows import EventRow, NewEvent, NightMarks, NightRow, PaymentRow, Seat, TabEventRow
 from bot.text.vocabulary import fold
 from engine.checks import check_flower_gangs, check_meld, check_penalty_amount, check_soft, check_win_copies
 from engine.claims import check_declared
@@ -1340,6 +1341,71 @@ class Nights:
     async def set_setting(self, chat_id: str, key: str, value: str) -> None:
         await self.ledger.set_setting(chat_id, key, value)
         self._settings.setdefault(chat_id, {})[key] = value
+
+    # ---- what the layers above read and write of the ledger, named (they never reach it) ---------
+
+    async def has_update(self, update_key: str) -> bool:
+        """Whether a line with this update key was recorded (a repeated Telegram update)."""
+        return await self.ledger.has_update(update_key)
+
+    async def event_of_update(self, update_key: str) -> int | None:
+        """The first event recorded under this update key (a guided flow already recorded)."""
+        return await self.ledger.event_of_update(update_key)
+
+    async def event_of_message(self, chat_id: str, message_key: str) -> tuple[int, bool] | None:
+        """The latest event a Telegram message recorded, by its own line or by an edit of it."""
+        return await self.ledger.event_of_message(chat_id, message_key)
+
+    async def logged_events(self, night_id: int) -> list[EventRow]:
+        """The night's events as the ledger holds them now (read afresh, not the cached night's)."""
+        return await self.ledger.events(night_id)
+
+    async def latest_event_time(self, night_id: int) -> str | None:
+        """When the night's newest event was recorded (its `created_at`)."""
+        return await self.ledger.latest_event_time(night_id)
+
+    async def night_rows(self, chat_id: str) -> list[NightRow]:
+        """The chat's nights, oldest first, as rows (none of them loaded)."""
+        return await self.ledger.nights(chat_id)
+
+    async def night_rows_of_user(self, user_id: str) -> list[NightRow]:
+        """Nights, in any chat, that may have seated this Telegram user (rows; callers confirm)."""
+        return await self.ledger.nights_of_user(user_id)
+
+    async def night_marks(self, chat_id: str) -> list[NightMarks]:
+        """Each night of the chat with what says whether its stored figures still count."""
+        return await self.ledger.night_marks(chat_id)
+
+    async def night_marks_of(self, night_ids: Sequence[int]) -> list[NightMarks]:
+        """`night_marks` of these nights, in any chat."""
+        return await self.ledger.night_marks_of(night_ids)
+
+    async def store_figures(self, rows: Sequence[tuple[int, str, int, str]]) -> None:
+        """(night, version, built after event, figures) for each night: one transaction for them all."""
+        await self.ledger.store_figures(rows)
+
+    async def tab_events(self, chat_id: str) -> list[TabEventRow]:
+        """The chat's tab entries, oldest first."""
+        return await self.ledger.tab_events(chat_id)
+
+    async def append_tab_event(
+        self, chat_id: str, kind: str, payload: str, line: tuple[str, str, str | None], reverses: int | None = None
+    ) -> int:
+        """One entry of the chat's tab (speaker, raw text, update key); DuplicateUpdate for a repeated update."""
+        return await self.ledger.append_tab_event(chat_id, kind, payload, line, reverses)
+
+    async def flow_taps(self, flow_key: str) -> list[tuple[str, str | None]]:
+        """A tap flow's taps in the order they came: (op, press id)."""
+        return await self.ledger.flow_taps(flow_key)
+
+    async def append_flow_tap(self, flow_key: str, op: str, press: str | None) -> bool:
+        """One tap after the flow's others; False when this press was counted before (a repeat)."""
+        return await self.ledger.append_flow_tap(flow_key, op, press)
+
+    def inbox(self) -> Inbox:
+        """The Telegram intake, on the ledger's connection (an update is marked done by the
+        transaction that records its events)."""
+        return self.ledger.inbox()
 
     async def close(self) -> None:
         await self.ledger.close()

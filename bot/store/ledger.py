@@ -22,7 +22,7 @@ import aiosqlite
 
 from bot.store.heap import in_thread
 from bot.store.inbox import Inbox
-from bot.store.rows import EventRow, NewEvent, NightMarks, NightRow, PaymentRow, Seat, TabEventRow
+from bot.store.rows import DuplicateUpdate, EventRow, NewEvent, NightMarks, NightRow, PaymentRow, Seat, TabEventRow
 from bot.store.writer import PRAGMAS, Writer
 
 SCHEMA_VERSION = 7
@@ -207,10 +207,6 @@ _EVENT_COLUMNS = "id, night_id, hand_no, kind, actor, payload, raw_text, speaker
 _NIGHTS = (
     "SELECT n.*, (SELECT COUNT(*) FROM nights m WHERE m.chat_id = n.chat_id AND m.id <= n.id) AS number FROM nights n"
 )
-
-
-class DuplicateUpdate(Exception):
-    """The update_key was recorded before: the command must not be applied again."""
 
 
 def _migrate(db: sqlite3.Connection) -> None:

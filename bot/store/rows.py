@@ -1,7 +1,8 @@
 """The ledger's rows and values: what bot/store/ledger.py reads and appends, as plain frozen data.
 
 They hold no connection and do no I/O, so every layer above the store may name them without reaching
-the ledger itself (only the night layer and the store read or write it).
+the ledger itself (only the night layer and the store read or write it). `DuplicateUpdate` is here
+too: the ledger's one refusal of an append, which the command layer answers (a repeated update).
 """
 
 from __future__ import annotations
@@ -88,3 +89,7 @@ class TabEventRow:
     speaker: str
     reverses: int | None
     created_at: str
+
+
+class DuplicateUpdate(Exception):
+    """The update_key was recorded before: the command must not be applied again."""
