@@ -577,10 +577,10 @@ class Night:
             self._booked.add(self.payment_rows)
         return self._booked
 
-    @property
-    def fold(self) -> Fold:
-        """The whole night's fold, every effective event played (after a restart from a checkpoint it
-        is folded from the start once, when first needed: a correction, a summary, the stats)."""
+    def whole_fold(self) -> Fold:
+        """The whole night's fold, every effective event played. After a restart from a checkpoint
+        only its end was folded: this folds it from the start, on the event loop, and keeps it (once,
+        when first needed: a correction, a summary, the stats; `folded` does it off the loop)."""
         if self._from:
             self._fold = fold_entries(self.start(), entries(self.events, self.active), None)
             self._from = 0
@@ -613,7 +613,7 @@ class Night:
         self._index.catch_up(self._events)
         self._from = after
         # players and totals too: from a whole log they take a long night's 100 ms, not the loop's
-        self._people, schedule = _seating_of(self.row, self.events, self.active, self.payment_rows, lambda: self.fold)
+        self._people, schedule = _seating_of(self.row, self.events, self.active, self.payment_rows, self.whole_fold)
         self._schedule = (len(self._events), schedule)
 
     def _derive_head(self, head: checkpoints.Head) -> None:
@@ -632,7 +632,7 @@ class Night:
     def _schedule_now(self) -> list[tuple[int, int]]:
         """(from hand, stake) of the night: from the opening stake, or from a checkpoint's head."""
         if self._head is None:
-            return placed_schedule(self.row.stake_cents, self.events, self.active, lambda: self.fold)
+            return placed_schedule(self.row.stake_cents, self.events, self.active, self.whole_fold)
         return [*self._head.schedule, *stake_schedule(0, self._events, self._active)[1:]]
 
     def _seating_from_head(self, head: checkpoints.Head) -> _Seating:
@@ -704,16 +704,16 @@ class Night:
         """The hand an event belongs to as the corrected night has it: /history and the CSV both say
         it. A replaced version of a corrected event (a fix later fixed again, a joined win) belongs to
         its place's hand, not to the hand it was typed in."""
-        hand = self.fold.hand_of(event.id)
+        hand = self.whole_fold().hand_of(event.id)
         if hand is None and event.kind == "fix":
-            hand = self.fold.hand_of(self.slot_of(event.id))
+            hand = self.whole_fold().hand_of(self.slot_of(event.id))
         return hand or event.hand_no
 
     def state_before(self, event_id: int) -> TableState:
         """The table as it was just before this event (a fix is built against it)."""
         slot = self.slot_of(event_id)
         fold = Fold(self.start())
-        for played in self.fold.played:
+        for played in self.whole_fold().played:
             if played.slot >= slot:
                 break
             fold = fold.then(played.event_id, played.slot, played.event)
@@ -723,7 +723,7 @@ class Night:
         """The events behind `seat`'s logged melds in `hand`, in the table's meld order (an added
         gang takes the place of the pong it upgrades, as engine.table does)."""
         melds: list[tuple[int, MeldKind, Tile | None]] = []
-        for played in self.fold.played:
+        for played in self.whole_fold().played:
             event = played.event
             if played.hand_no != hand or not isinstance(event, Pong | Gang) or event.actor != seat:
                 continue
@@ -745,7 +745,7 @@ class Night:
     def check(self, event: Event) -> None:
         """Raise EngineError if the table refuses `event` now (nothing is written)."""
         joins = isinstance(event, Win) and event.joins is not None  # settled from before the win it joins
-        (self.fold if joins else self._fold).then(PENDING_ID, PENDING_ID, event)
+        (self.whole_fold() if joins else self._fold).then(PENDING_ID, PENDING_ID, event)
 
     def played_in(self, hand: int) -> tuple[Played, ...]:
         """The events of `hand` as played, read from the end of the fold in memory (a hand that just
@@ -826,7 +826,7 @@ class Night:
         if self._head is not None:
             self._people = self._seating_from_head(self._head)
             return self._people
-        self._people = _seating_of(self.row, self.events, self.active, self.payment_rows, lambda: self.fold)[0]
+        self._people = _seating_of(self.row, self.events, self.active, self.payment_rows, self.whole_fold)[0]
         return self._people
 
     def _head_after(self, played: Played) -> checkpoints.Head:

@@ -60,7 +60,7 @@ def _add_night(night: Night, player: int, career: Career) -> None:
     career.net += person.amount
     career.money_cents += person.money_cents
     previous: Played | None = None
-    for played in night.fold.played:
+    for played in night.whole_fold().played:
         event = played.event
         joined, previous = joins_previous(played, previous), played  # 一炮多响: one hand, one deal-in
         # a hand counts for whoever sat at the event that ended it: after a 换人 the rates of the one

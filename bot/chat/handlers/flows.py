@@ -356,7 +356,7 @@ def preview(context: Context, night: Night, command: Command) -> list[Reply]:
     """The win as it would be recorded: breakdown, multipliers and payments; nothing is written."""
     try:
         event = win_event(context, command, night.state)
-        played = night.fold.then(PENDING_ID, PENDING_ID, event).last
+        played = night.whole_fold().then(PENDING_ID, PENDING_ID, event).last
     except WinRefused as refused:
         name = context.seats[refused.params["winner"]].name
         return [Reply("flow.refused", {"reason": Reply(refused.key, {"winner": name, "total": refused.score.total})})]

@@ -278,7 +278,7 @@ async def unseat(context: Context) -> Response:
         raise Refusal(Reply("unseat.usage", {"players": player_list(context.seats)}))
     seat = resolve(context.seats, names[0])
     hand = night.state.hand_no
-    played_here = [p for p in night.fold.played if p.hand_no == hand]
+    played_here = [p for p in night.whole_fold().played if p.hand_no == hand]
     if any(involves(p.event, seat) or any(seat in (x.payer, x.payee) for x in p.payments) for p in played_here):
         raise Refusal(Reply("unseat.has_events", {"name": context.seats[seat].name, "hand": hand}))
     name = context.seats[seat].name
