@@ -25,7 +25,8 @@ from bot.night import checkpoint as checkpoints
 from bot.night import night as night_module
 from bot.night.codec import encode_event, event_kind
 from bot.night.seating import Speaker
-from bot.store.ledger import Ledger, NewEvent
+from bot.store.ledger import Ledger
+from bot.store.rows import NewEvent
 from engine.preset import preset_from_dict
 from engine.table import Draw, Event, FlowerGang, Penalty, Pong, apply, new_table
 

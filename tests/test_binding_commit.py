@@ -16,7 +16,8 @@ from bot.chat.service import Incoming, Referee
 from bot.night.night import Night
 from bot.night.seating import Speaker
 from bot.store.inbox import Row
-from bot.store.ledger import DuplicateUpdate, Ledger
+from bot.store.ledger import Ledger
+from bot.store.rows import DuplicateUpdate
 from bot.text.replies import Response, render_response
 from locales import Translator
 from tests.fake_telegram import FakeTelegram, plain_user

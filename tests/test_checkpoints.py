@@ -32,7 +32,8 @@ from bot.night.checkpoint import (
 )
 from bot.night.codec import STAKE, StakeChange, encode_stake
 from bot.night.night import Night
-from bot.store.ledger import Ledger, NewEvent, Seat
+from bot.store.ledger import Ledger
+from bot.store.rows import NewEvent, Seat
 from engine.hand import MeldKind
 from engine.preset import load_preset
 from engine.settlement import Payment
@@ -163,11 +164,11 @@ async def _night_with_corrections(
             # a valid checkpoint is used (a 改底 typed later never reaches back into the hands it covers)
             assert head_only.partial == (await ledger.checkpoint(replay.id, replay.version) is not None)
             await head_only.load_history()
-            assert not head_only.partial and head_only.fold == replay.fold
+            assert not head_only.partial and head_only.whole_fold() == replay.whole_fold()
             _same_score(head_only, replay)
             assert restarted.state == replay.state
             assert restarted.seat_totals() == replay.seat_totals()
-            assert restarted.fold == replay.fold  # the whole fold, when asked for, is the replay's
+            assert restarted.whole_fold() == replay.whole_fold()  # the whole fold, when asked for, is the replay's
             # after another restart, table events recorded from the head (new checkpoints with them)
             after = Table(Referee(ledger, charts_enabled=False), "chat")
             for line in later:
@@ -322,7 +323,7 @@ async def _recorded_from_the_head(lines: list[str], later: list[str], preset: st
             _same_score(recorded, replay)
             _same_score(await _head_only(ledger), replay)  # the checkpoints written from the head
             await recorded.load_history()
-            assert recorded.fold == replay.fold and recorded.booked.amounts == replay.booked.amounts
+            assert recorded.whole_fold() == replay.whole_fold() and recorded.booked.amounts == replay.booked.amounts
         finally:
             await ledger.close()
 

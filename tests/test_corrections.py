@@ -207,7 +207,7 @@ async def check_correction(script: list[str], pick: int, fix: bool) -> None:
             night = await referee.nights.latest("night")
             assert night is not None
             derived = [0, 0, 0, 0]
-            for played in night.fold.played:
+            for played in night.whole_fold().played:
                 for p in played.payments:
                     derived[p.payer] -= p.amount
                     derived[p.payee] += p.amount

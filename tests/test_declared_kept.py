@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from bot.chat.service import Referee
 from bot.night.codec import Fix, encode_fix
-from bot.store.ledger import NewEvent
+from bot.store.rows import NewEvent
 from engine.notation import parse_tile
 from engine.table import Pong, Win
 from tests.harness import Table
@@ -62,7 +62,7 @@ async def test_a_stored_declared_win_is_kept_when_the_night_is_folded_again(tabl
     referee.nights.forget(table.chat_id)  # as a restart: the night is folded again from the ledger
     night = await referee.nights.latest(table.chat_id)
     assert night is not None
-    wins = [p for p in night.fold.played if isinstance(p.event, Win)]
+    wins = [p for p in night.whole_fold().played if isinstance(p.event, Win)]
     assert len(wins) == 1 and wins[0].slot == 3  # the win is still played, not dropped
     assert night.state.hand_no == 2  # and its hand closed
     assert "第 2 盘" in await table.say("/score")

@@ -7,7 +7,8 @@ import asyncio
 import sqlite3
 from pathlib import Path
 
-from bot.store.ledger import DuplicateUpdate, Ledger, NewEvent, Seat
+from bot.store.ledger import Ledger
+from bot.store.rows import DuplicateUpdate, NewEvent, Seat
 from engine.settlement import Payment
 
 SEATS = [Seat(name) for name in ("Alice", "Bob", "Carol", "Dave")]

@@ -49,8 +49,8 @@ def ours(objects: list[object]) -> list[str]:
 async def test_a_night_is_freed_by_reference_counting_alone(table: Table, no_collector: None) -> None:
     await table.play(NIGHT)
     night = await table.referee.nights.latest(table.chat_id)
-    assert night is not None and len(night.fold.played) >= 3
-    held = [weakref.ref(night), weakref.ref(night.fold), weakref.ref(night.fold.state)]
+    assert night is not None and len(night.whole_fold().played) >= 3
+    held = [weakref.ref(night), weakref.ref(night.whole_fold()), weakref.ref(night.whole_fold().state)]
     table.referee.nights.forget(table.chat_id)
     del night
     await let_go(held)
@@ -76,9 +76,9 @@ async def test_a_correction_lets_the_old_fold_go(table: Table, no_collector: Non
     await table.play(NIGHT)
     night = await table.referee.nights.latest(table.chat_id)
     assert night is not None
-    old = weakref.ref(night.fold)
+    old = weakref.ref(night.whole_fold())
     await table.say("Carol: /undo")
-    assert night.fold is not old()
+    assert night.whole_fold() is not old()
     await let_go([old])
     assert old() is None
 

@@ -8,7 +8,8 @@ import asyncio
 from pathlib import Path
 
 from bot.store.inbox import Row
-from bot.store.ledger import Ledger, NewEvent, Seat
+from bot.store.ledger import Ledger
+from bot.store.rows import NewEvent, Seat
 
 SEATS = tuple(Seat(name) for name in ("alice", "bob", "carol", "dave"))
 

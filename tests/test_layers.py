@@ -81,3 +81,47 @@ def test_front_ends_never_reach_the_ledger() -> None:
         if name.startswith(("bot.store.ledger", "bot.night"))
     ]
     assert reaching == []
+
+
+# Only the night layer and the store read or write the ledger; the views and the command layer ask
+# `Nights` (bot/night/night.py) by name. The one exception, and why:
+LEDGER_EXCEPTIONS = {
+    "bot.chat.service": "Referee.open opens the database (Ledger.open) and hands the Ledger to Nights",
+}
+ABOVE_THE_NIGHT = ("bot.views", "bot.chat")
+
+
+def above_the_night() -> list[Path]:
+    return [path for path in sources() if module_name(path).startswith(ABOVE_THE_NIGHT)]
+
+
+def test_views_and_commands_never_import_the_ledger() -> None:
+    importing = [
+        f"{module_name(path)} imports {name}"
+        for path in above_the_night()
+        if module_name(path) not in LEDGER_EXCEPTIONS
+        for name in imports(path)
+        if name == "bot.store.ledger" or name.startswith("bot.store.ledger.")
+    ]
+    assert importing == []
+    # the exception takes the Ledger class alone, nothing else of the module
+    excepted = [
+        name
+        for path in above_the_night()
+        if module_name(path) in LEDGER_EXCEPTIONS
+        for name in imports(path)
+        if name.startswith("bot.store.ledger")
+    ]
+    assert excepted == ["bot.store.ledger.Ledger"]
+
+
+def test_views_and_commands_never_reach_the_ledger_of_a_night() -> None:
+    """No `nights.ledger.…`, `context.desk.nights.ledger`, `night.ledger`: any attribute named
+    `ledger` above the night layer is a way round it."""
+    reaching = [
+        f"{module_name(path)}:{node.lineno} reads .ledger"
+        for path in above_the_night()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Attribute) and node.attr == "ledger"
+    ]
+    assert reaching == []

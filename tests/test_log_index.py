@@ -7,7 +7,7 @@ import random
 
 from bot.night.log_index import LogIndex
 from bot.night.versions import versions
-from bot.store.ledger import EventRow
+from bot.store.rows import EventRow
 
 
 def row(event_id: int, kind: str, reverses: int | None = None) -> EventRow:

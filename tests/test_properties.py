@@ -24,7 +24,8 @@ from hypothesis import strategies as st
 
 from bot.chat.service import Referee
 from bot.night.night import table_event
-from bot.store.ledger import EventRow, Ledger
+from bot.store.ledger import Ledger
+from bot.store.rows import EventRow
 from bot.text.replies import Reply, Response, render
 from bot.views.charts import end_points
 from bot.views.personal import night_people
@@ -567,7 +568,7 @@ async def _corrected_night(opening: Sequence[str], ops: list[Operation]) -> tupl
             assert await restarted.balances() == await replay.balances()
             kinds = {line.split(": ", 1)[1].split()[0] for line in log()}
             kinds |= {"also"} if any(line.endswith(ALSO) for line in log()) else set()
-            fold = (await referee.nights.latest("night")).fold  # type: ignore[union-attr]
+            fold = (await referee.nights.latest("night")).whole_fold()  # type: ignore[union-attr]
             if any(p.notices and p.notices[0].key == "table.forced_end" for p in fold.played):
                 kinds.add("forced end")
             return recorded, refused, kinds

@@ -13,7 +13,7 @@ import pytest
 from bot.chat.service import Incoming, Referee
 from bot.night.night import Night, Nights
 from bot.night.seating import Speaker
-from bot.store.ledger import NightRow
+from bot.store.rows import NightRow
 from bot.text.replies import render_response
 from bot.views import stats
 from tests.harness import Table

@@ -19,7 +19,7 @@ from bot.chat.handlers.tab import EXACT_UP_TO, entries, fewest_transfers, tab_of
 from bot.chat.service import Incoming, Referee
 from bot.night.seating import Speaker
 from bot.store.inbox import Row
-from bot.store.ledger import NightMarks, TabEventRow
+from bot.store.rows import NightMarks, TabEventRow
 from bot.views.stats import NightFigures, PersonNight, Persons
 from tests.harness import Table
 

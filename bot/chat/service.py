@@ -33,7 +33,8 @@ from bot.night.night import Line, Night, Nights
 from bot.night.seating import Speaker, claimable_seat, seat_of, seated_names
 from bot.store.heap import in_thread
 from bot.store.inbox import Inbox
-from bot.store.ledger import DuplicateUpdate, Ledger, Seat
+from bot.store.ledger import Ledger
+from bot.store.rows import DuplicateUpdate, Seat
 from bot.text.replies import Reply, Response
 from bot.views.board import DEFAULT_MODE, shaped
 from bot.views.board import SETTING as BOARD_SETTING
@@ -190,7 +191,7 @@ class Referee:
         except (Refusal, EngineError) as error:
             if night is not None:
                 await night.load_history()  # a refusal may name the logged events behind it
-            if incoming.update_key and await self.nights.ledger.has_update(incoming.update_key):
+            if incoming.update_key and await self.nights.has_update(incoming.update_key):
                 return Response((), language)  # a repeated update: answered the first time
             # `fix 99 碰 李四` is meant, and so is an event naming the table (`Bob gang Alice 9p`)
             known = seated_names(seats)
@@ -294,7 +295,7 @@ class Referee:
         """The number of the latest line a chat message recorded tonight, and whether an earlier edit
         of it recorded it: an edit corrects it. None: the message recorded nothing (an edit is a new
         line); a number None: what it recorded is no line of tonight's (a seat claim, another night)."""
-        found = await self.nights.ledger.event_of_message(chat_id, f"{telegram_chat}:{message_id}")
+        found = await self.nights.event_of_message(chat_id, f"{telegram_chat}:{message_id}")
         if found is None:
             return None
         event_id, edited = found
@@ -308,7 +309,7 @@ class Referee:
             return None
         await night.load_history()
         if event_id > night.log_size():  # committed while its line is still being answered: read the log
-            return LogIndex().number_of(await self.nights.ledger.events(night.id), event_id)
+            return LogIndex().number_of(await self.nights.logged_events(night.id), event_id)
         return night.number_of(event_id)
 
     async def first_player(self, chat_id: str) -> str | None:
@@ -321,7 +322,7 @@ class Referee:
     def inbox(self) -> Inbox:
         """The Telegram front end's durable intake, on the ledger's connection, so that an update is
         marked done by the very transaction that records its events."""
-        return self.nights.ledger.inbox()
+        return self.nights.inbox()
 
     # ---- for the console's --json ---------------------------------------------------------------
 

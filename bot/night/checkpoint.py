@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.night.codec import POSITIONAL, from_data, shape_of, to_data
-from bot.store.ledger import Seat
+from bot.store.rows import Seat
 from engine.errors import EngineError
 from engine.preset import Preset
 from engine.table import TableState

@@ -20,7 +20,7 @@ from bisect import bisect_left
 from collections.abc import Callable, Sequence
 
 from bot.night.versions import BOOKING, CORRECTIONS, Replay
-from bot.store.ledger import EventRow
+from bot.store.rows import EventRow
 
 # Rows that are never a line of the table: seat claims and bindings (an account, not an event),
 # a freed seat (the claim taken back), a correction's re-pricing row at another place.

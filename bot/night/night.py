@@ -46,7 +46,9 @@ from bot.night.log_index import LogIndex
 from bot.night.people import Occupancy, Person, index_totals, merged_people, occupancy, stake_at, stake_schedule
 from bot.night.versions import versions
 from bot.store.heap import free_off_loop, in_thread
-from bot.store.ledger import EventRow, Ledger, NewEvent, NightRow, PaymentRow, Seat
+from bot.store.inbox import Inbox
+from bot.store.ledger import Ledger
+from bot.store.rows import EventRow, NewEvent, NightMarks, NightRow, PaymentRow, Seat, TabEventRow
 from bot.text.vocabulary import fold
 from engine.checks import check_flower_gangs, check_meld, check_penalty_amount, check_soft, check_win_copies
 from engine.claims import check_declared
@@ -575,10 +577,10 @@ class Night:
             self._booked.add(self.payment_rows)
         return self._booked
 
-    @property
-    def fold(self) -> Fold:
-        """The whole night's fold, every effective event played (after a restart from a checkpoint it
-        is folded from the start once, when first needed: a correction, a summary, the stats)."""
+    def whole_fold(self) -> Fold:
+        """The whole night's fold, every effective event played. After a restart from a checkpoint
+        only its end was folded: this folds it from the start, on the event loop, and keeps it (once,
+        when first needed: a correction, a summary, the stats; `folded` does it off the loop)."""
         if self._from:
             self._fold = fold_entries(self.start(), entries(self.events, self.active), None)
             self._from = 0
@@ -611,7 +613,7 @@ class Night:
         self._index.catch_up(self._events)
         self._from = after
         # players and totals too: from a whole log they take a long night's 100 ms, not the loop's
-        self._people, schedule = _seating_of(self.row, self.events, self.active, self.payment_rows, lambda: self.fold)
+        self._people, schedule = _seating_of(self.row, self.events, self.active, self.payment_rows, self.whole_fold)
         self._schedule = (len(self._events), schedule)
 
     def _derive_head(self, head: checkpoints.Head) -> None:
@@ -630,7 +632,7 @@ class Night:
     def _schedule_now(self) -> list[tuple[int, int]]:
         """(from hand, stake) of the night: from the opening stake, or from a checkpoint's head."""
         if self._head is None:
-            return placed_schedule(self.row.stake_cents, self.events, self.active, lambda: self.fold)
+            return placed_schedule(self.row.stake_cents, self.events, self.active, self.whole_fold)
         return [*self._head.schedule, *stake_schedule(0, self._events, self._active)[1:]]
 
     def _seating_from_head(self, head: checkpoints.Head) -> _Seating:
@@ -702,16 +704,16 @@ class Night:
         """The hand an event belongs to as the corrected night has it: /history and the CSV both say
         it. A replaced version of a corrected event (a fix later fixed again, a joined win) belongs to
         its place's hand, not to the hand it was typed in."""
-        hand = self.fold.hand_of(event.id)
+        hand = self.whole_fold().hand_of(event.id)
         if hand is None and event.kind == "fix":
-            hand = self.fold.hand_of(self.slot_of(event.id))
+            hand = self.whole_fold().hand_of(self.slot_of(event.id))
         return hand or event.hand_no
 
     def state_before(self, event_id: int) -> TableState:
         """The table as it was just before this event (a fix is built against it)."""
         slot = self.slot_of(event_id)
         fold = Fold(self.start())
-        for played in self.fold.played:
+        for played in self.whole_fold().played:
             if played.slot >= slot:
                 break
             fold = fold.then(played.event_id, played.slot, played.event)
@@ -721,7 +723,7 @@ class Night:
         """The events behind `seat`'s logged melds in `hand`, in the table's meld order (an added
         gang takes the place of the pong it upgrades, as engine.table does)."""
         melds: list[tuple[int, MeldKind, Tile | None]] = []
-        for played in self.fold.played:
+        for played in self.whole_fold().played:
             event = played.event
             if played.hand_no != hand or not isinstance(event, Pong | Gang) or event.actor != seat:
                 continue
@@ -743,7 +745,7 @@ class Night:
     def check(self, event: Event) -> None:
         """Raise EngineError if the table refuses `event` now (nothing is written)."""
         joins = isinstance(event, Win) and event.joins is not None  # settled from before the win it joins
-        (self.fold if joins else self._fold).then(PENDING_ID, PENDING_ID, event)
+        (self.whole_fold() if joins else self._fold).then(PENDING_ID, PENDING_ID, event)
 
     def played_in(self, hand: int) -> tuple[Played, ...]:
         """The events of `hand` as played, read from the end of the fold in memory (a hand that just
@@ -824,7 +826,7 @@ class Night:
         if self._head is not None:
             self._people = self._seating_from_head(self._head)
             return self._people
-        self._people = _seating_of(self.row, self.events, self.active, self.payment_rows, lambda: self.fold)[0]
+        self._people = _seating_of(self.row, self.events, self.active, self.payment_rows, self.whole_fold)[0]
         return self._people
 
     def _head_after(self, played: Played) -> checkpoints.Head:
@@ -1339,6 +1341,71 @@ class Nights:
     async def set_setting(self, chat_id: str, key: str, value: str) -> None:
         await self.ledger.set_setting(chat_id, key, value)
         self._settings.setdefault(chat_id, {})[key] = value
+
+    # ---- what the layers above read and write of the ledger, named (they never reach it) ---------
+
+    async def has_update(self, update_key: str) -> bool:
+        """Whether a line with this update key was recorded (a repeated Telegram update)."""
+        return await self.ledger.has_update(update_key)
+
+    async def event_of_update(self, update_key: str) -> int | None:
+        """The first event recorded under this update key (a guided flow already recorded)."""
+        return await self.ledger.event_of_update(update_key)
+
+    async def event_of_message(self, chat_id: str, message_key: str) -> tuple[int, bool] | None:
+        """The latest event a Telegram message recorded, by its own line or by an edit of it."""
+        return await self.ledger.event_of_message(chat_id, message_key)
+
+    async def logged_events(self, night_id: int) -> list[EventRow]:
+        """The night's events as the ledger holds them now (read afresh, not the cached night's)."""
+        return await self.ledger.events(night_id)
+
+    async def latest_event_time(self, night_id: int) -> str | None:
+        """When the night's newest event was recorded (its `created_at`)."""
+        return await self.ledger.latest_event_time(night_id)
+
+    async def night_rows(self, chat_id: str) -> list[NightRow]:
+        """The chat's nights, oldest first, as rows (none of them loaded)."""
+        return await self.ledger.nights(chat_id)
+
+    async def night_rows_of_user(self, user_id: str) -> list[NightRow]:
+        """Nights, in any chat, that may have seated this Telegram user (rows; callers confirm)."""
+        return await self.ledger.nights_of_user(user_id)
+
+    async def night_marks(self, chat_id: str) -> list[NightMarks]:
+        """Each night of the chat with what says whether its stored figures still count."""
+        return await self.ledger.night_marks(chat_id)
+
+    async def night_marks_of(self, night_ids: Sequence[int]) -> list[NightMarks]:
+        """`night_marks` of these nights, in any chat."""
+        return await self.ledger.night_marks_of(night_ids)
+
+    async def store_figures(self, rows: Sequence[tuple[int, str, int, str]]) -> None:
+        """(night, version, built after event, figures) for each night: one transaction for them all."""
+        await self.ledger.store_figures(rows)
+
+    async def tab_events(self, chat_id: str) -> list[TabEventRow]:
+        """The chat's tab entries, oldest first."""
+        return await self.ledger.tab_events(chat_id)
+
+    async def append_tab_event(
+        self, chat_id: str, kind: str, payload: str, line: tuple[str, str, str | None], reverses: int | None = None
+    ) -> int:
+        """One entry of the chat's tab (speaker, raw text, update key); DuplicateUpdate for a repeated update."""
+        return await self.ledger.append_tab_event(chat_id, kind, payload, line, reverses)
+
+    async def flow_taps(self, flow_key: str) -> list[tuple[str, str | None]]:
+        """A tap flow's taps in the order they came: (op, press id)."""
+        return await self.ledger.flow_taps(flow_key)
+
+    async def append_flow_tap(self, flow_key: str, op: str, press: str | None) -> bool:
+        """One tap after the flow's others; False when this press was counted before (a repeat)."""
+        return await self.ledger.append_flow_tap(flow_key, op, press)
+
+    def inbox(self) -> Inbox:
+        """The Telegram intake, on the ledger's connection (an update is marked done by the
+        transaction that records its events)."""
+        return self.ledger.inbox()
 
     async def close(self) -> None:
         await self.ledger.close()

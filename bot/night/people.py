@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from bot.night.codec import STAKE, SWAP, decode_seat, decode_stake
 from bot.night.versions import versions
-from bot.store.ledger import EventRow, PaymentRow, Seat
+from bot.store.rows import EventRow, PaymentRow, Seat
 from bot.text.vocabulary import fold
 
 RENAMING = ("join", "bind", "rename")  # the seat's occupant is called something new

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bot.store.ledger import NightRow, Seat
+from bot.store.rows import NightRow, Seat
 from bot.text.vocabulary import fold, name_key
 from engine.errors import EngineError
 

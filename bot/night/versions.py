@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bot.store.ledger import EventRow
+from bot.store.rows import EventRow
 
 CORRECTIONS = ("fix", "undo")
 BOOKING = "correction"  # a correction's difference in another hand's stake or players: a mark

@@ -22,8 +22,8 @@ import aiosqlite
 
 from bot.store.heap import in_thread
 from bot.store.inbox import Inbox
+from bot.store.rows import DuplicateUpdate, EventRow, NewEvent, NightMarks, NightRow, PaymentRow, Seat, TabEventRow
 from bot.store.writer import PRAGMAS, Writer
-from engine.settlement import Payment
 
 SCHEMA_VERSION = 7
 _MIGRATIONS: dict[int, str] = {
@@ -186,41 +186,6 @@ def _statements(script: str) -> list[str]:
     return statements
 
 
-@dataclass(frozen=True)
-class Seat:
-    name: str
-    user_id: str | None = None  # Telegram user id, or None for a guest seated by name
-    username: str | None = None
-
-
-@dataclass(frozen=True)
-class NightRow:
-    id: int
-    chat_id: str
-    preset_name: str
-    preset_json: str
-    stake_cents: int
-    seats: tuple[Seat, ...]
-    dealer: int
-    opened_by: str
-    created_at: str
-    number: int = 1  # the chat's own count: its first night is 1 whatever other chats did
-
-
-@dataclass(frozen=True, slots=True)
-class EventRow:
-    id: int
-    night_id: int
-    hand_no: int
-    kind: str
-    actor: int | None
-    payload: str
-    raw_text: str
-    speaker: str
-    reverses: int | None
-    created_at: str
-
-
 R = TypeVar("R")
 
 LONG_READ = 5_000  # rows: building more than these objects is done off the event loop
@@ -238,37 +203,10 @@ async def _built(make: Callable[..., R], rows: Iterable[Sequence[Any]]) -> list[
 _EVENT_COLUMNS = "id, night_id, hand_no, kind, actor, payload, raw_text, speaker, reverses, created_at"
 
 
-@dataclass(frozen=True, slots=True)
-class PaymentRow:
-    event_id: int
-    payer: int
-    payee: int
-    amount: int
-    money_cents: int
-    reason: str
-
-
-@dataclass(frozen=True)
-class NewEvent:
-    """An event to append: what happened, in which hand, and the payments it makes."""
-
-    hand_no: int
-    kind: str
-    actor: int | None
-    payload: str
-    payments: tuple[Payment, ...] = ()
-    reverses: int | None = None
-    stake_cents: int | None = None  # money per unit for these payments, when not the append's stake
-
-
 # A night row with its number within its chat (ids are global across chats).
 _NIGHTS = (
     "SELECT n.*, (SELECT COUNT(*) FROM nights m WHERE m.chat_id = n.chat_id AND m.id <= n.id) AS number FROM nights n"
 )
-
-
-class DuplicateUpdate(Exception):
-    """The update_key was recorded before: the command must not be applied again."""
 
 
 def _migrate(db: sqlite3.Connection) -> None:
@@ -758,24 +696,3 @@ class Ledger:
             return True
 
         return await self._writer.run(write)
-
-
-@dataclass(frozen=True)
-class NightMarks:
-    """A night of a chat as the tab sees it before reading it: see `Ledger.night_marks`."""
-
-    night_id: int
-    number: int
-    last_event_id: int
-    closed: bool
-    stored: tuple[str, int, str] | None  # (version, built after event, figures) when stored
-
-
-@dataclass(frozen=True)
-class TabEventRow:
-    id: int
-    kind: str  # paid, settled, undo
-    payload: str
-    speaker: str
-    reverses: int | None
-    created_at: str

@@ -9,7 +9,7 @@ from itertools import pairwise
 
 from bot.night.night import Played, joins_previous
 from bot.night.people import Person
-from bot.store.ledger import EventRow, NightRow, PaymentRow, Seat
+from bot.store.rows import EventRow, NightRow, PaymentRow, Seat
 from bot.text.replies import LIST, Chinese, Joined, Reply
 from engine.preset import PRESET_NAMES, Preset, UnitRule
 from engine.settlement import Factor

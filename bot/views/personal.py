@@ -95,7 +95,7 @@ def night_people(night: Night) -> NightPeople:
         for e in night.events
     )
     seated: dict[int, set[str]] = {0: {first_name[merged[i]] for i in range(4)}}  # the opening four
-    for played in night.fold.played:
+    for played in night.whole_fold().played:
         seated.setdefault(played.hand_no, set()).update(person(played.slot, s) for s in range(4))
     return NightPeople(
         tuple(p.name for p in night.people()),

@@ -27,7 +27,7 @@ from bot.night.codec import POSITIONAL, decode_seat, from_data, to_data
 from bot.night.night import Night, Nights, Played, joins_previous
 from bot.night.people import LEAVING, RENAMING, Person, merged_index, merged_names, player_of
 from bot.store.heap import in_thread
-from bot.store.ledger import NightMarks, NightRow
+from bot.store.rows import NightMarks, NightRow
 from bot.text.replies import LIST, Joined, Reply
 from bot.text.vocabulary import fold
 from bot.views.lines import format_money
@@ -60,7 +60,7 @@ def _add_night(night: Night, player: int, career: Career) -> None:
     career.net += person.amount
     career.money_cents += person.money_cents
     previous: Played | None = None
-    for played in night.fold.played:
+    for played in night.whole_fold().played:
         event = played.event
         joined, previous = joins_previous(played, previous), played  # 一炮多响: one hand, one deal-in
         # a hand counts for whoever sat at the event that ended it: after a 换人 the rates of the one
@@ -282,7 +282,7 @@ async def store_closed(nights: Nights, night: Night) -> NightFigures:
     """The figures of a night just read; stored when it is closed, so the next reader need not fold it."""
     figures = await in_thread(night_figures, night)  # a long night: other chats are answered meanwhile
     if night.closed:
-        await nights.ledger.store_figures([stored_row(night, figures)])
+        await nights.store_figures([stored_row(night, figures)])
     return figures
 
 
@@ -297,9 +297,9 @@ async def store_after_close(nights: Nights, night: Night) -> None:
 
 async def chat_figures(nights: Nights, chat_id: str) -> list[tuple[NightMarks, NightFigures]]:
     """Every night of the chat with its figures (`figures_of`)."""
-    marks = await nights.ledger.night_marks(chat_id)
+    marks = await nights.night_marks(chat_id)
     stale = any(fresh(mark) is None for mark in marks)
-    return await figures_of(nights, await nights.ledger.nights(chat_id) if stale else [], marks)
+    return await figures_of(nights, await nights.night_rows(chat_id) if stale else [], marks)
 
 
 async def figures_of(
@@ -320,7 +320,7 @@ async def figures_of(
                 to_store.append(stored_row(night, figures))
         result.append((mark, figures))
     if to_store:
-        await nights.ledger.store_figures(to_store)
+        await nights.store_figures(to_store)
     return result
 
 
@@ -429,8 +429,8 @@ class Persons:
 async def my_stats(nights: Nights, user_id: str) -> list[Reply]:
     """One Telegram user's own figures across every group, from each night's figures: the person the
     account was bound to in each night (after a 换人 too); nothing of anyone else."""
-    rows = await nights.ledger.nights_of_user(user_id)
-    marks = await nights.ledger.night_marks_of([row.id for row in rows])
+    rows = await nights.night_rows_of_user(user_id)
+    marks = await nights.night_marks_of([row.id for row in rows])
     career = Career()
     name = ""
     for _, figures in await figures_of(nights, rows, marks):

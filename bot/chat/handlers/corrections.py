@@ -35,7 +35,7 @@ from bot.chat.handlers.table_events import (
 from bot.night.codec import event_kind
 from bot.night.night import Corrected, LaterEventBreaks, Night, actor_of, table_event
 from bot.night.seating import Speaker, player_list, resolve, seated_names
-from bot.store.ledger import EventRow, Seat
+from bot.store.rows import EventRow, Seat
 from bot.text.replies import LIST, Joined, Reply, Response
 from bot.views.lines import format_money
 from engine.errors import EngineError
@@ -145,7 +145,7 @@ def stakes_involved(night: Night, corrected: Corrected) -> list[tuple[int, int]]
     """(hand, money per flower) of each place the correction booked money at, by hand."""
     slot = night.slot_of(corrected.target.id)
     root = night.event(slot)
-    own_hand = night.fold.hand_of(slot) or (root.hand_no if root is not None else night.state.hand_no)
+    own_hand = night.whole_fold().hand_of(slot) or (root.hand_no if root is not None else night.state.hand_no)
     found: dict[int, int] = {}
     for row in corrected.payments:
         written = night.event(row.event_id)
@@ -163,14 +163,14 @@ async def correct(
     except WinRefused as error:  # the corrected win itself: its winner as they sat then
         raise Refusal(*refused_win(then or night.seats, error)) from error
     except LoggedMeldMissing as error:
-        hand = night.fold.hand_of(target.id) or night.state.hand_no
+        hand = night.whole_fold().hand_of(target.id) or night.state.hand_no
         raise Refusal(meld_conflict(night, error, hand)) from error
     except LaterEventBreaks as error:
         if isinstance(error.cause, DeclaredPatternContradicted):  # a later declared win: name it
             raise Refusal(later_declared(night, error.slot, error.cause)) from error
         reason = Reply(error.cause.key, readable(error.cause.params, night.seats, night))
         if isinstance(error.cause, LoggedMeldMissing):  # the later win's meld, named by its event
-            reason = meld_conflict(night, error.cause, night.fold.hand_of(error.slot) or night.state.hand_no)
+            reason = meld_conflict(night, error.cause, night.whole_fold().hand_of(error.slot) or night.state.hand_no)
         elif isinstance(error.cause, WinRefused):
             reason = Reply(error.cause.key, {"winner": night.seats[error.cause.params["winner"]].name, "total": ""})
         raise Refusal(Reply("fix.breaks_later", {"id": night.shown(error.slot), "reason": reason})) from error

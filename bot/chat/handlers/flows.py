@@ -38,7 +38,7 @@ from bot.chat.handlers.common import Context, Refusal, explained, readable, reco
 from bot.chat.handlers.table_events import gang, hu, penalty, win_event
 from bot.night.night import PENDING_ID, Night
 from bot.night.seating import seat_of
-from bot.store.ledger import DuplicateUpdate, Ledger, PaymentRow
+from bot.store.rows import DuplicateUpdate, PaymentRow
 from bot.text.replies import Choice, Reply, Response
 from bot.text.vocabulary import flag_fields, flag_units, pattern_words
 from bot.views.lines import payment_lines
@@ -109,7 +109,7 @@ def read_state(pattern: re.Pattern[str], state: str) -> tuple[Head, tuple[str | 
 async def ended(context: Context, night: Night, head: Head) -> Response | None:
     """Why this flow cannot take a step any more, if it cannot: already recorded (told to the
     presser alone), of another night or hand, from the future, or expired."""
-    recorded = await night_ledger(context).event_of_update(head.update_key)
+    recorded = await context.desk.nights.event_of_update(head.update_key)
     if recorded is not None:
         return already_recorded(context, recorded)
     now = context.desk.clock()
@@ -129,10 +129,6 @@ def already_recorded(context: Context, event_id: int | None) -> Response:
     return Response((Reply("button.already_recorded", {"id": number}),), context.language)
 
 
-def night_ledger(context: Context) -> Ledger:
-    return context.desk.nights.ledger
-
-
 def as_flow(context: Context, head: Head, command: Command) -> Context:
     """The last step's context: the command it stands for, recorded under the flow's key."""
     return replace(context, command=command, incoming=replace(context.incoming, update_key=head.update_key))
@@ -144,7 +140,7 @@ async def finish(context: Context, head: Head, command: Command, handler: Handle
     try:
         response = await handler(as_flow(context, head, command))
     except DuplicateUpdate:
-        recorded = await night_ledger(context).event_of_update(head.update_key)
+        recorded = await context.desk.nights.event_of_update(head.update_key)
         return already_recorded(context, recorded)
     return replace(response, edits=True)
 
@@ -360,7 +356,7 @@ def preview(context: Context, night: Night, command: Command) -> list[Reply]:
     """The win as it would be recorded: breakdown, multipliers and payments; nothing is written."""
     try:
         event = win_event(context, command, night.state)
-        played = night.fold.then(PENDING_ID, PENDING_ID, event).last
+        played = night.whole_fold().then(PENDING_ID, PENDING_ID, event).last
     except WinRefused as refused:
         name = context.seats[refused.params["winner"]].name
         return [Reply("flow.refused", {"reason": Reply(refused.key, {"winner": name, "total": refused.score.total})})]

@@ -10,7 +10,7 @@ from bot.chat.commands import Command
 from bot.chat.handlers.common import Context, Incoming, Refusal, open_night
 from bot.night.codec import SeatChange
 from bot.night.seating import Speaker, claimable_seat, may_record, player_list, resolve, seat_of
-from bot.store.ledger import Seat
+from bot.store.rows import Seat
 from bot.text.replies import Choice, Reply, Response
 from bot.text.vocabulary import INVISIBLE, clean_name, fold, name_key
 from bot.views.lines import SEAT_KEYS, format_money
@@ -278,7 +278,7 @@ async def unseat(context: Context) -> Response:
         raise Refusal(Reply("unseat.usage", {"players": player_list(context.seats)}))
     seat = resolve(context.seats, names[0])
     hand = night.state.hand_no
-    played_here = [p for p in night.fold.played if p.hand_no == hand]
+    played_here = [p for p in night.whole_fold().played if p.hand_no == hand]
     if any(involves(p.event, seat) or any(seat in (x.payer, x.payee) for x in p.payments) for p in played_here):
         raise Refusal(Reply("unseat.has_events", {"name": context.seats[seat].name, "hand": hand}))
     name = context.seats[seat].name

@@ -13,7 +13,7 @@ from bot.night.night import Night, doubled_hands, table_event
 from bot.night.people import kept_indices, merged_index, net_by_reason, player_of, stake_runs
 from bot.night.seating import seated_names
 from bot.store.heap import in_thread
-from bot.store.ledger import EventRow, PaymentRow, Seat
+from bot.store.rows import EventRow, PaymentRow, Seat
 from bot.text.replies import Attachment, Choice, Reply, Response, render
 from bot.views import export
 from bot.views.lines import history as history_lines
@@ -93,7 +93,7 @@ def in_full(context: Context, night: Night, number: int) -> Response:
     replies = [Reply("details.header", {"id": number})]
     replies.extend(history_lines([row], undone, hands, fixed_by, flow_lines(night, [row]), merges(night), night.shown))
     slot = night.slot_of(row.id)
-    played = night.fold.played.first(slot) if night.current_version(slot) is not None else None
+    played = night.whole_fold().played.first(slot) if night.current_version(slot) is not None else None
     if played is not None and played.slot == slot:
         seating = night.seating()  # the names of who sat there at that event, after any 换人
         sitting = seating.at.get(played.event_id, seating.now)
@@ -175,7 +175,7 @@ async def rules(context: Context) -> Response:
 def summary_replies(night: Night) -> list[Reply]:
     seating = night.seating()  # players, not seats: after a 换人 each keeps their own figures
     net = net_by_reason(seating, night.events, night.payment_rows)
-    stats = night_stats(night.fold.played, net, len(set(merged_index(seating))), player_of(seating))
+    stats = night_stats(night.whole_fold().played, net, len(set(merged_index(seating))), player_of(seating))
     everyone = night.people()
     stats = [stats[index] for index in kept_indices(seating, everyone)]  # no row for who left at 0
     return summary_lines(
@@ -194,7 +194,7 @@ def summary_replies(night: Night) -> list[Reply]:
 
 def chart_inputs(night: Night) -> tuple[NightPeople, set[int]]:
     """What the chart is drawn from (sent to the drawing process)."""
-    return night_people(night), doubled_hands(night.fold)
+    return night_people(night), doubled_hands(night.whole_fold())
 
 
 async def summary(context: Context) -> Response:

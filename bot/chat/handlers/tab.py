@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from bot.chat.commands import tab_amount_cents, tab_undo_word
 from bot.chat.handlers.common import Context, Refusal
-from bot.store.ledger import NightMarks, TabEventRow
+from bot.store.rows import NightMarks, TabEventRow
 from bot.text.replies import LIST, Joined, Reply, Response
 from bot.views.lines import format_money
 from bot.views.stats import NightFigures, Persons, chat_figures
@@ -131,7 +131,7 @@ async def read_tab(context: Context) -> tuple[Tab, Persons, list[Entry], list[tu
     chat = context.incoming.chat_id
     found = await chat_figures(context.desk.nights, chat)
     persons = Persons([figures for _, figures in found])
-    log = entries(await context.desk.nights.ledger.tab_events(chat))
+    log = entries(await context.desk.nights.tab_events(chat))
     return tab_of(found, log, persons), persons, log, found
 
 
@@ -245,7 +245,7 @@ async def paid(context: Context) -> Response:
         raise Refusal(Reply("tab.same_person", {"name": persons.name(payer)}))
     body = {"payer": persons.stable_node(payer), "payee": persons.stable_node(payee), "cents": cents}
     payload = json.dumps(body, ensure_ascii=False)
-    await context.desk.nights.ledger.append_tab_event(context.incoming.chat_id, PAID, payload, _line(context))
+    await context.desk.nights.append_tab_event(context.incoming.chat_id, PAID, payload, _line(context))
     number = sum(e.row.kind == PAID for e in log) + 1
     done = {"number": number, "payer": persons.name(payer), "payee": persons.name(payee), "money": format_money(cents)}
     replies = [Reply("tab.paid_done", done)]
@@ -320,8 +320,8 @@ async def settled(context: Context) -> Response:
     if any(e.active and e.row.kind == SETTLED and e.body.get("night_id") == marks.night_id for e in log):
         raise Refusal(Reply("tab.already_settled", {"night": marks.number}))
     body = {"night_id": marks.night_id, "number": marks.number}
-    ledger = context.desk.nights.ledger
-    await ledger.append_tab_event(context.incoming.chat_id, SETTLED, json.dumps(body), _line(context))
+    nights = context.desk.nights
+    await nights.append_tab_event(context.incoming.chat_id, SETTLED, json.dumps(body), _line(context))
     replies = [Reply("tab.settled_done", {"night": marks.number})]
     replies.extend(_payments_turned(found, log, persons, _entry(SETTLED, json.dumps(body)), marks.number))
     replies.append(Reply("tab.undo_hint", {"line": f"/settled undo {marks.number}"}))
@@ -356,12 +356,12 @@ async def undo_after_paid(context: Context) -> Response | None:
     newest entry of either log is a payment (no event of the night being played came after it)."""
     if context.incoming.private or context.command.number is not None:
         return None
-    ledger = context.desk.nights.ledger
-    rows = await ledger.tab_events(context.incoming.chat_id)
+    nights = context.desk.nights
+    rows = await nights.tab_events(context.incoming.chat_id)
     if not rows or rows[-1].kind != PAID:
         return None
     if context.night is not None and not context.closed:
-        latest = await ledger.latest_event_time(context.night.id)
+        latest = await nights.latest_event_time(context.night.id)
         if latest is not None and latest > rows[-1].created_at:
             return None
     return await _undo(context, PAID, [])
@@ -384,7 +384,7 @@ async def _undo(context: Context, kind: str, words: Sequence[str]) -> Response:
         raise Refusal(Reply("tab.no_payments") if wanted is None else Reply("tab.no_payment", {"number": wanted}))
     if target is None:
         raise Refusal(Reply("tab.none_settled") if wanted is None else Reply("tab.not_settled", {"night": wanted}))
-    await context.desk.nights.ledger.append_tab_event(
+    await context.desk.nights.append_tab_event(
         context.incoming.chat_id, UNDO, "{}", _line(context), reverses=target.row.id
     )
     if kind == PAID:

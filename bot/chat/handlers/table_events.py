@@ -438,14 +438,16 @@ def joinable_win(night: Night, event: Win) -> int | None:
     event played (by its place in the night, so a fix of an older hand's win never counts), on the
     same discarder, with other winners, on the same tile when both say it, and nothing typed since.
     Only the table knows whether it was the same discard: it is asked, or the line says it."""
-    if event.discarder is None or not night.fold.played:
+    if event.discarder is None or not night.whole_fold().played:
         return None
-    last = night.fold.played[-1]
+    last = night.whole_fold().played[-1]
     previous = last.event
     if not isinstance(previous, Win) or previous.discarder != event.discarder:
         return None
-    root = previous.joins if previous.joins is not None and night.fold.joined_group(previous.joins) else last.slot
-    group = night.fold.joined_group(root)
+    root = (
+        previous.joins if previous.joins is not None and night.whole_fold().joined_group(previous.joins) else last.slot
+    )
+    group = night.whole_fold().joined_group(root)
     claims = [c for p in group if isinstance(p.event, Win) for c in p.event.claims]
     if {c.winner for c in claims} & {c.winner for c in event.claims}:
         return None

@@ -28,7 +28,6 @@ from bot.chat.handlers.flows import (
     flow_response,
     flow_toggles,
     hu_flow,
-    night_ledger,
     preview,
     read_state,
     situation,
@@ -133,8 +132,8 @@ async def tile_flow(context: Context, state: str) -> Response:
     stop = await ended(context, night, head)
     if stop is not None:
         return stop
-    ledger = night_ledger(context)
-    taps = await ledger.flow_taps(head.update_key)
+    nights = context.desk.nights
+    taps = await nights.flow_taps(head.update_key)
     pad = fold(night, [tap for tap, _ in taps])
     press = context.incoming.press
     if press is not None and press in {pressed for _, pressed in taps}:  # a repeated update: counted once
@@ -148,7 +147,7 @@ async def tile_flow(context: Context, state: str) -> Response:
         if isinstance(result, Why):
             return why(context, result)
         if result != pad:
-            await ledger.append_flow_tap(head.update_key, op, press)
+            await nights.append_flow_tap(head.update_key, op, press)
         pad = result
     if pad is None:
         raise Refusal(Reply("flow.bad"))

@@ -1,0 +1,95 @@
+"""The ledger's rows and values: what bot/store/ledger.py reads and appends, as plain frozen data.
+
+They hold no connection and do no I/O, so every layer above the store may name them without reaching
+the ledger itself (only the night layer and the store read or write it). `DuplicateUpdate` is here
+too: the ledger's one refusal of an append, which the command layer answers (a repeated update).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.settlement import Payment
+
+
+@dataclass(frozen=True)
+class Seat:
+    name: str
+    user_id: str | None = None  # Telegram user id, or None for a guest seated by name
+    username: str | None = None
+
+
+@dataclass(frozen=True)
+class NightRow:
+    id: int
+    chat_id: str
+    preset_name: str
+    preset_json: str
+    stake_cents: int
+    seats: tuple[Seat, ...]
+    dealer: int
+    opened_by: str
+    created_at: str
+    number: int = 1  # the chat's own count: its first night is 1 whatever other chats did
+
+
+@dataclass(frozen=True, slots=True)
+class EventRow:
+    id: int
+    night_id: int
+    hand_no: int
+    kind: str
+    actor: int | None
+    payload: str
+    raw_text: str
+    speaker: str
+    reverses: int | None
+    created_at: str
+
+
+@dataclass(frozen=True, slots=True)
+class PaymentRow:
+    event_id: int
+    payer: int
+    payee: int
+    amount: int
+    money_cents: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class NewEvent:
+    """An event to append: what happened, in which hand, and the payments it makes."""
+
+    hand_no: int
+    kind: str
+    actor: int | None
+    payload: str
+    payments: tuple[Payment, ...] = ()
+    reverses: int | None = None
+    stake_cents: int | None = None  # money per unit for these payments, when not the append's stake
+
+
+@dataclass(frozen=True)
+class NightMarks:
+    """A night of a chat as the tab sees it before reading it: see `Ledger.night_marks`."""
+
+    night_id: int
+    number: int
+    last_event_id: int
+    closed: bool
+    stored: tuple[str, int, str] | None  # (version, built after event, figures) when stored
+
+
+@dataclass(frozen=True)
+class TabEventRow:
+    id: int
+    kind: str  # paid, settled, undo
+    payload: str
+    speaker: str
+    reverses: int | None
+    created_at: str
+
+
+class DuplicateUpdate(Exception):
+    """The update_key was recorded before: the command must not be applied again."""
