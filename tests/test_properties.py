@@ -527,7 +527,9 @@ async def _corrected_night(opening: Sequence[str], ops: list[Operation]) -> tupl
                         assert held is not None, value
                         text, held = held, None
                     event_id, _, joins = await newest()
-                    if joins is not None:  # on the discard of an earlier win
+                    # a seat line (/unseat, /join) takes no number: the newest numbered line is another's
+                    typed_a_number = not text.split(": ", 1)[1].startswith(KEPT)
+                    if joins is not None and typed_a_number:  # on the discard of an earlier win
                         joined[len(places)] = next(i for i, p in enumerate(places) if p and p[0][1] == joins)
                     places.append([(text, event_id)])
                     continue
