@@ -7,11 +7,10 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     REFEREE_DB=/data/referee.sqlite3 \
     HEARTBEAT_FILE=/tmp/referee.alive \
-    MPLCONFIGDIR=/tmp/matplotlib \
     LISTEN=0.0.0.0 \
     PORT=8443
 
-# The one CJK font the charts are drawn in (bot/views/charts.py): WenQuanYi Micro Hei, 5 MB, simplified and
+# The one CJK font the charts are drawn in (bot/views/plot.py): WenQuanYi Micro Hei, 5 MB, simplified and
 # traditional Chinese. The user and the ledger's folder come before the code, so they stay cached.
 RUN apt-get update \
     && apt-get install -y --no-install-recommends fonts-wqy-microhei \

@@ -2,8 +2,9 @@
 `python -m bot` against the fake Bot API, 20 chats each with an open 300-event night (bench/
 memory_bench.py builds them); the 20 `/summary` are queued together and each chat's time is from
 then until its chart (sendPhoto) reaches the fake server. Three rounds: the first of the process
-(nothing drawn yet), the same 20 asked again (no event since), and again after each chat recorded
-one more event (a new version of every night).
+(nothing drawn yet, every night read from the database), the same 20 asked again (no event since),
+and again after each chat recorded one more event (a new version of every night: each chart drawn
+anew), once that event's answers are out.
 
 Run: python -m bench.summary_bench
 """
@@ -43,10 +44,20 @@ async def round_of(fake: FakeTelegram, text: str) -> list[float]:
 
 
 async def answered(fake: FakeTelegram, text: str) -> None:
+    """`text` typed in every chat, and every answer out: nothing more reaches the fake server for
+    half a second, then a second more, so that the next round starts with Telegram's limit of 30
+    messages a second (which the bot keeps, `AIORateLimiter`) as free as at a table that typed its
+    last line a moment before asking; without it the 40 answers of this round would pace the photos
+    of the next at 30 a second, which no drawing can beat."""
     seen = len(fake.sent())
     for index in range(TABLES):
         fake.message(chat_of(index), ALICE, text)
     await fake.wait_for(lambda: len(fake.sent()) >= seen + TABLES, timeout=120)
+    calls = -1
+    while calls != len(fake.calls):
+        calls = len(fake.calls)
+        await asyncio.sleep(0.5)
+    await asyncio.sleep(1.0)
 
 
 def shown(times: list[float]) -> str:

@@ -57,13 +57,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return asyncio.run(run_console(args[1:]))
     if os.environ.get("TELEGRAM_BOT_TOKEN"):
         from bot.telegram.app import run_telegram
-        from bot.views import charts
 
-        charts.start_drawing()  # matplotlib imported now, in the drawing process: not by the first /summary
-        try:
-            return run_telegram()
-        finally:
-            charts.stop_drawing()
+        return run_telegram()
     from bot.console import run_console
 
     return asyncio.run(run_console(args))

@@ -64,7 +64,7 @@ async def test_a_chart_name_that_is_no_file_name_gets_the_default(referee: Refer
     console = Console(charting, "console", "en", out, tmp_path)
     await console.run_lines([OPEN, "A: /summary --chart .."])
     assert console.refused == 0 and "Traceback" not in out.getvalue()
-    assert (tmp_path / "night-1.png").is_file()
+    assert (tmp_path / "night-1.jpg").read_bytes().startswith(b"\xff\xd8")  # a JPEG, as a photo goes
 
 
 @pytest.mark.parametrize("line", BAD_LINES)

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import io
 import itertools
-import warnings
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from PIL import Image
 
 from bot.chat.service import Referee
-from bot.views.charts import balance_chart, cjk_font_name
+from bot.views.charts import balance_chart
 from bot.views.personal import LogEntry, NightPeople, PersonPayment
+from bot.views.plot import cjk_font_file, draws_chinese
 from engine.transfers import minimal_transfers
 from tests.harness import Table
 
@@ -45,19 +47,21 @@ def test_two_pairs_settle_in_two_transfers_not_three() -> None:
     assert len(minimal_transfers([10, -10, 5, -5])) == 2
 
 
-def test_the_chart_is_a_png_and_chinese_renders_without_missing_glyphs() -> None:
-    assert cjk_font_name() is not None, "a CJK font is installed (fonts-wqy-microhei, as in the image and CI)"
+def test_the_chart_is_a_jpeg_photo_or_a_png_file_drawn_in_a_font_that_draws_chinese() -> None:
+    font_file = cjk_font_file()
+    assert font_file is not None, "a CJK font is installed (fonts-wqy-microhei, as in the image and CI)"
+    assert draws_chinese(font_file)
     names = ("张三", "李四", "王五", "趙六")
     log = (
         LogEntry(1, "x", 1, "hu", "", "", None, (PersonPayment(1, 1, "李四", "张三", 34, 3400, "win"),)),
         LogEntry(2, "x", 2, "hu", "", "", None, (PersonPayment(2, 2, "趙六", "王五", 46, 4600, "win"),)),
     )
     people = NightPeople(names, log, {0: frozenset(names), 1: frozenset(names), 2: frozenset(names)}, 2)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        png = balance_chart(1, people, {2}, "zh-Hans")
-    assert png.startswith(b"\x89PNG") and 10_000 < len(png) < 500_000
-    assert not [w for w in caught if "missing from" in str(w.message) or "Glyph" in str(w.message)]
+    photo = balance_chart(1, people, {2}, "zh-Hans")
+    assert photo.startswith(b"\xff\xd8") and 10_000 < len(photo) < 500_000
+    image = Image.open(io.BytesIO(photo))
+    assert image.format == "JPEG" and image.size == (800, 450)
+    assert balance_chart(1, people, {2}, "zh-Hans", "PNG").startswith(b"\x89PNG")
 
 
 async def test_summary_in_the_console_writes_the_named_chart(ledger: object, tmp_path: object) -> None:

@@ -10,8 +10,7 @@ import pytest
 from bot.chat.service import Referee
 from bot.night import night as night_module
 from bot.store.ledger import Ledger
-from bot.views import charts
-from bot.views.personal import NightPeople
+from bot.views import plot
 from tests.harness import Table
 
 # RULES.md §settlement: a 花杠 by A — each other seat pays A 6 flowers. 底 1: 1 元 a flower.
@@ -68,11 +67,11 @@ async def test_a_closed_night_leaves_the_cache(referee: Referee) -> None:
 async def test_a_chart_is_drawn_once_a_version(ledger: Ledger, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     drawn: list[int] = []
 
-    def draw(night_number: int, people: NightPeople, doubled: set[int], language: str) -> bytes:
-        drawn.append(night_number)
+    def draw(chart: plot.LineChart, image_format: str) -> bytes:
+        drawn.append(len(chart.xs))
         return f"chart {len(drawn)}".encode()
 
-    monkeypatch.setattr(charts, "balance_chart", draw)
+    monkeypatch.setattr(plot, "draw", draw)
     table = Table(Referee(ledger, rules_dir=tmp_path, charts_enabled=True), "chart-chat")
     await table.play(f"{OPENING}\n王五: 花杠")
 

@@ -27,7 +27,7 @@ class Running:
             "123:TEST", str(db), fake.base_url, policy=policy, board_interval=board_interval
         )
         self.front: TelegramFrontEnd = self.application.bot_data["front"]
-        self.intake = Polling(self.application.bot, self.front.accept, timeout=1)
+        self.intake = Polling(self.application.bot, self.front.accept_all, timeout=1)
 
     async def __aenter__(self) -> Running:
         await self.application.initialize()

@@ -87,21 +87,22 @@ class StubUpdate:
 
 async def test_the_offset_never_passes_an_update_not_yet_stored(tmp_path: Path) -> None:
     """An inbox write that hangs (a locked file) holds the whole loop: no getUpdates call confirms
-    the update being written, nor any after it in the batch."""
+    the update being written, nor any other of its batch (they may be written meanwhile)."""
     stored: list[int] = []
     release = asyncio.Event()
 
-    async def accept(update: Any) -> None:
-        if update.update_id == 12:
-            await release.wait()  # the write of 12 has not committed yet
-        stored.append(update.update_id)
+    async def accept_all(updates: Any) -> None:
+        for update in updates:
+            if update.update_id == 12:
+                await release.wait()  # the write of 12 has not committed yet
+            stored.append(update.update_id)
 
     bot = StubBot([[StubUpdate(11), StubUpdate(12), StubUpdate(13)], [StubUpdate(14)]])
     beat = tmp_path / "alive"
-    polling = Polling(bot, accept, timeout=1, heartbeat=Heartbeat(beat))  # type: ignore[arg-type]
+    polling = Polling(bot, accept_all, timeout=1, heartbeat=Heartbeat(beat))  # type: ignore[arg-type]
     await polling.start()
     await asyncio.sleep(0.2)
-    assert stored == [11] and bot.offsets == [None] and polling.offset == 12
+    assert stored == [11] and bot.offsets == [None] and polling.offset is None
     assert not beat.exists()  # the round is not over: no heartbeat yet
     release.set()
     for _ in range(100):
@@ -112,6 +113,48 @@ async def test_the_offset_never_passes_an_update_not_yet_stored(tmp_path: Path) 
     assert stored == [11, 12, 13, 14] and bot.offsets[:3] == [None, 14, 15]
     assert beat.exists()
     await polling.stop()
+
+
+class Lanes:
+    """What `TelegramFrontEnd.accept_all` asks of the front end: a row, a lane (the chat), a store
+    that takes its time. Chat 1's first update is slow to store (its row rides with its line)."""
+
+    def __init__(self) -> None:
+        self.started: list[int] = []
+        self.stored: list[int] = []
+        self.release = asyncio.Event()
+
+    async def row_of(self, update: Any) -> Any:
+        return update
+
+    async def lane(self, chat: int) -> str:
+        return f"chat {chat}"
+
+    async def store(self, row: Any, update: Any) -> None:
+        self.started.append(update.update_id)
+        if update.update_id == 1:
+            await self.release.wait()
+        self.stored.append(update.update_id)
+
+
+class ChatUpdate(StubUpdate):
+    def __init__(self, update_id: int, chat: int) -> None:
+        super().__init__(update_id)
+        self.chat = chat
+
+
+async def test_a_batch_stores_each_chat_in_order_and_the_chats_side_by_side() -> None:
+    from bot.telegram.app import TelegramFrontEnd
+
+    lanes = Lanes()
+    batch = [ChatUpdate(1, 1), ChatUpdate(2, 2), ChatUpdate(3, 1), ChatUpdate(4, 2)]
+    accepting = asyncio.create_task(TelegramFrontEnd.accept_all(lanes, batch))  # type: ignore[arg-type]
+    await asyncio.sleep(0.05)
+    # chat 2 is not held behind chat 1's slow update; chat 1's next waits for its first
+    assert lanes.stored == [2, 4] and 3 not in lanes.started and not accepting.done()
+    lanes.release.set()
+    await accepting
+    assert lanes.stored == [2, 4, 1, 3]
 
 
 async def test_a_webhook_body_that_is_not_an_update_is_refused(tmp_path: Path) -> None:

@@ -270,7 +270,10 @@ class Referee:
     async def warm(self) -> None:
         """Build what a process builds once, in a worker, before the first line: the engine's table of
         suit shapes (about 0.35 s and 18 MB), which the first win scored would otherwise build on the
-        event loop, holding every chat that long."""
+        event loop, holding every chat that long; and the process charts are drawn in, so that a chart
+        never holds the chats this process answers meanwhile."""
+        if self.desk.charts_enabled:
+            self.desk.charts.start_drawing()
         await in_thread(reading_table)
 
     async def language(self, chat_id: str, speaker_language: str | None = None) -> str:
@@ -317,6 +320,7 @@ class Referee:
         return night.row.seats[0].name or None if night is not None and night.row.seats else None
 
     async def close(self) -> None:
+        self.desk.charts.stop_drawing()
         await self.nights.close()
 
     def inbox(self) -> Inbox:

@@ -19,6 +19,7 @@ import sqlite3
 import sys
 import time
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -190,15 +191,37 @@ class TelegramFrontEnd:
     # ---- intake and scheduling -----------------------------------------------------------------
 
     async def accept(self, update: Update) -> None:
-        """Store an update in the inbox and queue it for its chat; a migration is noted here, in
-        arrival order, so that updates of the new supergroup in the same batch already find it."""
+        """Store an update in the inbox and queue it for its chat (returns once it is committed)."""
+        await self.store(await self.row_of(update), update)
+
+    async def accept_all(self, updates: Sequence[Update]) -> None:
+        """Store a batch (returns once every update is committed): each chat's updates one after
+        another, in order, and the chats side by side. One after another across chats, a chat whose
+        row rides with its line's events (up to `RIDE_SECONDS`) would hold every chat behind it in the
+        batch: twenty tables asking `/summary` at once were answered one by one."""
+        lanes: dict[str | None, list[tuple[Row, Update]]] = {}
+        for update in updates:  # in arrival order: a migration is noted before the lanes are read
+            row = await self.row_of(update)
+            lanes.setdefault(await self.lane(row.chat), []).append((row, update))
+
+        async def in_order(items: list[tuple[Row, Update]]) -> None:
+            for row, update in items:
+                await self.store(row, update)
+
+        done = await asyncio.gather(*(in_order(items) for items in lanes.values()), return_exceptions=True)
+        failed = [outcome for outcome in done if isinstance(outcome, BaseException)]
+        if failed:  # every chat's updates were stored or failed: the batch is read again (stored ones are known)
+            raise failed[0]
+
+    async def row_of(self, update: Update) -> Row:
+        """The update's inbox row; a migration is noted here, in arrival order, so that updates of
+        the new supergroup in the same batch already find it."""
         read = read_update(update)
         if read.chat_id is not None and read.migrate_to:
             await self.remember_migration(read.chat_id, read.migrate_to)
         if read.chat_id is not None and read.migrate_from:
             await self.remember_migration(read.migrate_from, read.chat_id)
-        row = Row(update.update_id, read.chat_id, read.key, update.to_dict())
-        await self.store(row, update)
+        return Row(update.update_id, read.chat_id, read.key, update.to_dict())
 
     async def store(self, row: Row, update: Update) -> None:
         """The inbox write, retried with backoff while storage fails (locked, full, I/O error): the
@@ -862,5 +885,5 @@ def _serve(token: str, database: str) -> int:
             heartbeat=heartbeat,
         )
     else:
-        intake = Polling(application.bot, front.accept, heartbeat=heartbeat)
+        intake = Polling(application.bot, front.accept_all, heartbeat=heartbeat)
     return asyncio.run(serve(application, intake))

@@ -1,10 +1,10 @@
 """Where updates come in, through python-telegram-bot's public API only: the application is built with
 `ApplicationBuilder().updater(None)`, and this module owns both ways in.
 
-- `Polling`: its own `getUpdates` loop. A batch's updates are handed to `accept` one by one, and
-  `accept` returns only once the update is committed to the inbox; the next call's `offset` (which
-  tells Telegram it may forget everything before it) is sent only after the whole batch is stored,
-  so the offset never passes an update that was not written.
+- `Polling`: its own `getUpdates` loop. A batch is handed to `accept_all`, which returns only once
+  every update of it is committed to the inbox; the next call's `offset` (which tells Telegram it
+  may forget everything before it) is sent only after that, so the offset never passes an update
+  that was not written.
 - `Webhook`: an aiohttp server with one route. A request without the secret Telegram was given in
   `setWebhook` gets 403 and records nothing; a genuine one is answered 200 only after `accept`
   returned (the update is in the inbox), so Telegram never forgets an update that was not written.
@@ -23,7 +23,7 @@ import json
 import logging
 import signal
 import warnings
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -54,6 +54,7 @@ SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
 SETUP_ATTEMPTS = 5  # deleteWebhook / setWebhook at start: tried this often before giving up
 
 Accept = Callable[[Update], Awaitable[None]]  # returns once the update is committed to the inbox
+AcceptAll = Callable[[Sequence[Update]], Awaitable[None]]  # returns once every update is committed
 
 
 class Intake:
@@ -98,7 +99,7 @@ async def _setup(call: Callable[[], Awaitable[Any]], what: str) -> None:
 @dataclass
 class Polling(Intake):
     bot: Bot
-    accept: Accept
+    accept_all: AcceptAll
     timeout: int = POLL_TIMEOUT
     heartbeat: Heartbeat = field(default_factory=lambda: Heartbeat(None))
     offset: int | None = None  # the next update wanted: everything before it is in the inbox
@@ -142,9 +143,9 @@ class Polling(Intake):
                 backoff = min(backoff * 2, MAX_POLL_BACKOFF)
                 continue
             backoff = FIRST_POLL_BACKOFF
-            for update in updates:
-                await self.accept(update)  # committed before the offset moves past it
-                self.offset = update.update_id + 1
+            if updates:
+                await self.accept_all(updates)  # committed before the offset moves past them
+                self.offset = updates[-1].update_id + 1
             self.heartbeat.beat()
 
 

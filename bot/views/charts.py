@@ -1,20 +1,15 @@
 """The night's chart: each player's cumulative balance after each hand, 比下胡 hands marked.
 
-Rendered with matplotlib's Agg backend (no screen) in a CJK font, so Chinese names and labels never
-come out as boxes: WenQuanYi Micro Hei (Debian's `fonts-wqy-microhei`, 5 MB, simplified and
-traditional), which the Docker image and CI install; elsewhere the first installed font of
-`CJK_FAMILIES` (what macOS, Windows and other Linux desktops ship).
-
-The Telegram bot draws in a process of its own (`start_drawing`, at start: matplotlib is imported
-there then, not by the first /summary), so a chart never holds the chats the bot process answers
-meanwhile, and matplotlib's memory is not the bot's. A chart is kept by its night's version (the
-newest event) and language: asked again with nothing recorded since, it is not drawn again.
+What is drawn is worked out here (`person_lines`: a line a person, with gaps where they did not sit);
+bot/views/plot.py draws it with Pillow, in a CJK font. The Telegram bot draws in a process of its own
+(`start_drawing`, at start), so a chart never holds the chats the bot process answers meanwhile. A
+chart is kept by its night's version (the newest event), language and image format: asked again with
+nothing recorded since, it is not drawn again.
 """
 
 from __future__ import annotations
 
 import asyncio
-import io
 import multiprocessing
 import os
 import threading
@@ -23,49 +18,15 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from functools import cache
-from pathlib import Path
-from threading import Lock
 
 from bot.store.heap import in_thread
+from bot.views import plot
 from bot.views.personal import NightPeople, payments_of
 from locales import Translator
 
-CJK_FONT_FILES = ("/usr/share/fonts/truetype/wqy/wqy-microhei.ttc",)  # the image's (fonts-wqy-microhei)
-CJK_FAMILIES = (  # installed fonts with Chinese glyphs, preferred first (simplified and traditional)
-    "WenQuanYi Micro Hei",
-    "Noto Sans CJK SC",
-    "Noto Sans SC",
-    "Source Han Sans SC",
-    "PingFang SC",
-    "Hiragino Sans GB",
-    "Microsoft YaHei",
-    "WenQuanYi Zen Hei",
-    "Droid Sans Fallback",
-    "SimHei",
-    "Arial Unicode MS",
-)
-_DRAWING = Lock()  # matplotlib is one per process, so is the right to draw with it
-KEPT_CHARTS = 64  # charts kept by their night's version (about 100 KB each)
+KEPT_CHARTS = 64  # charts kept by their night's version (30–100 KB each)
+DRAWERS = 2  # drawing processes: twenty tables asking at once are drawn two at a time
 _drawer: ProcessPoolExecutor | None = None
-
-
-# matplotlib is imported where a chart is drawn, not with the bot: it costs about 60 MB of memory and
-# a quarter of a second at start, and only /summary draws (with the Agg backend: no screen).
-
-
-@cache
-def cjk_font_name() -> str | None:
-    """The family the chart is drawn in: the image's CJK font file (registered even when matplotlib's
-    font cache predates it), else the first of `CJK_FAMILIES` matplotlib finds; None if there is none."""
-    from matplotlib import font_manager
-
-    for filename in CJK_FONT_FILES:
-        if Path(filename).is_file():
-            font_manager.fontManager.addfont(filename)
-            return str(font_manager.FontProperties(fname=filename).get_name())
-    installed = {font.name for font in font_manager.fontManager.ttflist}
-    return next((family for family in CJK_FAMILIES if family in installed), None)
 
 
 def cumulative_by_hand(
@@ -119,121 +80,91 @@ def end_points(people: NightPeople) -> dict[str, int]:
     return ends
 
 
-def balance_chart(night_number: int, people: NightPeople, doubled: set[int], language: str) -> bytes:
-    """Drawn in a worker thread (bot/chat/handlers/questions.py), one chart at a time: matplotlib keeps
-    process-wide state (fonts, caches) and does not promise two threads may draw at once."""
-    with _DRAWING:
-        return _balance_chart(night_number, people, doubled, language)
-
-
-def _balance_chart(night_number: int, people: NightPeople, doubled: set[int], language: str) -> bytes:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    from matplotlib.figure import Figure
-    from matplotlib.ticker import MaxNLocator
-
+def balance_chart_of(night_number: int, people: NightPeople, doubled: set[int], language: str) -> plot.LineChart:
+    """What the night's chart shows, in the chat's language: small, so it is cheap to send to the
+    drawing process (the night's log stays here)."""
     translator = Translator(language)
-    family = cjk_font_name()
-    figure = Figure(figsize=(8, 4.5), dpi=100)
-    # fixed margins: a "tight" bounding box draws the whole figure twice
-    figure.subplots_adjust(left=0.09, right=0.80, top=0.92, bottom=0.12)
-    axes = figure.subplots()
-    hands: list[int] = [0]
-    for name, hands, values in person_lines(people):
-        # None leaves a gap where the person was not seated (matplotlib draws nothing there)
-        drawn = [float("nan") if v is None else float(v) for v in values]
-        axes.plot(hands, drawn, marker="o", label=name or "?")
-        marked = [(h, v) for h, v in zip(hands, values, strict=True) if h in doubled and v is not None]
-        if marked:
-            axes.scatter([h for h, _ in marked], [v for _, v in marked], marker="*", s=120, zorder=3)
-    axes.axhline(0, color="grey", linewidth=0.8)
-    fontdict = {"family": family} if family else None
-    axes.set_title(translator.t("chart.title", night=night_number), fontdict=fontdict)
-    axes.set_xlabel(translator.t("chart.hand_axis"), fontdict=fontdict)
-    axes.set_ylabel(translator.t("chart.balance_axis"), fontdict=fontdict)
-    if doubled:
-        axes.plot([], [], "k*", label=translator.t("chart.doubled_mark"))
-    # beside the plot, never over a line: the "best" place inside is searched among every point drawn,
-    # a third of a long night's chart
-    axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), prop={"family": family} if family else None)
-    axes.xaxis.set_major_locator(MaxNLocator(integer=True))
-    axes.set_xlim(-0.3, hands[-1] + 0.3)  # the axis ends at the last hand, whatever the ticks
-    axes.grid(True, alpha=0.3)
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png")
-    return buffer.getvalue()
+    lines = person_lines(people)
+    return plot.LineChart(
+        title=translator.t("chart.title", night=night_number),
+        x_label=translator.t("chart.hand_axis"),
+        y_label=translator.t("chart.balance_axis"),
+        xs=tuple(lines[0][1]) if lines else (0,),
+        series=tuple(plot.Series(name, tuple(values)) for name, _, values in lines),
+        marked=frozenset(doubled),
+        mark_label=translator.t("chart.doubled_mark"),
+    )
+
+
+def balance_chart(
+    night_number: int, people: NightPeople, doubled: set[int], language: str, image_format: str = "JPEG"
+) -> bytes:
+    """The night's chart as JPEG (what Telegram sends a photo as) or PNG bytes, drawn here."""
+    return plot.draw(balance_chart_of(night_number, people, doubled, language), image_format)
 
 
 # ---- where charts are drawn -----------------------------------------------------------------------
 
 
-def start_drawing() -> None:
-    """Draw charts in a process of their own from now on, and import matplotlib there at once."""
-    global _drawer
-    if _drawer is None:
-        context = multiprocessing.get_context("spawn")  # a fresh interpreter: none of the bot's threads
-        _drawer = ProcessPoolExecutor(1, mp_context=context, initializer=_warm, initargs=(os.getpid(),))
-        _drawer.submit(_ready)  # starts the process (and its import) now, not with the first chart
-
-
-def stop_drawing() -> None:
-    global _drawer
-    if _drawer is not None:
-        _drawer.shutdown(wait=False, cancel_futures=True)
-        _drawer = None
-
-
 class Charts:
-    """The charts last drawn (one referee's), by their night's version: the night's id and newest
-    event, and the language."""
+    """The charts last drawn (one referee's), by their night's version (the night's id and newest
+    event), language and image format; and where new ones are drawn: in this process's worker threads,
+    or, once `start_drawing` is called (the Telegram bot, at start), in a process of their own."""
 
     def __init__(self, most: int = KEPT_CHARTS) -> None:
         self.most = most
         self._kept: OrderedDict[tuple[object, ...], bytes] = OrderedDict()
+        self._drawer: ProcessPoolExecutor | None = None
 
-    def kept(self, version: tuple[object, ...], language: str) -> bytes | None:
-        png = self._kept.get((*version, language))
-        if png is not None:
-            self._kept.move_to_end((*version, language))
-        return png
+    def start_drawing(self) -> None:
+        """Draw in a process of its own from now on, started now (its imports and fonts with it)."""
+        if self._drawer is None:
+            context = multiprocessing.get_context("spawn")  # a fresh interpreter: none of the bot's threads
+            self._drawer = ProcessPoolExecutor(DRAWERS, mp_context=context, initializer=_warm, initargs=(os.getpid(),))
+            self._drawer.submit(_ready)  # starts the process now, not with the first chart
 
-    async def chart(
-        self, version: tuple[object, ...], night_number: int, people: NightPeople, doubled: set[int], language: str
-    ) -> bytes:
-        """The night's chart for `version`: kept, or drawn now."""
-        key = (*version, language)
-        png = self._kept.get(key)
-        if png is not None:
+    def stop_drawing(self) -> None:
+        if self._drawer is not None:
+            self._drawer.shutdown(wait=False, cancel_futures=True)
+            self._drawer = None
+
+    def kept(self, version: tuple[object, ...], image_format: str = "JPEG") -> bytes | None:
+        """The chart kept for `version` (the night's id, newest event and the chat's language)."""
+        key = (*version, image_format)
+        image = self._kept.get(key)
+        if image is not None:
             self._kept.move_to_end(key)
-            return png
-        png = await _draw(night_number, people, doubled, language)
-        self._kept[key] = png
+        return image
+
+    async def chart(self, version: tuple[object, ...], chart: plot.LineChart, image_format: str = "JPEG") -> bytes:
+        """The night's chart for `version` (its language is in the key's version): kept, or drawn now."""
+        key = (*version, image_format)
+        image = self._kept.get(key)
+        if image is not None:
+            self._kept.move_to_end(key)
+            return image
+        image = await self._draw(chart, image_format)
+        self._kept[key] = image
         while len(self._kept) > self.most:
             self._kept.popitem(last=False)
-        return png
+        return image
 
-
-async def _draw(night_number: int, people: NightPeople, doubled: set[int], language: str) -> bytes:
-    drawer = _drawer
-    if drawer is not None:
-        try:
-            loop = asyncio.get_running_loop()
-            return await loop.run_in_executor(drawer, balance_chart, night_number, people, doubled, language)
-        except BrokenProcessPool:  # the drawing process died: start another, draw this one here
-            stop_drawing()
-            start_drawing()
-    return await in_thread(balance_chart, night_number, people, doubled, language)
+    async def _draw(self, chart: plot.LineChart, image_format: str) -> bytes:
+        drawer = self._drawer
+        if drawer is not None:
+            try:
+                loop = asyncio.get_running_loop()
+                return await loop.run_in_executor(drawer, plot.draw, chart, image_format)
+            except BrokenProcessPool:  # the drawing process died: start another, draw this one here
+                self.stop_drawing()
+                self.start_drawing()
+        return await in_thread(plot.draw, chart, image_format)
 
 
 def _warm(parent: int) -> None:
-    """In the drawing process: import matplotlib and the font now, and leave when the bot does."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    from matplotlib.figure import Figure  # noqa: F401  (imported for its cost, here and now)
-
-    cjk_font_name()
+    """In the drawing process: find the font and load its sizes now, and leave when the bot does."""
+    for size in plot.FONT_SIZES:
+        plot.font(size)
     threading.Thread(target=_leave_with, args=(parent,), daemon=True).start()
 
 
@@ -244,4 +175,4 @@ def _leave_with(parent: int) -> None:
 
 
 def _ready() -> None:
-    """Nothing: submitted at start so that the process starts (and imports) at once."""
+    """Nothing: submitted at start so that the process starts at once."""

@@ -16,11 +16,13 @@ from bot.store.heap import in_thread
 from bot.store.rows import EventRow, PaymentRow, Seat
 from bot.text.replies import Attachment, Choice, Reply, Response, render
 from bot.views import export
+from bot.views.charts import balance_chart_of
 from bot.views.lines import history as history_lines
 from bot.views.lines import night_stats, payment_lines
 from bot.views.lines import rules as rules_lines
 from bot.views.lines import summary as summary_lines
-from bot.views.personal import NightPeople, night_people
+from bot.views.personal import night_people
+from bot.views.plot import LineChart
 from bot.views.stats import chat_stats, my_stats
 from engine.errors import EngineError
 from engine.preset import PRESET_NAMES, preset_from_dict, resolved_builtin
@@ -192,9 +194,9 @@ def summary_replies(night: Night) -> list[Reply]:
     )
 
 
-def chart_inputs(night: Night) -> tuple[NightPeople, set[int]]:
-    """What the chart is drawn from (sent to the drawing process)."""
-    return night_people(night), doubled_hands(night.whole_fold())
+def chart_of_night(night: Night, language: str) -> LineChart:
+    """What the night's chart shows (sent to the drawing process)."""
+    return balance_chart_of(night.number, night_people(night), doubled_hands(night.whole_fold()), language)
 
 
 async def summary(context: Context) -> Response:
@@ -204,19 +206,18 @@ async def summary(context: Context) -> Response:
     lines = await in_thread(summary_replies, night)
     attachments: list[Attachment] = []
     if context.desk.charts_enabled:
-        version = (night.id, night.log_size())  # drawn again only once something is recorded
-        png = context.desk.charts.kept(version, context.language)
-        if png is None:
-            people, doubled = await in_thread(chart_inputs, night)  # a long night's in a worker too
-            png = await context.desk.charts.chart(version, night.number, people, doubled, context.language)
-        chart = Attachment("photo", f"night-{night.id}.png", png)
+        version = (night.id, night.log_size(), context.language)  # drawn again once something is recorded
         wanted = context.command.options.get("chart")
-        if wanted and Path(wanted).name not in (
-            "",
-            ".",
-            "..",
-        ):  # the chat sees the file name; the console writes to the path
-            chart = replace(chart, filename=Path(wanted).name, path=wanted)
+        named = wanted if wanted and Path(wanted).name not in ("", ".", "..") else None
+        # a photo goes as JPEG (what Telegram makes of any photo); a file asked for by a .png name is one
+        image_format = "PNG" if named and Path(named).suffix.lower() == ".png" else "JPEG"
+        image = context.desk.charts.kept(version, image_format)
+        if image is None:
+            shown = await in_thread(chart_of_night, night, context.language)  # a long night's in a worker too
+            image = await context.desk.charts.chart(version, shown, image_format)
+        chart = Attachment("photo", f"night-{night.id}.jpg", image)
+        if named:  # the chat sees the file name; the console writes to the path
+            chart = replace(chart, filename=Path(named).name, path=named)
         attachments.append(chart)
     choices: tuple[Choice, ...] = ()
     if not context.closed:

@@ -1,0 +1,291 @@
+"""A line chart drawn with Pillow: a title, axes with round ticks, a line per series (gaps where a
+value is missing), marked points, and a legend beside the plot; encoded as JPEG or PNG.
+
+Why Pillow and not a plotting library: a night's chart is a few hundred segments and a dozen labels,
+which Pillow draws in a few milliseconds of CPU (matplotlib took 70–190 ms a chart and 60 MB), so
+twenty tables asking `/summary` at once are not a queue. The text is drawn in a CJK font, so Chinese
+names and labels never come out as boxes: WenQuanYi Micro Hei (Debian's `fonts-wqy-microhei`, which
+the Docker image and CI install), else the first of `CJK_FONT_FILES` found, else what fontconfig
+names for Chinese; a font is taken only if it really draws Chinese (`draws_chinese`).
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import shutil
+import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache, lru_cache
+from pathlib import Path
+
+from PIL import Image, ImageDraw, ImageFont
+
+CJK_FONT_FILES = (  # fonts with Chinese glyphs (simplified and traditional), preferred first
+    "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc",  # the image's (fonts-wqy-microhei)
+    "/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc",
+    "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc",
+    "/usr/share/fonts/noto-cjk/NotoSansCJK-Regular.ttc",
+    "/usr/share/fonts/google-noto-cjk/NotoSansCJK-Regular.ttc",
+    "/System/Library/Fonts/PingFang.ttc",  # macOS
+    "/System/Library/Fonts/STHeiti Light.ttc",
+    "/Library/Fonts/Arial Unicode.ttf",
+    "C:/Windows/Fonts/msyh.ttc",  # Windows: Microsoft YaHei
+    "C:/Windows/Fonts/simhei.ttf",
+)
+COLOURS = (  # one a series, in turn: distinct on a phone in daylight (matplotlib's "tab10")
+    (31, 119, 180),
+    (255, 127, 14),
+    (44, 160, 44),
+    (214, 39, 40),
+    (148, 103, 189),
+    (140, 86, 75),
+    (227, 119, 194),
+    (127, 127, 127),
+    (188, 189, 34),
+    (23, 190, 207),
+)
+WHITE, BLACK = (255, 255, 255), (0, 0, 0)
+GRID, ZERO, FRAME = (226, 226, 226), (150, 150, 150), (60, 60, 60)
+WIDTH, HEIGHT = 800, 450  # the picture sent
+S = 2  # drawn this many times larger, then shrunk: smooth lines and letters for a few ms more
+PLOT = (70 * S, 44 * S, 630 * S, 394 * S)  # left, top, right, bottom of the plotting area
+LEGEND_LEFT = 644 * S
+JPEG_QUALITY = 92
+FONT_SIZES = (13, 14, 18)  # tick labels; axis labels and legend; title
+
+
+@dataclass(frozen=True)
+class Series:
+    """One line: its label and a value at each x (None where it has none: the line breaks there)."""
+
+    label: str
+    values: tuple[int | None, ...]
+
+
+@dataclass(frozen=True)
+class LineChart:
+    title: str
+    x_label: str
+    y_label: str
+    xs: tuple[int, ...]  # integers, ascending
+    series: tuple[Series, ...]
+    marked: frozenset[int] = frozenset()  # the xs whose points get a star
+    mark_label: str = ""  # the legend's word for a star, when some are marked
+
+
+# ---- fonts --------------------------------------------------------------------------------------
+
+
+@cache
+def cjk_font_file() -> str | None:
+    """The font file the chart is drawn in: the first of `CJK_FONT_FILES` that draws Chinese, else
+    the one fontconfig names for Chinese; None if there is none (Latin text still draws)."""
+    for filename in (*CJK_FONT_FILES, *_fontconfig_chinese()):
+        if Path(filename).is_file() and draws_chinese(filename):
+            return filename
+    return None
+
+
+def _fontconfig_chinese() -> tuple[str, ...]:
+    if shutil.which("fc-match") is None:
+        return ()
+    try:
+        found = subprocess.run(
+            ["fc-match", "--format=%{file}", ":lang=zh-cn"], capture_output=True, text=True, timeout=5, check=False
+        )
+    except (OSError, subprocess.SubprocessError):
+        return ()
+    return (found.stdout.strip(),) if found.stdout.strip() else ()
+
+
+def draws_chinese(filename: str) -> bool:
+    """Whether the font draws 张 as a glyph of its own, not as its box for a character it lacks."""
+    try:
+        font = ImageFont.truetype(filename, 16)
+    except OSError:
+        return False
+    chinese, missing = font.getmask("张"), font.getmask("\U000e01ef")  # a variation selector: no glyph
+    return chinese.getbbox() is not None and bytes(chinese) != bytes(missing)
+
+
+@cache
+def font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
+    filename = cjk_font_file()
+    if filename is None:
+        return ImageFont.load_default(size * S)
+    return ImageFont.truetype(filename, size * S)
+
+
+# ---- ticks --------------------------------------------------------------------------------------
+
+
+def round_step(span: float, most: int) -> float:
+    """The smallest step of 1, 2, 2.5 or 5 times a power of ten that cuts `span` into at most `most`."""
+    if span <= 0:
+        return 1.0
+    rough = span / most
+    power = 10.0 ** math.floor(math.log10(rough))
+    return next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= rough)
+
+
+def ticks(low: float, high: float, most: int, whole: bool = False) -> list[float]:
+    """Round values from `low` to `high` (whole numbers only, if asked), at most about `most` of them."""
+    step = round_step(high - low, most)
+    if whole:
+        step = max(1.0, math.ceil(step))
+    first = math.ceil(low / step - 1e-9) * step
+    count = math.floor((high - first) / step + 1e-9) + 1
+    return [first + i * step for i in range(max(count, 0))]
+
+
+def tick_text(value: float) -> str:
+    return str(round(value)) if abs(value - round(value)) < 1e-9 else f"{value:g}"
+
+
+# ---- drawing ------------------------------------------------------------------------------------
+
+
+def draw(chart: LineChart, image_format: str = "JPEG") -> bytes:
+    """The chart as `image_format` (JPEG or PNG) bytes."""
+    image = Image.new("RGB", (WIDTH * S, HEIGHT * S), WHITE)
+    pen = ImageDraw.Draw(image)
+    left, top, right, bottom = PLOT
+    low, high = _value_range(chart)
+    first_x, last_x = chart.xs[0], chart.xs[-1]
+    x_span = max(last_x - first_x, 1)
+
+    def x_at(x: float) -> float:
+        return left + 8 * S + (right - left - 16 * S) * (x - first_x) / x_span
+
+    def y_at(y: float) -> float:
+        return bottom - (bottom - top) * (y - low) / (high - low)
+
+    for value in ticks(low, high, 8):
+        y = y_at(value)
+        pen.line([(left, y), (right, y)], fill=ZERO if value == 0 else GRID, width=S)
+        _write(image, (left - 6 * S, y), tick_text(value), FONT_SIZES[0], FRAME, "rm")
+    for value in ticks(first_x, last_x, 12, whole=True):
+        x = x_at(value)
+        pen.line([(x, top), (x, bottom)], fill=GRID, width=S)
+        _write(image, (x, bottom + 6 * S), tick_text(value), FONT_SIZES[0], FRAME, "mt")
+    pen.rectangle(PLOT, outline=FRAME, width=S)
+    spacing = (right - left) / S / max(len(chart.xs) - 1, 1)
+    dot = 3 if spacing >= 9 else 2 if spacing >= 4 else 0  # dots only where they do not run together
+    for index, series in enumerate(chart.series):
+        colour = COLOURS[index % len(COLOURS)]
+        points = [(x_at(x), None if v is None else y_at(v)) for x, v in zip(chart.xs, series.values, strict=True)]
+        for run in _runs(points):
+            if len(run) > 1:
+                pen.line(run, fill=colour, width=2 * S, joint="curve")
+            for x, y in run:
+                if dot or len(run) == 1:
+                    radius = (dot or 3) * S
+                    pen.ellipse([x - radius, y - radius, x + radius, y + radius], fill=colour)
+        for x, v in zip(chart.xs, series.values, strict=True):
+            if x in chart.marked and v is not None:
+                _star(pen, x_at(x), y_at(v), 8 * S, BLACK)
+    _write(image, (WIDTH * S / 2, 12 * S), chart.title, FONT_SIZES[2], BLACK, "mt")
+    _write(image, ((left + right) / 2, bottom + 26 * S), chart.x_label, FONT_SIZES[1], BLACK, "mt")
+    _upright_text(image, chart.y_label, font(FONT_SIZES[1]), (16 * S, (top + bottom) / 2))
+    _legend(image, pen, chart)
+    image = image.reduce(S)
+    out = io.BytesIO()
+    if image_format.upper() == "PNG":
+        image.save(out, format="PNG", compress_level=6)
+    else:  # Telegram sends a photo on as JPEG anyway; this one is nearly lossless (no colour halving)
+        image.save(out, format="JPEG", quality=JPEG_QUALITY, subsampling=0)
+    return out.getvalue()
+
+
+def _value_range(chart: LineChart) -> tuple[float, float]:
+    """The y range: every value and zero, with a margin so no line runs along the frame."""
+    values = [v for s in chart.series for v in s.values if v is not None] or [0]
+    low, high = min(0, *values), max(0, *values)
+    if low == high:
+        return low - 1.0, high + 1.0
+    margin = (high - low) * 0.06
+    return low - margin, high + margin
+
+
+def _runs(points: Sequence[tuple[float, float | None]]) -> list[list[tuple[float, float]]]:
+    """The unbroken stretches of a line: a missing value ends one."""
+    runs: list[list[tuple[float, float]]] = [[]]
+    for x, y in points:
+        if y is None:
+            if runs[-1]:
+                runs.append([])
+        else:
+            runs[-1].append((x, y))
+    return [run for run in runs if run]
+
+
+def _star(pen: ImageDraw.ImageDraw, x: float, y: float, radius: float, colour: tuple[int, int, int]) -> None:
+    corners = [
+        (
+            x + (radius if i % 2 == 0 else radius * 0.42) * math.sin(math.pi * i / 5),
+            y - (radius if i % 2 == 0 else radius * 0.42) * math.cos(math.pi * i / 5),
+        )
+        for i in range(10)
+    ]
+    pen.polygon(corners, fill=colour)
+
+
+def _write(
+    image: Image.Image, at: tuple[float, float], text: str, size: int, colour: tuple[int, int, int], anchor: str
+) -> None:
+    """`text` placed by `anchor` (Pillow's: "mt" is middle top, "rm" right middle, …) at `at`."""
+    lettering, (dx, dy) = _lettering(text, size, anchor)
+    x, y = round(at[0]) + dx, round(at[1]) + dy
+    image.paste(colour, (x, y, x + lettering.width, y + lettering.height), lettering)
+
+
+@lru_cache(maxsize=1024)
+def _lettering(text: str, size: int, anchor: str) -> tuple[Image.Image, tuple[int, int]]:
+    """The letters of `text` as a mask, and where its corner lies from the anchor point: kept, since
+    most of a chart's words (tick values, names, the axes) are the same from one chart to the next,
+    and drawing letters is a third of drawing a chart."""
+    face = font(size)
+    left, top, right, bottom = (int(v) for v in face.getbbox(text, anchor=anchor))
+    lettering = Image.new("L", (max(right - left, 1), max(bottom - top, 1)), 0)
+    ImageDraw.Draw(lettering).text((-left, -top), text, font=face, fill=255, anchor=anchor)
+    return lettering, (left, top)
+
+
+def _upright_text(
+    image: Image.Image, text: str, face: ImageFont.FreeTypeFont | ImageFont.ImageFont, centre: tuple[float, float]
+) -> None:
+    """`text` turned a quarter left (read bottom to top), centred on `centre`."""
+    box = face.getbbox(text)
+    width, height = int(box[2] - box[0]) + 4, int(box[3] - box[1]) + 4
+    label = Image.new("L", (max(width, 1), max(height, 1)), 0)
+    ImageDraw.Draw(label).text((2 - box[0], 2 - box[1]), text, font=face, fill=255)
+    turned = label.rotate(90, expand=True)
+    at = (int(centre[0] - turned.width / 2), int(centre[1] - turned.height / 2))
+    image.paste(BLACK, (*at, at[0] + turned.width, at[1] + turned.height), turned)
+
+
+def _legend(image: Image.Image, pen: ImageDraw.ImageDraw, chart: LineChart) -> None:
+    """A row a series beside the plot, then the star's meaning; a long label is cut to fit."""
+    face = font(FONT_SIZES[1])
+    room = WIDTH * S - LEGEND_LEFT - 36 * S
+    y = PLOT[1] + 10 * S
+    for index, series in enumerate(chart.series):
+        colour = COLOURS[index % len(COLOURS)]
+        pen.line([(LEGEND_LEFT, y), (LEGEND_LEFT + 24 * S, y)], fill=colour, width=2 * S)
+        pen.ellipse([LEGEND_LEFT + 9 * S, y - 3 * S, LEGEND_LEFT + 15 * S, y + 3 * S], fill=colour)
+        label = _fitted(series.label or "?", face, room)
+        _write(image, (LEGEND_LEFT + 32 * S, y), label, FONT_SIZES[1], BLACK, "lm")
+        y += 24 * S
+    if chart.marked and chart.mark_label:
+        _star(pen, LEGEND_LEFT + 12 * S, y, 8 * S, BLACK)
+        _write(image, (LEGEND_LEFT + 32 * S, y), _fitted(chart.mark_label, face, room), FONT_SIZES[1], BLACK, "lm")
+
+
+def _fitted(text: str, face: ImageFont.FreeTypeFont | ImageFont.ImageFont, room: int) -> str:
+    if face.getlength(text) <= room:
+        return text
+    while text and face.getlength(text + "…") > room:
+        text = text[:-1]
+    return text + "…"

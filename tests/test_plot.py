@@ -1,0 +1,71 @@
+"""The chart's drawing (bot/views/plot.py): round ticks, lines broken where a person did not sit, a
+range that always shows zero, labels cut to fit, and a picture whatever the night holds."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from PIL import Image
+
+from bot.views import plot
+from bot.views.plot import LineChart, Series
+
+
+def test_a_step_is_one_two_two_and_a_half_or_five_times_a_power_of_ten() -> None:
+    # 650 cut into at most 8: at least 81.25 a step; 100 is the first round one that large
+    assert plot.round_step(650, 8) == 100
+    # 300 into 8: at least 37.5; 25 is too small, 50 fits
+    assert plot.round_step(300, 8) == 50
+    # 8 hands into at most 12: at least 0.67, and a hand is whole: 1
+    assert plot.ticks(0, 8, 12, whole=True) == [0, 1, 2, 3, 4, 5, 6, 7, 8]
+
+
+def test_ticks_are_the_round_values_inside_the_range() -> None:
+    assert plot.ticks(-270, 380, 8) == [-200, -100, 0, 100, 200, 300]
+    assert plot.ticks(0, 100, 12, whole=True) == [0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100]
+    assert [plot.tick_text(v) for v in plot.ticks(-1, 1, 4)] == ["-1", "-0.5", "0", "0.5", "1"]
+
+
+def test_a_line_breaks_where_a_value_is_missing() -> None:
+    points = [(0.0, 1.0), (1.0, None), (2.0, 3.0), (3.0, 4.0), (4.0, None)]
+    assert plot._runs(points) == [[(0.0, 1.0)], [(2.0, 3.0), (3.0, 4.0)]]
+
+
+def test_the_range_always_holds_zero_with_a_margin() -> None:
+    chart = LineChart("t", "x", "y", (0, 1), (Series("A", (10, 20)),))
+    # from 0 to 20, 6 % of 20 each side
+    assert plot._value_range(chart) == pytest.approx((-1.2, 21.2))
+    flat = LineChart("t", "x", "y", (0,), (Series("A", (0,)),))
+    assert plot._value_range(flat) == (-1.0, 1.0)
+
+
+def test_a_long_name_is_cut_to_fit_the_legend() -> None:
+    face = plot.font(plot.FONT_SIZES[1])
+    cut = plot._fitted("Evelyn Montgomery-Smith of the Eastern Wind", face, 100 * plot.S)
+    assert cut.endswith("…") and face.getlength(cut) <= 100 * plot.S
+    assert plot._fitted("Bob", face, 100 * plot.S) == "Bob"
+
+
+@pytest.mark.parametrize(
+    "series",
+    [
+        (Series("A", (0,)), Series("B", (0,))),  # the start only: no hand played
+        (Series("A", (0, None, None)), Series("B", (None, 5, None))),  # single points between gaps
+        tuple(Series(f"P{i}", (0, i, -i)) for i in range(12)),  # more people than colours
+    ],
+)
+def test_any_night_draws_a_picture_of_the_size_sent(series: tuple[Series, ...]) -> None:
+    xs = tuple(range(len(series[0].values)))
+    jpeg = plot.draw(LineChart("Night 1", "hand", "flowers", xs, series, frozenset({1}), "doubled"))
+    assert Image.open(io.BytesIO(jpeg)).size == (plot.WIDTH, plot.HEIGHT)
+
+
+def test_without_a_chinese_font_the_chart_still_draws(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(plot, "cjk_font_file", lambda: None)
+    plot.font.cache_clear()
+    try:
+        png = plot.draw(LineChart("Night 1", "hand", "flowers", (0, 1), (Series("Alice", (0, 3)),)), "PNG")
+        assert png.startswith(b"\x89PNG")
+    finally:
+        plot.font.cache_clear()
