@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import io
 import json
 import time
 from collections.abc import Callable
@@ -43,6 +44,7 @@ Fault = tuple[int, dict[str, Any]] | str
 
 
 TEXT_LIMIT, CAPTION_LIMIT, CALLBACK_DATA_LIMIT = 4096, 1024, 64
+PHOTO_BYTES_LIMIT = 10 * 1024 * 1024  # a photo sent by upload (Bot API, sendPhoto)
 ROW_LIMIT = 8  # inline keyboard buttons in one row
 BUTTON_LIMIT = 100  # inline keyboard buttons in all
 CHANNEL_BOT = {"id": 136817688, "is_bot": True, "first_name": "Channel", "username": "Channel_Bot"}
@@ -277,7 +279,8 @@ class FakeTelegram:
             form = await request.post()
             for key, value in form.items():
                 if isinstance(value, web.FileField) or hasattr(value, "file"):
-                    params[key] = {"filename": value.filename, "size": len(value.file.read())}  # type: ignore[union-attr]
+                    data = value.file.read()  # type: ignore[union-attr]
+                    params[key] = {"filename": value.filename, "size": len(data), "image": _image_of(data)}  # type: ignore[union-attr]
                     continue
                 try:
                     params[key] = json.loads(value) if isinstance(value, str) and value[:1] in "[{" else value
@@ -371,9 +374,12 @@ class FakeTelegram:
             if method != "sendMessage" and "message_id" in params:  # an edited message keeps its id
                 result["message_id"] = int(params["message_id"])
         elif method == "sendPhoto":
+            width, height = (
+                (params["photo"].get("image") or ("", 1, 1))[1:] if isinstance(params["photo"], dict) else (1, 1)
+            )
             result = self._message_result(
                 params,
-                photo=[{"file_id": "p", "file_unique_id": "p", "width": 1, "height": 1}],
+                photo=[{"file_id": "p", "file_unique_id": "p", "width": width, "height": height}],
                 caption=params.get("caption", ""),
             )
         elif method == "sendDocument":
@@ -484,6 +490,10 @@ class FakeTelegram:
         if chat_id in self.migrated:
             new = self.migrated[chat_id]
             return bad_request("group chat was upgraded to a supergroup chat", migrate_to_chat_id=new)
+        if method == "sendPhoto" and isinstance(params.get("photo"), dict):
+            refused = _photo_refusal(params["photo"])
+            if refused is not None:
+                return bad_request(refused)
         if utf16_length(str(params.get("text", ""))) > TEXT_LIMIT:
             return bad_request("message is too long")
         if utf16_length(str(params.get("caption", ""))) > CAPTION_LIMIT:
@@ -506,6 +516,32 @@ class FakeTelegram:
                     " as a current content and reply markup of the message"
                 )
         return self._pin_refusal(method, chat_id, params)
+
+
+def _image_of(data: bytes) -> tuple[str, int, int] | None:
+    """(format, width, height) of an uploaded picture, or None if it is none Telegram reads."""
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        with Image.open(io.BytesIO(data)) as image:
+            image.load()
+            return (str(image.format), image.width, image.height)
+    except (UnidentifiedImageError, OSError, ValueError):
+        return None
+
+
+def _photo_refusal(photo: dict[str, Any]) -> str | None:
+    """What Telegram says of an uploaded photo it will not take (Bot API, sendPhoto: at most 10 MB,
+    width and height at most 10000 together, a ratio of at most 20)."""
+    image = photo.get("image")
+    if image is None or image[0] not in ("JPEG", "PNG", "WEBP", "GIF", "BMP"):
+        return "IMAGE_PROCESS_FAILED"
+    _, width, height = image
+    if photo["size"] > PHOTO_BYTES_LIMIT:
+        return "file is too big"
+    if width + height > 10_000 or max(width, height) > 20 * min(width, height):
+        return "PHOTO_INVALID_DIMENSIONS"
+    return None
 
 
 def _markup(params: dict[str, Any]) -> str:

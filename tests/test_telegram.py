@@ -103,6 +103,8 @@ async def test_a_whole_night_in_a_group(fake: FakeTelegram, tmp_path: Path) -> N
         assert "撤销了" in undo
         summary = await bot.say(DAVE, "/summary")
         assert "结算" in summary and fake.sent("sendPhoto")
+        # the chart as Telegram reads the upload: a JPEG of 800 × 450 (the fake refuses what it could not open)
+        assert fake.sent("sendPhoto")[-1].params["photo"]["image"] == ("JPEG", 800, 450) and not fake.refused
         # no right to pin here: no live board message at all, and one note saying how to give the right
         assert not fake.sent("pinChatMessage") and sum("置顶" in t for t in fake.texts(GROUP)) == 1
     # after undoing the win: 暗杠 3 each to Carol, 跟牌 Dave pays 10 to each
