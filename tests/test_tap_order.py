@@ -9,6 +9,7 @@ keyboard they see. Figures by hand from RULES.md (nanjing, stake 1).
 from __future__ import annotations
 
 import re
+import sqlite3
 from pathlib import Path
 
 from bot.chat.handlers.flows import HEAD_PATTERN
@@ -170,3 +171,20 @@ async def test_a_stored_pad_is_its_taps(ledger: Ledger, referee: Referee) -> Non
     rows = await ledger.flow_taps(f"flow:{night}:{minute}:{name}")
     # the start, the two tiles (1万 0, 2万 1 in the alphabet) and ⌫, in the order they came
     assert [op for op, _ in rows] == ["s1s", "t0", "t1", "b"]
+
+
+async def test_the_taps_of_flows_over_for_a_week_are_dropped_at_start(tmp_path: Path) -> None:
+    path = tmp_path / "taps.sqlite3"
+    ledger = await Ledger.open(path)
+    try:
+        assert await ledger.append_flow_tap("flow:old", "m1", "press-1")
+        assert await ledger.append_flow_tap("flow:new", "m2", "press-2")
+        with sqlite3.connect(path) as db:  # the old flow's tap was made eight days ago
+            db.execute(
+                "UPDATE flow_taps SET created_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-8 days')"
+                " WHERE flow_key = 'flow:old'"
+            )
+        await Referee(ledger).tidy()
+        assert await ledger.flow_taps("flow:old") == [] and await ledger.flow_taps("flow:new") == [("m2", "press-2")]
+    finally:
+        await ledger.close()

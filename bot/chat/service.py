@@ -93,6 +93,7 @@ HANDLERS: dict[str, Handler] = {
 
 
 KEPT_MINUTES = 10  # a line kept for its sender's seat claim is sent again at most this long after
+KEEP_TAPS_DAYS = 7  # a guided flow's taps are dropped this long after (a flow lasts FLOW_MINUTES)
 
 
 class Referee:
@@ -318,6 +319,11 @@ class Referee:
     async def first_player(self, chat_id: str) -> str | None:
         night = await self.nights.latest(chat_id, history=False)
         return night.row.seats[0].name or None if night is not None and night.row.seats else None
+
+    async def tidy(self, days: int = KEEP_TAPS_DAYS) -> None:
+        """What a process clears at start: the taps of guided flows over for `days` (a flow lasts ten
+        minutes; kept, they would grow with every 胡 ever tapped)."""
+        await self.nights.forget_flow_taps(days)
 
     async def close(self) -> None:
         self.desk.charts.stop_drawing()

@@ -1398,6 +1398,10 @@ class Nights:
         """A tap flow's taps in the order they came: (op, press id)."""
         return await self.ledger.flow_taps(flow_key)
 
+    async def forget_flow_taps(self, days: int) -> int:
+        """Drop the taps of flows over for `days` (see `Ledger.forget_flow_taps`)."""
+        return await self.ledger.forget_flow_taps(days)
+
     async def append_flow_tap(self, flow_key: str, op: str, press: str | None) -> bool:
         """One tap after the flow's others; False when this press was counted before (a repeat)."""
         return await self.ledger.append_flow_tap(flow_key, op, press)

@@ -683,6 +683,19 @@ class Ledger:
         )
         return [(str(r[0]), r[1]) for r in rows]
 
+    async def forget_flow_taps(self, days: int) -> int:
+        """Drop the taps older than `days`: a guided flow lasts minutes (bot/chat/handlers/flows.py
+        `FLOW_MINUTES`), so they belong to flows long over, and kept they would grow without end.
+        Returns how many were dropped."""
+
+        def write(db: sqlite3.Connection) -> int:
+            cutoff = (f"-{days} days",)
+            return db.execute(
+                "DELETE FROM flow_taps WHERE created_at < strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ?)", cutoff
+            ).rowcount
+
+        return await self._writer.run(write)
+
     async def append_flow_tap(self, flow_key: str, op: str, press: str | None) -> bool:
         """One tap after the flow's others; False when this press was counted before (a repeat)."""
 

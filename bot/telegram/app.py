@@ -156,6 +156,7 @@ class TelegramFrontEnd:
             )
             await self.lookup_bot.initialize()
         await self.inbox.prune()
+        await self.referee.tidy()
         await self.referee.warm()
         await self.read_privacy()
         if not self.reads_all:
