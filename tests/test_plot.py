@@ -69,3 +69,28 @@ def test_without_a_chinese_font_the_chart_still_draws(monkeypatch: pytest.Monkey
         assert png.startswith(b"\x89PNG")
     finally:
         plot.font.cache_clear()
+
+
+async def test_charts_drawn_in_their_own_process_survive_its_death() -> None:
+    """A drawing process that dies (killed, out of memory) costs no chart: it is drawn here and the
+    processes are started again."""
+    import os
+    import signal
+
+    from bot.views.charts import Charts
+
+    charts = Charts()
+    charts.start_drawing()
+    try:
+        chart = LineChart("Night 1", "hand", "flowers", (0, 1), (Series("Alice", (0, 3)),))
+        first = await charts.chart((1, 1, "en"), chart)
+        assert Image.open(io.BytesIO(first)).format == "JPEG"
+        drawer = charts._drawer
+        assert drawer is not None
+        for pid in list(drawer._processes):  # the process dies between two charts
+            os.kill(pid, signal.SIGKILL)
+        again = await charts.chart((1, 2, "en"), chart)
+        assert Image.open(io.BytesIO(again)).size == (plot.WIDTH, plot.HEIGHT)
+        assert await charts.chart((1, 2, "en"), chart) is again  # kept by its version
+    finally:
+        charts.stop_drawing()

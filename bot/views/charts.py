@@ -12,15 +12,13 @@ from __future__ import annotations
 import asyncio
 import multiprocessing
 import os
-import threading
-import time
 from collections import OrderedDict
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
 from bot.store.heap import in_thread
-from bot.views import plot
+from bot.views import drawing, plot
 from bot.views.personal import NightPeople, payments_of
 from locales import Translator
 
@@ -120,8 +118,10 @@ class Charts:
         """Draw in a process of its own from now on, started now (its imports and fonts with it)."""
         if self._drawer is None:
             context = multiprocessing.get_context("spawn")  # a fresh interpreter: none of the bot's threads
-            self._drawer = ProcessPoolExecutor(DRAWERS, mp_context=context, initializer=_warm, initargs=(os.getpid(),))
-            self._drawer.submit(_ready)  # starts the process now, not with the first chart
+            self._drawer = ProcessPoolExecutor(
+                DRAWERS, mp_context=context, initializer=drawing.warm, initargs=(os.getpid(),)
+            )
+            self._drawer.submit(drawing.ready)  # starts the process now, not with the first chart
 
     def stop_drawing(self) -> None:
         if self._drawer is not None:
@@ -159,20 +159,3 @@ class Charts:
                 self.stop_drawing()
                 self.start_drawing()
         return await in_thread(plot.draw, chart, image_format)
-
-
-def _warm(parent: int) -> None:
-    """In the drawing process: find the font and load its sizes now, and leave when the bot does."""
-    for size in plot.FONT_SIZES:
-        plot.font(size)
-    threading.Thread(target=_leave_with, args=(parent,), daemon=True).start()
-
-
-def _leave_with(parent: int) -> None:
-    while os.getppid() == parent:  # the bot was killed: nobody will ask for a chart again
-        time.sleep(1)
-    os._exit(0)
-
-
-def _ready() -> None:
-    """Nothing: submitted at start so that the process starts at once."""
