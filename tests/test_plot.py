@@ -94,3 +94,61 @@ async def test_charts_drawn_in_their_own_process_survive_its_death() -> None:
         assert await charts.chart((1, 2, "en"), chart) is again  # kept by its version
     finally:
         charts.stop_drawing()
+
+
+def test_a_name_of_a_thousand_letters_is_cut_without_measuring_every_length() -> None:
+    face = plot.font(plot.FONT_SIZES[1])
+    cut = plot._fitted("龍" * 1000, face, 100 * plot.S)
+    # at most LONGEST_LABEL letters are ever tried; what is kept fits with its "…"
+    assert cut.endswith("…") and len(cut) <= plot.LONGEST_LABEL and face.getlength(cut) <= 100 * plot.S
+
+
+def test_a_name_with_a_line_break_still_draws() -> None:
+    chart = LineChart("Night 1", "hand", "flowers", (0, 1), (Series("Al\nice\u2029", (0, 3)),))
+    assert plot.draw(chart).startswith(b"\xff\xd8")
+
+
+def test_twenty_people_and_the_star_all_fit_in_the_legend() -> None:
+    # 21 rows from y = 54 (×2): the rows close up so the last stays inside the picture
+    rows = 21
+    top = plot.PLOT[1] + 10 * plot.S
+    step = min(24 * plot.S, (plot.HEIGHT * plot.S - top - 8 * plot.S) // (rows - 1))
+    assert top + (rows - 1) * step <= plot.HEIGHT * plot.S - 8 * plot.S
+    series = tuple(Series(f"P{i}", (0, i)) for i in range(20))
+    assert plot.draw(LineChart("Night 1", "hand", "flowers", (0, 1), series, frozenset({1}), "doubled"))
+
+
+@pytest.mark.parametrize(
+    ("name", "image_format"),
+    [("night.png", "PNG"), ("X.PNG", "PNG"), ("night.webp", "WEBP"), ("night.jpeg", "JPEG"), ("night", "JPEG")],
+)
+def test_a_chart_file_is_what_its_name_ends_with(name: str, image_format: str) -> None:
+    assert plot.format_for(name) == image_format
+    chart = LineChart("Night 1", "hand", "flowers", (0, 1), (Series("Alice", (0, 3)),))
+    assert Image.open(io.BytesIO(plot.draw(chart, image_format))).format == image_format
+
+
+async def test_a_dead_drawing_process_is_replaced_once_whatever_was_waiting_on_it() -> None:
+    import asyncio
+    import os
+    import signal
+
+    from bot.views.charts import Charts
+
+    charts = Charts()
+    charts.start_drawing()
+    try:
+        chart = LineChart("Night 1", "hand", "flowers", (0, 1), (Series("Alice", (0, 3)),))
+        await charts.chart((1, 1, "en"), chart)  # the process is up
+        drawer = charts._drawer
+        assert drawer is not None
+        for pid in list(drawer._processes):
+            os.kill(pid, signal.SIGKILL)
+        drawn = await asyncio.gather(*(charts.chart((1, n, "en"), chart) for n in range(2, 6)))
+        assert all(image.startswith(b"\xff\xd8") for image in drawn)
+        replaced = charts._drawer
+        assert replaced is not None and replaced is not drawer
+        await charts.chart((1, 9, "en"), chart)
+        assert charts._drawer is replaced  # the new process draws on: not replaced again
+    finally:
+        charts.stop_drawing()

@@ -211,7 +211,7 @@ class TelegramFrontEnd:
 
         done = await asyncio.gather(*(in_order(items) for items in lanes.values()), return_exceptions=True)
         failed = [outcome for outcome in done if isinstance(outcome, BaseException)]
-        if failed:  # every chat's updates were stored or failed: the batch is read again (stored ones are known)
+        if failed:  # every chat's updates were stored or failed: the offset stays before the batch
             raise failed[0]
 
     async def row_of(self, update: Update) -> Row:

@@ -24,7 +24,6 @@ from locales import Translator
 
 KEPT_CHARTS = 64  # charts kept by their night's version (30–100 KB each)
 DRAWERS = 1  # drawing processes: one draws twenty charts in about 0.1 s; a second only competed for the cores
-_drawer: ProcessPoolExecutor | None = None
 
 
 def cumulative_by_hand(
@@ -156,6 +155,7 @@ class Charts:
                 loop = asyncio.get_running_loop()
                 return await loop.run_in_executor(drawer, plot.draw, chart, image_format)
             except BrokenProcessPool:  # the drawing process died: start another, draw this one here
-                self.stop_drawing()
-                self.start_drawing()
+                if self._drawer is drawer:  # (not again for each chart that was waiting on it)
+                    self.stop_drawing()
+                    self.start_drawing()
         return await in_thread(plot.draw, chart, image_format)

@@ -53,6 +53,8 @@ S = 2  # drawn this many times larger, then shrunk: smooth lines and letters for
 PLOT = (70 * S, 44 * S, 630 * S, 394 * S)  # left, top, right, bottom of the plotting area
 LEGEND_LEFT = 644 * S
 JPEG_QUALITY = 92
+FORMATS = {".png": "PNG", ".jpg": "JPEG", ".jpeg": "JPEG", ".webp": "WEBP", ".gif": "GIF", ".bmp": "BMP"}
+LONGEST_LABEL = 60  # characters a legend row is cut from: no longer one fits beside the plot
 FONT_SIZES = (13, 14, 18)  # tick labels; axis labels and legend; title
 
 
@@ -148,7 +150,7 @@ def tick_text(value: float) -> str:
 
 
 def draw(chart: LineChart, image_format: str = "JPEG") -> bytes:
-    """The chart as `image_format` (JPEG or PNG) bytes."""
+    """The chart as `image_format` bytes (JPEG, or one of `FORMATS`)."""
     image = Image.new("RGB", (WIDTH * S, HEIGHT * S), WHITE)
     pen = ImageDraw.Draw(image)
     left, top, right, bottom = PLOT
@@ -192,11 +194,16 @@ def draw(chart: LineChart, image_format: str = "JPEG") -> bytes:
     _legend(image, pen, chart)
     image = image.reduce(S)
     out = io.BytesIO()
-    if image_format.upper() == "PNG":
-        image.save(out, format="PNG", compress_level=6)
-    else:  # Telegram sends a photo on as JPEG anyway; this one is nearly lossless (no colour halving)
-        image.save(out, format="JPEG", quality=JPEG_QUALITY, subsampling=0)
+    if image_format == "JPEG":  # Telegram sends a photo on as JPEG anyway; this one nearly lossless
+        image.save(out, format="JPEG", quality=JPEG_QUALITY, subsampling=0)  # (no colour halving)
+    else:
+        image.save(out, format=image_format)
     return out.getvalue()
+
+
+def format_for(filename: str) -> str:
+    """The image format a file name asks for by its ending (`x.png`: PNG); JPEG for any other."""
+    return FORMATS.get(Path(filename).suffix.lower(), "JPEG")
 
 
 def _value_range(chart: LineChart) -> tuple[float, float]:
@@ -236,9 +243,14 @@ def _write(
     image: Image.Image, at: tuple[float, float], text: str, size: int, colour: tuple[int, int, int], anchor: str
 ) -> None:
     """`text` placed by `anchor` (Pillow's: "mt" is middle top, "rm" right middle, …) at `at`."""
-    lettering, (dx, dy) = _lettering(text, size, anchor)
+    lettering, (dx, dy) = _lettering(_printable(text), size, anchor)
     x, y = round(at[0]) + dx, round(at[1]) + dy
     image.paste(colour, (x, y, x + lettering.width, y + lettering.height), lettering)
+
+
+def _printable(text: str) -> str:
+    """`text` with a space for what cannot be laid out on one line (a line break, a control)."""
+    return "".join(c if c.isprintable() else " " for c in text)
 
 
 @lru_cache(maxsize=1024)
@@ -257,6 +269,7 @@ def _upright_text(
     image: Image.Image, text: str, face: ImageFont.FreeTypeFont | ImageFont.ImageFont, centre: tuple[float, float]
 ) -> None:
     """`text` turned a quarter left (read bottom to top), centred on `centre`."""
+    text = _printable(text)
     box = face.getbbox(text)
     width, height = int(box[2] - box[0]) + 4, int(box[3] - box[1]) + 4
     label = Image.new("L", (max(width, 1), max(height, 1)), 0)
@@ -267,25 +280,35 @@ def _upright_text(
 
 
 def _legend(image: Image.Image, pen: ImageDraw.ImageDraw, chart: LineChart) -> None:
-    """A row a series beside the plot, then the star's meaning; a long label is cut to fit."""
+    """A row a series beside the plot, then the star's meaning; a long label is cut to fit, and the
+    rows close up when there are more than the plot's height holds at the usual spacing."""
     face = font(FONT_SIZES[1])
     room = WIDTH * S - LEGEND_LEFT - 36 * S
     y = PLOT[1] + 10 * S
+    rows = len(chart.series) + (1 if chart.marked and chart.mark_label else 0)
+    step = min(24 * S, (HEIGHT * S - y - 8 * S) // max(rows - 1, 1))
     for index, series in enumerate(chart.series):
         colour = COLOURS[index % len(COLOURS)]
         pen.line([(LEGEND_LEFT, y), (LEGEND_LEFT + 24 * S, y)], fill=colour, width=2 * S)
         pen.ellipse([LEGEND_LEFT + 9 * S, y - 3 * S, LEGEND_LEFT + 15 * S, y + 3 * S], fill=colour)
         label = _fitted(series.label or "?", face, room)
         _write(image, (LEGEND_LEFT + 32 * S, y), label, FONT_SIZES[1], BLACK, "lm")
-        y += 24 * S
+        y += step
     if chart.marked and chart.mark_label:
         _star(pen, LEGEND_LEFT + 12 * S, y, 8 * S, BLACK)
         _write(image, (LEGEND_LEFT + 32 * S, y), _fitted(chart.mark_label, face, room), FONT_SIZES[1], BLACK, "lm")
 
 
 def _fitted(text: str, face: ImageFont.FreeTypeFont | ImageFont.ImageFont, room: int) -> str:
+    """`text`, or its longest start that fits `room` with "…" after it (found by halving)."""
+    text = _printable(text)
     if face.getlength(text) <= room:
         return text
-    while text and face.getlength(text + "…") > room:
-        text = text[:-1]
-    return text + "…"
+    fits, too_long = 0, min(len(text), LONGEST_LABEL)
+    while too_long - fits > 1:
+        middle = (fits + too_long) // 2
+        if face.getlength(text[:middle] + "…") <= room:
+            fits = middle
+        else:
+            too_long = middle
+    return text[:fits] + "…"

@@ -22,7 +22,7 @@ from bot.views.lines import night_stats, payment_lines
 from bot.views.lines import rules as rules_lines
 from bot.views.lines import summary as summary_lines
 from bot.views.personal import night_people
-from bot.views.plot import LineChart
+from bot.views.plot import LineChart, format_for
 from bot.views.stats import chat_stats, my_stats
 from engine.errors import EngineError
 from engine.preset import PRESET_NAMES, preset_from_dict, resolved_builtin
@@ -209,8 +209,9 @@ async def summary(context: Context) -> Response:
         version = (night.id, night.log_size(), context.language)  # drawn again once something is recorded
         wanted = context.command.options.get("chart")
         named = wanted if wanted and Path(wanted).name not in ("", ".", "..") else None
-        # a photo goes as JPEG (what Telegram makes of any photo); a file asked for by a .png name is one
-        image_format = "PNG" if named and Path(named).suffix.lower() == ".png" else "JPEG"
+        # a photo goes as JPEG (what Telegram makes of any photo); a file asked for by name (the
+        # console's --chart x.png) is what its ending says
+        image_format = format_for(named) if named else "JPEG"
         image = context.desk.charts.kept(version, image_format)
         if image is None:
             shown = await in_thread(chart_of_night, night, context.language)  # a long night's in a worker too
