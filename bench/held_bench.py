@@ -1,11 +1,15 @@
 """What does a night cost while the bot holds it? Bytes held per event of a 300-event night.
 
-A 300-event night (100 hands of a pong, a concealed gang and a self-drawn win, played through the
-command layer: bench/memory_bench.py `templates`) is copied to a few chats, with and without its
-checkpoints. Each chat then asks `/score` through the command layer, as a chat does after a
-restart, and the night stays cached; tracemalloc measures what the process holds more once it is
-answered (garbage collected before and after): the `Night` with its rows, payments, fold, index
-and players, and the chat's small entries. The first chat of each database warms the process up
+A 300-event night (100 hands of a pong, a concealed gang and a win, played through the command
+layer: bench/memory_bench.py `templates`) is copied to a few chats, with and without its
+checkpoints. Two nights: memory_bench's own, where every hand is the same (the same players, the
+same self-drawn hand, 1 to 4 flowers), and a varied one (seeded: who pongs whom, who gangs which
+tile, a different winning hand each time, self-drawn or off any seat's discard, 0 to 8 flowers,
+one hand in ten a draw), since a night holds what repeats once and the varied night repeats less.
+Each chat then asks `/score` through the command layer, as a chat does after a restart, and the
+night stays cached; tracemalloc measures what the process holds more once it is answered (garbage
+collected before and after): the `Night` with its rows, payments, fold, index and players, and
+the chat's small entries. The first chat of each database warms the process up
 (codec readers, interned names) and is not counted. Four ways a night is held:
 
 - from its checkpoint, as a restart's first `/score` reads it (only the events after the newest
@@ -15,8 +19,8 @@ and players, and the chat's small entries. The first chat of each database warms
 - the same once its whole fold is asked for (a correction, /summary, the stats fold it from the start);
 - read whole (no checkpoint, as after a code change): rows and the fold from the start.
 
-The biggest holders of the last are listed by line (tracemalloc statistics), to show where the
-bytes go.
+The biggest holders of the varied night read whole are listed by line (tracemalloc statistics),
+to show where the bytes go.
 
 Run: python -m bench.held_bench [--top 15]
 """
@@ -26,20 +30,46 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
+import random
 import sqlite3
 import sys
 import tempfile
 import tracemalloc
-from collections.abc import Awaitable, Callable
+from collections import Counter
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 
+from bench.hands import random_closed_hand
 from bench.memory_bench import EVENTS, chat_of, copied, templates
-from bench.night_growth_bench import speaker
+from bench.night_growth_bench import PLAYERS, lines, speaker
 from bot.chat.service import Incoming, Referee
 from bot.night.night import Night
 from bot.store.ledger import Ledger
+from engine.tiles import NUM_KINDS, format_tiles, tile_name
 
 COPIES = 4  # the first warms up; the others are measured and averaged
+SEED = 31
+
+
+def varied_lines(seed: int = SEED) -> Iterator[tuple[str, str]]:
+    """An endless night whose hands differ: (speaker, line), three events a hand."""
+    rng = random.Random(seed)
+    while True:
+        winner, ponger, ganger = rng.sample(range(4), 3)
+        fed = rng.choice([seat for seat in range(4) if seat != ponger])
+        yield PLAYERS[ponger], f"/pong {PLAYERS[fed]}"
+        tiles, winning = random_closed_hand(rng)
+        held = Counter(tiles)
+        gang = rng.choice([tile for tile in range(NUM_KINDS) if not held[tile]])  # all four copies free
+        yield PLAYERS[ganger], f"/gang self {tile_name(gang)}"
+        if rng.random() < 0.1:
+            yield PLAYERS[winner], "/draw"
+            continue
+        concealed = list(tiles)
+        concealed.remove(winning)
+        whom = rng.choice(["self", *(PLAYERS[seat] for seat in range(4) if seat != winner)])
+        hand = f"{format_tiles(concealed)}+{tile_name(winning)}"
+        yield PLAYERS[winner], f"/hu {whom} {hand} flowers={rng.randrange(9)}"
 
 
 def _clone(source: Path, target: Path) -> None:
@@ -123,26 +153,31 @@ async def measure(path: Path, load: Load, top: int) -> tuple[float, int, list[st
 
 async def main(top: int) -> None:
     tracemalloc.start(1)
+    nights = [("every hand the same (memory_bench's)", lines), ("varied hands", varied_lines)]
     with tempfile.TemporaryDirectory() as folder:
-        template = Path(folder) / "template.sqlite3"
-        await templates(template)
-        dbs = {}
-        for checkpointed in (True, False):
-            path = Path(folder) / f"held{checkpointed}.sqlite3"
-            _clone(template, path)
-            copied(path, COPIES, checkpointed, open_every=1)
-            dbs[checkpointed] = path
-        shapes: list[tuple[str, Path, Load]] = [
-            ("from its checkpoint, a restart's first /score", dbs[True], _score),
-            ("from its checkpoint, history loaded (any other line)", dbs[True], _with_history),
-            ("from its checkpoint, history and whole fold (a correction, /summary)", dbs[True], _whole_fold),
-            ("read whole (no checkpoint: after a code change), /score", dbs[False], _score),
-        ]
-        for name, path, load in shapes:
-            per_event, rows, lines = await measure(path, load, top)
-            print(f"a {EVENTS}-event night ({rows} rows) held, {name}: {per_event / 1024:.2f} KB an event", flush=True)
+        for title, script in nights:
+            template = Path(folder) / "template.sqlite3"
+            template.unlink(missing_ok=True)
+            await templates(template, script)
+            dbs = {}
+            for checkpointed in (True, False):
+                path = Path(folder) / f"held{checkpointed}.sqlite3"
+                path.unlink(missing_ok=True)
+                _clone(template, path)
+                copied(path, COPIES, checkpointed, open_every=1)
+                dbs[checkpointed] = path
+            shapes: list[tuple[str, Path, Load]] = [
+                ("from its checkpoint, a restart's first /score", dbs[True], _score),
+                ("from its checkpoint, history loaded (any other line)", dbs[True], _with_history),
+                ("from its checkpoint, history and whole fold (a correction, /summary)", dbs[True], _whole_fold),
+                ("read whole (no checkpoint: after a code change), /score", dbs[False], _score),
+            ]
+            print(f"a {EVENTS}-event night, {title}, held:")
+            for name, path, load in shapes:
+                per_event, rows, holders = await measure(path, load, top)
+                print(f"  {name}: {per_event / 1024:.2f} KB an event ({rows} rows)", flush=True)
         print(f"  the biggest holders of the last (the newest copy; per row of {rows}):")
-        print("\n".join(lines))
+        print("\n".join(holders))
 
 
 if __name__ == "__main__":

@@ -48,6 +48,7 @@ from bot.night.codec import (
 from bot.night.log_index import LogIndex
 from bot.night.payment_log import PaymentLog
 from bot.night.people import Occupancy, Person, index_totals, merged_people, occupancy, stake_at, stake_schedule
+from bot.night.sharing import Sharing
 from bot.night.versions import versions
 from bot.store.heap import free_off_loop, in_thread
 from bot.store.inbox import Inbox
@@ -120,13 +121,16 @@ class Fold:
     def of(state: TableState, played: Iterable[Played], before_last: TableState | None = None) -> Fold:
         return Fold(state, Appended(played, keys=_played_keys), before_last)
 
-    def then(self, event_id: int, slot: int, event: Event, checked: bool = False) -> Fold:
+    def then(
+        self, event_id: int, slot: int, event: Event, checked: bool = False, sharing: Sharing | None = None
+    ) -> Fold:
         """The fold with one more event; raises EngineError (nothing changes) if it is not legal.
-        A line being recorded (or a corrected one), or one `checked`, is first checked as if typed."""
+        A line being recorded (or a corrected one), or one `checked`, is first checked as if typed.
+        `sharing`: a night folded whole holds the payments and scores that repeat once."""
         if isinstance(event, Win) and event.joins is not None:
             group = self.joined_group(event.joins)
             if group:
-                return self._joined(event_id, slot, event, group, checked)
+                return self._joined(event_id, slot, event, group, checked, sharing or Sharing())
             if self.played.first(event.joins) is not None:
                 raise EngineError("win.joined_apart", id=event.joins)
             # the win it joined is undone: this claim is a win of its own, where it stands
@@ -135,16 +139,17 @@ class Fold:
             check_against_table(self, event)
         outcome = apply(self.state, event)
         before = self.state
+        share = sharing or Sharing()
         played = Played(
             event_id,
             slot,
             before.hand_no,
             event,
-            outcome.payments,
-            outcome.scores,
+            share.all(outcome.payments),
+            share.scores(outcome.scores),
             before.doubled,
-            outcome.notices,
-            outcome.factors,
+            share.all(outcome.notices),
+            share.all(outcome.factors),
         )
         return Fold(outcome.state, self.played.plus(played), before)
 
@@ -158,7 +163,7 @@ class Fold:
             group.append(played)
         return group[::-1]
 
-    def _joined(self, event_id: int, slot: int, event: Win, group: list[Played], checked: bool) -> Fold:
+    def _joined(self, event_id: int, slot: int, event: Win, group: list[Played], checked: bool, share: Sharing) -> Fold:
         """Another winner on the discard of the win just played (RULES §8 一炮多响): the claims are
         settled together from the table before the first, as one win; this claim's payments are what
         that adds to the money already booked for the others."""
@@ -184,11 +189,11 @@ class Fold:
             slot,
             before.hand_no,
             event,
-            tuple(difference(derived, booked)),
-            tuple(score for score in outcome.scores if score[0] in mine),
+            share.all(tuple(difference(derived, booked))),
+            share.scores(tuple(score for score in outcome.scores if score[0] in mine)),
             before.doubled,
-            tuple(n for n in outcome.notices if n.params.get("winner", next(iter(mine))) in mine),
-            outcome.factors,
+            share.all(tuple(n for n in outcome.notices if n.params.get("winner", next(iter(mine))) in mine)),
+            share.all(outcome.factors),
         )
         return Fold(outcome.state, self.played.plus(played), before)
 
@@ -397,11 +402,11 @@ def fold_entries(start: TableState, items: Iterable[tuple[int, int, Event]], str
     after `strict_after`: then the correction that made them impossible is refused. Those later
     events are checked as if typed again, so a corrected night is one its lines could have made
     (a fix must not turn a later pong into a second pong of the same tile)."""
-    folded = Fold(start)
+    folded, sharing = Fold(start), Sharing()  # what repeats along the night is held once
     for event_id, slot, event in items:
         later = strict_after is not None and slot > strict_after
         try:  # a line being recorded is checked against its hand's earlier events (Fold.then)
-            folded = folded.then(event_id, slot, event, checked=later)  # later: declared wins too
+            folded = folded.then(event_id, slot, event, later, sharing)  # later: declared wins too
         except EngineError as error:
             if strict_after is None or slot < strict_after:
                 continue
@@ -557,7 +562,7 @@ class Night:
         """Read the whole night (a restart loaded only what came after its checkpoint)."""
         if self._head is None:
             return
-        self._events = await self.ledger.events(self.id, decode=decode_body)
+        self._events = await self.ledger.events(self.id, decode=Sharing().decode)
         self._payment_rows = PaymentLog(await self.ledger.payments(self.id))
         self._rows = len(self._events)
         self._head = None  # `_derive` builds the players, totals and stakes from the whole log
@@ -1254,7 +1259,8 @@ class Nights:
             night = await self._from_head(row, preset, checkpoint)
             if night is not None:
                 return night
-        events, payments = await self.ledger.events(row.id, decode=decode_body), await self.ledger.payments(row.id)
+        events = await self.ledger.events(row.id, decode=Sharing().decode)  # what repeats held once
+        payments = await self.ledger.payments(row.id)
         return await in_thread(Night, self.ledger, row, events, payments, checkpoint, None, preset)
 
     def _same_rules(self, row: NightRow) -> tuple[NightRow, Preset]:
@@ -1272,7 +1278,7 @@ class Nights:
             state, head = checkpoints.decode(checkpoint[1], preset)
         except checkpoints.CheckpointMismatch:
             return None
-        after = await self.ledger.events(row.id, checkpoint[0], decode_body)
+        after = await self.ledger.events(row.id, checkpoint[0], Sharing().decode)
         active = active_ids(after)
         if any(start < state.hand_no for start, _ in stake_schedule(0, after, active)[1:]):
             return None
