@@ -563,7 +563,7 @@ class Night:
         if self._head is None:
             return
         self._events = await self.ledger.events(self.id, decode=Sharing().decode)
-        self._payment_rows = PaymentLog(await self.ledger.payments(self.id))
+        self._payment_rows = await in_thread(PaymentLog, await self.ledger.payments(self.id))  # columns: off the loop
         self._rows = len(self._events)
         self._head = None  # `_derive` builds the players, totals and stakes from the whole log
         await in_thread(self._derive, self._checkpoint)  # a long night folds off the event loop

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 from dataclasses import fields, is_dataclass, replace
+from functools import cache
 from typing import Any, TypeVar, cast
 
 from bot.night.codec import Fix, SeatChange, StakeChange, decode_body
@@ -27,26 +28,29 @@ T = TypeVar("T")
 _REPEATING = (Pong, Gang, FlowerGang, Penalty, Draw, FourWinds, RangeMark, SetDealer, SeatChange, StakeChange)
 
 
+@cache
+def _field_names(kind: Hashable) -> tuple[str, ...] | None:
+    """A dataclass's field names (None for any other type)."""
+    return tuple(f.name for f in fields(kind)) if isinstance(kind, type) and is_dataclass(kind) else None
+
+
 def _content(value: Any) -> Hashable:
-    """What a value is, as a key: itself, or for one holding a dict (a notice's parameters) its
-    type and fields with each dict's items in order. TypeError if it holds what cannot be a key."""
-    if isinstance(value, dict):
+    """What a value is, as a key: for one holding a dict (a notice's parameters) its type and fields
+    with each dict's items in order, every plain value with its type (1 and True are equal, but not
+    shown alike). TypeError if it holds what cannot be a key."""
+    kind = type(value)
+    if kind is dict:
         return (dict, tuple(sorted((key, _content(item)) for key, item in value.items())))
-    if is_dataclass(value) and not isinstance(value, type):
-        return (type(value), *(_content(getattr(value, f.name)) for f in fields(value)))
-    if isinstance(value, tuple):
+    if kind is tuple:
         return (tuple, *(_content(item) for item in value))
+    names = _field_names(cast(Hashable, kind))  # (a type is hashable; typeshed's `type` does not say so)
+    if names is not None:
+        return (kind, *(_content(getattr(value, name)) for name in names))
     hash(value)
-    return (type(value), value)  # 1 and True are equal, but not shown alike
+    return (kind, value)
 
 
-def _key(value: object) -> Hashable | None:
-    """The value itself when it can be a key, else its content; None if neither can."""
-    try:
-        hash(value)
-        return value
-    except TypeError:
-        pass
+def _content_or_none(value: object) -> Hashable | None:
     try:
         return _content(value)
     except TypeError:
@@ -61,19 +65,35 @@ class Sharing:
 
     def one(self, value: T) -> T:
         """The first value met equal to this one (this one, the first time)."""
-        key = _key(value)
+        try:
+            return cast(T, self._seen.setdefault(value, value))
+        except TypeError:  # it holds a dict: looked up by its content
+            pass
+        key = _content_or_none(value)
         return value if key is None else cast(T, self._seen.setdefault(key, value))
 
     def all(self, values: tuple[T, ...]) -> tuple[T, ...]:
         """The tuple as met before, each of its items too."""
         if not values:
             return values
-        key = _key(values)
-        if key is None:
-            return values
+        try:
+            found = self._seen.get(values)
+        except TypeError:  # an item holds a dict: the tuple and its items looked up by their content
+            return self._all_by_content(values)
+        if found is None:
+            items = tuple(self.one(value) for value in values)
+            found = self._seen[values] = values if all(a is b for a, b in zip(items, values, strict=True)) else items
+        return cast(tuple[T, ...], found)
+
+    def _all_by_content(self, values: tuple[T, ...]) -> tuple[T, ...]:
+        keys = [_content_or_none(value) for value in values]
+        if any(key is None for key in keys):
+            return values  # kept as it is
+        key = (tuple, *keys)
         found = self._seen.get(key)
         if found is None:
-            found = self._seen[key] = tuple(self.one(value) for value in values)
+            items = tuple(cast(T, self._seen.setdefault(k, v)) for k, v in zip(keys, values, strict=True))
+            found = self._seen[key] = values if all(a is b for a, b in zip(items, values, strict=True)) else items
         return cast(tuple[T, ...], found)
 
     def scores(self, scores: tuple[tuple[int, WinScore], ...]) -> tuple[tuple[int, WinScore], ...]:

@@ -199,13 +199,14 @@ def _statements(script: str) -> list[str]:
 R = TypeVar("R")
 
 LONG_READ = 5_000  # rows: building more than these objects is done off the event loop
+LONG_DECODE = 300  # rows whose payloads are decoded as they are read (some 10 µs each)
 
 
-async def _built(make: Callable[..., R], rows: Iterable[Sequence[Any]]) -> list[R]:
+async def _built(make: Callable[..., R], rows: Iterable[Sequence[Any]], longest: int = LONG_READ) -> list[R]:
     """One object a row; a long night's 100,000 payments take the event loop 100 ms, so they are
     built in a worker thread (other chats are answered meanwhile)."""
     listed = list(rows)
-    if len(listed) <= LONG_READ:
+    if len(listed) <= longest:
         return [make(*row) for row in listed]
     return await in_thread(lambda: [make(*row) for row in listed])
 
@@ -531,7 +532,8 @@ class Ledger:
         rows = await self._db.execute_fetchall(
             f"SELECT {_EVENT_COLUMNS} FROM events WHERE night_id = ? AND id > ? ORDER BY id", (night_id, after_id)
         )
-        return await _built(_event_maker(decode), rows)  # a long night is decoded off the event loop
+        longest = LONG_READ if decode is as_text else LONG_DECODE  # a long night is decoded off the event loop
+        return await _built(_event_maker(decode), rows, longest)
 
     async def event(self, night_id: int, event_id: int, decode: Decode = as_text) -> EventRow | None:
         rows = await self._db.execute_fetchall(
