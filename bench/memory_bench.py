@@ -18,6 +18,7 @@ import asyncio
 import sqlite3
 import tempfile
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from bench.night_growth_bench import PLAYERS, lines, speaker
@@ -36,13 +37,14 @@ def chat_of(index: int) -> int:
     return -1009000000 - index
 
 
-async def templates(path: Path) -> None:
-    """Two nights of EVENTS events in chats `open` and `closed` (the second one /close'd)."""
+async def templates(path: Path, script_of: Callable[[], Iterator[tuple[str, str]]] = lines) -> None:
+    """Two nights of EVENTS events in chats `open` and `closed` (the second one /close'd), each
+    played from `script_of()` (speaker, line)."""
     ledger = await Ledger.open(path)
     referee = Referee(ledger, charts_enabled=False)
     for chat in ("open", "closed"):
         await referee.handle(Incoming(chat, speaker("Alice"), "/new " + " ".join(PLAYERS)))
-        script = lines()
+        script = script_of()
         for _ in range(EVENTS):
             who, text = next(script)
             response = await referee.handle(Incoming(chat, speaker(who), text))

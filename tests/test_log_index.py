@@ -11,7 +11,7 @@ from bot.store.rows import EventRow
 
 
 def row(event_id: int, kind: str, reverses: int | None = None) -> EventRow:
-    return EventRow(event_id, 1, 1, kind, None, "{}", "", "Alice", reverses, "")
+    return EventRow(event_id, 1, 1, kind, None, "Alice", reverses)
 
 
 def random_log(seed: int, size: int) -> list[EventRow]:

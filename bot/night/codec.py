@@ -263,3 +263,52 @@ def encode_stake(change: StakeChange) -> str:
 
 def decode_stake(payload: str) -> StakeChange:
     return from_data(StakeChange, json.loads(payload))
+
+
+# ---- a row's payload as a night holds it --------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Unreadable:
+    """A payload that did not read (a damaged or foreign row), kept as its text: whatever reads it
+    reads it again and fails (or passes over it) exactly as reading the text always did."""
+
+    payload: str
+
+
+def decode_body(kind: str, payload: str) -> object:
+    """A row's payload as a night holds it (bot/store/rows.py `EventRow.body`), read once when the row
+    is read: a table event, a `Fix`, a `SeatChange` or a `StakeChange`; None for a row whose payload
+    the night never reads (an opening, a close, an undo's target); `Unreadable` if it does not read.
+    The decoded table event is the one the night's fold plays, so it is held once."""
+    try:
+        if kind in EVENT_KINDS:
+            return decode_event(kind, payload)
+        if kind == "fix":
+            return decode_fix(payload)
+        if kind in SEAT_KINDS:
+            return decode_seat(payload)
+        if kind == STAKE:
+            return decode_stake(payload)
+    except Exception:  # read again where it is used, which says what reading it always said
+        return Unreadable(payload)
+    return None
+
+
+def payload_text(body: object) -> str:
+    """The text of a payload that is held undecoded (a reader that decodes nothing, or `Unreadable`)."""
+    if isinstance(body, Unreadable):
+        return body.payload
+    if isinstance(body, str):
+        return body
+    raise EngineError("ledger.bad_payload", kind=type(body).__name__)
+
+
+def seat_change(body: object) -> SeatChange:
+    """A join's, bind's, unseat's, rename's or swap's change (raises as `decode_seat` if it does not read)."""
+    return body if isinstance(body, SeatChange) else decode_seat(payload_text(body))
+
+
+def stake_change(body: object) -> StakeChange:
+    """A 改底's change (raises as `decode_stake` if it does not read)."""
+    return body if isinstance(body, StakeChange) else decode_stake(payload_text(body))

@@ -42,7 +42,7 @@ def _row_id(row: EventRow) -> int:
 
 
 class LogIndex:
-    __slots__ = ("_base", "_by_kind", "_by_number", "_done", "_number_of", "_replay", "_rows")
+    __slots__ = ("_base", "_by_kind", "_by_number", "_done", "_replay", "_rows")
 
     def __init__(self) -> None:
         self._rows: list[EventRow] | None = None  # the list indexed (a reloaded log starts over)
@@ -50,8 +50,7 @@ class LogIndex:
         self._replay = Replay()
         self._by_kind: dict[str, list[EventRow]] = {}
         self._base = 0  # lines numbered before the first row indexed (a checkpoint's, see `numbers`)
-        self._number_of: dict[int, int] = {}  # row id -> its number
-        self._by_number: list[EventRow] = []  # the rows numbered base + 1, base + 2, …
+        self._by_number: list[EventRow] = []  # the rows numbered base + 1, base + 2, … (in id order)
 
     def catch_up(self, rows: list[EventRow], base: int = 0) -> Replay:
         """The replay with every row folded in: those not yet indexed are folded now (a night loaded
@@ -59,21 +58,30 @@ class LogIndex:
         is the whole night)."""
         if rows is not self._rows or base != self._base:
             self._rows, self._done, self._replay, self._by_kind = rows, 0, Replay(), {}
-            self._base, self._number_of, self._by_number = base, {}, []
-        number_of, by_number = self._number_of, self._by_number
+            self._base, self._by_number = base, []
+        by_number = self._by_number
         for row in rows[self._done :]:
             self._replay.add(row)
             self._by_kind.setdefault(row.kind, []).append(row)
-            if takes_number(row, number_of.__contains__):
+            if takes_number(row, self._numbered_at_all):
                 by_number.append(row)
-                number_of[row.id] = base + len(by_number)
         self._done = len(rows)
         return self._replay
+
+    def _place(self, event_id: int) -> int | None:
+        """Where the row with this id stands among the numbered rows (they are in id order)."""
+        by_number = self._by_number
+        at = bisect_left(by_number, event_id, key=_row_id)
+        return at if at < len(by_number) and by_number[at].id == event_id else None
+
+    def _numbered_at_all(self, event_id: int) -> bool:
+        return self._place(event_id) is not None
 
     def number_of(self, rows: list[EventRow], event_id: int, base: int = 0) -> int | None:
         """The number of the line this row is, None for a row no one typed as a line."""
         self.catch_up(rows, base)
-        return self._number_of.get(event_id)
+        at = self._place(event_id)
+        return None if at is None else base + at + 1
 
     def numbered(self, rows: list[EventRow], number: int, base: int = 0) -> EventRow | None:
         """The row typed as line #number (None: no such line among `rows`)."""

@@ -31,24 +31,29 @@ from bot.night.codec import (
     Fix,
     SeatChange,
     StakeChange,
+    Unreadable,
+    decode_body,
     decode_event,
     decode_fix,
-    decode_seat,
-    decode_stake,
     encode_event,
     encode_fix,
     encode_seat,
     encode_stake,
     encode_undo,
     event_kind,
+    payload_text,
+    seat_change,
+    stake_change,
 )
 from bot.night.log_index import LogIndex
+from bot.night.payment_log import PaymentLog
 from bot.night.people import Occupancy, Person, index_totals, merged_people, occupancy, stake_at, stake_schedule
+from bot.night.sharing import Sharing
 from bot.night.versions import versions
 from bot.store.heap import free_off_loop, in_thread
 from bot.store.inbox import Inbox
 from bot.store.ledger import Ledger
-from bot.store.rows import EventRow, NewEvent, NightMarks, NightRow, PaymentRow, Seat, TabEventRow
+from bot.store.rows import EventRow, LineText, NewEvent, NightMarks, NightRow, PaymentRow, Seat, TabEventRow
 from bot.text.vocabulary import fold
 from engine.checks import check_flower_gangs, check_meld, check_penalty_amount, check_soft, check_win_copies
 from engine.claims import check_declared
@@ -81,7 +86,7 @@ class Line:
     update_key: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Played:
     """One effective table event as the (corrected) history has it."""
 
@@ -116,13 +121,16 @@ class Fold:
     def of(state: TableState, played: Iterable[Played], before_last: TableState | None = None) -> Fold:
         return Fold(state, Appended(played, keys=_played_keys), before_last)
 
-    def then(self, event_id: int, slot: int, event: Event, checked: bool = False) -> Fold:
+    def then(
+        self, event_id: int, slot: int, event: Event, checked: bool = False, sharing: Sharing | None = None
+    ) -> Fold:
         """The fold with one more event; raises EngineError (nothing changes) if it is not legal.
-        A line being recorded (or a corrected one), or one `checked`, is first checked as if typed."""
+        A line being recorded (or a corrected one), or one `checked`, is first checked as if typed.
+        `sharing`: a night folded whole holds the payments and scores that repeat once."""
         if isinstance(event, Win) and event.joins is not None:
             group = self.joined_group(event.joins)
             if group:
-                return self._joined(event_id, slot, event, group, checked)
+                return self._joined(event_id, slot, event, group, checked, sharing or Sharing())
             if self.played.first(event.joins) is not None:
                 raise EngineError("win.joined_apart", id=event.joins)
             # the win it joined is undone: this claim is a win of its own, where it stands
@@ -131,16 +139,17 @@ class Fold:
             check_against_table(self, event)
         outcome = apply(self.state, event)
         before = self.state
+        share = sharing or Sharing()
         played = Played(
             event_id,
             slot,
             before.hand_no,
             event,
-            outcome.payments,
-            outcome.scores,
+            share.all(outcome.payments),
+            share.scores(outcome.scores),
             before.doubled,
-            outcome.notices,
-            outcome.factors,
+            share.all(outcome.notices),
+            share.all(outcome.factors),
         )
         return Fold(outcome.state, self.played.plus(played), before)
 
@@ -154,7 +163,7 @@ class Fold:
             group.append(played)
         return group[::-1]
 
-    def _joined(self, event_id: int, slot: int, event: Win, group: list[Played], checked: bool) -> Fold:
+    def _joined(self, event_id: int, slot: int, event: Win, group: list[Played], checked: bool, share: Sharing) -> Fold:
         """Another winner on the discard of the win just played (RULES §8 一炮多响): the claims are
         settled together from the table before the first, as one win; this claim's payments are what
         that adds to the money already booked for the others."""
@@ -180,11 +189,11 @@ class Fold:
             slot,
             before.hand_no,
             event,
-            tuple(difference(derived, booked)),
-            tuple(score for score in outcome.scores if score[0] in mine),
+            share.all(tuple(difference(derived, booked))),
+            share.scores(tuple(score for score in outcome.scores if score[0] in mine)),
             before.doubled,
-            tuple(n for n in outcome.notices if n.params.get("winner", next(iter(mine))) in mine),
-            outcome.factors,
+            share.all(tuple(n for n in outcome.notices if n.params.get("winner", next(iter(mine))) in mine)),
+            share.all(outcome.factors),
         )
         return Fold(outcome.state, self.played.plus(played), before)
 
@@ -269,6 +278,8 @@ def with_dealer(event: Event, dealer: int) -> Event:
 
 
 def win_with_dealer(event: Win, dealer: int) -> Win:
+    if all(c.flags.dealer == (c.winner == dealer) for c in event.claims):
+        return event  # as typed: the row's own event is the one played (held once)
     claims = tuple(replace(c, flags=replace(c.flags, dealer=c.winner == dealer)) for c in event.claims)
     return replace(event, claims=claims)
 
@@ -337,13 +348,23 @@ def slots(events: Sequence[EventRow]) -> dict[int, int]:
     return versions(events).slot_of
 
 
+_TABLE_EVENTS = tuple(EVENT_KINDS.values())
+
+
 def table_event(event: EventRow) -> Event | None:
     """The table event a row stands for: its own, or a fix's corrected one; None for other rows."""
-    try:
+    body = event.body
+    if event.kind in EVENT_KINDS and isinstance(body, _TABLE_EVENTS):
+        return body
+    if event.kind == "fix" and isinstance(body, Fix):
+        return body.event
+    if not isinstance(body, str | Unreadable):
+        return None
+    try:  # a payload held undecoded: read as ever
         if event.kind in EVENT_KINDS:
-            return decode_event(event.kind, event.payload)
+            return decode_event(event.kind, payload_text(body))
         if event.kind == "fix":
-            return decode_fix(event.payload).event
+            return decode_fix(payload_text(body)).event
     except (EngineError, KeyError, TypeError, ValueError):
         return None  # an unreadable row counts for nothing rather than stopping the night
     return None
@@ -381,11 +402,11 @@ def fold_entries(start: TableState, items: Iterable[tuple[int, int, Event]], str
     after `strict_after`: then the correction that made them impossible is refused. Those later
     events are checked as if typed again, so a corrected night is one its lines could have made
     (a fix must not turn a later pong into a second pong of the same tile)."""
-    folded = Fold(start)
+    folded, sharing = Fold(start), Sharing()  # what repeats along the night is held once
     for event_id, slot, event in items:
         later = strict_after is not None and slot > strict_after
         try:  # a line being recorded is checked against its hand's earlier events (Fold.then)
-            folded = folded.then(event_id, slot, event, checked=later)  # later: declared wins too
+            folded = folded.then(event_id, slot, event, later, sharing)  # later: declared wins too
         except EngineError as error:
             if strict_after is None or slot < strict_after:
                 continue
@@ -406,7 +427,7 @@ def seats_from(row: NightRow, events: Iterable[EventRow], active: set[int]) -> t
     seats = list(row.seats)
     for event in events:
         if event.kind in SEAT_KINDS and event.id in active:
-            change = decode_seat(event.payload)
+            change = seat_change(event.body)
             seats[change.seat] = Seat(change.name, change.user_id, change.username)
     return tuple(seats)
 
@@ -418,7 +439,7 @@ def placed_schedule(
     that starts after its place (the hand it was typed in if nothing came before it there), whatever
     the hands are numbered after a correction. The fold is asked for only when the stake changed."""
     schedule = [(1, opening_cents)]
-    changes = [(e.id, decode_stake(e.payload).stake_cents) for e in events if e.kind == STAKE and e.id in active]
+    changes = [(e.id, stake_change(e.body).stake_cents) for e in events if e.kind == STAKE and e.id in active]
     if not changes:
         return schedule
     night = fold()
@@ -478,16 +499,18 @@ class Night:
         payments: Sequence[PaymentRow],
         checkpoint: tuple[int, str] | None = None,
         head: checkpoints.Head | None = None,
+        preset: Preset | None = None,
     ):
         """`events` and `payments` are the whole night's; or, with a checkpoint's `head`, only those
-        after the checkpoint (a restart's first /score): the older history is read when first needed."""
+        after the checkpoint (a restart's first /score): the older history is read when first needed.
+        `preset`: the night's preset as read already (another night's of the same rules)."""
         self.ledger = ledger
         self.row = row
-        self.preset: Preset = preset_from_dict(json.loads(row.preset_json))
+        self.preset: Preset = preset if preset is not None else preset_from_dict(json.loads(row.preset_json))
         self._events: list[EventRow] = list(events)
         self._index = LogIndex()  # questions by id, kind and place, folded once per appended row
         self._booked: Totals | None = None  # summed from the payments when first asked for
-        self._payment_rows: list[PaymentRow] = list(payments)
+        self._payment_rows = PaymentLog(payments)  # in columns: a night holds thousands
         self._people: _Seating | None = None
         self._schedule: tuple[int, list[tuple[int, int]]] | None = None
         self._active: set[int] = set()
@@ -522,7 +545,7 @@ class Night:
         return self._events
 
     @property
-    def payment_rows(self) -> list[PaymentRow]:
+    def payment_rows(self) -> PaymentLog:
         self._whole()
         return self._payment_rows
 
@@ -539,8 +562,8 @@ class Night:
         """Read the whole night (a restart loaded only what came after its checkpoint)."""
         if self._head is None:
             return
-        self._events = await self.ledger.events(self.id)
-        self._payment_rows = await self.ledger.payments(self.id)
+        self._events = await self.ledger.events(self.id, decode=Sharing().decode)
+        self._payment_rows = await in_thread(PaymentLog, await self.ledger.payments(self.id))  # columns: off the loop
         self._rows = len(self._events)
         self._head = None  # `_derive` builds the players, totals and stakes from the whole log
         await in_thread(self._derive, self._checkpoint)  # a long night folds off the event loop
@@ -770,6 +793,19 @@ class Night:
         """Every payment booked in this night, as the ledger holds them (for the CSV export)."""
         return await self.ledger.payments(self.id)
 
+    async def texts(self, rows: Iterable[EventRow] | None = None) -> dict[int, LineText]:
+        """What was typed for these rows (every row of the night when None) and when each was
+        recorded, by row id, read from the ledger: the night holds neither (a view shows them:
+        /history, /export, an undo's echo)."""
+        ids = None if rows is None else [row.id for row in rows]
+        if ids == []:
+            return {}
+        return await self.ledger.line_texts(self.id, ids)
+
+    async def texts_of_kind(self, kind: str) -> dict[int, LineText]:
+        """`texts` of the night's rows of one kind (a handler reads its fixes' or bindings' lines again)."""
+        return await self.ledger.line_texts(self.id, kind=kind)
+
     # ---- writes --------------------------------------------------------------------------------
 
     def stake_at(self, hand: int) -> int:
@@ -870,7 +906,7 @@ class Night:
             news = [*news, NewEvent(self.state.hand_no, "bind", bind.seat, encode_seat(bind))]
         try:
             rows = await self.ledger.append_rows(
-                chat_id, self.id, line.speaker, line.text, line.update_key, stake, news, saved
+                chat_id, self.id, line.speaker, line.text, line.update_key, stake, news, saved, decode_body
             )
         except BaseException:
             self._unwritten_bind = bind  # not written: still to be dropped (the seats restored) or retried
@@ -959,7 +995,7 @@ class Night:
         is worked out off the event loop on a snapshot of the log, so other chats are answered
         meanwhile; the night takes the outcome in one step, after the ledger has it."""
         before = await self.folded()  # the night before the correction, for the hands it moves
-        events, payments = list(self.events), list(self.payment_rows)  # the log as of now
+        events, payments = list(self.events), self.payment_rows.copy()  # the log as of now
         plan = await in_thread(_plan_correction, self.row, self.start(), events, payments, target, replacement)
         rows_written = await self._append(line, self.row.chat_id, plan.news, plan.target_hand)
         written = list(self._events)
@@ -1009,8 +1045,8 @@ def _corrected_log(
     events: Sequence[EventRow], target: EventRow, replacement: Event | None
 ) -> tuple[list[EventRow], set[int]]:
     kind = "fix" if replacement is not None else "undo"
-    payload = encode_fix(Fix(replacement)) if replacement is not None else encode_undo(target.id)
-    pending = replace(target, id=PENDING_ID, kind=kind, payload=payload, reverses=target.id)
+    body = Fix(replacement) if replacement is not None else None  # as `decode_body` holds what is written
+    pending = replace(target, id=PENDING_ID, kind=kind, body=body, reverses=target.id)
     corrected = [*events, pending]  # the newest row, so the activity pass sees it first
     return corrected, active_ids(corrected)
 
@@ -1218,28 +1254,38 @@ class Nights:
                 await cached.load_history()
             return cached
         checkpoint = await self.ledger.checkpoint(row.id, checkpoints.version(row.preset_json))
+        row, preset = self._same_rules(row)
         if not history and checkpoint is not None:
-            night = await self._from_head(row, checkpoint)
+            night = await self._from_head(row, preset, checkpoint)
             if night is not None:
                 return night
-        events, payments = await self.ledger.events(row.id), await self.ledger.payments(row.id)
-        return await in_thread(Night, self.ledger, row, events, payments, checkpoint)
+        events = await self.ledger.events(row.id, decode=Sharing().decode)  # what repeats held once
+        payments = await self.ledger.payments(row.id)
+        return await in_thread(Night, self.ledger, row, events, payments, checkpoint, None, preset)
 
-    async def _from_head(self, row: NightRow, checkpoint: tuple[int, str]) -> Night | None:
+    def _same_rules(self, row: NightRow) -> tuple[NightRow, Preset]:
+        """The night's row and its preset, both shared with a cached night that plays the same rules
+        (a preset read from its text holds some 13 KB: the cached nights hold one for each house rule)."""
+        for night in self._latest.values():
+            if night is not None and night.row.preset_json == row.preset_json:
+                return replace(row, preset_json=night.row.preset_json), night.preset
+        return row, preset_from_dict(json.loads(row.preset_json))
+
+    async def _from_head(self, row: NightRow, preset: Preset, checkpoint: tuple[int, str]) -> Night | None:
         """The night from the checkpoint's head and the events after it, or None when they do not fit
         (another engine's checkpoint; a later 改底 that reprices hands it covers)."""
         try:
-            state, head = checkpoints.decode(checkpoint[1], preset_from_dict(json.loads(row.preset_json)))
+            state, head = checkpoints.decode(checkpoint[1], preset)
         except checkpoints.CheckpointMismatch:
             return None
-        after = await self.ledger.events(row.id, checkpoint[0])
+        after = await self.ledger.events(row.id, checkpoint[0], Sharing().decode)
         active = active_ids(after)
         if any(start < state.hand_no for start, _ in stake_schedule(0, after, active)[1:]):
             return None
         if joins_back(after, active, checkpoint[0]):
             return None
         payments = await self.ledger.payments_after(row.id, checkpoint[0])
-        return Night(self.ledger, row, after, payments, checkpoint, head)
+        return Night(self.ledger, row, after, payments, checkpoint, head, preset)
 
     async def latest(self, chat_id: str, history: bool = True) -> Night | None:
         """The chat's latest night; `history=False` (a restart's /score) may leave its older history
@@ -1358,7 +1404,7 @@ class Nights:
 
     async def logged_events(self, night_id: int) -> list[EventRow]:
         """The night's events as the ledger holds them now (read afresh, not the cached night's)."""
-        return await self.ledger.events(night_id)
+        return await self.ledger.events(night_id, decode=decode_body)
 
     async def latest_event_time(self, night_id: int) -> str | None:
         """When the night's newest event was recorded (its `created_at`)."""

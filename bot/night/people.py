@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from bot.night.codec import STAKE, SWAP, decode_seat, decode_stake
+from bot.night.codec import STAKE, SWAP, seat_change, stake_change
 from bot.night.versions import versions
 from bot.store.rows import EventRow, PaymentRow, Seat
 from bot.text.vocabulary import fold
@@ -54,7 +54,7 @@ def occupancy(
         at[event.id] = tuple(current)
         if event.id not in active or (event.kind not in LEAVING and event.kind not in RENAMING):
             continue
-        change = decode_seat(event.payload)
+        change = seat_change(event.body)
         if event.kind in LEAVING:
             names.append(change.name)
             current[change.seat] = len(names) - 1
@@ -68,7 +68,7 @@ def stake_schedule(opening_cents: int, events: Iterable[EventRow], active: set[i
     schedule = [(1, opening_cents)]
     for event in events:
         if event.kind == STAKE and event.id in active:
-            change = decode_stake(event.payload)
+            change = stake_change(event.body)
             schedule.append((change.from_hand, change.stake_cents))
     return schedule
 

@@ -42,25 +42,29 @@ class Versions:
 
 class Replay:
     """The fold behind `versions`, one row at a time: a night's rows are only ever appended, so the
-    night's index (bot/night/log_index.py) adds each new row once instead of reading the log again."""
+    night's index (bot/night/log_index.py) adds each new row once instead of reading the log again.
+
+    It is held as long as its night, so it keeps what a row says only where it says something: a
+    row typed first stands for its own slot (no entry in `moved`), and a slot never corrected holds
+    its one version as the id itself, not a list of one."""
+
+    __slots__ = ("moved", "stacks", "undone_by")
 
     def __init__(self) -> None:
-        self.slot_of: dict[int, int] = {}
-        self.stacks: dict[int, list[int]] = {}
+        self.moved: dict[int, int] = {}  # a correction's or booking's row -> the slot it stands for
+        self.stacks: dict[int, int | list[int]] = {}  # slot -> its only version, or its versions, oldest first
         self.undone_by: dict[int, int] = {}  # an undo row -> the version it removed
 
     def add(self, event: EventRow) -> None:
-        slot_of, stacks = self.slot_of, self.stacks
         if event.kind == BOOKING and event.reverses is not None:  # money booked at another place
-            slot_of[event.id] = slot_of.get(event.reverses, event.reverses)
+            self.moved[event.id] = self.slot(event.reverses)
             return
         if event.kind not in CORRECTIONS or event.reverses is None:
-            slot_of[event.id] = event.id
-            stacks[event.id] = [event.id]
+            self.stacks[event.id] = event.id
             return
-        slot = slot_of.get(event.reverses, event.reverses)
-        slot_of[event.id] = slot
-        stack = stacks.setdefault(slot, [])
+        slot = self.slot(event.reverses)
+        self.moved[event.id] = slot
+        stack = self._stack(slot)
         if event.kind == "fix":
             stack.append(event.id)
         elif event.reverses in self.undone_by:  # an undo of an undo (older ledgers): the version returns
@@ -69,16 +73,29 @@ class Replay:
             stack.remove(event.reverses)
             self.undone_by[event.id] = event.reverses
 
+    def _stack(self, slot: int) -> list[int]:
+        """The slot's versions as a list that a correction changes (made one when first corrected)."""
+        held = self.stacks.get(slot)
+        stack = [] if held is None else [held] if isinstance(held, int) else held
+        self.stacks[slot] = stack
+        return stack
+
     def slot(self, event_id: int) -> int:
-        return self.slot_of.get(event_id, event_id)
+        return self.moved.get(event_id, event_id)
 
     def current(self, slot: int) -> int | None:
         stack = self.stacks.get(slot)
+        if isinstance(stack, int):
+            return stack
         return stack[-1] if stack else None
+
+    def versions(self, slot: int) -> tuple[int, ...]:
+        stack = self.stacks.get(slot, ())
+        return (stack,) if isinstance(stack, int) else tuple(stack)
 
 
 def versions(events: Sequence[EventRow]) -> Versions:
     replay = Replay()
     for event in events:
         replay.add(event)
-    return Versions(replay.slot_of, {slot: tuple(stack) for slot, stack in replay.stacks.items()})
+    return Versions({e.id: replay.slot(e.id) for e in events}, {slot: replay.versions(slot) for slot in replay.stacks})

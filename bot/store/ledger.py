@@ -22,7 +22,17 @@ import aiosqlite
 
 from bot.store.heap import in_thread
 from bot.store.inbox import Inbox
-from bot.store.rows import DuplicateUpdate, EventRow, NewEvent, NightMarks, NightRow, PaymentRow, Seat, TabEventRow
+from bot.store.rows import (
+    DuplicateUpdate,
+    EventRow,
+    LineText,
+    NewEvent,
+    NightMarks,
+    NightRow,
+    PaymentRow,
+    Seat,
+    TabEventRow,
+)
 from bot.store.writer import PRAGMAS, Writer
 
 SCHEMA_VERSION = 7
@@ -189,18 +199,28 @@ def _statements(script: str) -> list[str]:
 R = TypeVar("R")
 
 LONG_READ = 5_000  # rows: building more than these objects is done off the event loop
+LONG_DECODE = 300  # rows whose payloads are decoded as they are read (some 10 µs each)
 
 
-async def _built(make: Callable[..., R], rows: Iterable[Sequence[Any]]) -> list[R]:
+async def _built(make: Callable[..., R], rows: Iterable[Sequence[Any]], longest: int = LONG_READ) -> list[R]:
     """One object a row; a long night's 100,000 payments take the event loop 100 ms, so they are
     built in a worker thread (other chats are answered meanwhile)."""
     listed = list(rows)
-    if len(listed) <= LONG_READ:
+    if len(listed) <= longest:
         return [make(*row) for row in listed]
     return await in_thread(lambda: [make(*row) for row in listed])
 
 
-_EVENT_COLUMNS = "id, night_id, hand_no, kind, actor, payload, raw_text, speaker, reverses, created_at"
+# The columns a night holds of an event (EventRow), the payload last: it is held as the reader decodes it.
+_EVENT_COLUMNS = "id, night_id, hand_no, kind, actor, speaker, reverses, payload"
+
+# How a reader holds a row's payload: (kind, payload text) -> its body (bot/night/codec.py `decode_body`).
+Decode = Callable[[str, str], object]
+
+
+def as_text(kind: str, payload: str) -> str:
+    """A row's payload held as its text (a reader that decodes nothing)."""
+    return payload
 
 
 # A night row with its number within its chat (ids are global across chats).
@@ -246,11 +266,16 @@ def _insert_event(db: sqlite3.Connection, values: _EventValues) -> int:
     return cursor.lastrowid
 
 
-def _compact_event(
-    id: int, night_id: int, hand: int, kind: str, actor: int | None, payload: str, raw: str, speaker: str, *rest: Any
-) -> EventRow:
-    """An event row as held in memory: its kind and speaker shared with every row that repeats them."""
-    return EventRow(id, night_id, hand, sys.intern(kind), actor, payload, raw, sys.intern(speaker), *rest)
+def _event_maker(decode: Decode) -> Callable[..., EventRow]:
+    """Rows as held in memory (the columns of _EVENT_COLUMNS): the kind and speaker shared with every
+    row that repeats them, the payload decoded by `decode`."""
+
+    def make(id: int, night: int, hand: int, kind: str, actor: int | None, *rest: Any) -> EventRow:
+        speaker, reverses, payload = rest
+        kind = sys.intern(kind)
+        return EventRow(id, night, hand, kind, actor, sys.intern(speaker), reverses, decode(kind, payload))
+
+    return make
 
 
 def _compact_payment(event_id: int, payer: int, payee: int, amount: int, money: int, reason: str) -> PaymentRow:
@@ -274,21 +299,6 @@ def _night(row: aiosqlite.Row | sqlite3.Row) -> NightRow:
         row["opened_by"],
         row["created_at"],
         row["number"],
-    )
-
-
-def _event(row: aiosqlite.Row | sqlite3.Row) -> EventRow:
-    return EventRow(
-        row["id"],
-        row["night_id"],
-        row["hand_no"],
-        row["kind"],
-        row["actor"],
-        row["payload"],
-        row["raw_text"],
-        row["speaker"],
-        row["reverses"],
-        row["created_at"],
     )
 
 
@@ -320,9 +330,11 @@ def _append_events(db: sqlite3.Connection, line: _Line, events: Sequence[NewEven
     return ids
 
 
-def _read_back(db: sqlite3.Connection, ids: list[int]) -> list[EventRow]:
+def _read_back(db: sqlite3.Connection, ids: list[int], decode: Decode) -> list[EventRow]:
     marks = ", ".join("?" for _ in ids)
-    return [_event(row) for row in db.execute(f"SELECT * FROM events WHERE id IN ({marks}) ORDER BY id", ids)]
+    make = _event_maker(decode)
+    rows = db.execute(f"SELECT {_EVENT_COLUMNS} FROM events WHERE id IN ({marks}) ORDER BY id", ids)
+    return [make(*row) for row in rows]
 
 
 class Ledger:
@@ -411,10 +423,12 @@ class Ledger:
         stake_cents: int,
         events: Sequence[NewEvent],
         checkpoint: tuple[str, str] | None = None,
+        decode: Decode = as_text,
     ) -> list[EventRow]:
         """`append`, returning the rows as recorded: read back in the same transaction, so that no
-        reader's older snapshot can hide them. A checkpoint (version, state) of the table after the
-        last of these events rides in the same transaction."""
+        reader's older snapshot can hide them, their payloads held as `decode` reads them. A
+        checkpoint (version, state) of the table after the last of these events rides in the same
+        transaction."""
         line = _Line(chat_id, night_id, speaker, raw_text, update_key, stake_cents)
 
         def write(db: sqlite3.Connection) -> list[EventRow]:
@@ -424,7 +438,7 @@ class Ledger:
                     "INSERT OR REPLACE INTO checkpoints (night_id, last_event_id, version, state) VALUES (?, ?, ?, ?)",
                     (night_id, ids[-1], *checkpoint),
                 )
-            return _read_back(db, ids)
+            return _read_back(db, ids, decode)
 
         return await self._writer.run(write)
 
@@ -513,18 +527,39 @@ class Ledger:
         )
         return [_night(row) for row in rows]
 
-    async def events(self, night_id: int, after_id: int = 0) -> list[EventRow]:
+    async def events(self, night_id: int, after_id: int = 0, decode: Decode = as_text) -> list[EventRow]:
+        """The night's rows after `after_id`, oldest first, each payload held as `decode` reads it."""
         rows = await self._db.execute_fetchall(
             f"SELECT {_EVENT_COLUMNS} FROM events WHERE night_id = ? AND id > ? ORDER BY id", (night_id, after_id)
         )
-        return await _built(_compact_event, rows)  # the columns in the dataclass's order: a long night loads fast
+        longest = LONG_READ if decode is as_text else LONG_DECODE  # a long night is decoded off the event loop
+        return await _built(_event_maker(decode), rows, longest)
 
-    async def event(self, night_id: int, event_id: int) -> EventRow | None:
+    async def event(self, night_id: int, event_id: int, decode: Decode = as_text) -> EventRow | None:
         rows = await self._db.execute_fetchall(
-            "SELECT * FROM events WHERE night_id = ? AND id = ?", (night_id, event_id)
+            f"SELECT {_EVENT_COLUMNS} FROM events WHERE night_id = ? AND id = ?", (night_id, event_id)
         )
         row = next(iter(rows), None)
-        return _event(row) if row else None
+        return _event_maker(decode)(*row) if row else None
+
+    async def line_texts(
+        self, night_id: int, ids: Sequence[int] | None = None, kind: str | None = None
+    ) -> dict[int, LineText]:
+        """What was typed for the night's rows and when each was recorded, by row id: of `ids`
+        (every row when None), or of the rows of one `kind`."""
+        params: list[int | str] = [night_id]
+        where = "night_id = ?"
+        if kind is not None:
+            where += " AND kind = ?"
+            params.append(kind)
+        wanted = None if ids is None else set(ids)
+        if wanted is not None and len(wanted) <= 500:  # SQLite's limit on bound values (more: read all, keep these)
+            where += f" AND id IN ({', '.join('?' for _ in wanted)})"
+            params.extend(sorted(wanted))
+        rows = await self._db.execute_fetchall(
+            f"SELECT id, raw_text, created_at FROM events WHERE {where} ORDER BY id", params
+        )
+        return {int(r[0]): LineText(str(r[1]), str(r[2])) for r in rows if wanted is None or int(r[0]) in wanted}
 
     async def payments_after(self, night_id: int, after_event_id: int) -> list[PaymentRow]:
         """Payments of the night's events newer than `after_event_id` (for running totals)."""

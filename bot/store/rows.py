@@ -35,15 +35,28 @@ class NightRow:
 
 @dataclass(frozen=True, slots=True)
 class EventRow:
+    """A row of a night's log as a night holds it in memory: the columns its logic reads, with the
+    payload held as its reader decoded it (`body`: bot/night/codec.py `decode_body` makes it a table
+    event, a fix, a seat or stake change; a reader that decodes nothing holds the payload's text).
+    What was typed and when it was recorded are not held (a night holds thousands of rows): a view
+    that shows them reads them from the ledger (`LineText`)."""
+
     id: int
     night_id: int
     hand_no: int
     kind: str
     actor: int | None
-    payload: str
-    raw_text: str
     speaker: str
     reverses: int | None
+    body: object = None
+
+
+@dataclass(frozen=True, slots=True)
+class LineText:
+    """What was typed for a row, and when the ledger recorded it: read when a view shows them
+    (/history, /export, an undo's echo) or a handler reads a line again (an edit read as a fix)."""
+
+    raw_text: str
     created_at: str
 
 

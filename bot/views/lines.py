@@ -9,7 +9,7 @@ from itertools import pairwise
 
 from bot.night.night import Played, joins_previous
 from bot.night.people import Person
-from bot.store.rows import EventRow, NightRow, PaymentRow, Seat
+from bot.store.rows import EventRow, LineText, NightRow, PaymentRow, Seat
 from bot.text.replies import LIST, Chinese, Joined, Reply
 from engine.preset import PRESET_NAMES, Preset, UnitRule
 from engine.settlement import Factor
@@ -119,6 +119,7 @@ def left_line(person: Person, preset: Preset) -> Reply:
 
 def history(
     events: Sequence[EventRow],
+    texts: Mapping[int, LineText],
     reversed_ids: set[int],
     hands: Mapping[int, int],
     fixed_by: Mapping[int, int] | None = None,
@@ -126,11 +127,12 @@ def history(
     merges: Mapping[int, int] | None = None,
     number: Callable[[int], int | str] = lambda event_id: event_id,
 ) -> list[Reply]:
-    """The latest log lines; `hands` gives each event's hand as the corrected night has it, and
-    `fixed_by` which event corrected a line (shown instead of "undone"), `shown` what a line that is not
-    for people to read (a guided flow's token) stands for, `merges` the rows that joined another
-    winner to a win on one discard (each with the row it joined): one win, read as such. `number`:
-    the number tonight's players know a row by (Night.shown)."""
+    """The latest log lines, each as typed (`texts`: Night.texts of these rows); `hands` gives each
+    event's hand as the corrected night has it, and `fixed_by` which event corrected a line (shown
+    instead of "undone"), `shown` what a line that is not for people to read (a guided flow's
+    token) stands for, `merges` the rows that joined another winner to a win on one discard (each
+    with the row it joined): one win, read as such. `number`: the number tonight's players know a
+    row by (Night.shown)."""
     lines: list[Reply] = []
     fixed_by, merges = fixed_by or {}, merges or {}
     joined_by: dict[int, int] = {}  # a first win, by the first claim that joined it
@@ -143,7 +145,7 @@ def history(
             "id": number(event.id),
             "hand": hands.get(event.id, event.hand_no),
             "kind": Reply(f"kind.{kind}"),
-            "text": (shown or {}).get(event.id, event.raw_text),
+            "text": (shown or {}).get(event.id, texts[event.id].raw_text),
             "speaker": event.speaker,
         }
         if event.id in reversed_ids and fixed_by.get(event.id) in merges:

@@ -5,11 +5,12 @@ ledger's seat numbers, so after a 换人 the one who left keeps their own money 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from bot.night.night import Night
 from bot.night.people import merged_index, stake_at
+from bot.store.rows import LineText
 
 
 @dataclass(frozen=True)
@@ -48,7 +49,14 @@ class NightPeople:
     hands: int
 
 
-def night_people(night: Night) -> NightPeople:
+def night_people(night: Night, texts: Mapping[int, LineText] | None = None) -> NightPeople:
+    """`texts`: what was typed for every row and when (Night.texts), for the CSV; without them (the
+    chart, which shows neither) each entry's text and time are empty."""
+    blank = LineText("", "")
+
+    def typed(event_id: int) -> LineText:
+        return blank if texts is None else texts[event_id]
+
     seating = night.seating()
     merged = merged_index(seating)
     first_name: dict[int, str] = {}
@@ -83,11 +91,11 @@ def night_people(night: Night) -> NightPeople:
     log = tuple(
         LogEntry(
             e.id,
-            e.created_at,
+            typed(e.id).created_at,
             night.hand_in_log(e),
             e.kind,
             e.speaker,
-            e.raw_text,
+            typed(e.id).raw_text,
             night.number_of(e.reverses) if e.reverses is not None else None,
             tuple(by_event.get(e.id, ())),
             night.number_of(e.id),

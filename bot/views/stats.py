@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 from functools import lru_cache
 
-from bot.night.codec import POSITIONAL, decode_seat, from_data, to_data
+from bot.night.codec import POSITIONAL, from_data, seat_change, to_data
 from bot.night.night import Night, Nights, Played, joins_previous
 from bot.night.people import LEAVING, RENAMING, Person, merged_index, merged_names, player_of
 from bot.store.heap import in_thread
@@ -192,7 +192,7 @@ def _seat_identities(night: Night) -> list[tuple[set[str], str | None, str | Non
     for event in night.events:
         if event.id not in night.active or (event.kind not in LEAVING and event.kind not in RENAMING):
             continue
-        change = decode_seat(event.payload)
+        change = seat_change(event.body)
         if event.kind in LEAVING:
             identities.append(({fold(change.name)} - {""}, change.user_id, change.username))
             current[change.seat] = len(identities) - 1

@@ -82,30 +82,33 @@ def no_such_event(night: Night, number: int) -> Refusal:
     return Refusal(Reply("undo.no_such_event", {"id": number}), Reply("fix.latest_hint", {"id": latest}))
 
 
-def is_claim(event: EventRow, known: Sequence[str]) -> bool:
-    """A seat claimed on its own line (`我是 李四`, `/join 李四`): undoable like a join. A binding written
-    with the event it served is not: /undo undoes that event."""
+def is_claim(event: EventRow, typed: str, known: Sequence[str]) -> bool:
+    """A seat claimed on its own line (`我是 李四`, `/join 李四`; `typed`: the row's line as typed): undoable
+    like a join. A binding written with the event it served is not: /undo undoes that event."""
     if event.kind != "bind":
         return False
     try:
-        command = parse(event.raw_text, known)  # 我是 李四 reads as a claim only with 李四 seated
+        command = parse(typed, known)  # 我是 李四 reads as a claim only with 李四 seated
     except EngineError:
         return False
     return command is not None and command.name == "join"
 
 
-def last_claim(night: Night) -> EventRow | None:
+async def last_claim(night: Night) -> EventRow | None:
+    if night.last_active(("bind",)) is None:
+        return None  # no binding in force: nothing to read of the ledger
     known = seated_names(night.seats)
-    return night.last_row(("bind",), lambda e: e.id in night.active and is_claim(e, known))
+    texts = await night.texts_of_kind("bind")  # what each binding's line was (the night holds none)
+    return night.last_row(("bind",), lambda e: e.id in night.active and is_claim(e, texts[e.id].raw_text, known))
 
 
-def target_of(night: Night, number: int | None) -> EventRow:
+async def target_of(night: Night, number: int | None) -> EventRow:
     """The version to correct: the current one at #N's place (#N, a line's number tonight, may be
     the event first typed there or any fix of it), or the latest current version that can be undone
     (bot/night/versions.py); with no number, a seat claimed since is undone too (claims take no number)."""
     if number is None:
         target = night.last_active(REVERSIBLE)
-        claimed = last_claim(night)
+        claimed = await last_claim(night)
         if claimed is not None and (target is None or claimed.id > target.id):
             target = claimed  # `我是 李四` pressed by mistake: undone like a join
         if target is None:
@@ -202,13 +205,14 @@ async def undo(context: Context) -> Response:
     if paid is not None:
         return paid
     night = recording_night(context)
-    target = target_of(night, context.command.number)
+    target = await target_of(night, context.command.number)
     corrected = await correct(context, night, target, None)
     number, undone = night.number_of(corrected.event_id), night.number_of(target.id)
+    typed = (await night.texts([target]))[target.id].raw_text  # the line undone, as it was typed
     if number is None or undone is None:  # a seat claim: no line of the table, so no number either
-        replies = [Reply("undo.claim_done", {"text": target.raw_text})]
+        replies = [Reply("undo.claim_done", {"text": typed})]
     else:
-        replies = [Reply("undo.done", {"id": number, "target": undone, "text": target.raw_text})]
+        replies = [Reply("undo.done", {"id": number, "target": undone, "text": typed})]
     return recorded_reply(context, night, replies + correction_replies(night, corrected))
 
 
@@ -319,7 +323,7 @@ async def fix(context: Context) -> Response:
     night = recording_night(context)
     if context.command.number is None or not context.command.word:
         raise Refusal(Reply("fix.usage"))
-    target = target_of(night, context.command.number)
+    target = await target_of(night, context.command.number)
     if (night.event(night.slot_of(target.id)) or target).kind == "join":
         raise Refusal(Reply("undo.not_undoable", {"id": context.command.number, "kind": Reply("kind.join")}))
     event = corrected_event(context, night, target)

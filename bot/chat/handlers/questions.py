@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 
@@ -13,7 +14,7 @@ from bot.night.night import Night, doubled_hands, table_event
 from bot.night.people import kept_indices, merged_index, net_by_reason, player_of, stake_runs
 from bot.night.seating import seated_names
 from bot.store.heap import in_thread
-from bot.store.rows import EventRow, PaymentRow, Seat
+from bot.store.rows import EventRow, LineText, PaymentRow, Seat
 from bot.text.replies import Attachment, Choice, Reply, Response, render
 from bot.views import export
 from bot.views.charts import balance_chart_of
@@ -61,7 +62,7 @@ async def history(context: Context) -> Response:
     and how to see more."""
     night = any_night(context)
     if "event" in context.command.options:
-        return in_full(context, night, int(context.command.options["event"]))
+        return await in_full(context, night, int(context.command.options["event"]))
     lines = night.lines()
     pages = max(1, -(-len(lines) // HISTORY_LINES))
     page = context.command.number or 1
@@ -72,9 +73,11 @@ async def history(context: Context) -> Response:
     undone = {e.id for e in events if e.id not in night.active}
     hands = {e.id: night.hand_in_log(e) for e in events}
     fixed_by = {e.reverses: e.id for e in night.events if e.kind == "fix" and e.reverses is not None}
-    shown = flow_lines(night, events)
+    texts = await night.texts(events)  # what was typed: the night holds none of it
+    shown = flow_lines(night, events, texts)
     replies = [Reply("history.header", {"night": night.number})]
-    replies += history_lines(events, undone, hands, fixed_by, shown, merges(night), night.shown)
+    merged = merges(night, await night.texts_of_kind("fix"))
+    replies += history_lines(events, texts, undone, hands, fixed_by, shown, merged, night.shown)
     if page < pages:
         replies.append(Reply("history.page", {"page": page, "pages": pages, "next": page + 1}))
     elif pages > 1:
@@ -82,7 +85,7 @@ async def history(context: Context) -> Response:
     return Response(tuple(replies), context.language, night_id=night.id)
 
 
-def in_full(context: Context, night: Night, number: int) -> Response:
+async def in_full(context: Context, night: Night, number: int) -> Response:
     """`/history #12` (a win's 明细): the line as recorded, then the event as the corrected night
     plays it, in full: each winner's breakdown, the factors, every payment with its money. Written
     over the message whose button asked (`edits`)."""
@@ -93,7 +96,9 @@ def in_full(context: Context, night: Night, number: int) -> Response:
     undone = {row.id} if row.id not in night.active else set()
     hands = {row.id: night.hand_in_log(row)}
     replies = [Reply("details.header", {"id": number})]
-    replies.extend(history_lines([row], undone, hands, fixed_by, flow_lines(night, [row]), merges(night), night.shown))
+    texts, merged = await night.texts([row]), merges(night, await night.texts_of_kind("fix"))
+    shown = flow_lines(night, [row], texts)
+    replies.extend(history_lines([row], texts, undone, hands, fixed_by, shown, merged, night.shown))
     slot = night.slot_of(row.id)
     played = night.whole_fold().played.first(slot) if night.current_version(slot) is not None else None
     if played is not None and played.slot == slot:
@@ -112,10 +117,11 @@ def in_full(context: Context, night: Night, number: int) -> Response:
     return Response(tuple(replies), context.language, night_id=night.id, edits=True)
 
 
-def merges(night: Night) -> dict[int, int]:
+def merges(night: Night, fixes: Mapping[int, LineText]) -> dict[int, int]:
     """The rows that joined a second winner to a win on the same discard (一炮多响), each with the
     place it joined: a claim of its own that the table said shares the discard (`Win.joins`), or, in
-    older ledgers, a fix of the first win read as one win, never as a correction."""
+    older ledgers, a fix of the first win read as one win, never as a correction (`fixes`: what was
+    typed for the night's fix rows, `Night.texts_of_kind`)."""
     found: dict[int, int] = {}
     names = seated_names(night.seats)
     for event in night.events:
@@ -127,7 +133,7 @@ def merges(night: Night) -> dict[int, int]:
         if event.kind != "fix" or event.reverses is None:
             continue
         try:
-            command = parse(event.raw_text, names)
+            command = parse(fixes[event.id].raw_text, names)
         except EngineError:
             command = None
         if command is not None and command.name == "fix":
@@ -146,13 +152,15 @@ def is_joined(first: Win, both: Win) -> bool:
     return both.discarder == first.discarder and len(both.claims) > claims and same
 
 
-def flow_lines(night: Night, events: list[EventRow]) -> dict[int, Reply]:
+def flow_lines(night: Night, events: list[EventRow], texts: Mapping[int, LineText]) -> dict[int, Reply]:
     """What a guided flow's token line (`/hu ~t…`) or a button's line (`/hu #1 self …`) stands for,
-    with the names of who sat at that event: the record shows the event, never the token."""
+    with the names of who sat at that event: the record shows the event, never the token (`texts`:
+    what was typed for these rows, `Night.texts`)."""
     seating = night.seating()
     shown: dict[int, Reply] = {}
     for event in events:
-        if FLOW_MARK not in event.raw_text and not SEAT_MARK.search(event.raw_text):
+        typed = texts[event.id].raw_text
+        if FLOW_MARK not in typed and not SEAT_MARK.search(typed):
             continue  # typed by a person: shown as typed
         decoded = table_event(event)
         if decoded is not None:
@@ -251,16 +259,18 @@ async def me(context: Context) -> Response:
     return Response(tuple(replies), context.language)
 
 
-def night_csv(night: Night, language: str) -> bytes:
+def night_csv(night: Night, texts: Mapping[int, LineText], language: str) -> bytes:
+    """The night's CSV (`texts`: what was typed for every row and when, `Night.texts`)."""
     translator = Translator(language)  # a flow's token line is exported as what it stands for
-    shown = {key: render(line, translator) for key, line in flow_lines(night, night.events).items()}
-    return export.night_csv(night_people(night), shown)
+    shown = {key: render(line, translator) for key, line in flow_lines(night, night.events, texts).items()}
+    return export.night_csv(night_people(night, texts), shown)
 
 
 async def export_(context: Context) -> Response:
     """Built in a worker thread, as the summary is."""
     night = any_night(context)
-    data = await in_thread(night_csv, night, context.language)
+    texts = await night.texts()  # every row's typed line and time: the night holds neither
+    data = await in_thread(night_csv, night, texts, context.language)
     return Response(
         (Reply("export.done", {"night": night.number}),),
         context.language,
