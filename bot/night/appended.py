@@ -26,6 +26,14 @@ def _no_keys(item: object) -> tuple[Hashable, ...]:
     return ()
 
 
+def same_items(mine: Sequence[object], other: object) -> bool:
+    """A log read as a list is equal to any sequence with the same items in the same order (and
+    NotImplemented against what is no sequence, so Python asks the other side)."""
+    if not isinstance(other, Sequence) or isinstance(other, str | bytes):
+        return NotImplemented  # type: ignore[no-any-return]  # (as __eq__ may)
+    return len(mine) == len(other) and all(a == b for a, b in zip(mine, other, strict=True))
+
+
 class _Store(Generic[T]):
     """The shared list, and the index of the first item with each key (built as far as asked)."""
 
@@ -127,9 +135,7 @@ class Appended(Sequence[T]):
             yield items[at]
 
     def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Sequence) or isinstance(other, str | bytes):
-            return NotImplemented
-        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+        return same_items(self, other)
 
     __hash__ = None  # type: ignore[assignment]  # equal to other sequences by content, so not hashable
 

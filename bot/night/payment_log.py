@@ -10,6 +10,7 @@ from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from typing import overload
 
+from bot.night.appended import same_items
 from bot.store.rows import PaymentRow
 
 
@@ -83,9 +84,7 @@ class PaymentLog(Sequence[PaymentRow]):
             yield self._row(at)
 
     def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Sequence) or isinstance(other, str | bytes):
-            return NotImplemented
-        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+        return same_items(self, other)
 
     __hash__ = None  # type: ignore[assignment]  # equal to other sequences by content, so not hashable
 
