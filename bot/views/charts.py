@@ -137,13 +137,11 @@ class Charts:
 
     async def chart(self, version: tuple[object, ...], chart: plot.LineChart, image_format: str = "JPEG") -> bytes:
         """The night's chart for `version` (its language is in the key's version): kept, or drawn now."""
-        key = (*version, image_format)
-        image = self._kept.get(key)
+        image = self.kept(version, image_format)
         if image is not None:
-            self._kept.move_to_end(key)
             return image
         image = await self._draw(chart, image_format)
-        self._kept[key] = image
+        self._kept[(*version, image_format)] = image
         while len(self._kept) > self.most:
             self._kept.popitem(last=False)
         return image
