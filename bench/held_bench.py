@@ -17,7 +17,9 @@ the chat's small entries. The first chat of each database warms the process up
 - from its checkpoint, history loaded (any other line of the chat reads the whole log; the fold
   still starts at the checkpoint);
 - the same once its whole fold is asked for (a correction, /summary, the stats fold it from the start);
-- read whole (no checkpoint, as after a code change): rows and the fold from the start.
+- read whole (no checkpoint, as after a code change): rows and the fold from the start;
+- and the night as it is held while it is played: recorded line by line in this process (measured
+  around the whole night; the first night played warms up).
 
 The biggest holders of the varied night read whole are listed by line (tracemalloc statistics),
 to show where the bytes go.
@@ -151,6 +153,31 @@ async def measure(path: Path, load: Load, top: int) -> tuple[float, int, list[st
         await ledger.close()
 
 
+async def played_here(path: Path, script: Callable[[], Iterator[tuple[str, str]]]) -> float:
+    """Bytes an event the process holds more once a night of EVENTS events is played line by line
+    (the second of two played: the first warms up)."""
+    ledger = await Ledger.open(path)
+    referee = Referee(ledger, charts_enabled=False)
+    try:
+        held = 0
+        for chat in ("warm", "live"):
+            gc.collect()
+            before = tracemalloc.get_traced_memory()[0]
+            await referee.handle(Incoming(chat, speaker("Alice"), "/new " + " ".join(PLAYERS)))
+            lines_of = script()
+            for _ in range(EVENTS):
+                who, text = next(lines_of)
+                response = await referee.handle(Incoming(chat, speaker(who), text))
+                assert response is not None and response.recorded, text
+            gc.collect()
+            await asyncio.sleep(0.05)
+            gc.collect()
+            held = tracemalloc.get_traced_memory()[0] - before
+        return held / (EVENTS + 1)
+    finally:
+        await ledger.close()
+
+
 async def main(top: int) -> None:
     tracemalloc.start(1)
     nights = [("every hand the same (memory_bench's)", lines), ("varied hands", varied_lines)]
@@ -176,6 +203,10 @@ async def main(top: int) -> None:
             for name, path, load in shapes:
                 per_event, rows, holders = await measure(path, load, top)
                 print(f"  {name}: {per_event / 1024:.2f} KB an event ({rows} rows)", flush=True)
+            live = await played_here(Path(folder) / f"live{len(title)}.sqlite3", script)
+            print(
+                f"  recorded here line by line, as it is held while played: {live / 1024:.2f} KB an event", flush=True
+            )
         print(f"  the biggest holders of the last (the newest copy; per row of {rows}):")
         print("\n".join(holders))
 

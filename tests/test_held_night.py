@@ -78,3 +78,26 @@ async def test_a_loaded_night_holds_each_event_once_and_no_typed_text(table: Tab
     texts = await night.texts([win])
     assert texts[win.id].raw_text == "/hu self flowers=4" and texts[win.id].created_at[:2] == "20"
     assert "/hu self flowers=4" in await table.say("/history")
+
+
+def test_a_bounded_table_keeps_the_newest_values_met_and_looks_up_no_dict() -> None:
+    sharing = Sharing(bound=2, by_content=False)
+    first, second, third = Pong(1, 2), Pong(2, 3), Pong(3, 0)
+    assert sharing.one(first) is first and sharing.one(second) is second
+    assert sharing.one(third) is third  # the oldest (first) leaves the table
+    assert sharing.one(Pong(2, 3)) is second and sharing.one(Pong(3, 0)) is third
+    again = Pong(1, 2)
+    assert sharing.one(again) is again  # met again after it left: this one is kept now
+    said = (Notice("table.next_hand", {"hand": 2, "dealer": 1}),)
+    assert sharing.all(said) is said and sharing.all((Notice("table.next_hand", {"hand": 2, "dealer": 1}),)) is not said
+
+
+async def test_a_night_played_here_holds_each_recorded_event_once(table: Table) -> None:
+    await table.play("/new Alice Bob Carol Dave\nBob: /pong Carol\n/draw\nBob: /pong Carol\nAlice: /hu self flowers=4")
+    night = await table.referee.nights.latest(table.chat_id)
+    assert night is not None
+    played = {p.event_id: p.event for p in night.whole_fold().played}
+    table_rows = [row for row in night.events if row.kind in ("pong", "win", "draw")]
+    assert len(table_rows) == 4 and all(row.body is played[row.id] for row in table_rows)  # the row holds the played
+    pongs = [row for row in table_rows if row.kind == "pong"]
+    assert pongs[0].body is pongs[1].body  # the same pong in two hands, typed twice: one value held

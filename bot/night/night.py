@@ -75,6 +75,7 @@ CACHE_CHATS = 500
 # refused with "start a new night" (README: a bounded night keeps a correction's re-fold under half
 # a second, and no real table comes near it; chores, corrections and /close still go through).
 MAX_NIGHT_EVENTS = 5_000  # a correction's own id before the ledger assigns it
+LIVE_SHARED = 1_024  # values a night being played looks the next ones up among (the newest met)
 
 
 @dataclass(frozen=True)
@@ -518,6 +519,9 @@ class Night:
         self.closed = False
         self.version = checkpoints.version(row.preset_json)
         self._unwritten_bind: SeatChange | None = None  # see `bind_with_next_write`
+        # what repeats among the events recorded here (a night read from the ledger shares it as it
+        # is read): a bounded table, since the night keeps it as long as it is played
+        self._sharing = Sharing(bound=LIVE_SHARED, by_content=False)
         self._checkpoint = checkpoint
         self._head = head
         self._rows: int | None = None if head is not None else len(self._events)  # the night's rows
@@ -898,7 +902,11 @@ class Night:
         news: Sequence[NewEvent],
         hand: int | None = None,
         checkpoint: tuple[TableState, checkpoints.Head] | None = None,
+        held: Sequence[object] = (),
     ) -> list[EventRow]:
+        """Append the line's rows (and a binding waiting for a write); `held`: the values the first
+        rows' payloads say, as the night holds them already (a recorded event, played): a row read
+        back holds that very value when it reads as it, so the value is held once."""
         stake = self.stake_at(hand if hand is not None else self.state.hand_no)
         saved = (self.version, checkpoints.encode(*checkpoint)) if checkpoint is not None else None
         bind, self._unwritten_bind = self._unwritten_bind, None
@@ -911,6 +919,9 @@ class Night:
         except BaseException:
             self._unwritten_bind = bind  # not written: still to be dropped (the seats restored) or retried
             raise
+        for at, value in enumerate(held[: len(rows)]):
+            if rows[at].body == value:
+                rows[at] = replace(rows[at], body=value)
         self._events.extend(rows)  # from a checkpoint's head too: a table event needs no older history
         if self._rows is not None:
             self._rows += len(rows)
@@ -953,12 +964,13 @@ class Night:
             raise EngineError("night.full", limit=MAX_NIGHT_EVENTS)
         if isinstance(event, Win) and event.joins is not None:
             await self.folded()
-        fold = self._fold.then(PENDING_ID, PENDING_ID, event)
+        event = self._sharing.event(event)  # a seat's pong, a win's flags: as met before tonight
+        fold = self._fold.then(PENDING_ID, PENDING_ID, event, sharing=self._sharing)
         played = fold.last
         new = NewEvent(played.hand_no, event_kind(event), actor_of(event), encode_event(event), played.payments)
         closes_hand = fold.state.hand_no != self.state.hand_no
         saved = (fold.state, self._head_after(played)) if closes_hand else None
-        (row,) = await self._append(line, self.row.chat_id, [new], played.hand_no, saved)
+        (row,) = await self._append(line, self.row.chat_id, [new], played.hand_no, saved, (played.event,))
         played = replace(played, event_id=row.id, slot=row.id)
         self._fold = self._fold.plus(fold.state, played, fold.before_last)  # shares the fold's history: no copy
         self._active.add(row.id)

@@ -58,19 +58,35 @@ def _content_or_none(value: object) -> Hashable | None:
 
 
 class Sharing:
-    __slots__ = ("_seen",)
+    """`bound`: at most this many values are kept, the newest met (a night being played keeps its
+    table as long as it is played); `by_content`: whether a value holding a dict is looked up (its
+    key is a value of its own, which a bounded table would keep for nothing)."""
 
-    def __init__(self) -> None:
+    __slots__ = ("_bound", "_by_content", "_seen")
+
+    def __init__(self, bound: int | None = None, by_content: bool = True) -> None:
         self._seen: dict[Hashable, object] = {}
+        self._bound = bound
+        self._by_content = by_content
+
+    def _met(self, key: Hashable, value: T) -> T:
+        seen = self._seen
+        found = seen.get(key)
+        if found is not None:
+            return cast(T, found)
+        seen[key] = value
+        if self._bound is not None and len(seen) > self._bound:
+            del seen[next(iter(seen))]  # the oldest met
+        return value
 
     def one(self, value: T) -> T:
         """The first value met equal to this one (this one, the first time)."""
         try:
-            return cast(T, self._seen.setdefault(value, value))
+            return self._met(value, value)
         except TypeError:  # it holds a dict: looked up by its content
             pass
-        key = _content_or_none(value)
-        return value if key is None else cast(T, self._seen.setdefault(key, value))
+        key = _content_or_none(value) if self._by_content else None
+        return value if key is None else self._met(key, value)
 
     def all(self, values: tuple[T, ...]) -> tuple[T, ...]:
         """The tuple as met before, each of its items too."""
@@ -79,10 +95,10 @@ class Sharing:
         try:
             found = self._seen.get(values)
         except TypeError:  # an item holds a dict: the tuple and its items looked up by their content
-            return self._all_by_content(values)
+            return self._all_by_content(values) if self._by_content else values
         if found is None:
             items = tuple(self.one(value) for value in values)
-            found = self._seen[values] = values if all(a is b for a, b in zip(items, values, strict=True)) else items
+            found = self._met(values, values if all(a is b for a, b in zip(items, values, strict=True)) else items)
         return cast(tuple[T, ...], found)
 
     def _all_by_content(self, values: tuple[T, ...]) -> tuple[T, ...]:
@@ -92,8 +108,8 @@ class Sharing:
         key = (tuple, *keys)
         found = self._seen.get(key)
         if found is None:
-            items = tuple(cast(T, self._seen.setdefault(k, v)) for k, v in zip(keys, values, strict=True))
-            found = self._seen[key] = values if all(a is b for a, b in zip(items, values, strict=True)) else items
+            items = tuple(self._met(k, v) for k, v in zip(keys, values, strict=True))
+            found = self._met(key, values if all(a is b for a, b in zip(items, values, strict=True)) else items)
         return cast(tuple[T, ...], found)
 
     def scores(self, scores: tuple[tuple[int, WinScore], ...]) -> tuple[tuple[int, WinScore], ...]:
@@ -107,6 +123,10 @@ class Sharing:
     def decode(self, kind: str, payload: str) -> object:
         """A row's payload as a night holds it (codec.decode_body), its repeating values shared."""
         return self.body(decode_body(kind, payload))
+
+    def event(self, event: Event) -> Event:
+        """A table event as met before (a win: its flags)."""
+        return cast(Event, self.body(event))
 
     def body(self, body: object) -> object:
         if isinstance(body, Win):
