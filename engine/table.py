@@ -10,7 +10,7 @@ through `apply` to rebuild the state.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields
 from typing import Any, assert_never
 
 from engine.baozi import SANQING_MELDS, SANZUI_MOUTHS, WINDS, in_range, sanqing_suit, sanzui_feeder, suit_key
@@ -73,7 +73,7 @@ class Act:
 def _with_act(state: TableState, seat: int, act: Act) -> TableState:
     acts = list(state.last_acts)
     acts[seat] = act
-    return replace(state, last_acts=tuple(acts))
+    return _changed(state, last_acts=tuple(acts))
 
 
 # ---- events -------------------------------------------------------------------------------------
@@ -208,6 +208,22 @@ class TableState:
         return HandContext(self.doubled, self.dealer_streak, self.chips)
 
 
+_TABLE_FIELDS = frozenset(f.name for f in fields(TableState))
+
+
+def _changed(state: TableState, **changes: Any) -> TableState:
+    """The table with these fields changed: `dataclasses.replace` without its per-field work (it
+    reads all 16 fields and calls the constructor, a quarter of a night's fold; the table has no
+    __post_init__ to run). A field name that is not the table's is refused, as replace would."""
+    unknown = changes.keys() - _TABLE_FIELDS
+    if unknown:
+        raise TypeError(f"TableState has no field {sorted(unknown)[0]!r}")
+    changed = object.__new__(TableState)
+    changed.__dict__.update(state.__dict__)
+    changed.__dict__.update(changes)
+    return changed
+
+
 def new_table(preset: Preset, dealer: int = 0) -> TableState:
     chips = (preset.chips.start,) * SEATS if preset.chips.enabled else None
     return TableState(preset=preset, dealer=dealer, chips=chips)
@@ -240,7 +256,7 @@ def _with_chips(state: TableState, payments: tuple[Payment, ...]) -> TableState:
     for payment in payments:
         chips[payment.payer] -= payment.amount
         chips[payment.payee] += payment.amount
-    return replace(state, chips=tuple(chips))
+    return _changed(state, chips=tuple(chips))
 
 
 def _bust_notices(before: TableState, after: TableState) -> list[Notice]:
@@ -257,7 +273,7 @@ def _add_meld(state: TableState, seat: int, record: MeldRecord) -> TableState:
     if len(melds[seat]) >= 4:
         raise EngineError("meld.too_many", seat=seat)
     melds[seat] = (*melds[seat], record)
-    return replace(state, melds=tuple(melds))
+    return _changed(state, melds=tuple(melds))
 
 
 def mouths_from(state: TableState, taker: int) -> Counter[int]:
@@ -323,7 +339,9 @@ def _with_fourth_mouth(before: TableState, outcome: Outcome, taker: int, record:
     owed = [Payment(feeder, taker, liability.fixed * doubling(state.preset, state.context()), "liability")]
     paid = tuple(cap_to_chips(owed, state.chips))
     after = _with_chips(state, paid)
-    after = replace(after, triggers=after.triggers | {"liability", "kuaizhao"}, waibao_paid=after.waibao_paid | {taker})
+    after = _changed(
+        after, triggers=after.triggers | {"liability", "kuaizhao"}, waibao_paid=after.waibao_paid | {taker}
+    )
     amount = sum(p.amount for p in paid)
     notice = Notice("table.waibao_fourth", {"feeder": feeder, "taker": taker, "amount": amount})
     return Outcome(
@@ -378,7 +396,7 @@ def _settle_forced(
     claim = WinClaim(actor, score, self_draw=True, liable=liability.seat, liable_kind=liability.why)
     payments = (*paid, *win_payments([claim], None, state.preset, state.context()))
     facts = {"liability", liability.why} | ({"dealer_win"} if actor == state.dealer else set())
-    after = _with_chips(replace(state, triggers=state.triggers | facts), payments[len(paid) :])
+    after = _with_chips(_changed(state, triggers=state.triggers | facts), payments[len(paid) :])
     notice = Notice(
         "table.forced_end", {"winner": actor, "seat": liability.seat, "why": liability.why, "total": score.total}
     )
@@ -416,7 +434,7 @@ def _apply_gang(state: TableState, event: Gang) -> Outcome:
         seat_melds[index] = record
         melds = list(state.melds)
         melds[actor] = tuple(seat_melds)
-        state = replace(state, melds=tuple(melds))
+        state = _changed(state, melds=tuple(melds))
         feeder = pong.fed_by
     elif event.kind is MeldKind.EXPOSED_GANG:
         if event.feeder is None:
@@ -441,7 +459,7 @@ def _apply_gang(state: TableState, event: Gang) -> Outcome:
         paid = _with_chips(state, payments)
         return _settle_forced(paid, actor, forced, event.hard_flowers, payments)
     after = _with_chips(state, payments)
-    after = replace(
+    after = _changed(
         after,
         hand_gang_payments=(*state.hand_gang_payments, *payments),
         last_added_gang=(actor, payments) if event.kind is MeldKind.ADDED_GANG else None,
@@ -502,7 +520,7 @@ def _apply_flower_gang(state: TableState, event: FlowerGang) -> Outcome:
     payments = tuple(gang_payments("flower_gang", event.actor, None, state.preset, state.context()))
     payments = _paid_by_gang_liable(state, event.actor, payments)
     after = _with_chips(state, payments)
-    after = replace(
+    after = _changed(
         after, triggers=after.triggers | {"flower_gang"}, last_added_gang=None, flower_gangs=state.flower_gangs + 1
     )
     after = _with_act(after, event.actor, Act("flower_gang"))
@@ -514,7 +532,7 @@ def _apply_penalty(state: TableState, event: Penalty) -> Outcome:
         raise EngineError("penalty.unknown_kind", kind=event.kind)
     payments = tuple(penalty_payments(event.kind, event.offender, event.amount, state.preset, state.context()))
     after = _with_chips(state, payments)
-    after = replace(after, triggers=after.triggers | {event.kind}, last_added_gang=None)
+    after = _changed(after, triggers=after.triggers | {event.kind}, last_added_gang=None)
     after = _with_act(after, event.offender, Act("penalty"))
     notices = _bust_notices(state, after)
     factors = _instant_factors(state, payments)
@@ -773,7 +791,7 @@ def _apply_win(state: TableState, event: Win) -> Outcome:
         payments = refund(robbed[1]) + payments  # 抢杠: no gang money
         if robbed[1]:
             factors.append(Factor("robbing_refund", {"amount": sum(p.amount for p in robbed[1])}))
-    after = _with_chips(replace(state, triggers=frozenset(triggers)), tuple(payments))
+    after = _with_chips(_changed(state, triggers=frozenset(triggers)), tuple(payments))
     ended = _end_hand(after)
     return Outcome(
         ended.state,
@@ -799,7 +817,7 @@ def _apply_range_mark(state: TableState, event: RangeMark) -> Outcome:
         raise EngineError("range.needs_fourth_pong", seat=event.actor)
     marks = list(state.range_marks)
     marks[event.actor] = event.tile
-    after = replace(state, range_marks=tuple(marks))
+    after = _changed(state, range_marks=tuple(marks))
     return Outcome(after, (), (Notice("table.range_marked", {"seat": event.actor, "tile": tile_name(event.tile)}),))
 
 
@@ -807,7 +825,7 @@ def _apply_draw(state: TableState) -> Outcome:
     payments: tuple[Payment, ...] = ()
     if state.preset.instant.refund_gangs_on_draw:
         payments = tuple(refund(state.hand_gang_payments))
-    after = _with_chips(replace(state, triggers=state.triggers | {"draw"}), payments)
+    after = _with_chips(_changed(state, triggers=state.triggers | {"draw"}), payments)
     ended = _end_hand(after)
     return Outcome(ended.state, payments, ended.notices)
 
@@ -841,7 +859,7 @@ def _end_hand(state: TableState) -> Outcome:
         notices.append(Notice("table.round_over", {"round": passes // SEATS}))
     if passes > state.dealer_passes and passes == preset.jiang_passes:
         notices.append(Notice("table.jiang_complete", {"passes": passes}))
-    new_state = replace(
+    new_state = _changed(
         state,
         dealer=dealer,
         hand_no=state.hand_no + 1,
@@ -865,7 +883,7 @@ def apply(state: TableState, event: Event) -> Outcome:
     """Apply one event; raises EngineError (nothing changes) if it is not legal here."""
     for seat in (getattr(event, "actor", None), getattr(event, "offender", None)):
         _check_seat(seat)
-    state = replace(state, gang_liable=_gang_liable_lasts(state, event))
+    state = _changed(state, gang_liable=_gang_liable_lasts(state, event))
     # a closed set: an event type with no case here is a type error (mypy), never read as a draw
     match event:
         case Pong():
@@ -901,5 +919,5 @@ def _apply_set_dealer(state: TableState, event: SetDealer) -> Outcome:
     _check_seat(event.seat)
     if hand_started(state):
         raise EngineError("dealer.hand_started", hand=state.hand_no)
-    after = replace(state, dealer=event.seat, dealer_streak=0)
+    after = _changed(state, dealer=event.seat, dealer_streak=0)
     return Outcome(after, (), (Notice("table.dealer_set", {"dealer": event.seat, "hand": state.hand_no}),))
