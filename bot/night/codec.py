@@ -79,10 +79,19 @@ def _fields(event: Event) -> dict[str, Any]:
 NAMED, POSITIONAL = "named", "positional"
 
 
+_PLAIN = frozenset({int, str, bool, float, type(None)})
+
+
 def to_data(value: Any, layout: str = NAMED, leave_out: frozenset[str] = frozenset()) -> Any:
     """`value` as JSON-ready data: dataclasses, tuples, frozensets (sorted), enums, plain values."""
-    if is_dataclass(value) and not isinstance(value, type):
-        pairs = [(f.name, getattr(value, f.name)) for f in fields(value) if f.name not in leave_out]
+    kind: Any = type(value)
+    if kind in _PLAIN:  # most of what is stored: asked first, by exact type (an IntEnum is an enum)
+        return value
+    if kind is tuple or kind is list:
+        return [to_data(item, layout) for item in value]
+    names = _field_names(kind)
+    if names is not None:
+        pairs = [(name, getattr(value, name)) for name in names if name not in leave_out]
         if layout == POSITIONAL:
             return [to_data(item, layout) for _, item in pairs]
         return {name: to_data(item, layout) for name, item in pairs}
@@ -93,6 +102,12 @@ def to_data(value: Any, layout: str = NAMED, leave_out: frozenset[str] = frozens
     if isinstance(value, tuple | list):
         return [to_data(item, layout) for item in value]
     return value
+
+
+@cache
+def _field_names(kind: Any) -> tuple[str, ...] | None:
+    """A dataclass's field names in order (None for any other type), found once per type."""
+    return tuple(f.name for f in fields(kind)) if is_dataclass(kind) else None
 
 
 def from_data(cls: type[T], raw: Any, layout: str = NAMED, given: dict[str, Any] | None = None) -> T:
