@@ -174,7 +174,7 @@ def draw(chart: LineChart, image_format: str = "JPEG") -> bytes:
         _write(image, (x, bottom + 6 * S), tick_text(value), FONT_SIZES[0], FRAME, "mt")
     pen.rectangle(PLOT, outline=FRAME, width=S)
     spacing = (right - left) / S / max(len(chart.xs) - 1, 1)
-    dot = 3 if spacing >= 9 else 2 if spacing >= 4 else 0  # dots only where they do not run together
+    dot = 3 if spacing >= 9 else 0  # dots only where they stand apart (a long night draws its lines alone)
     for index, series in enumerate(chart.series):
         colour = COLOURS[index % len(COLOURS)]
         points = [(x_at(x), None if v is None else y_at(v)) for x, v in zip(chart.xs, series.values, strict=True)]
