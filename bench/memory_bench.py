@@ -29,6 +29,7 @@ from tests.fake_telegram import FakeTelegram
 
 EVENTS = 300
 OPEN_SHARE = 5  # one chat in five has its night open
+TALLY_TABLES = ("tallies", "tally_nets", "tally_doubled")
 BATCH = 100
 ALICE = {"id": 7, "is_bot": False, "first_name": "Alice"}
 
@@ -54,8 +55,8 @@ async def templates(path: Path, script_of: Callable[[], Iterator[tuple[str, str]
 
 
 def copied(path: Path, chats: int, checkpointed: bool, open_every: int = OPEN_SHARE) -> None:
-    """Every chat a copy of a template's night (its rows with new ids); without its checkpoints
-    when not `checkpointed` (as after a code change: every night is read whole)."""
+    """Every chat a copy of a template's night (its rows with new ids, its running tally); without
+    its checkpoints when not `checkpointed` (as after a code change: every night is read whole)."""
     db = sqlite3.connect(path)
     db.row_factory = sqlite3.Row
 
@@ -74,12 +75,13 @@ def copied(path: Path, chats: int, checkpointed: bool, open_every: int = OPEN_SH
         events = rows("SELECT * FROM events WHERE night_id = ? ORDER BY id", night["id"])
         payments = rows("SELECT * FROM payments WHERE night_id = ?", night["id"])
         saved = rows("SELECT * FROM checkpoints WHERE night_id = ?", night["id"])
-        shapes[chat] = (night, events, payments, saved)
+        tallies = {table: rows(f"SELECT * FROM {table} WHERE night_id = ?", night["id"]) for table in TALLY_TABLES}
+        shapes[chat] = (night, events, payments, saved, tallies)
     night_id = int(db.execute("SELECT MAX(id) FROM nights").fetchone()[0])
     event_id = int(db.execute("SELECT MAX(id) FROM events").fetchone()[0])
     db.execute("BEGIN")
     for index in range(chats):
-        night, events, payments, saved = shapes["open" if index % open_every == 0 else "closed"]
+        night, events, payments, saved, tallies = shapes["open" if index % open_every == 0 else "closed"]
         night_id += 1
         key = f"tg:{chat_of(index)}"
         first = events[0]["id"]
@@ -109,6 +111,12 @@ def copied(path: Path, chats: int, checkpointed: bool, open_every: int = OPEN_SH
             if checkpointed
             else [],
         )
+        for table, stored in tallies.items():  # the running tally: its event ids move with the events
+            moved = [{**dict(t), "night_id": night_id} for t in stored]
+            insert(
+                table,
+                [{**t, "last_event_id": t["last_event_id"] + offset} if "last_event_id" in t else t for t in moved],
+            )
         event_id = events[-1]["id"] + offset
     db.execute("COMMIT")
     db.close()

@@ -11,7 +11,6 @@ from PIL import Image
 
 from bot.chat.service import Referee
 from bot.views.charts import balance_chart
-from bot.views.personal import LogEntry, NightPeople, PersonPayment
 from bot.views.plot import cjk_font_file, draws_chinese
 from engine.transfers import minimal_transfers
 from tests.harness import Table
@@ -51,17 +50,18 @@ def test_the_chart_is_a_jpeg_photo_or_a_png_file_drawn_in_a_font_that_draws_chin
     font_file = cjk_font_file()
     assert font_file is not None, "a CJK font is installed (fonts-wqy-microhei, as in the image and CI)"
     assert draws_chinese(font_file)
-    names = ("张三", "李四", "王五", "趙六")
-    log = (
-        LogEntry(1, "x", 1, "hu", "", "", None, (PersonPayment(1, 1, "李四", "张三", 34, 3400, "win"),)),
-        LogEntry(2, "x", 2, "hu", "", "", None, (PersonPayment(2, 2, "趙六", "王五", 46, 4600, "win"),)),
-    )
-    people = NightPeople(names, log, {0: frozenset(names), 1: frozenset(names), 2: frozenset(names)}, 2)
-    photo = balance_chart(1, people, {2}, "zh-Hans")
+    # 李四 pays 张三 34 in hand 1, 趙六 pays 王五 46 in hand 2 (the 比下胡 hand, starred)
+    lines = [
+        ("张三", [0, 1, 2], [0, 34, 34]),
+        ("李四", [0, 1, 2], [0, -34, -34]),
+        ("王五", [0, 1, 2], [0, 0, 46]),
+        ("趙六", [0, 1, 2], [0, 0, -46]),
+    ]
+    photo = balance_chart(1, lines, {2}, "zh-Hans")
     assert photo.startswith(b"\xff\xd8") and 10_000 < len(photo) < 500_000
     image = Image.open(io.BytesIO(photo))
     assert image.format == "JPEG" and image.size == (800, 450)
-    assert balance_chart(1, people, {2}, "zh-Hans", "PNG").startswith(b"\x89PNG")
+    assert balance_chart(1, lines, {2}, "zh-Hans", "PNG").startswith(b"\x89PNG")
 
 
 async def test_summary_in_the_console_writes_the_named_chart(ledger: object, tmp_path: object) -> None:

@@ -11,8 +11,7 @@ from hypothesis import strategies as st
 
 from bot.chat.service import Referee
 from bot.store.ledger import Ledger
-from bot.views.charts import end_points
-from bot.views.personal import night_people
+from bot.views.charts import end_points, night_lines
 from tests.harness import Table
 
 
@@ -49,15 +48,13 @@ async def test_the_chart_draws_one_line_per_person_with_a_gap_where_they_did_not
     await table.play(SWAP_NIGHT + "\n/draw\n张三: /gang 李四 7s\n/draw")
     night = await table.referee.nights.latest("group-1")
     assert night is not None
-    people = night_people(night)
+    lines = night_lines(night, await night.tally())
     # hand 1 as above, ended by a draw, so hand 2 is 比下胡: 张三's exposed gang on 李四 is 6 × 2 = 12
     # → 张三 −3 + 12 = 9, 李四 −3 − 12 = −15
-    assert end_points(people) == {"张三": 9, "李四": -15, "王五": -3, "赵六": 6, "钱七": 3}
-    from bot.views.charts import person_lines
-
-    lines = {name: values for name, _, values in person_lines(people)}
-    assert lines["赵六"][0] == 0 and lines["赵六"][1] == 6 and lines["赵六"][2:] == [None]
-    assert lines["钱七"][0] == 0 and lines["钱七"][-1] == 3
+    assert end_points(lines) == {"张三": 9, "李四": -15, "王五": -3, "赵六": 6, "钱七": 3}
+    values = {name: values for name, _, values in lines}
+    assert values["赵六"][0] == 0 and values["赵六"][1] == 6 and values["赵六"][2:] == [None]
+    assert values["钱七"][0] == 0 and values["钱七"][-1] == 3
 
 
 async def test_score_after_closing_lists_the_one_who_left(table: Table) -> None:
@@ -113,7 +110,7 @@ async def test_csv_chart_and_summary_agree_for_random_nights_with_swaps(
         assert response is not None
         by_csv = csv_money(response.attachments[0].data)
         everyone = night.people()
-        ends = end_points(night_people(night))
+        ends = end_points(night_lines(night, await night.tally()))
         for person in everyone:
             assert by_csv.get(person.name, 0) * 100 == person.money_cents
             assert ends[person.name] == person.amount

@@ -27,8 +27,7 @@ from bot.night.night import table_event
 from bot.store.ledger import Ledger
 from bot.store.rows import EventRow
 from bot.text.replies import Reply, Response, render
-from bot.views.charts import end_points
-from bot.views.personal import night_people
+from bot.views.charts import end_points, night_lines
 from engine.claims import ClaimRefused
 from engine.decompose import waiting_tiles
 from engine.errors import EngineError
@@ -462,11 +461,22 @@ async def _same_money_everywhere(table: Table) -> str:
     nothing = (0, Decimal(0))  # who left at 0 has no /summary row; who never paid, no CSV rows
     for name in by_csv.keys() | summary.keys():
         assert by_csv.get(name, nothing) == summary.get(name, nothing), (name, by_csv, summary)
-    ends = end_points(night_people(night))
+    ends = end_points(night_lines(night, await night.tally()))
     assert {name: amount for name, amount in ends.items() if amount} == {
         name: amount for name, (amount, _) in summary.items() if amount
     }
     return text
+
+
+async def _summary_and_chart(table: Table) -> tuple[str, list[tuple[str, list[int], list[int | None]]]]:
+    """/summary as the chat reads it and the lines its chart draws."""
+    text = await table.say("A: /summary")
+    night = await table.referee.nights.latest(table.chat_id, history=False)
+    assert night is not None
+    tally = await night.tally()
+    await night.load_history()
+    assert tally == night.whole_tally()  # the running tally, kept event by event, is the whole night's
+    return text, night_lines(night, tally)
 
 
 async def _corrected_night(opening: Sequence[str], ops: list[Operation]) -> tuple[int, int, set[str]]:
@@ -568,6 +578,10 @@ async def _corrected_night(opening: Sequence[str], ops: list[Operation]) -> tupl
             assert await _same_money_everywhere(table) == await _same_money_everywhere(replay)
             restarted = Table(Referee(ledger, charts_enabled=False), "night")
             assert await restarted.balances() == await replay.balances()
+            # a restart's /summary and chart, from the running tally the ledger keeps
+            assert await _summary_and_chart(restarted) == await _summary_and_chart(table)
+            replayed = Table(Referee(ledger, charts_enabled=False), replay.chat_id)
+            assert await _summary_and_chart(replayed) == await _summary_and_chart(replay)
             kinds = {line.split(": ", 1)[1].split()[0] for line in log()}
             kinds |= {"also"} if any(line.endswith(ALSO) for line in log()) else set()
             fold = (await referee.nights.latest("night")).whole_fold()  # type: ignore[union-attr]
@@ -642,7 +656,7 @@ async def test_the_chart_has_a_line_for_a_newcomer_who_has_paid_nothing_yet(tabl
     night = await table.referee.nights.latest(table.chat_id)
     assert night is not None
     # A's 花杠: 6 from each of B, C, E (A +18); D sat down after it and has moved nothing
-    assert end_points(night_people(night)) == {"A": 18, "B": -6, "C": -6, "E": -6, "D": 0}
+    assert end_points(night_lines(night, await night.tally())) == {"A": 18, "B": -6, "C": -6, "E": -6, "D": 0}
 
 
 # found by the random nights: a free seat was listed as a player with an empty name (`东 ：0 花`, `庄 `)

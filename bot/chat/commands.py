@@ -995,7 +995,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
         most_words=1,
         looks_only=True,
     ),
-    CommandSpec("summary", ("summary",), "/summary", _summary, slash_whole=True, looks_only=True),
+    CommandSpec("summary", ("summary",), "/summary", _summary, slash_whole=True, looks_only=True, head_only=True),
     CommandSpec("close", ("close", "yes"), "yes", most_words=0),
     CommandSpec("reopen", ("reopen",), "/reopen", most_words=0),
     CommandSpec("stats", ("stats",), "/stats", plain=frozenset({NAME}), most_words=1, looks_only=True),

@@ -49,11 +49,32 @@ from bot.night.log_index import LogIndex
 from bot.night.payment_log import PaymentLog
 from bot.night.people import Occupancy, Person, index_totals, merged_people, occupancy, stake_at, stake_schedule
 from bot.night.sharing import Sharing
+from bot.night.tally import (
+    TALLY_VERSION,
+    Figures,
+    Tally,
+    Tallying,
+    decode_figures,
+    encode_figures,
+    hand_rows,
+    hands_of,
+    tallied,
+)
 from bot.night.versions import versions
 from bot.store.heap import free_off_loop, in_thread
 from bot.store.inbox import Inbox
 from bot.store.ledger import Ledger
-from bot.store.rows import EventRow, LineText, NewEvent, NightMarks, NightRow, PaymentRow, Seat, TabEventRow
+from bot.store.rows import (
+    EventRow,
+    LineText,
+    NewEvent,
+    NightMarks,
+    NightRow,
+    PaymentRow,
+    Seat,
+    TabEventRow,
+    TallyUpdate,
+)
 from bot.text.vocabulary import fold
 from engine.checks import check_flower_gangs, check_meld, check_penalty_amount, check_soft, check_win_copies
 from engine.claims import check_declared
@@ -468,6 +489,31 @@ def actor_of(event: Event) -> int | None:
     return actor if isinstance(actor, int) else None
 
 
+def hand_in(fold: Fold, event: EventRow, slot_of: Callable[[int], int]) -> int:
+    """The hand an event belongs to as the corrected night has it (/history, the CSV, the tally): a
+    replaced version of a corrected event (a fix later fixed again, a joined win) belongs to its
+    place's hand, not to the hand it was typed in."""
+    hand = fold.hand_of(event.id)
+    if hand is None and event.kind == "fix":
+        hand = fold.hand_of(slot_of(event.id))
+    return hand or event.hand_no
+
+
+def tally_from(fold: Fold, events: Sequence[EventRow], payments: Iterable[PaymentRow], seating: Occupancy) -> Tally:
+    """The whole night's tally (bot/night/tally.py): what `fold` played, with the payments booked,
+    each at its place, with the players who sat there, in the place's hand."""
+    places = versions(events).slot_of
+    by_id = {event.id: event for event in events}
+    booked: list[tuple[PaymentRow, int, int]] = []
+    for payment in payments:
+        event = by_id.get(payment.event_id)
+        if event is None:
+            continue
+        source = by_id.get(places.get(event.id, event.id), event)  # its slot's first row
+        booked.append((payment, source.id, hand_in(fold, source, lambda i: places.get(i, i))))
+    return tallied(fold.played, booked, lambda place: seating.at.get(place, seating.now))
+
+
 # ---- results ------------------------------------------------------------------------------------
 
 
@@ -524,6 +570,10 @@ class Night:
         self._sharing = Sharing(bound=LIVE_SHARED, by_content=False)
         self._checkpoint = checkpoint
         self._head = head
+        # the running tally's figures as stored after event `_figures_at` (bot/night/tally.py): each
+        # table event adds to them, in the ledger and here, while they are current
+        self._figures: Figures | None = None
+        self._figures_at = -1
         self._rows: int | None = None if head is not None else len(self._events)  # the night's rows
         # The fold in memory starts after event `_from` (a checkpoint's) or at the start (0); the
         # whole night's fold is folded from the start the first time something asks for it.
@@ -731,10 +781,7 @@ class Night:
         """The hand an event belongs to as the corrected night has it: /history and the CSV both say
         it. A replaced version of a corrected event (a fix later fixed again, a joined win) belongs to
         its place's hand, not to the hand it was typed in."""
-        hand = self.whole_fold().hand_of(event.id)
-        if hand is None and event.kind == "fix":
-            hand = self.whole_fold().hand_of(self.slot_of(event.id))
-        return hand or event.hand_no
+        return hand_in(self.whole_fold(), event, self.slot_of)
 
     def state_before(self, event_id: int) -> TableState:
         """The table as it was just before this event (a fix is built against it)."""
@@ -792,6 +839,64 @@ class Night:
 
     def hands_played(self) -> int:
         return self.state.hand_no - 1
+
+    # ---- what /summary and its chart show (bot/night/tally.py) --------------------------------------
+
+    async def tally(self) -> Tally:
+        """The night's running tally: as the ledger keeps it, in step with every event; or, where it
+        is not current (stored by older code, or a write that could not add to it), the whole night
+        tallied from its fold, off the event loop, and stored for the next time."""
+        stored = await self.ledger.tally(self.id)
+        if stored is not None and stored.version == TALLY_VERSION and stored.last_event_id == self.log_size():
+            figures = decode_figures(stored.figures)
+            if figures is not None:
+                self._figures, self._figures_at = figures, stored.last_event_id
+                return Tally(figures, hands_of(stored.hands))
+        await self.load_history()
+        await self.folded()
+        tally = await in_thread(self.whole_tally)
+        await self._store_tally(tally)
+        return tally
+
+    def whole_tally(self) -> Tally:
+        """The whole night's tally from its fold (a long night's takes a while: from a worker thread)."""
+        return tally_from(self.whole_fold(), self.events, self.payment_rows, self.seating())
+
+    async def start_tally(self) -> None:
+        """A night just opened: its running tally starts empty."""
+        await self._store_tally(Tally())
+
+    async def _store_tally(self, tally: Tally) -> None:
+        at = self.log_size()
+        figures = encode_figures(tally.figures)
+        if await self.ledger.store_tally(self.id, at, TALLY_VERSION, figures, hand_rows(tally.hands)):
+            self._figures, self._figures_at = tally.figures, at
+
+    async def _tally_update(self, played: Played | None) -> tuple[TallyUpdate, Figures] | None:
+        """What an append adds to the stored tally (the played event it records, or nothing: a seat,
+        a stake, a mark), and the figures after it; None when the stored tally is not current (it
+        stays stale, and the next summary tallies the night whole)."""
+        if self._figures is None:  # a night read from the ledger: its stored figures, once
+            stored = await self.ledger.tally(self.id, hands=False)
+            figures = decode_figures(stored.figures) if stored is not None else None
+            if stored is not None and stored.version == TALLY_VERSION and figures is not None:
+                self._figures, self._figures_at = figures, stored.last_event_id
+        if self._figures is None or self._figures_at != self.log_size():
+            return None
+        if played is None:
+            return TallyUpdate(TALLY_VERSION, self._figures_at, encode_figures(self._figures)), self._figures
+        adding = Tallying(self._figures)
+        now = self._seating().now  # a new event is played by whoever sits there now
+        adding.played(played, now, self._fold.played[-1] if self._fold.played else None)
+        for payment in played.payments:
+            adding.paid(payment, now, played.hand_no)
+        figures = adding.figures()
+        update = TallyUpdate(TALLY_VERSION, self._figures_at, encode_figures(figures), hand_rows(adding.hands()))
+        return update, figures
+
+    def player_names(self) -> tuple[str, ...]:
+        """Everyone who sat tonight, by occupancy index (bot/night/people.py): the tally's players."""
+        return self._seating().names
 
     async def payments(self) -> list[PaymentRow]:
         """Every payment booked in this night, as the ledger holds them (for the CSV export)."""
@@ -903,18 +1008,32 @@ class Night:
         hand: int | None = None,
         checkpoint: tuple[TableState, checkpoints.Head] | None = None,
         held: Sequence[object] = (),
+        played: Played | None = None,
+        keep_tally: bool = True,
     ) -> list[EventRow]:
         """Append the line's rows (and a binding waiting for a write); `held`: the values the first
         rows' payloads say, as the night holds them already (a recorded event, played): a row read
-        back holds that very value when it reads as it, so the value is held once."""
+        back holds that very value when it reads as it, so the value is held once. The running
+        tally is kept in step in the same transaction: `played` (the event recorded) adds to it,
+        any other row leaves it as it is; not `keep_tally` (a correction): it is stored whole after."""
         stake = self.stake_at(hand if hand is not None else self.state.hand_no)
         saved = (self.version, checkpoints.encode(*checkpoint)) if checkpoint is not None else None
+        update = await self._tally_update(played) if keep_tally else None
         bind, self._unwritten_bind = self._unwritten_bind, None
         if bind is not None:  # after the line's own rows: the first one keeps the update key
             news = [*news, NewEvent(self.state.hand_no, "bind", bind.seat, encode_seat(bind))]
         try:
             rows = await self.ledger.append_rows(
-                chat_id, self.id, line.speaker, line.text, line.update_key, stake, news, saved, decode_body
+                chat_id,
+                self.id,
+                line.speaker,
+                line.text,
+                line.update_key,
+                stake,
+                news,
+                saved,
+                decode_body,
+                update[0] if update is not None else None,
             )
         except BaseException:
             self._unwritten_bind = bind  # not written: still to be dropped (the seats restored) or retried
@@ -923,6 +1042,8 @@ class Night:
             if rows[at].body == value:
                 rows[at] = replace(rows[at], body=value)
         self._events.extend(rows)  # from a checkpoint's head too: a table event needs no older history
+        if update is not None:
+            self._figures, self._figures_at = update[1], rows[-1].id
         if self._rows is not None:
             self._rows += len(rows)
         if bind is not None:
@@ -970,7 +1091,7 @@ class Night:
         new = NewEvent(played.hand_no, event_kind(event), actor_of(event), encode_event(event), played.payments)
         closes_hand = fold.state.hand_no != self.state.hand_no
         saved = (fold.state, self._head_after(played)) if closes_hand else None
-        (row,) = await self._append(line, self.row.chat_id, [new], played.hand_no, saved, (played.event,))
+        (row,) = await self._append(line, self.row.chat_id, [new], played.hand_no, saved, (played.event,), played)
         played = replace(played, event_id=row.id, slot=row.id)
         self._fold = self._fold.plus(fold.state, played, fold.before_last)  # shares the fold's history: no copy
         self._active.add(row.id)
@@ -1009,7 +1130,7 @@ class Night:
         before = await self.folded()  # the night before the correction, for the hands it moves
         events, payments = list(self.events), self.payment_rows.copy()  # the log as of now
         plan = await in_thread(_plan_correction, self.row, self.start(), events, payments, target, replacement)
-        rows_written = await self._append(line, self.row.chat_id, plan.news, plan.target_hand)
+        rows_written = await self._append(line, self.row.chat_id, plan.news, plan.target_hand, keep_tally=False)
         written = list(self._events)
         after = await in_thread(_settle_correction, self.row, plan, before, written, payments, rows_written)
         # the night takes the outcome at once: a reader sees it before or after, never half of it
@@ -1019,6 +1140,7 @@ class Night:
         if self._booked is not None:  # summed already: keep it in step
             self._booked.add(after.rows)
         self._people, self._schedule = after.seating, (len(self._events), after.schedule)
+        await self._store_tally(after.tally)  # the night's tally as corrected, worked out off the loop
         spent: list[object] = [before, plan]  # the night as it was folded: only these hold it now
         del before, plan
         free_off_loop(spent)
@@ -1051,6 +1173,7 @@ class _Settled:
     replacement: Played | None
     seating: _Seating
     schedule: list[tuple[int, int]]
+    tally: Tally
 
 
 def _corrected_log(
@@ -1143,12 +1266,14 @@ def _settle_correction(
         for p in new.payments
     )
     seating, schedule = _seating_of(night, events, active, [*payments, *rows], lambda: fold)
-    changes = person_changes(occupancy(night.seats, events, active), plan.news, plan.anchors)
+    sat = occupancy(night.seats, events, active)
+    changes = person_changes(sat, plan.news, plan.anchors)
+    tally = tally_from(fold, events, [*payments, *rows], sat)  # the summary's, here off the loop
     replacement = next((p for p in fold.played if p.event_id == row.id), None)
     moved = moved_hands(before, fold, plan.from_slot)
     fold.played.build_index()  # off the event loop: the reply's first lookup is not a walk through the night
     return _Settled(
-        fold, active, seats_from(night, events, active), rows, changes, moved, replacement, seating, schedule
+        fold, active, seats_from(night, events, active), rows, changes, moved, replacement, seating, schedule, tally
     )
 
 
@@ -1206,33 +1331,6 @@ def moved_hands(before: Fold, after: Fold, from_slot: int) -> tuple[int, ...]:
     new = {p.slot: (p.hand_no, p.payments) for p in after.played if p.slot > from_slot}
     hands = {new[s][0] for s in new if old.get(s) != new[s]} | {old[s][0] for s in old if s not in new}
     return tuple(sorted(hands))
-
-
-def joins_previous(played: Played, previous: Played | None) -> bool:
-    """Whether `played` is a claim settled with the win just before it (一炮多响): one hand and one
-    discard with it, not a hand or a deal-in of its own (a win ends its hand, so only a joined claim
-    follows a win in the same hand)."""
-    return (
-        isinstance(played.event, Win)
-        and played.event.joins is not None
-        and previous is not None
-        and isinstance(previous.event, Win)
-        and previous.hand_no == played.hand_no
-    )
-
-
-def hand_deltas(fold: Fold) -> list[tuple[int, int, int]]:
-    """(hand, seat, net amount) for each derived payment, for the chart."""
-    deltas: list[tuple[int, int, int]] = []
-    for played in fold.played:
-        for p in played.payments:
-            deltas.append((played.hand_no, p.payee, p.amount))
-            deltas.append((played.hand_no, p.payer, -p.amount))
-    return deltas
-
-
-def doubled_hands(fold: Fold) -> set[int]:
-    return {p.hand_no for p in fold.played if isinstance(p.event, Win) and p.doubled}
 
 
 # ---- the registry -------------------------------------------------------------------------------
@@ -1380,6 +1478,7 @@ class Nights:
         free_off_loop([self._latest.pop(chat_id, None)])  # the night before: freed off the event loop
         night = await self.latest(chat_id)
         assert night is not None and night.id == night_id
+        await night.start_tally()
         return night
 
     async def of_chat(self, chat_id: str) -> list[Night]:

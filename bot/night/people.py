@@ -92,53 +92,35 @@ def stake_runs(schedule: Sequence[tuple[int, int]], last_hand: int) -> list[tupl
     return runs
 
 
-def merged_index(seating: Occupancy) -> list[int]:
-    """Each occupancy's player in `people`'s list: the same name twice is one player."""
+def merged_index(names: Sequence[str]) -> list[int]:
+    """Each occupancy index's player (`names`: the occupancy's) in `people`'s list: the same name
+    twice is one player."""
     order: dict[str, int] = {}
-    return [order.setdefault(fold(name), len(order)) for name in seating.names]
+    return [order.setdefault(fold(name), len(order)) for name in names]
 
 
-def merged_names(seating: Occupancy) -> list[str]:
+def merged_names(names: Sequence[str]) -> list[str]:
     """The name of each merged index (as `merged_index` numbers them), everyone who ever sat."""
     order: dict[str, str] = {}
-    for name in seating.names:
+    for name in names:
         order.setdefault(fold(name), name)
     return list(order.values())
 
 
-def kept_indices(seating: Occupancy, kept: Sequence[Person]) -> list[int]:
+def kept_indices(names: Sequence[str], kept: Sequence[Person]) -> list[int]:
     """The merged index (as `merged_index`) of each person `merged_people` kept, in its order: a
     player who left at 0 is in the index but not in the list."""
-    names = {fold(person.name) for person in kept}
+    wanted = {fold(person.name) for person in kept}
     order: dict[str, int] = {}
-    for name in seating.names:
+    for name in names:
         order.setdefault(fold(name), len(order))
-    return [index for key, index in order.items() if key in names]
+    return [index for key, index in order.items() if key in wanted]
 
 
 def player_of(seating: Occupancy) -> Callable[[int, int], int]:
     """(event id, seat) → the player (as in `people`) who sat there at that event."""
-    merged = merged_index(seating)
+    merged = merged_index(seating.names)
     return lambda event_id, seat: merged[seating.at.get(event_id, seating.now)[seat]]
-
-
-def net_by_reason(
-    seating: Occupancy, events: Sequence[EventRow], payments: Iterable[PaymentRow]
-) -> dict[tuple[int, str], int]:
-    """Net amount per (player, reason), each payment to whoever sat in the seat at its event."""
-    by_id = {event.id: event for event in events}
-    places = versions(events).slot_of
-    who = player_of(seating)
-    net: dict[tuple[int, str], int] = {}
-    for payment in payments:
-        event = by_id.get(payment.event_id)
-        if event is None:
-            continue
-        source = by_id.get(places.get(event.id, event.id), event)  # its slot's first row
-        for seat, sign in ((payment.payer, -1), (payment.payee, 1)):
-            key = (who(source.id, seat), payment.reason)
-            net[key] = net.get(key, 0) + sign * payment.amount
-    return net
 
 
 def people(

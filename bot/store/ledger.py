@@ -31,11 +31,14 @@ from bot.store.rows import (
     NightRow,
     PaymentRow,
     Seat,
+    StoredTally,
     TabEventRow,
+    TallyRows,
+    TallyUpdate,
 )
 from bot.store.writer import PRAGMAS, Writer
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 _MIGRATIONS: dict[int, str] = {
     1: """
     CREATE TABLE chat_settings (
@@ -179,7 +182,55 @@ _MIGRATIONS: dict[int, str] = {
     );
     CREATE INDEX flow_taps_by_flow ON flow_taps (flow_key, id);
     """,
+    # 8: the night's running tally (bot/night/tally.py): what /summary and its chart show, kept in step
+    # with every append of the night (its figures replaced, its hands' rows added to) while it was
+    # written after the night's newest event (`last_event_id`); a correction stores it whole again. A
+    # cache, never the truth: one that is not current, or of another version, is ignored and rebuilt.
+    8: """
+    CREATE TABLE tallies (
+        night_id INTEGER PRIMARY KEY REFERENCES nights (id),
+        last_event_id INTEGER NOT NULL,
+        version TEXT NOT NULL,
+        figures TEXT NOT NULL
+    );
+    CREATE TABLE tally_nets (
+        night_id INTEGER NOT NULL REFERENCES nights (id),
+        hand INTEGER NOT NULL,
+        player INTEGER NOT NULL,
+        net INTEGER NOT NULL,
+        PRIMARY KEY (night_id, hand, player)
+    ) WITHOUT ROWID;
+    CREATE TABLE tally_doubled (
+        night_id INTEGER NOT NULL REFERENCES nights (id),
+        hand INTEGER NOT NULL,
+        PRIMARY KEY (night_id, hand)
+    ) WITHOUT ROWID;
+    """,
 }
+
+
+def _add_to_tally(db: sqlite3.Connection, night_id: int, last_event_id: int, update: TallyUpdate) -> None:
+    """The append's part of the night's running tally, if the stored tally is the one it adds to
+    (written after the night's newest event before this append): else it stays as it is, stale,
+    and the night is tallied whole when next asked."""
+    current = db.execute(
+        "UPDATE tallies SET last_event_id = ?, figures = ? WHERE night_id = ? AND version = ? AND last_event_id = ?",
+        (last_event_id, update.figures, night_id, update.version, update.after),
+    )
+    if current.rowcount == 1:
+        _add_hands(db, night_id, update.hands)
+
+
+def _add_hands(db: sqlite3.Connection, night_id: int, hands: TallyRows) -> None:
+    db.executemany(
+        "INSERT INTO tally_nets (night_id, hand, player, net) VALUES (?, ?, ?, ?)"
+        " ON CONFLICT (night_id, hand, player) DO UPDATE SET net = net + excluded.net",
+        [(night_id, hand, player, net) for hand, player, net in hands.nets],
+    )
+    db.executemany(
+        "INSERT OR IGNORE INTO tally_doubled (night_id, hand) VALUES (?, ?)",
+        [(night_id, hand) for hand in hands.doubled],
+    )
 
 
 def _statements(script: str) -> list[str]:
@@ -424,11 +475,12 @@ class Ledger:
         events: Sequence[NewEvent],
         checkpoint: tuple[str, str] | None = None,
         decode: Decode = as_text,
+        tally: TallyUpdate | None = None,
     ) -> list[EventRow]:
         """`append`, returning the rows as recorded: read back in the same transaction, so that no
         reader's older snapshot can hide them, their payloads held as `decode` reads them. A
         checkpoint (version, state) of the table after the last of these events rides in the same
-        transaction."""
+        transaction, and so does what they add to the night's running tally (if it is current)."""
         line = _Line(chat_id, night_id, speaker, raw_text, update_key, stake_cents)
 
         def write(db: sqlite3.Connection) -> list[EventRow]:
@@ -438,6 +490,8 @@ class Ledger:
                     "INSERT OR REPLACE INTO checkpoints (night_id, last_event_id, version, state) VALUES (?, ?, ?, ?)",
                     (night_id, ids[-1], *checkpoint),
                 )
+            if tally is not None and ids:
+                _add_to_tally(db, night_id, ids[-1], tally)
             return _read_back(db, ids, decode)
 
         return await self._writer.run(write)
@@ -471,6 +525,46 @@ class Ledger:
                 )
                 return int(last), str(next(iter(rows))[0])
         return None
+
+    async def tally(self, night_id: int, hands: bool = True) -> StoredTally | None:
+        """The night's running tally as stored (its hands' rows too, unless not `hands`), or None."""
+        rows = await self._db.execute_fetchall(
+            "SELECT last_event_id, version, figures FROM tallies WHERE night_id = ?", (night_id,)
+        )
+        row = next(iter(rows), None)
+        if row is None:
+            return None
+        by_hand = TallyRows()
+        if hands:
+            nets = await self._db.execute_fetchall(
+                "SELECT hand, player, net FROM tally_nets WHERE night_id = ? ORDER BY hand, player", (night_id,)
+            )
+            doubled = await self._db.execute_fetchall(
+                "SELECT hand FROM tally_doubled WHERE night_id = ? ORDER BY hand", (night_id,)
+            )
+            by_hand = TallyRows(tuple((int(h), int(p), int(n)) for h, p, n in nets), tuple(int(h) for (h,) in doubled))
+        return StoredTally(int(row[0]), str(row[1]), str(row[2]), by_hand)
+
+    async def store_tally(
+        self, night_id: int, last_event_id: int, version: str, figures: str, hands: TallyRows
+    ) -> bool:
+        """Store the night's whole running tally, worked out after event `last_event_id`; nothing
+        (False) if the night has a newer event by now (the tally would not be current)."""
+
+        def write(db: sqlite3.Connection) -> bool:
+            newest = db.execute("SELECT MAX(id) FROM events WHERE night_id = ?", (night_id,)).fetchone()[0]
+            if newest != last_event_id:
+                return False
+            db.execute("DELETE FROM tally_nets WHERE night_id = ?", (night_id,))
+            db.execute("DELETE FROM tally_doubled WHERE night_id = ?", (night_id,))
+            db.execute(
+                "INSERT OR REPLACE INTO tallies (night_id, last_event_id, version, figures) VALUES (?, ?, ?, ?)",
+                (night_id, last_event_id, version, figures),
+            )
+            _add_hands(db, night_id, hands)
+            return True
+
+        return await self._writer.run(write)
 
     async def set_setting(self, chat_id: str, key: str, value: str) -> None:
         def write(db: sqlite3.Connection) -> None:

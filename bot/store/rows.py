@@ -84,6 +84,36 @@ class NewEvent:
 
 
 @dataclass(frozen=True)
+class TallyRows:
+    """A night's running tally by hand, as the ledger keeps it (bot/night/tally.py): (hand, player,
+    net) rows, added to as events are recorded, and the hands played 比下胡."""
+
+    nets: tuple[tuple[int, int, int], ...] = ()
+    doubled: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class StoredTally:
+    """A night's running tally as stored: written after event `last_event_id`, in `version`."""
+
+    last_event_id: int
+    version: str
+    figures: str
+    hands: TallyRows
+
+
+@dataclass(frozen=True)
+class TallyUpdate:
+    """What an append adds to the night's stored tally, if the stored one is current (written after
+    event `after`, the night's newest, in `version`): its figures now, and rows to add by hand."""
+
+    version: str
+    after: int
+    figures: str
+    hands: TallyRows = TallyRows()
+
+
+@dataclass(frozen=True)
 class NightMarks:
     """A night of a chat as the tab sees it before reading it: see `Ledger.night_marks`."""
 

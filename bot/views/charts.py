@@ -1,10 +1,10 @@
 """The night's chart: each player's cumulative balance after each hand, 比下胡 hands marked.
 
-What is drawn is worked out here (`person_lines`: a line a person, with gaps where they did not sit);
-bot/views/plot.py draws it with Pillow, in a CJK font. The Telegram bot draws in a process of its own
-(`start_drawing`, at start), so a chart never holds the chats the bot process answers meanwhile. A
-chart is kept by its night's version (the newest event), language and image format: asked again with
-nothing recorded since, it is not drawn again.
+What is drawn is worked out here from the night's tally (`tally_lines`: a line a person, with gaps
+where they did not sit); bot/views/plot.py draws it with Pillow, in a CJK font. The Telegram bot
+draws in a process of its own (`start_drawing`, at start), so a chart never holds the chats the bot
+process answers meanwhile. A chart is kept by its night's version (the newest event), language and
+image format: asked again with nothing recorded since, it is not drawn again.
 """
 
 from __future__ import annotations
@@ -13,13 +13,15 @@ import asyncio
 import multiprocessing
 import os
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
+from bot.night.night import Night
+from bot.night.people import merged_index, merged_names
+from bot.night.tally import Tally
 from bot.store.heap import in_thread
 from bot.views import drawing, plot
-from bot.views.personal import NightPeople, payments_of
 from locales import Translator
 
 KEPT_CHARTS = 64  # charts kept by their night's version (30–100 KB each)
@@ -46,42 +48,65 @@ def cumulative_by_hand(
     return points
 
 
-def person_lines(people: NightPeople) -> list[tuple[str, list[int], list[int | None]]]:
-    """(name, hands, balance after each hand or None where they did not sit) per person: the line of
-    one who left stops at their last hand at the balance they keep, a newcomer's starts at zero the hand
-    before they sat down."""
-    index = {name: i for i, name in enumerate(people.names)}
-    deltas = [
-        (p.hand, index[name], sign * p.amount)
-        for p in payments_of(people)
-        for name, sign in ((p.payer, -1), (p.payee, 1))
-        if name in index
-    ]
-    points = cumulative_by_hand(deltas, people.hands, len(people.names))
-    hands = [hand for hand, _ in points]
-    lines: list[tuple[str, list[int], list[int | None]]] = []
-    for i, name in enumerate(people.names):
-        sat = {hand for hand, names in people.seated.items() if name in names}
+PersonLine = tuple[str, list[int], list[int | None]]  # name, hands, balance after each (None: not seated)
+
+
+def tally_lines(tally: Tally, names: Sequence[str], people: Sequence[str], hands: int) -> list[PersonLine]:
+    """(name, hands, balance after each hand or None where they did not sit) for each of `people`
+    (the night's, as `Night.people` names them; `names`: its occupancy, the tally's players): the line
+    of one who left stops at their last hand at the balance they keep, a newcomer's starts at zero the
+    hand before they sat down. Hand 0 is the start; the last is the `hands` played, or a later one
+    that already saw a payment."""
+    merged = merged_index(names)
+    first = merged_names(names)  # a person is named as they first sat down
+    column = {name: at for at, name in enumerate(people)}
+    columns = [column.get(first[merged[index]]) for index in range(len(names))]
+    deltas = []
+    for nets in tally.hands:
+        deltas.append((nets.hand, 0, 0))  # drawn, whatever its payments came to
+        deltas.extend(
+            (nets.hand, at, net) for at, net in zip(columns, nets.nets, strict=False) if at is not None and net
+        )
+    points = cumulative_by_hand(deltas, hands, len(people))
+    sat: list[set[int]] = [set() for _ in people]
+    for index, at in enumerate(columns):
+        player = tally.players[index] if index < len(tally.players) else None
+        if at is None:
+            continue
+        if index < 4:
+            sat[at].add(0)  # the opening four
+        if player is not None and player.first_hand:
+            sat[at].update(range(player.first_hand, player.last_hand + 1))
+    xs = [hand for hand, _ in points]
+    lines: list[PersonLine] = []
+    for at, name in enumerate(people):
         # the hand before one sits down anchors the line at the balance they start from (zero)
-        shown = sat | {hand - 1 for hand in sat}
-        lines.append((name, hands, [balances[i] if hand in shown else None for hand, balances in points]))
+        shown = sat[at] | {hand - 1 for hand in sat[at]}
+        lines.append((name, xs, [balances[at] if hand in shown else None for hand, balances in points]))
     return lines
 
 
-def end_points(people: NightPeople) -> dict[str, int]:
+def night_lines(night: Night, tally: Tally) -> list[PersonLine]:
+    """The night's chart lines, from its tally (`Night.tally`)."""
+    people = [person.name for person in night.people()]
+    return tally_lines(tally, night.player_names(), people, night.hands_played())
+
+
+def end_points(lines: Sequence[PersonLine]) -> dict[str, int]:
     """Each person's last drawn balance: what they take home in flowers (or chips)."""
     ends: dict[str, int] = {}
-    for name, _, values in person_lines(people):
+    for name, _, values in lines:
         drawn = [v for v in values if v is not None]
         ends[name] = drawn[-1] if drawn else 0
     return ends
 
 
-def balance_chart_of(night_number: int, people: NightPeople, doubled: set[int], language: str) -> plot.LineChart:
+def balance_chart_of(
+    night_number: int, lines: Sequence[PersonLine], doubled: Set[int], language: str
+) -> plot.LineChart:
     """What the night's chart shows, in the chat's language: small, so it is cheap to send to the
     drawing process (the night's log stays here)."""
     translator = Translator(language)
-    lines = person_lines(people)
     return plot.LineChart(
         title=translator.t("chart.title", night=night_number),
         x_label=translator.t("chart.hand_axis"),
@@ -93,11 +118,17 @@ def balance_chart_of(night_number: int, people: NightPeople, doubled: set[int], 
     )
 
 
+def night_chart(night: Night, tally: Tally, language: str) -> plot.LineChart:
+    """The night's chart from its tally (`Night.tally`): each person's balance after each hand, the
+    比下胡 hands marked."""
+    return balance_chart_of(night.number, night_lines(night, tally), set(tally.doubled), language)
+
+
 def balance_chart(
-    night_number: int, people: NightPeople, doubled: set[int], language: str, image_format: str = "JPEG"
+    night_number: int, lines: Sequence[PersonLine], doubled: Set[int], language: str, image_format: str = "JPEG"
 ) -> bytes:
     """The night's chart as JPEG (what Telegram sends a photo as) or PNG bytes, drawn here."""
-    return plot.draw(balance_chart_of(night_number, people, doubled, language), image_format)
+    return plot.draw(balance_chart_of(night_number, lines, doubled, language), image_format)
 
 
 # ---- where charts are drawn -----------------------------------------------------------------------

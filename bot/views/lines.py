@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from decimal import Decimal
 from itertools import pairwise
 
-from bot.night.night import Played, joins_previous
-from bot.night.people import Person
+from bot.night.people import Person, merged_index
+from bot.night.tally import PlayerTally, Tally
 from bot.store.rows import EventRow, LineText, NightRow, PaymentRow, Seat
 from bot.text.replies import LIST, Chinese, Joined, Reply
 from engine.preset import PRESET_NAMES, Preset, UnitRule
 from engine.settlement import Factor
-from engine.table import TableState, Win
+from engine.table import TableState
 from engine.transfers import minimal_transfers
 
 SEAT_KEYS = ("seat.east", "seat.south", "seat.west", "seat.north")
@@ -257,13 +257,16 @@ def _pattern_line(key: str, rule: UnitRule) -> Reply:
     return Reply("rules.unit_big" if rule.big else "rules.unit", {"name": name, "value": rule.value})
 
 
-@dataclass
+@dataclass(frozen=True)
 class PlayerStats:
+    """One person's night for /summary: several occupancy indices of one name (back after a 换人)
+    are one person."""
+
     wins: int = 0
     self_draws: int = 0
     deal_ins: int = 0
     biggest: int = 0
-    biggest_keys: list[str] = field(default_factory=list)
+    biggest_keys: tuple[str, ...] = ()
     gang_net: int = 0
     penalty_net: int = 0
 
@@ -272,40 +275,36 @@ GANG_REASONS = frozenset({"exposed_gang", "added_gang", "concealed_gang", "flowe
 PENALTY_REASONS = frozenset({"penalty_follow", "penalty_four", "penalty_custom", "false_win"})
 
 
-def night_stats(
-    played: Sequence[Played],
-    net_by_reason: Mapping[tuple[int, str], int],
-    players: int = 4,
-    player_of: Callable[[int, int], int] | None = None,
-) -> list[PlayerStats]:
-    """Per player: wins, self-draws, deal-ins, biggest hand, gang and penalty money net. A player is
-    a seat, or with `player_of(event, seat)` whoever sat there at that event (after a 换人);
-    `net_by_reason` is keyed the same way."""
-    stats = [PlayerStats() for _ in range(players)]
-    previous: Played | None = None
-    for entry in played:
-        joined, previous = joins_previous(entry, previous), entry  # 一炮多响: one discard, one deal-in
-        who = (lambda seat, slot=entry.slot: player_of(slot, seat)) if player_of else (lambda seat: seat)
-        if not entry.scores:
-            continue
-        event = entry.event
-        # a hand a 包子 ended at a pong or gang (敞开头) is settled as the melder's self-draw
-        win = event if isinstance(event, Win) else None
-        self_draw = win is None or win.discarder is None or any(c.flags.robbing_gang for c in win.claims)
-        for winner, score in entry.scores:
-            player = stats[who(winner)]
-            player.wins += 1
-            player.self_draws += 1 if self_draw else 0
-            if score.total > player.biggest:
-                player.biggest, player.biggest_keys = score.total, [item.key for item in score.items]
-        if win is not None and win.discarder is not None and not self_draw and not joined:
-            stats[who(win.discarder)].deal_ins += 1
-    for (seat, reason), amount in net_by_reason.items():
-        if reason in GANG_REASONS:
-            stats[seat].gang_net += amount
-        elif reason in PENALTY_REASONS:
-            stats[seat].penalty_net += amount
-    return stats
+def player_stats(tally: Tally, names: Sequence[str]) -> list[PlayerStats]:
+    """Per person (as `merged_index(names)` numbers them; `names`: the night's occupancy): wins,
+    self-draws, deal-ins, the biggest hand (of equal ones the first), gang and penalty money net."""
+    merged = merged_index(names)
+    people = len(set(merged))
+    counts = [[0, 0, 0, 0, 0] for _ in range(people)]  # wins, self-draws, deal-ins, gang, penalty
+    biggest: list[PlayerTally | None] = [None] * people
+    for index, player in enumerate(tally.players):
+        person = merged[index]
+        for at, value in enumerate((player.wins, player.self_draws, player.deal_ins)):
+            counts[person][at] += value
+        best = biggest[person]
+        if player.biggest and (best is None or _bigger(player, best)):
+            biggest[person] = player
+    for net in tally.reasons:
+        if net.reason in GANG_REASONS:
+            counts[merged[net.player]][3] += net.amount
+        elif net.reason in PENALTY_REASONS:
+            counts[merged[net.player]][4] += net.amount
+    return [
+        PlayerStats(wins, draws, deal_ins, best.biggest, best.biggest_keys, gang, penalty)
+        if best is not None
+        else PlayerStats(wins, draws, deal_ins, gang_net=gang, penalty_net=penalty)
+        for (wins, draws, deal_ins, gang, penalty), best in zip(counts, biggest, strict=True)
+    ]
+
+
+def _bigger(player: PlayerTally, than: PlayerTally) -> bool:
+    """A bigger biggest hand, or as big and played earlier (the first of equal ones counts)."""
+    return (player.biggest, -player.biggest_hand) > (than.biggest, -than.biggest_hand)
 
 
 def summary(

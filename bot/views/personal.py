@@ -1,11 +1,12 @@
 """The night as its people see it: every payment named by the person who sat in the seat at its event,
-in that hand, at that hand's stake. The CSV export, the chart and the statistics read this, never the
-ledger's seat numbers, so after a 换人 the one who left keeps their own money everywhere, as in /summary.
+in that hand, at that hand's stake. The CSV export reads this, never the ledger's seat numbers, so
+after a 换人 the one who left keeps their own money there, as in /summary and its chart (which count
+the same way, from the night's tally: bot/night/tally.py).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from bot.night.night import Night
@@ -41,24 +42,22 @@ class LogEntry:
 
 @dataclass(frozen=True)
 class NightPeople:
-    """The night's people (as `Night.people` lists them), the log by person, and who sat in each hand."""
+    """The night's people (as `Night.people` lists them) and the log by person (the CSV)."""
 
     names: tuple[str, ...]
     log: tuple[LogEntry, ...]
-    seated: dict[int, frozenset[str]]  # hand -> the people who sat at some event of it (0: the opening)
-    hands: int
 
 
 def night_people(night: Night, texts: Mapping[int, LineText] | None = None) -> NightPeople:
-    """`texts`: what was typed for every row and when (Night.texts), for the CSV; without them (the
-    chart, which shows neither) each entry's text and time are empty."""
+    """`texts`: what was typed for every row and when (Night.texts), for the CSV; without them each
+    entry's text and time are empty."""
     blank = LineText("", "")
 
     def typed(event_id: int) -> LineText:
         return blank if texts is None else texts[event_id]
 
     seating = night.seating()
-    merged = merged_index(seating)
+    merged = merged_index(seating.names)
     first_name: dict[int, str] = {}
     for index, name in enumerate(seating.names):
         first_name.setdefault(merged[index], name)  # the name a merged player first sat down with
@@ -102,16 +101,4 @@ def night_people(night: Night, texts: Mapping[int, LineText] | None = None) -> N
         )
         for e in night.events
     )
-    seated: dict[int, set[str]] = {0: {first_name[merged[i]] for i in range(4)}}  # the opening four
-    for played in night.whole_fold().played:
-        seated.setdefault(played.hand_no, set()).update(person(played.slot, s) for s in range(4))
-    return NightPeople(
-        tuple(p.name for p in night.people()),
-        log,
-        {hand: frozenset(names) for hand, names in seated.items()},
-        night.hands_played(),
-    )
-
-
-def payments_of(people: NightPeople) -> Sequence[PersonPayment]:
-    return [payment for entry in people.log for payment in entry.payments]
+    return NightPeople(tuple(p.name for p in night.people()), log)

@@ -24,8 +24,9 @@ from dataclasses import dataclass, field, fields
 from functools import lru_cache
 
 from bot.night.codec import POSITIONAL, from_data, seat_change, to_data
-from bot.night.night import Night, Nights, Played, joins_previous
+from bot.night.night import Night, Nights, Played
 from bot.night.people import LEAVING, RENAMING, Person, merged_index, merged_names, player_of
+from bot.night.tally import joins_previous
 from bot.store.heap import in_thread
 from bot.store.rows import NightMarks, NightRow
 from bot.text.replies import LIST, Joined, Reply
@@ -54,7 +55,7 @@ def _add_night(night: Night, player: int, career: Career) -> None:
     """One player's night (a player, not a seat: after a 换人 the one who left keeps their figures)."""
     seating = night.seating()
     who = player_of(seating)
-    name = merged_names(seating)[player]  # `player` is a merged index: who left at 0 is not in people()
+    name = merged_names(seating.names)[player]  # `player` is a merged index: who left at 0 is not in people()
     person = next((p for p in night.people() if fold(p.name) == fold(name)), Person(name, 0, 0))
     career.nights += 1
     career.net += person.amount
@@ -208,14 +209,14 @@ def _seat_identities(night: Night) -> list[tuple[set[str], str | None, str | Non
 def night_figures(night: Night) -> NightFigures:
     """The night's figures per person (a person as `Night.people` lists them)."""
     seating = night.seating()
-    merged = merged_index(seating)
+    merged = merged_index(seating.names)
     names: dict[int, set[str]] = {}
     accounts: dict[int, tuple[str, str | None]] = {}
     for index, (aliases, user_id, username) in enumerate(_seat_identities(night)):
         names.setdefault(merged[index], set()).update(aliases)
         if user_id is not None:
             accounts.setdefault(merged[index], (user_id, username))
-    folded = [fold(name) for name in merged_names(seating)]
+    folded = [fold(name) for name in merged_names(seating.names)]
     persons: list[PersonNight] = []
     for person in night.people():
         if not person.name:

@@ -10,20 +10,21 @@ from pathlib import Path
 from bot.chat.commands import SPEC_BY_NAME, parse
 from bot.chat.handlers.common import Context, Refusal, board, describe, explained
 from bot.chat.handlers.opening import unclaimed
-from bot.night.night import Night, doubled_hands, table_event
-from bot.night.people import kept_indices, merged_index, net_by_reason, player_of, stake_runs
+from bot.night.night import Night, table_event
+from bot.night.people import kept_indices, stake_runs
 from bot.night.seating import seated_names
+from bot.night.tally import Tally
 from bot.store.heap import in_thread
 from bot.store.rows import EventRow, LineText, PaymentRow, Seat
 from bot.text.replies import Attachment, Choice, Reply, Response, render
 from bot.views import export
-from bot.views.charts import balance_chart_of
+from bot.views.charts import night_chart
 from bot.views.lines import history as history_lines
-from bot.views.lines import night_stats, payment_lines
+from bot.views.lines import payment_lines, player_stats
 from bot.views.lines import rules as rules_lines
 from bot.views.lines import summary as summary_lines
 from bot.views.personal import night_people
-from bot.views.plot import LineChart, format_for
+from bot.views.plot import format_for
 from bot.views.stats import chat_stats, my_stats
 from engine.errors import EngineError
 from engine.preset import PRESET_NAMES, preset_from_dict, resolved_builtin
@@ -182,12 +183,13 @@ async def rules(context: Context) -> Response:
     return Response(tuple(rules_lines(preset_from_dict(resolved_builtin(name)), 100)), context.language)
 
 
-def summary_replies(night: Night) -> list[Reply]:
-    seating = night.seating()  # players, not seats: after a 换人 each keeps their own figures
-    net = net_by_reason(seating, night.events, night.payment_rows)
-    stats = night_stats(night.whole_fold().played, net, len(set(merged_index(seating))), player_of(seating))
+def summary_replies(night: Night, tally: Tally) -> list[Reply]:
+    """The night's figures, its tally's (`Night.tally`): players, not seats, so that after a 换人 each
+    keeps their own."""
+    names = night.player_names()
     everyone = night.people()
-    stats = [stats[index] for index in kept_indices(seating, everyone)]  # no row for who left at 0
+    stats = player_stats(tally, names)
+    stats = [stats[index] for index in kept_indices(names, everyone)]  # no row for who left at 0
     return summary_lines(
         replace(night.row, stake_cents=night.stake_at(night.state.hand_no)),  # the stake in force
         tuple(Seat(p.name) for p in everyone),
@@ -202,16 +204,12 @@ def summary_replies(night: Night) -> list[Reply]:
     )
 
 
-def chart_of_night(night: Night, language: str) -> LineChart:
-    """What the night's chart shows (sent to the drawing process)."""
-    return balance_chart_of(night.number, night_people(night), doubled_hands(night.whole_fold()), language)
-
-
 async def summary(context: Context) -> Response:
     """The night's figures and its chart are worked out in a worker thread: a long night's summary
     and any chart take longer than another chat should wait (the chat's own lines wait their turn)."""
     night = any_night(context)
-    lines = await in_thread(summary_replies, night)
+    tally = await night.tally()  # kept in step with every event (or the whole night, tallied once)
+    lines = await in_thread(summary_replies, night, tally)
     attachments: list[Attachment] = []
     if context.desk.charts_enabled:
         version = (night.id, night.log_size(), context.language)  # drawn again once something is recorded
@@ -222,7 +220,7 @@ async def summary(context: Context) -> Response:
         image_format = format_for(named) if named else "JPEG"
         image = context.desk.charts.kept(version, image_format)
         if image is None:
-            shown = await in_thread(chart_of_night, night, context.language)  # a long night's in a worker too
+            shown = await in_thread(night_chart, night, tally, context.language)  # a long night's too
             image = await context.desk.charts.chart(version, shown, image_format)
         chart = Attachment("photo", f"night-{night.id}.jpg", image)
         if named:  # the chat sees the file name; the console writes to the path
