@@ -475,7 +475,7 @@ async def _summary_and_chart(table: Table) -> tuple[str, list[tuple[str, list[in
     assert night is not None
     tally = await night.tally()
     await night.load_history()
-    assert tally == night.whole_tally()  # the running tally, kept event by event, is the whole night's
+    assert tally == night.whole_tally().tally()  # the running tally, kept event by event, is the whole night's
     return text, night_lines(night, tally)
 
 

@@ -18,7 +18,7 @@ import sqlite3
 from pathlib import Path
 
 from bot.chat.service import Referee
-from bot.night.codec import STAKE, StakeChange, encode_stake
+from bot.night.codec import STAKE, StakeChange, encode_stake, encode_undo
 from bot.night.tally import (
     Figures,
     HandNets,
@@ -34,6 +34,7 @@ from bot.store.ledger import Ledger
 from bot.store.rows import NewEvent, TallyRows
 from bot.views.charts import end_points, night_lines
 from bot.views.lines import player_stats
+from engine.settlement import Payment
 from tests.harness import Table
 
 EXAMPLE_1 = "123m456m789m234p5p+5p"
@@ -67,7 +68,7 @@ async def whole(table: Table) -> Tally:
     """The night's tally worked out from its whole fold, apart from the running one."""
     night = await table.referee.nights.latest(table.chat_id)
     assert night is not None
-    return night.whole_tally()
+    return night.whole_tally().tally()
 
 
 async def test_a_restart_summarises_from_the_running_tally_without_reading_the_night(
@@ -141,17 +142,32 @@ async def test_a_night_without_a_current_tally_is_tallied_whole_and_stored(
     assert partial and text == said and lines == said_lines
 
 
-async def test_an_event_written_without_the_tally_makes_it_stale_not_wrong(table: Table, ledger: Ledger) -> None:
+async def test_a_correction_whose_tally_was_never_stored_is_not_added_to(table: Table, ledger: Ledger) -> None:
     await table.play(NIGHT)
     night = await table.referee.nights.latest("group-1")
     assert night is not None
-    # a row the night did not write (as older code, or a hand with the ledger): the tally was written
-    # after the event before it, so it is not current and is not read
-    stake = NewEvent(4, STAKE, None, encode_stake(StakeChange(200, 4)))
-    await ledger.append_rows("group-1", night.id, "A", "(by hand)", None, 100, [stake])
-    fresh = restarted(ledger)
-    _text, lines, partial = await summary_and_lines(fresh)
-    assert not partial and end_points(lines) == BALANCES
+    # an undo of #3 (C's gang on D, 12) written as a crash would leave it: the correction's rows are
+    # in the ledger, the whole tally it stores after them is not; C (seat 2) pays D (seat 3) back
+    gang = night.numbered(3)
+    assert gang is not None
+    undo = NewEvent(2, "undo", None, encode_undo(gang.id), (Payment(2, 3, 12, "exposed_gang"),), gang.id)
+    await ledger.append_rows("group-1", night.id, "A", "/undo 3", None, 100, [undo])
+    text, lines, partial = await summary_and_lines(restarted(ledger))
+    assert not partial  # the stored tally was not read: the whole night was
+    assert end_points(lines) == {"A": 92, "B": -4, "C": -180, "D": -46, "E": 138}
+    # and stored again, as of the correction: the next restart reads it
+    again, again_lines, partial = await summary_and_lines(restarted(ledger))
+    assert partial and (again, again_lines) == (text, lines)
+
+
+async def test_a_row_that_moves_no_money_leaves_the_running_tally_as_it_is(table: Table, ledger: Ledger) -> None:
+    await table.play(NIGHT)
+    night = await table.referee.nights.latest("group-1")
+    assert night is not None
+    stake = NewEvent(4, STAKE, None, encode_stake(StakeChange(200, 4)))  # 改底 written by hand
+    await ledger.append_rows("group-1", night.id, "A", "/stake 2", None, 100, [stake])
+    _text, lines, partial = await summary_and_lines(restarted(ledger))
+    assert partial and end_points(lines) == BALANCES
 
 
 async def test_lines_recorded_after_a_restart_add_to_the_stored_tally(table: Table, ledger: Ledger) -> None:
@@ -203,3 +219,15 @@ def test_a_player_back_after_a_swap_keeps_the_first_of_equal_biggest_hands() -> 
     assert (stats[0].biggest, stats[0].biggest_keys) == (46, ("pao", "menqing"))
     bigger = Tally(Figures((first, none, none, none, PlayerTally(1, 0, 0, 50, 5, ("x",)))))
     assert player_stats(bigger, names)[0].biggest_keys == ("x",)
+
+
+async def test_a_swap_in_the_hand_being_played_counts_for_who_sat_there(table: Table, ledger: Ledger) -> None:
+    # after hand 3: 换人 E F, then F's concealed gang in hand 4, 3 from each of A, B and C (F +9);
+    # E keeps his 138
+    await table.play(NIGHT + "\n换人 E F\nF: 暗杠 7m")
+    said, said_lines, _ = await summary_and_lines(table)
+    text, lines, partial = await summary_and_lines(restarted(ledger))
+    assert partial and text == said and lines == said_lines
+    assert end_points(lines) == {"A": 89, "B": -7, "C": -171, "D": -58, "E": 138, "F": 9}
+    values = {name: values for name, _, values in lines}
+    assert values["E"] == [None, None, 0, 138, None] and values["F"] == [None, None, None, 0, 9]

@@ -87,14 +87,14 @@ def to_data(value: Any, layout: str = NAMED, leave_out: frozenset[str] = frozens
     kind: Any = type(value)
     if kind in _PLAIN:  # most of what is stored: asked first, by exact type (an IntEnum is an enum)
         return value
-    if kind is tuple or kind is list:
-        return [to_data(item, layout) for item in value]
+    if kind is tuple or kind is list:  # (a plain item is taken as it is, without a call)
+        return [item if type(item) in _PLAIN else to_data(item, layout) for item in value]
     names = _field_names(kind)
     if names is not None:
         pairs = [(name, getattr(value, name)) for name in names if name not in leave_out]
         if layout == POSITIONAL:
-            return [to_data(item, layout) for _, item in pairs]
-        return {name: to_data(item, layout) for name, item in pairs}
+            return [item if type(item) in _PLAIN else to_data(item, layout) for _, item in pairs]
+        return {name: item if type(item) in _PLAIN else to_data(item, layout) for name, item in pairs}
     if isinstance(value, Enum):
         return value.value
     if isinstance(value, frozenset):

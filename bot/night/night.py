@@ -50,6 +50,7 @@ from bot.night.payment_log import PaymentLog
 from bot.night.people import Occupancy, Person, index_totals, merged_people, occupancy, stake_at, stake_schedule
 from bot.night.sharing import Sharing
 from bot.night.tally import (
+    NO_FIGURES,
     TALLY_VERSION,
     Figures,
     Tally,
@@ -72,7 +73,9 @@ from bot.store.rows import (
     NightRow,
     PaymentRow,
     Seat,
+    StoredTally,
     TabEventRow,
+    TallyRows,
     TallyUpdate,
 )
 from bot.text.vocabulary import fold
@@ -226,6 +229,9 @@ class Fold:
     @property
     def last(self) -> Played:
         return self.played[-1]
+
+    def last_or_none(self) -> Played | None:
+        return self.played[-1] if self.played else None
 
     def hand_of(self, event_id: int) -> int | None:
         """Hand of a played event, by ledger id or by slot (the first match wins, as in order); the
@@ -499,19 +505,38 @@ def hand_in(fold: Fold, event: EventRow, slot_of: Callable[[int], int]) -> int:
     return hand or event.hand_no
 
 
-def tally_from(fold: Fold, events: Sequence[EventRow], payments: Iterable[PaymentRow], seating: Occupancy) -> Tally:
-    """The whole night's tally (bot/night/tally.py): what `fold` played, with the payments booked,
-    each at its place, with the players who sat there, in the place's hand."""
+def tally_from(
+    fold: Fold,
+    events: Sequence[EventRow],
+    payments: Iterable[PaymentRow],
+    sitting: Callable[[int], Sequence[int]],
+    base: Figures = NO_FIGURES,
+    after: int = 0,
+) -> Tallying:
+    """`base` (the tally's figures stored after event `after`, or none) and what `fold` played after
+    it, with the payments booked after it (`events` and `payments`: at least those after it): each at
+    its place, with the players who sat there (`sitting`: a place's player index in each seat), in
+    the place's hand (bot/night/tally.py). From no base, the whole night's."""
     places = versions(events).slot_of
     by_id = {event.id: event for event in events}
     booked: list[tuple[PaymentRow, int, int]] = []
     for payment in payments:
         event = by_id.get(payment.event_id)
-        if event is None:
+        if event is None or event.id <= after:
             continue
         source = by_id.get(places.get(event.id, event.id), event)  # its slot's first row
         booked.append((payment, source.id, hand_in(fold, source, lambda i: places.get(i, i))))
-    return tallied(fold.played, booked, lambda place: seating.at.get(place, seating.now))
+    played = fold.played
+    first = len(played)
+    while first and played[first - 1].slot > after:  # the events after it, read from the end
+        first -= 1
+    previous = played[first - 1] if first else None
+    return tallied(Tallying(base), played[first:], booked, sitting, previous)
+
+
+def sitting_of(seating: Occupancy) -> Callable[[int], Sequence[int]]:
+    """A place's player index in each seat, as `seating` has it."""
+    return lambda place: seating.at.get(place, seating.now)
 
 
 # ---- results ------------------------------------------------------------------------------------
@@ -532,6 +557,27 @@ class Corrected:
     changes: tuple[tuple[str, int], ...]  # per person (not seat), what the correction moved
     moved_hands: tuple[int, ...]  # later hands whose payments or numbers changed
     replacement: Played | None  # the corrected event as now played (fix)
+
+
+@dataclass(frozen=True)
+class _Running:
+    """A night's running tally: the one stored after event `stored_at` (with the newest closed hand),
+    and `since`, those figures with what the events after it added (their hands' nets apart)."""
+
+    stored_at: int
+    since: Tallying
+
+    def with_played(self, played: Played, sitting: Sequence[int], previous: Played | None) -> Tallying:
+        """The figures with `played` added, a new event (played by whoever sits there now: `sitting`)."""
+        adding = self.since.copy()
+        adding.played(played, sitting, previous)
+        for payment in played.payments:
+            adding.paid(payment, sitting, played.hand_no)
+        return adding
+
+    def stored_with(self, adding: Tallying) -> TallyUpdate:
+        """What a closed hand stores: the figures now, and the hands' nets since the stored tally."""
+        return TallyUpdate(TALLY_VERSION, self.stored_at, encode_figures(adding.figures()), hand_rows(adding.hands()))
 
 
 # ---- the owner ----------------------------------------------------------------------------------
@@ -570,10 +616,10 @@ class Night:
         self._sharing = Sharing(bound=LIVE_SHARED, by_content=False)
         self._checkpoint = checkpoint
         self._head = head
-        # the running tally's figures as stored after event `_figures_at` (bot/night/tally.py): each
-        # table event adds to them, in the ledger and here, while they are current
-        self._figures: Figures | None = None
-        self._figures_at = -1
+        # the running tally (bot/night/tally.py): the stored one and what the night added since,
+        # read when first needed (None: none to add to, the whole night is tallied when asked)
+        self._running: _Running | None = None
+        self._running_read = False
         self._rows: int | None = None if head is not None else len(self._events)  # the night's rows
         # The fold in memory starts after event `_from` (a checkpoint's) or at the start (0); the
         # whole night's fold is folded from the start the first time something asks for it.
@@ -843,56 +889,81 @@ class Night:
     # ---- what /summary and its chart show (bot/night/tally.py) --------------------------------------
 
     async def tally(self) -> Tally:
-        """The night's running tally: as the ledger keeps it, in step with every event; or, where it
-        is not current (stored by older code, or a write that could not add to it), the whole night
-        tallied from its fold, off the event loop, and stored for the next time."""
+        """The night's running tally: as stored with the last closed hand, and what the night added
+        since (the hand being played); or, where none is stored or it cannot be added to (stored by
+        older code; a correction stored after it never came), the whole night tallied from its fold,
+        off the event loop, and stored for the next time."""
         stored = await self.ledger.tally(self.id)
-        if stored is not None and stored.version == TALLY_VERSION and stored.last_event_id == self.log_size():
-            figures = decode_figures(stored.figures)
-            if figures is not None:
-                self._figures, self._figures_at = figures, stored.last_event_id
-                return Tally(figures, hands_of(stored.hands))
-        await self.load_history()
-        await self.folded()
-        tally = await in_thread(self.whole_tally)
-        await self._store_tally(tally)
-        return tally
+        running = await self._running_tally(stored)
+        if running is None or stored is None or stored.last_event_id != running.stored_at:
+            await self.load_history()
+            await self.folded()
+            tally = (await in_thread(self.whole_tally)).tally()
+            await self._store_tally(tally)
+            return tally
+        since = hand_rows(running.since.hands())
+        rows = TallyRows(stored.hands.nets + since.nets, stored.hands.doubled + since.doubled)
+        return Tally(running.since.figures(), hands_of(rows))
 
-    def whole_tally(self) -> Tally:
+    def whole_tally(self) -> Tallying:
         """The whole night's tally from its fold (a long night's takes a while: from a worker thread)."""
-        return tally_from(self.whole_fold(), self.events, self.payment_rows, self.seating())
+        return tally_from(self.whole_fold(), self.events, self.payment_rows, sitting_of(self.seating()))
 
     async def start_tally(self) -> None:
         """A night just opened: its running tally starts empty."""
         await self._store_tally(Tally())
 
     async def _store_tally(self, tally: Tally) -> None:
+        """Store the whole tally (after a correction; a night stored without one): the hands' rows
+        and the figures, as of the newest event."""
         at = self.log_size()
         figures = encode_figures(tally.figures)
-        if await self.ledger.store_tally(self.id, at, TALLY_VERSION, figures, hand_rows(tally.hands)):
-            self._figures, self._figures_at = tally.figures, at
+        stored = await self.ledger.store_tally(self.id, at, TALLY_VERSION, figures, hand_rows(tally.hands))
+        self._running = _Running(at, Tallying(tally.figures)) if stored else None
+        self._running_read = True
 
-    async def _tally_update(self, played: Played | None) -> tuple[TallyUpdate, Figures] | None:
-        """What an append adds to the stored tally (the played event it records, or nothing: a seat,
-        a stake, a mark), and the figures after it; None when the stored tally is not current (it
-        stays stale, and the next summary tallies the night whole)."""
-        if self._figures is None:  # a night read from the ledger: its stored figures, once
-            stored = await self.ledger.tally(self.id, hands=False)
+    async def _running_tally(self, read: StoredTally | None = None) -> _Running | None:
+        """The running tally: the stored one (`read` already, or read now) the first time it is
+        needed, and the events after it."""
+        if not self._running_read:
+            self._running_read = True
+            stored = read or await self.ledger.tally(self.id, hands=False)
             figures = decode_figures(stored.figures) if stored is not None else None
             if stored is not None and stored.version == TALLY_VERSION and figures is not None:
-                self._figures, self._figures_at = figures, stored.last_event_id
-        if self._figures is None or self._figures_at != self.log_size():
+                self._running = self._running_from(stored.last_event_id, figures)
+        return self._running
+
+    def _running_from(self, at: int, figures: Figures) -> _Running | None:
+        """The tally stored after event `at` and what the events after it add; None where they cannot
+        be added from here: a correction after it (the whole tally it stores never came: a crash),
+        or events after it this night does not hold or has not folded (a fold from a later
+        checkpoint: the whole night is tallied instead). Read from the end: it costs what came after
+        the stored tally (a hand's events), not the night."""
+        if at > self.log_size() or at < self._from:
             return None
-        if played is None:
-            return TallyUpdate(TALLY_VERSION, self._figures_at, encode_figures(self._figures)), self._figures
-        adding = Tallying(self._figures)
-        now = self._seating().now  # a new event is played by whoever sits there now
-        adding.played(played, now, self._fold.played[-1] if self._fold.played else None)
-        for payment in played.payments:
-            adding.paid(payment, now, played.hand_no)
-        figures = adding.figures()
-        update = TallyUpdate(TALLY_VERSION, self._figures_at, encode_figures(figures), hand_rows(adding.hands()))
-        return update, figures
+        if self._head is not None and self._checkpoint is not None and at < self._checkpoint[0]:
+            return None
+        events, payments = self._events, self._payment_rows
+        first = len(events)
+        while first and events[first - 1].id > at:
+            first -= 1
+        after = events[first:]
+        if any(event.reverses is not None for event in after):
+            return None
+        paid = len(payments)
+        while paid and payments[paid - 1].event_id > at:
+            paid -= 1
+        if any(event.kind in SEAT_KINDS for event in after):  # someone sat down or left since: who sat where
+            seating = self.seating() if self._head is None else self._head_occupancy(self._head)
+            sitting = sitting_of(seating)
+        else:
+            now = self._seating().now
+            sitting = lambda place: now  # noqa: E731 (no one moved since: everyone sits as now)
+        return _Running(at, tally_from(self._fold, after, payments[paid:], sitting, figures, at))
+
+    def _head_occupancy(self, head: checkpoints.Head) -> Occupancy:
+        """Who sat where at each event after a checkpoint's head, from the head on."""
+        return occupancy(head.seats, self._events, self._active, (head.names, head.now))
 
     def player_names(self) -> tuple[str, ...]:
         """Everyone who sat tonight, by occupancy index (bot/night/people.py): the tally's players."""
@@ -1008,17 +1079,14 @@ class Night:
         hand: int | None = None,
         checkpoint: tuple[TableState, checkpoints.Head] | None = None,
         held: Sequence[object] = (),
-        played: Played | None = None,
-        keep_tally: bool = True,
+        tally: TallyUpdate | None = None,
     ) -> list[EventRow]:
         """Append the line's rows (and a binding waiting for a write); `held`: the values the first
         rows' payloads say, as the night holds them already (a recorded event, played): a row read
-        back holds that very value when it reads as it, so the value is held once. The running
-        tally is kept in step in the same transaction: `played` (the event recorded) adds to it,
-        any other row leaves it as it is; not `keep_tally` (a correction): it is stored whole after."""
+        back holds that very value when it reads as it, so the value is held once. `tally`: what a
+        closed hand adds to the stored running tally, in the same transaction as its checkpoint."""
         stake = self.stake_at(hand if hand is not None else self.state.hand_no)
         saved = (self.version, checkpoints.encode(*checkpoint)) if checkpoint is not None else None
-        update = await self._tally_update(played) if keep_tally else None
         bind, self._unwritten_bind = self._unwritten_bind, None
         if bind is not None:  # after the line's own rows: the first one keeps the update key
             news = [*news, NewEvent(self.state.hand_no, "bind", bind.seat, encode_seat(bind))]
@@ -1033,7 +1101,7 @@ class Night:
                 news,
                 saved,
                 decode_body,
-                update[0] if update is not None else None,
+                tally,
             )
         except BaseException:
             self._unwritten_bind = bind  # not written: still to be dropped (the seats restored) or retried
@@ -1042,8 +1110,6 @@ class Night:
             if rows[at].body == value:
                 rows[at] = replace(rows[at], body=value)
         self._events.extend(rows)  # from a checkpoint's head too: a table event needs no older history
-        if update is not None:
-            self._figures, self._figures_at = update[1], rows[-1].id
         if self._rows is not None:
             self._rows += len(rows)
         if bind is not None:
@@ -1091,7 +1157,14 @@ class Night:
         new = NewEvent(played.hand_no, event_kind(event), actor_of(event), encode_event(event), played.payments)
         closes_hand = fold.state.hand_no != self.state.hand_no
         saved = (fold.state, self._head_after(played)) if closes_hand else None
-        (row,) = await self._append(line, self.row.chat_id, [new], played.hand_no, saved, (played.event,), played)
+        running = await self._running_tally()
+        adding = running.with_played(played, self._seating().now, self._fold.last_or_none()) if running else None
+        update = running.stored_with(adding) if running and adding and closes_hand else None
+        (row,) = await self._append(line, self.row.chat_id, [new], played.hand_no, saved, (played.event,), update)
+        if running is not None and adding is not None:  # once stored with the hand, it runs on from there
+            self._running = (
+                _Running(self.log_size(), Tallying(adding.figures())) if update else replace(running, since=adding)
+            )
         played = replace(played, event_id=row.id, slot=row.id)
         self._fold = self._fold.plus(fold.state, played, fold.before_last)  # shares the fold's history: no copy
         self._active.add(row.id)
@@ -1130,7 +1203,7 @@ class Night:
         before = await self.folded()  # the night before the correction, for the hands it moves
         events, payments = list(self.events), self.payment_rows.copy()  # the log as of now
         plan = await in_thread(_plan_correction, self.row, self.start(), events, payments, target, replacement)
-        rows_written = await self._append(line, self.row.chat_id, plan.news, plan.target_hand, keep_tally=False)
+        rows_written = await self._append(line, self.row.chat_id, plan.news, plan.target_hand)
         written = list(self._events)
         after = await in_thread(_settle_correction, self.row, plan, before, written, payments, rows_written)
         # the night takes the outcome at once: a reader sees it before or after, never half of it
@@ -1268,7 +1341,7 @@ def _settle_correction(
     seating, schedule = _seating_of(night, events, active, [*payments, *rows], lambda: fold)
     sat = occupancy(night.seats, events, active)
     changes = person_changes(sat, plan.news, plan.anchors)
-    tally = tally_from(fold, events, [*payments, *rows], sat)  # the summary's, here off the loop
+    tally = tally_from(fold, events, [*payments, *rows], sitting_of(sat)).tally()  # the summary's, off the loop
     replacement = next((p for p in fold.played if p.event_id == row.id), None)
     moved = moved_hands(before, fold, plan.from_slot)
     fold.played.build_index()  # off the event loop: the reply's first lookup is not a walk through the night

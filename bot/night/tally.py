@@ -8,10 +8,13 @@ per hand, each player's net and whether the hand was played 比下胡 (`HandNets
 payment counts for whoever sat in the seat at the place it belongs to (a correction's money at the
 place it corrects), in that place's hand, exactly as /summary's totals and the CSV count it.
 
-The ledger keeps the tally current: each table event adds its own figures and its hand's nets in
-the transaction that records it (`TallyUpdate`), and a correction stores the whole night's tally
-again. It is a cache, never the truth: it counts only while it was written after the night's newest
-event and by this code's version; otherwise the whole night is tallied from its fold and stored.
+The ledger keeps it as of the newest closed hand: the hand that closes stores the figures and adds
+its nets to the hands' rows, in the transaction of its checkpoint (`TallyUpdate`: what a hand adds
+costs the same late in a long night as early on), and a correction stores the whole night's tally
+again; the night adds the hand being played in memory (bot/night/night.py). It is a cache, never
+the truth: it is read only in this code's version and only if no correction came after it (one
+whose whole tally never got stored: a crash in between); otherwise the whole night is tallied from
+its fold and stored.
 """
 
 from __future__ import annotations
@@ -65,6 +68,9 @@ class Figures:
     reasons: tuple[ReasonNet, ...] = ()
 
 
+NO_FIGURES = Figures()
+
+
 @dataclass(frozen=True, slots=True)
 class HandNets:
     """One hand: each player's net in it (by occupancy index; one past the last: 0), and whether it
@@ -77,7 +83,7 @@ class HandNets:
 
 @dataclass(frozen=True)
 class Tally:
-    figures: Figures = Figures()
+    figures: Figures = NO_FIGURES
     hands: tuple[HandNets, ...] = ()
 
     @property
@@ -191,17 +197,21 @@ class Tallying:
     its hand. `figures()` is the base's figures and these; `hands()` the hands these moved (the
     whole night's, from empty figures; what one event adds to the stored hands, from the stored)."""
 
-    def __init__(self, base: Figures = Figures()) -> None:
-        self._players = [_Sums(*(getattr(p, f.name) for f in fields(PlayerTally))) for p in base.players]
+    def __init__(self, base: Figures = NO_FIGURES) -> None:
+        self._base = base.players
+        self._sums: dict[int, _Sums] = {}  # the players these additions changed (the others stay as they were)
+        self._seen = len(base.players)
         self._reasons = {(r.player, r.reason): r.amount for r in base.reasons}
         self._hands: dict[int, tuple[list[bool], list[int]]] = {}  # hand -> ([doubled], nets)
 
     def played(self, played: Played, sitting: Sequence[int], previous: Played | None) -> None:
         hand = played.hand_no
         for index in sitting:
-            sums = self._player(index)
-            sums.first_hand = sums.first_hand or hand
-            sums.last_hand = hand
+            now = self._sums.get(index) or (self._base[index] if index < len(self._base) else None)
+            if now is None or now.last_hand != hand or not now.first_hand:  # once a hand
+                sums = self._player(index)
+                sums.first_hand = sums.first_hand or hand
+                sums.last_hand = hand
         event = played.event
         if isinstance(event, Win) and played.doubled:
             self._hand(hand)[0][0] = True
@@ -224,26 +234,48 @@ class Tallying:
         nets = self._hand(hand)[1]
         for seat, sign in ((payment.payer, -1), (payment.payee, 1)):
             index = sitting[seat]
-            self._player(index)
+            self._seen = max(self._seen, index + 1)  # a player with a payment only is a player too
             key = (index, payment.reason)
             self._reasons[key] = self._reasons.get(key, 0) + sign * payment.amount
             if len(nets) <= index:
                 nets.extend([0] * (index + 1 - len(nets)))
             nets[index] += sign * payment.amount
 
+    def copy(self) -> Tallying:
+        """Another tallying from here on (this one stays as it is)."""
+        other = Tallying()
+        other._base, other._seen, other._reasons = self._base, self._seen, dict(self._reasons)
+        other._sums = {index: _Sums(**vars(sums)) for index, sums in self._sums.items()}
+        other._hands = {hand: ([doubled[0]], list(nets)) for hand, (doubled, nets) in self._hands.items()}
+        return other
+
+    def tally(self) -> Tally:
+        """The figures, and the hands these additions moved."""
+        return Tally(self.figures(), self.hands())
+
     def _hand(self, hand: int) -> tuple[list[bool], list[int]]:
         return self._hands.setdefault(hand, ([False], []))
 
     def _player(self, index: int) -> _Sums:
-        while len(self._players) <= index:
-            self._players.append(_Sums())
-        return self._players[index]
+        """The player's figures, to change (from the base's, or zero for one new tonight)."""
+        sums = self._sums.get(index)
+        if sums is None:
+            base = self._base[index] if index < len(self._base) else PlayerTally()
+            sums = self._sums[index] = _Sums(*(getattr(base, f.name) for f in fields(PlayerTally)))
+        return sums
 
     def figures(self) -> Figures:
-        return Figures(
-            tuple(PlayerTally(**vars(sums)) for sums in self._players),
-            tuple(ReasonNet(index, reason, amount) for (index, reason), amount in sorted(self._reasons.items())),
+        count = max(self._seen, max(self._sums, default=-1) + 1)
+        players = tuple(
+            PlayerTally(**vars(self._sums[index]))
+            if index in self._sums
+            else self._base[index]
+            if index < len(self._base)
+            else PlayerTally()
+            for index in range(count)
         )
+        reasons = tuple(ReasonNet(index, reason, amount) for (index, reason), amount in sorted(self._reasons.items()))
+        return Figures(players, reasons)
 
     def hands(self) -> tuple[HandNets, ...]:
         return tuple(
@@ -252,17 +284,17 @@ class Tallying:
 
 
 def tallied(
+    tallying: Tallying,
     played: Iterable[Played],
     payments: Iterable[tuple[PaymentRow, int, int]],
     sitting: Sitting,
-) -> Tally:
-    """The tally of these events as played (in the night's order) and payments booked, each with
-    the place it belongs to and that place's hand."""
-    tallying = Tallying()
-    previous: Played | None = None
+    previous: Played | None = None,
+) -> Tallying:
+    """`tallying` with these events as played (in the night's order, after `previous`) and these
+    payments booked, each with the place it belongs to and that place's hand."""
     for entry in played:
         tallying.played(entry, sitting(entry.slot), previous)
         previous = entry
     for payment, place, hand in payments:
         tallying.paid(payment, sitting(place), hand)
-    return Tally(tallying.figures(), tallying.hands())
+    return tallying

@@ -182,10 +182,10 @@ _MIGRATIONS: dict[int, str] = {
     );
     CREATE INDEX flow_taps_by_flow ON flow_taps (flow_key, id);
     """,
-    # 8: the night's running tally (bot/night/tally.py): what /summary and its chart show, kept in step
-    # with every append of the night (its figures replaced, its hands' rows added to) while it was
-    # written after the night's newest event (`last_event_id`); a correction stores it whole again. A
-    # cache, never the truth: one that is not current, or of another version, is ignored and rebuilt.
+    # 8: the night's running tally (bot/night/tally.py): what /summary and its chart show, as of the
+    # newest closed hand (`last_event_id`): each closed hand replaces the figures and adds to its
+    # hand's rows, in its checkpoint's transaction; a correction stores it whole again. A cache, never
+    # the truth: one of another version, or with a correction after it, is ignored and rebuilt.
     8: """
     CREATE TABLE tallies (
         night_id INTEGER PRIMARY KEY REFERENCES nights (id),
@@ -210,27 +210,32 @@ _MIGRATIONS: dict[int, str] = {
 
 
 def _add_to_tally(db: sqlite3.Connection, night_id: int, last_event_id: int, update: TallyUpdate) -> None:
-    """The append's part of the night's running tally, if the stored tally is the one it adds to
-    (written after the night's newest event before this append): else it stays as it is, stale,
-    and the night is tallied whole when next asked."""
+    """What a closed hand adds to the night's running tally, if the stored tally is the one it adds
+    to (written after event `update.after`, in its version); else the stored one is dropped, so that
+    no one adds to it or reads it: the night is tallied whole when next asked."""
     current = db.execute(
         "UPDATE tallies SET last_event_id = ?, figures = ? WHERE night_id = ? AND version = ? AND last_event_id = ?",
         (last_event_id, update.figures, night_id, update.version, update.after),
     )
     if current.rowcount == 1:
         _add_hands(db, night_id, update.hands)
+    else:
+        db.execute("DELETE FROM tallies WHERE night_id = ?", (night_id,))
 
 
 def _add_hands(db: sqlite3.Connection, night_id: int, hands: TallyRows) -> None:
-    db.executemany(
-        "INSERT INTO tally_nets (night_id, hand, player, net) VALUES (?, ?, ?, ?)"
-        " ON CONFLICT (night_id, hand, player) DO UPDATE SET net = net + excluded.net",
-        [(night_id, hand, player, net) for hand, player, net in hands.nets],
-    )
-    db.executemany(
-        "INSERT OR IGNORE INTO tally_doubled (night_id, hand) VALUES (?, ?)",
-        [(night_id, hand) for hand in hands.doubled],
-    )
+    """Add the rows to the night's stored hands (a net adds to the player's in that hand)."""
+    if hands.nets:
+        db.executemany(
+            "INSERT INTO tally_nets (night_id, hand, player, net) VALUES (?, ?, ?, ?)"
+            " ON CONFLICT (night_id, hand, player) DO UPDATE SET net = net + excluded.net",
+            [(night_id, hand, player, net) for hand, player, net in hands.nets],
+        )
+    if hands.doubled:
+        db.executemany(
+            "INSERT OR IGNORE INTO tally_doubled (night_id, hand) VALUES (?, ?)",
+            [(night_id, hand) for hand in hands.doubled],
+        )
 
 
 def _statements(script: str) -> list[str]:
@@ -480,7 +485,7 @@ class Ledger:
         """`append`, returning the rows as recorded: read back in the same transaction, so that no
         reader's older snapshot can hide them, their payloads held as `decode` reads them. A
         checkpoint (version, state) of the table after the last of these events rides in the same
-        transaction, and so does what they add to the night's running tally (if it is current)."""
+        transaction, and so does what the hand they close adds to the night's running tally."""
         line = _Line(chat_id, night_id, speaker, raw_text, update_key, stake_cents)
 
         def write(db: sqlite3.Connection) -> list[EventRow]:
@@ -535,14 +540,14 @@ class Ledger:
         if row is None:
             return None
         by_hand = TallyRows()
-        if hands:
-            nets = await self._db.execute_fetchall(
-                "SELECT hand, player, net FROM tally_nets WHERE night_id = ? ORDER BY hand, player", (night_id,)
+        if hands:  # one read: a 比下胡 hand comes as player -1
+            rows = await self._db.execute_fetchall(
+                "SELECT hand, player, net FROM tally_nets WHERE night_id = ?"
+                " UNION ALL SELECT hand, -1, 0 FROM tally_doubled WHERE night_id = ? ORDER BY 1, 2",
+                (night_id, night_id),
             )
-            doubled = await self._db.execute_fetchall(
-                "SELECT hand FROM tally_doubled WHERE night_id = ? ORDER BY hand", (night_id,)
-            )
-            by_hand = TallyRows(tuple((int(h), int(p), int(n)) for h, p, n in nets), tuple(int(h) for (h,) in doubled))
+            nets = tuple((int(h), int(p), int(n)) for h, p, n in rows if p >= 0)
+            by_hand = TallyRows(nets, tuple(int(h) for h, p, _ in rows if p < 0))
         return StoredTally(int(row[0]), str(row[1]), str(row[2]), by_hand)
 
     async def store_tally(

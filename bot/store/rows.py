@@ -86,7 +86,7 @@ class NewEvent:
 @dataclass(frozen=True)
 class TallyRows:
     """A night's running tally by hand, as the ledger keeps it (bot/night/tally.py): (hand, player,
-    net) rows, added to as events are recorded, and the hands played 比下胡."""
+    net) rows, added to as hands close, and the hands played 比下胡."""
 
     nets: tuple[tuple[int, int, int], ...] = ()
     doubled: tuple[int, ...] = ()
@@ -104,8 +104,8 @@ class StoredTally:
 
 @dataclass(frozen=True)
 class TallyUpdate:
-    """What an append adds to the night's stored tally, if the stored one is current (written after
-    event `after`, the night's newest, in `version`): its figures now, and rows to add by hand."""
+    """What a closed hand adds to the night's stored tally, if the stored one is the one it adds to
+    (written after event `after`, in `version`): its figures now, and rows to add by hand."""
 
     version: str
     after: int

@@ -208,7 +208,7 @@ async def summary(context: Context) -> Response:
     """The night's figures and its chart are worked out in a worker thread: a long night's summary
     and any chart take longer than another chat should wait (the chat's own lines wait their turn)."""
     night = any_night(context)
-    tally = await night.tally()  # kept in step with every event (or the whole night, tallied once)
+    tally = await night.tally()  # stored with the last closed hand, and this one (or the whole night, once)
     lines = await in_thread(summary_replies, night, tally)
     attachments: list[Attachment] = []
     if context.desk.charts_enabled:
