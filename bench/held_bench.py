@@ -205,7 +205,7 @@ async def main(top: int) -> None:
                 print(f"  {name}: {per_event / 1024:.2f} KB an event ({rows} rows)", flush=True)
             live = await played_here(Path(folder) / f"live{len(title)}.sqlite3", script)
             print(
-                f"  recorded here line by line, as it is held while played: {live / 1024:.2f} KB an event", flush=True
+                f"  recorded here line by line, as it is held while played: {live / 1024:.3f} KB an event", flush=True
             )
         print(f"  the biggest holders of the last (the newest copy; per row of {rows}):")
         print("\n".join(holders))

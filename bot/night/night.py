@@ -53,6 +53,7 @@ from bot.night.tally import (
     NO_FIGURES,
     TALLY_VERSION,
     Figures,
+    HandNets,
     Tally,
     Tallying,
     decode_figures,
@@ -561,15 +562,21 @@ class Corrected:
 
 @dataclass(frozen=True)
 class _Running:
-    """A night's running tally: the one stored after event `stored_at` (with the newest closed hand),
-    and `since`, those figures with what the events after it added (their hands' nets apart)."""
+    """A night's running tally: the one stored after event `stored_at` (with the newest closed hand)
+    and what the events after it added: `figures`, those figures now, and `hands`, the nets those
+    events moved in their hands (added to the stored hands' rows). Held frozen, small."""
 
     stored_at: int
-    since: Tallying
+    figures: Figures
+    hands: tuple[HandNets, ...] = ()
+
+    @staticmethod
+    def of(stored_at: int, since: Tallying) -> _Running:
+        return _Running(stored_at, since.figures(), since.hands())
 
     def with_played(self, played: Played, sitting: Sequence[int], previous: Played | None) -> Tallying:
         """The figures with `played` added, a new event (played by whoever sits there now: `sitting`)."""
-        adding = self.since.copy()
+        adding = Tallying(self.figures, self.hands)
         adding.played(played, sitting, previous)
         for payment in played.payments:
             adding.paid(payment, sitting, played.hand_no)
@@ -901,9 +908,9 @@ class Night:
             tally = (await in_thread(self.whole_tally)).tally()
             await self._store_tally(tally)
             return tally
-        since = hand_rows(running.since.hands())
+        since = hand_rows(running.hands)
         rows = TallyRows(stored.hands.nets + since.nets, stored.hands.doubled + since.doubled)
-        return Tally(running.since.figures(), hands_of(rows))
+        return Tally(running.figures, hands_of(rows))
 
     def whole_tally(self) -> Tallying:
         """The whole night's tally from its fold (a long night's takes a while: from a worker thread)."""
@@ -919,7 +926,7 @@ class Night:
         at = self.log_size()
         figures = encode_figures(tally.figures)
         stored = await self.ledger.store_tally(self.id, at, TALLY_VERSION, figures, hand_rows(tally.hands))
-        self._running = _Running(at, Tallying(tally.figures)) if stored else None
+        self._running = _Running(at, tally.figures) if stored else None
         self._running_read = True
 
     async def _running_tally(self, read: StoredTally | None = None) -> _Running | None:
@@ -959,7 +966,7 @@ class Night:
         else:
             now = self._seating().now
             sitting = lambda place: now  # noqa: E731 (no one moved since: everyone sits as now)
-        return _Running(at, tally_from(self._fold, after, payments[paid:], sitting, figures, at))
+        return _Running.of(at, tally_from(self._fold, after, payments[paid:], sitting, figures, at))
 
     def _head_occupancy(self, head: checkpoints.Head) -> Occupancy:
         """Who sat where at each event after a checkpoint's head, from the head on."""
@@ -1163,7 +1170,7 @@ class Night:
         (row,) = await self._append(line, self.row.chat_id, [new], played.hand_no, saved, (played.event,), update)
         if running is not None and adding is not None:  # once stored with the hand, it runs on from there
             self._running = (
-                _Running(self.log_size(), Tallying(adding.figures())) if update else replace(running, since=adding)
+                _Running(self.log_size(), adding.figures()) if update else _Running.of(running.stored_at, adding)
             )
         played = replace(played, event_id=row.id, slot=row.id)
         self._fold = self._fold.plus(fold.state, played, fold.before_last)  # shares the fold's history: no copy

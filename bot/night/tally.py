@@ -197,12 +197,13 @@ class Tallying:
     its hand. `figures()` is the base's figures and these; `hands()` the hands these moved (the
     whole night's, from empty figures; what one event adds to the stored hands, from the stored)."""
 
-    def __init__(self, base: Figures = NO_FIGURES) -> None:
+    def __init__(self, base: Figures = NO_FIGURES, moved: Iterable[HandNets] = ()) -> None:
+        """From the `base` figures; `moved`: the hands additions before these moved (they go on)."""
         self._base = base.players
         self._sums: dict[int, _Sums] = {}  # the players these additions changed (the others stay as they were)
         self._seen = len(base.players)
         self._reasons = {(r.player, r.reason): r.amount for r in base.reasons}
-        self._hands: dict[int, tuple[list[bool], list[int]]] = {}  # hand -> ([doubled], nets)
+        self._hands = {h.hand: ([h.doubled], list(h.nets)) for h in moved}  # hand -> ([doubled], nets)
 
     def played(self, played: Played, sitting: Sequence[int], previous: Played | None) -> None:
         hand = played.hand_no
@@ -240,14 +241,6 @@ class Tallying:
             if len(nets) <= index:
                 nets.extend([0] * (index + 1 - len(nets)))
             nets[index] += sign * payment.amount
-
-    def copy(self) -> Tallying:
-        """Another tallying from here on (this one stays as it is)."""
-        other = Tallying()
-        other._base, other._seen, other._reasons = self._base, self._seen, dict(self._reasons)
-        other._sums = {index: _Sums(**vars(sums)) for index, sums in self._sums.items()}
-        other._hands = {hand: ([doubled[0]], list(nets)) for hand, (doubled, nets) in self._hands.items()}
-        return other
 
     def tally(self) -> Tally:
         """The figures, and the hands these additions moved."""

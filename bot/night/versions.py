@@ -45,14 +45,15 @@ class Replay:
     night's index (bot/night/log_index.py) adds each new row once instead of reading the log again.
 
     It is held as long as its night, so it keeps what a row says only where it says something: a
-    row typed first stands for its own slot (no entry in `moved`), and a slot never corrected holds
-    its one version as the id itself, not a list of one."""
+    row typed first stands for its own slot (no entry in `moved`) and is that slot's one version
+    until a correction comes (no entry in `stacks` either: most of a night's rows are never
+    corrected, and an entry a row held 30 bytes of every event)."""
 
     __slots__ = ("moved", "stacks", "undone_by")
 
     def __init__(self) -> None:
         self.moved: dict[int, int] = {}  # a correction's or booking's row -> the slot it stands for
-        self.stacks: dict[int, int | list[int]] = {}  # slot -> its only version, or its versions, oldest first
+        self.stacks: dict[int, list[int]] = {}  # a corrected slot -> its versions, oldest first
         self.undone_by: dict[int, int] = {}  # an undo row -> the version it removed
 
     def add(self, event: EventRow) -> None:
@@ -60,11 +61,10 @@ class Replay:
             self.moved[event.id] = self.slot(event.reverses)
             return
         if event.kind not in CORRECTIONS or event.reverses is None:
-            self.stacks[event.id] = event.id
-            return
+            return  # a row typed first: its own slot's one version, held as nothing
         slot = self.slot(event.reverses)
         self.moved[event.id] = slot
-        stack = self._stack(slot)
+        stack = self.stacks.setdefault(slot, [slot])  # corrected for the first time: its one version
         if event.kind == "fix":
             stack.append(event.id)
         elif event.reverses in self.undone_by:  # an undo of an undo (older ledgers): the version returns
@@ -73,29 +73,26 @@ class Replay:
             stack.remove(event.reverses)
             self.undone_by[event.id] = event.reverses
 
-    def _stack(self, slot: int) -> list[int]:
-        """The slot's versions as a list that a correction changes (made one when first corrected)."""
-        held = self.stacks.get(slot)
-        stack = [] if held is None else [held] if isinstance(held, int) else held
-        self.stacks[slot] = stack
-        return stack
-
     def slot(self, event_id: int) -> int:
         return self.moved.get(event_id, event_id)
 
     def current(self, slot: int) -> int | None:
         stack = self.stacks.get(slot)
-        if isinstance(stack, int):
-            return stack
+        if stack is None:  # never corrected: the row itself (a correction's own row is no slot)
+            return None if slot in self.moved else slot
         return stack[-1] if stack else None
 
     def versions(self, slot: int) -> tuple[int, ...]:
-        stack = self.stacks.get(slot, ())
-        return (stack,) if isinstance(stack, int) else tuple(stack)
+        stack = self.stacks.get(slot)
+        if stack is None:
+            return () if slot in self.moved else (slot,)
+        return tuple(stack)
 
 
 def versions(events: Sequence[EventRow]) -> Versions:
     replay = Replay()
     for event in events:
         replay.add(event)
-    return Versions({e.id: replay.slot(e.id) for e in events}, {slot: replay.versions(slot) for slot in replay.stacks})
+    stacks = {event.id: replay.versions(event.id) for event in events if event.id not in replay.moved}
+    stacks.update((slot, tuple(stack)) for slot, stack in replay.stacks.items())
+    return Versions({e.id: replay.slot(e.id) for e in events}, stacks)
