@@ -3,6 +3,7 @@ take home; a night played for one stake reads as it always did."""
 
 from __future__ import annotations
 
+from bot.chat.service import Referee
 from tests.harness import Table
 
 NEW = "/new Alice Bob Carol Dave stake=2"
@@ -53,3 +54,45 @@ async def test_a_stake_changed_before_any_hand_or_to_the_same_stake_is_one_stake
         "3. Alice: 0 flowers (money 0)",
         "4. Dave: -46 flowers (money -138)",
     ]
+
+
+async def test_a_stake_change_after_choosing_the_dealer_counts_from_that_hand(table: Table) -> None:
+    """/dealer is a chore before the first tile: the hand has not begun, so a 改底 after it prices that
+    hand, and the night reads it so when it reads its log again (a restart answers /summary from a
+    checkpoint's head)."""
+    await table.say("/lang en")
+    await table.play(f"{NEW}\n{CAROL_ON_DAVE}\n/dealer Carol\n/stake 1\n{BOB_ON_CAROL}")
+    # hand 1 at 2: Carol +46 flowers (92), Dave −46 (−92). Hand 2 at 1: Bob +34 (34), Carol −34 (−34):
+    # Carol 12 flowers, 92 − 34 = 58
+    said = await table.say("/summary")
+    header, ranks = header_and_ranks(said)
+    assert header == "🏁 night 1: 2 hands, preset nanjing, stake 2 (hand 1), 1 (from hand 2)"
+    assert ranks == [
+        "1. Carol: 12 flowers (money 58)",
+        "2. Bob: 34 flowers (money 34)",
+        "3. Alice: 0 flowers (money 0)",
+        "4. Dave: -46 flowers (money -92)",
+    ]
+    restarted = Table(Referee(table.referee.nights.ledger, charts_enabled=False), table.chat_id)
+    assert await restarted.say("/summary") == said
+
+
+async def test_a_stake_change_moved_by_a_correction_reads_the_same_after_a_restart(table: Table) -> None:
+    """A 改底 typed for hand 3; undoing the win that ended hand 2 makes hand 2 go on, so the 改底
+    now comes before anything of hand 2's rest: it prices hand 2, live and after a restart."""
+    await table.say("/lang en")
+    await table.play(f"{NEW}\n/draw\n{CAROL_ON_DAVE}\n/stake 3\n/undo 3")
+    night = await table.referee.nights.latest(table.chat_id)
+    assert night is not None and night.stake_schedule() == [(1, 200), (2, 300)]
+    said = await table.say("/summary")
+    assert said.splitlines()[0] == "🏁 night 1: 1 hand, preset nanjing, stake 2 (hand 1), 3 (from hand 2)"
+    restarted = Table(Referee(table.referee.nights.ledger, charts_enabled=False), table.chat_id)
+    assert await restarted.say("/summary") == said
+    # a 花杠 from the restarted night's head is priced at the stake the whole night gives hand 2: Bob
+    # 6 from each of three (比下胡 after the draw: × 2, 12 each), 36 flowers at 3 = 108
+    assert "36" in await restarted.say("Bob: /flowergang")
+    money = {"Alice": "-36", "Bob": "108", "Carol": "-36", "Dave": "-36"}
+    assert (await restarted.night())["money"] == money
+    whole = Table(Referee(table.referee.nights.ledger, charts_enabled=False), table.chat_id)
+    await whole.say("/history")  # reads the whole night: the same money
+    assert (await whole.night())["money"] == money

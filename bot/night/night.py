@@ -87,7 +87,7 @@ from engine.hand import MeldKind
 from engine.preset import Preset, preset_from_dict
 from engine.scoring import WinScore
 from engine.settlement import Factor, Payment
-from engine.table import Event, FlowerGang, Gang, Notice, Penalty, Pong, TableState, Win, apply, new_table
+from engine.table import Event, FlowerGang, Gang, Notice, Penalty, Pong, SetDealer, TableState, Win, apply, new_table
 from engine.tiles import Tile
 
 SEATS = 4
@@ -464,23 +464,42 @@ def seats_from(row: NightRow, events: Iterable[EventRow], active: set[int]) -> t
 def placed_schedule(
     opening_cents: int, events: Sequence[EventRow], active: set[int], fold: Callable[[], Fold]
 ) -> list[tuple[int, int]]:
-    """(from hand, stake) with each 改底 where it sits in the log: it takes effect from the first hand
-    that starts after its place (the hand it was typed in if nothing came before it there), whatever
-    the hands are numbered after a correction. The fold is asked for only when the stake changed."""
+    """(from hand, stake) with each 改底 where it sits in the log (`placed_changes`) after the opening
+    stake. The fold is asked for only when the stake changed."""
     schedule = [(1, opening_cents)]
+    if any(e.kind == STAKE and e.id in active for e in events):
+        schedule.extend(placed_changes(events, active, fold()))
+    return schedule
+
+
+def placed_changes(events: Sequence[EventRow], active: set[int], fold: Fold) -> list[tuple[int, int]]:
+    """(from hand, stake) of each 改底 among `events`, where it sits in the log (`fold`: the night's,
+    or after a checkpoint the events after it): it takes effect from the first hand that starts
+    after its place — the hand it was typed in if that hand had not begun (`hand_begun`) — whatever
+    the hands are numbered after a correction."""
     changes = [(e.id, stake_change(e.body).stake_cents) for e in events if e.kind == STAKE and e.id in active]
     if not changes:
-        return schedule
-    night = fold()
-    played = night.played
+        return []
+    played = fold.played
     places = [p.slot for p in played]
+    placed: list[tuple[int, int]] = []
     for place, cents in changes:
         at = bisect_right(places, place)  # played[at] is the first event after the change
-        hand = played[at].hand_no if at < len(played) else night.state.hand_no
-        if at and played[at - 1].hand_no == hand:  # typed inside a hand: from the next one
-            hand += 1
-        schedule.append((hand, cents))
-    return schedule
+        hand = played[at].hand_no if at < len(played) else fold.state.hand_no
+        placed.append((hand + 1 if hand_begun(played, at, hand) else hand, cents))
+    return placed
+
+
+def hand_begun(played: Sequence[Played], before: int, hand: int) -> bool:
+    """Whether `hand` had begun before the event at index `before` of `played`: a 改底 typed then
+    waits for the next hand (its payments so far stay at the stake they were booked at). Every
+    table event begins its hand but the choice of its dealer, a chore before the first tile."""
+    at = before
+    while at and played[at - 1].hand_no == hand:
+        if not isinstance(played[at - 1].event, SetDealer):
+            return True
+        at -= 1
+    return False
 
 
 def is_closed(events: Iterable[EventRow]) -> bool:
@@ -763,7 +782,13 @@ class Night:
         """(from hand, stake) of the night: from the opening stake, or from a checkpoint's head."""
         if self._head is None:
             return placed_schedule(self.row.stake_cents, self.events, self.active, self.whole_fold)
-        return [*self._head.schedule, *stake_schedule(0, self._events, self._active)[1:]]
+        # the 改底 after the checkpoint, placed in its fold as the whole night's fold places them
+        return [*self._head.schedule, *placed_changes(self._events, self._active, self._fold)]
+
+    def hand_begun(self) -> bool:
+        """Whether the hand being played has begun (`hand_begun`): a 改底 now waits for the next one."""
+        played = self._fold.played
+        return hand_begun(played, len(played), self.state.hand_no)
 
     def _seating_from_head(self, head: checkpoints.Head) -> _Seating:
         """Players and totals: the head's, and the payments of the events after its checkpoint."""

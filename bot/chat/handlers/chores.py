@@ -11,7 +11,7 @@ from bot.text.replies import Reply, Response
 from bot.text.vocabulary import fold, name_key
 from bot.views.lines import SEAT_KEYS, format_money
 from engine.errors import EngineError
-from engine.table import SetDealer, hand_started
+from engine.table import SetDealer
 
 # A seat named by its wind, as the table says it (换人 东 钱七).
 SEAT_WORDS = {
@@ -89,7 +89,8 @@ async def stake(context: Context) -> Response:
         raise Refusal(Reply("stake.usage"))
     cents = stake_cents_of(words[0])
     state = night.state
-    from_hand = state.hand_no + 1 if hand_started(state) else state.hand_no  # never in the middle of a hand
+    # never in the middle of a hand, as the night places a 改底 when it reads its log
+    from_hand = state.hand_no + 1 if night.hand_begun() else state.hand_no
     event_id = await night.record_stake(context.line, StakeChange(cents, from_hand))
     return chore_response(
         context,
