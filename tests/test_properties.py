@@ -494,6 +494,7 @@ async def _corrected_night(opening: Sequence[str], ops: list[Operation]) -> tupl
             for line in opening:
                 await table.say(line)
             places: list[list[tuple[str, int]]] = []  # versions of each place; empty: undone
+            firsts: list[int] = []  # each place's first line number (kept when the place is undone)
             joined: dict[int, int] = {}  # a place that shares a discard with an earlier one: its first
             held: str | None = None  # the line a question holds (a repeat, the same discard?)
             recorded = refused = 0
@@ -539,9 +540,10 @@ async def _corrected_night(opening: Sequence[str], ops: list[Operation]) -> tupl
                     event_id, _, joins = await newest()
                     # a seat line (/unseat, /join) takes no number: the newest numbered line is another's
                     typed_a_number = not text.split(": ", 1)[1].startswith(KEPT)
-                    if joins is not None and typed_a_number:  # on the discard of an earlier win
-                        joined[len(places)] = next(i for i, p in enumerate(places) if p and p[0][1] == joins)
+                    if joins is not None and typed_a_number:  # on the discard of an earlier win (undone or not)
+                        joined[len(places)] = firsts.index(joins)
                     places.append([(text, event_id)])
+                    firsts.append(event_id)
                     continue
                 live = [i for i, p in enumerate(places) if p and not p[-1][0].split(": ", 1)[1].startswith(KEPT)]
                 if not live:

@@ -165,3 +165,22 @@ async def test_in_telegram_the_repeat_is_recorded_by_its_button(fake: FakeTelegr
         await bot.press(CAROL, choices["重复了，不记"])  # the question is answered once
     # bob's two flower gangs: each other player pays him 6 twice → bob 36, the others −12
     assert await balances(db) == [-12, 36, -12, -12]
+
+
+async def test_a_win_sent_twice_is_asked_not_charged_twice(table: Table) -> None:
+    """The same win right after it, nothing typed between (a line sent twice, or the next hand won the
+    same way): asked. RULES §11 ex. 2: B wins 34 on C's discard; the hand after it is not doubled."""
+    win = "B: /hu C 11p 567s 79s [EEE] [444p] +8s flowers=4"
+    await table.play(f"{OPEN}\n{win}")
+    assert await table.balances() == {"A": 0, "B": 34, "C": -34, "D": 0}
+    before = await table.row_counts()
+    out = await table.say(win)
+    assert "和 #2 一样：B 胡 C 的炮，又一次？" in out and "✅" not in out
+    assert await table.row_counts() == before  # held, not recorded
+    assert "不记（#2 已经记过了）" in await table.say("C: /again no")  # a line sent twice: dropped
+    assert await table.balances() == {"A": 0, "B": 34, "C": -34, "D": 0}
+    await table.say(win)  # asked again
+    assert "✅" in await table.say("B: 再记一次")  # it happened twice: the next hand's win, 34 more
+    assert await table.balances() == {"A": 0, "B": 68, "C": -68, "D": 0}
+    await table.say("D: /pong A 7p")  # something typed between: a win of the next hand, not asked
+    assert "✅" in await table.say(win)

@@ -281,3 +281,31 @@ async def test_two_claims_on_one_discard_are_one_hand_and_one_deal_in(table: Tab
     player = next(r for r in response.replies if r.key == "stats.player")
     # D sat through 2 hands and dealt in once: 50%
     assert player.params["deal_in_rate"] == "50%" and player.params["win_rate"] == "0%"
+
+
+# ---- found by the random nights (PROPERTY_NIGHTS=300) ------------------------------------------------
+
+
+async def test_a_win_that_cannot_be_on_the_same_discard_is_a_win_of_its_own(table: Table) -> None:
+    """Read as a claim on A's discard win, D's hand would count D's pong of hand 1 too (17 tiles): it
+    cannot be that discard, so it is the next hand's win, recorded, not refused with a tile count.
+    A (dealer) won hand 1 with 对对胡 (a 大胡, a dealer win: 比下胡, A stays, N = 1). D wins on B in
+    hand 2 with RULES §11 ex. 1 and no hard flower: 20 + 2 × (0 + 缺一 1) + 门清 20 + 无花果 40 = 82,
+    垒宝塔 (82 + 10 × 1) × 2 = 184 from B."""
+    await table.play("A: /new A B C D\nD: /pong A 1m\nA: /hu B 对对胡 全球独钓 flowers=0")
+    before = await table.balances()
+    response = await table.respond("D: /hu B 123m456m789m234p5p+5p flowers=0")
+    assert response is not None and response.recorded and not response.refused
+    after = await table.balances()
+    assert (after["D"] - before["D"], after["B"] - before["B"]) == (184, -184)
+
+
+async def test_a_claim_joined_after_the_first_was_undone_is_named_by_the_claim_in_force(table: Table) -> None:
+    """B's win #2 and C's claim #3 on A's discard; #2 undone, C's stands as a win of its own; a new
+    claim of B on that discard joins C's, and the replies name #3, not the undone #2."""
+    hand = "123m456m789m234p5p+5p flowers=0"
+    await table.play(f"A: /new A B C D\nB: /hu A {hand}\nC: /hu A {hand} also\nA: /undo 2")
+    asked = await table.say(f"B: /hu A {hand}")
+    assert "和 #3 同一张牌吗" in asked and "#2" not in asked
+    merged = await table.say("B: /again")
+    assert "与 #3 合并为一炮多响" in merged and "#2" not in merged

@@ -34,7 +34,8 @@ async def test_a_stake_change_names_each_stake_with_its_hands_and_ranks_by_money
 
 
 async def test_the_stakes_are_named_in_both_chinese_scripts(table: Table) -> None:
-    await table.play(f"{NEW}\n{BOB_ON_CAROL}\n{BOB_ON_CAROL}\n/stake 1")
+    # Bob wins on Carol twice running, nothing typed between: the table says it was two hands (再记一次)
+    await table.play(f"{NEW}\n{BOB_ON_CAROL}\n{BOB_ON_CAROL}\n再记一次\n/stake 1")
     # /stake after hand 2 is over: hands 1–2 at 2, the stake in force from hand 3 is 1
     assert "每花 2（第 1–2 盘）、1（第 3 盘起）" in await table.say("/summary")
     await table.say("/lang zh-Hant")

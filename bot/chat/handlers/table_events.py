@@ -17,7 +17,7 @@ from bot.chat.handlers.common import (
     recorded_response,
     recording_night,
 )
-from bot.night.night import Line, Night
+from bot.night.night import Line, Night, win_with_dealer
 from bot.night.seating import resolve, seat_of
 from bot.text.replies import Choice, Reply, Response
 from engine.claims import conflicting_patterns
@@ -98,8 +98,29 @@ def same_report(new: Event, old: Event) -> bool:
 
 
 def repeat_of(night: Night, event: Event) -> int | None:
-    """The event of this hand that `event` repeats (the latest), if any."""
+    """The event of this hand that `event` repeats (the latest), if any; for a win, the win just
+    played (`repeated_win`)."""
+    if isinstance(event, Win):
+        return repeated_win(night, event)
     return next((p.slot for p in reversed(night.in_hand()) if same_report(event, p.event)), None)
+
+
+def repeated_win(night: Night, event: Win) -> int | None:
+    """The place of the win just played, if `event` says the same — the same winners with the same
+    claims (the same tiles, flowers and flags, whoever deals now), on the same discarder — and
+    nothing was typed since: a win sent twice is one win until the table says there were two."""
+    played = night.whole_fold().played
+    if not played or not isinstance(played[-1].event, Win):
+        return None
+    last = played[-1]
+    previous = last.event
+    assert isinstance(previous, Win)
+    if win_with_dealer(replace(event, joins=None), -1) != win_with_dealer(replace(previous, joins=None), -1):
+        return None
+    newest = night.last_active(REVERSIBLE)  # nothing typed since (a chore, a fix elsewhere)
+    if newest is None or night.slot_of(newest.id) != last.slot:
+        return None
+    return last.slot
 
 
 async def ask_repeat(context: Context, night: Night, event: Event, same: int) -> Response:
@@ -427,10 +448,28 @@ async def hu(context: Context) -> Response:
     if command.also:  # the line says it (一炮多响, also): joined without a question, or refused
         if first is None:
             raise Refusal(Reply("hu.nothing_to_join"))
-        return joined(await record(context, replace(event, joins=first)), night.shown(first))
-    if first is None:
+        return joined(await record(context, replace(event, joins=first)), shown_win(night, first))
+    if first is None or not fits(night, replace(event, joins=first)):
+        # not the discard just won on, or the table says it cannot be (the claim's hand does not fit
+        # the table of that discard): a win of its own, checked against the hand being played
         return await record(context, event)
     return await ask_same_discard(context, night, replace(event, joins=first), first)
+
+
+def fits(night: Night, event: Event) -> bool:
+    """Whether the table takes `event` now (Night.check), without saying why not."""
+    try:
+        night.check(event)
+    except EngineError:
+        return False
+    return True
+
+
+def shown_win(night: Night, root: int) -> int | str:
+    """The number a win several claims share is called by: its first claim still in force (the
+    first one typed may have been undone since; the others share its place in the night)."""
+    group = night.whole_fold().joined_group(root)
+    return night.shown(group[0].slot if group else root)
 
 
 def joinable_win(night: Night, event: Win) -> int | None:
@@ -471,7 +510,7 @@ async def ask_same_discard(context: Context, night: Night, event: Win, first: in
     held = await repeats.remember(context.desk, context.incoming.chat_id, held)
     same = repeats.again_command(held, True)
     choices = (Choice(Reply("button.same_discard"), same), Choice(Reply("button.next_hand"), f"{same} next"))
-    return ask(context, Reply("hu.same_discard", {"id": night.shown(first)}), choices)
+    return ask(context, Reply("hu.same_discard", {"id": shown_win(night, first)}), choices)
 
 
 async def answer_same_discard(
@@ -491,7 +530,7 @@ async def answer_same_discard(
         raise Refusal(Reply("repeat.expired"))  # something was played since: no longer the discard just won on
     line = Line(pending.speaker, pending.text, context.incoming.update_key)  # the line as first typed
     response = recorded_response(context, night, await night.record(line, event))
-    return joined(response, night.shown(event.joins)) if event.joins is not None else response
+    return joined(response, shown_win(night, event.joins)) if event.joins is not None else response
 
 
 def joined(response: Response, first: int | str) -> Response:
