@@ -496,7 +496,7 @@ async def _corrected_night(opening: Sequence[str], ops: list[Operation]) -> tupl
             places: list[list[tuple[str, int]]] = []  # versions of each place; empty: undone
             firsts: list[int] = []  # each place's first line number (kept when the place is undone)
             joined: dict[int, int] = {}  # a place that shares a discard with an earlier one: its first
-            held: str | None = None  # the line a question holds (a repeat, the same discard?)
+            held: dict[str, str] = {}  # the line each kind of question holds (a repeat, the same discard?)
             recorded = refused = 0
             replays = iter(range(10_000))
 
@@ -531,12 +531,19 @@ async def _corrected_night(opening: Sequence[str], ops: list[Operation]) -> tupl
                     response = await table.respond(value)
                     if response is None or not response.recorded:
                         if response is not None and response.replies and response.replies[0].key in QUESTIONS:
-                            held = value
+                            held[response.replies[0].key] = value
                         continue
                     text = value.removesuffix(ALSO)
-                    if value.split(": ", 1)[1].startswith("/again"):  # the held line, as the table answered it
-                        assert held is not None, value
-                        text, held = held, None
+                    typed = value.split(": ", 1)[1]
+                    if typed.startswith("/again"):  # the held line, as the table answered it
+                        # `/again next` answers the same-discard question; a plain one, the one question
+                        # open (with two open the table asks which, and records nothing)
+                        next_hand = typed.split()[1:2] == ["next"]
+                        kind = "hu.same_discard" if next_hand else next(iter(held)) if len(held) == 1 else None
+                        assert kind in held, (value, held)
+                        text = held.pop(kind)
+                    else:  # anything played makes a same-discard question stale
+                        held.pop("hu.same_discard", None)
                     event_id, _, joins = await newest()
                     # a seat line (/unseat, /join) takes no number: the newest numbered line is another's
                     typed_a_number = not text.split(": ", 1)[1].startswith(KEPT)
