@@ -534,17 +534,14 @@ async def _corrected_night(opening: Sequence[str], ops: list[Operation]) -> tupl
                             held[response.replies[0].key] = value
                         continue
                     text = value.removesuffix(ALSO)
-                    typed = value.split(": ", 1)[1]
-                    if typed.startswith("/again"):  # the held line, as the table answered it
-                        # `/again next` answers the same-discard question; a plain one, the one question
-                        # open (with two open the table asks which, and records nothing)
-                        next_hand = typed.split()[1:2] == ["next"]
-                        kind = "hu.same_discard" if next_hand else next(iter(held)) if len(held) == 1 else None
-                        assert kind in held, (value, held)
+                    event_id, row, joins = await newest()
+                    if value.split(": ", 1)[1].startswith("/again"):  # the held line the table answered:
+                        # recorded as first typed (a question held for a hand now over is not asked again)
+                        said = (await (await table.referee.nights.latest("night")).texts([row]))[row.id]  # type: ignore[union-attr]
+                        kind = next(k for k, line in held.items() if line == f"{row.speaker}: {said.raw_text}")
                         text = held.pop(kind)
                     else:  # anything played makes a same-discard question stale
                         held.pop("hu.same_discard", None)
-                    event_id, _, joins = await newest()
                     # a seat line (/unseat, /join) takes no number: the newest numbered line is another's
                     typed_a_number = not text.split(": ", 1)[1].startswith(KEPT)
                     if joins is not None and typed_a_number:  # on the discard of an earlier win (undone or not)

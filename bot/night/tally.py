@@ -100,8 +100,6 @@ class Tally:
         return tuple(hand.hand for hand in self.hands if hand.doubled)
 
 
-EMPTY = Tally()
-
 # A stored tally of another shape, or counted by other code, is ignored: bump TALLY_CODE when the
 # counting itself changes (the shape's digest follows the fields).
 TALLY_CODE = 1
