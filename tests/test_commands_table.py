@@ -4,7 +4,7 @@ catalog lines: nothing else keyed by command names may drift from the table."""
 
 from __future__ import annotations
 
-from bot.chat.commands import COMMANDS, SPEC_BY_NAME, UNKNOWN, parse
+from bot.chat.commands import COMMANDS, SPEC_BY_NAME, UNKNOWN, asks_only, parse
 from bot.chat.service import HANDLERS
 
 
@@ -46,3 +46,11 @@ def test_a_command_with_too_many_words_is_refused_not_trimmed() -> None:
             assert getattr(error, "key", None) == "command.extra_args", spec.name
         else:
             raise AssertionError(f"/{spec.slash[0]} {words} was read")
+
+
+def test_a_question_is_known_without_the_table() -> None:
+    """The Telegram front end skips the admin lookup for a question (`asks_only`): anyone may ask."""
+    for line in ("/score", "/summary", "/summary@RefBot", "查分", "结算", "/stats", "/me", "/rules"):
+        assert asks_only(line), line
+    for line in ("/new A B C D", "碰 李四", "/undo", "/board each", "查分?", "/lang en", "hello", "/nosuch"):
+        assert not asks_only(line), line

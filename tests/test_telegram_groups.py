@@ -254,6 +254,20 @@ async def test_a_failed_admin_lookup_is_not_repeated_on_every_line(fake: FakeTel
         assert len(lookups) == 1  # failed once, then the (empty) list is used until retried later
 
 
+async def test_a_question_is_answered_without_looking_up_the_admins(fake: FakeTelegram, tmp_path: Path) -> None:
+    """Anyone may ask /score or 查分: the first line of a chat after a restart does not wait for a
+    getChatAdministrators round trip when it is a question; a line that records looks the list up."""
+    async with Running(fake, tmp_path / "tg.sqlite3") as bot:
+        await bot.say(EVE, "/score")
+        await bot.say(EVE, "/help")
+        assert not fake.sent("getChatAdministrators")
+        await bot.say(ALICE, OPEN)
+        assert len(fake.sent("getChatAdministrators")) == 1
+        await bot.say(BOB, "/summary")
+        await bot.say(BOB, "罚 跟牌 alice")
+        assert len(fake.sent("getChatAdministrators")) == 1  # one list a chat, kept
+
+
 async def test_the_readme_headline_by_players_without_usernames(fake: FakeTelegram, tmp_path: Path) -> None:
     db = tmp_path / "tg.sqlite3"
     zhang, li = plain_user(201, "张三"), plain_user(202, "李四")

@@ -409,6 +409,18 @@ def question_of(command_line: str) -> int | None:
     return int(match[1]) if match else None
 
 
+def asks_only(text: str) -> bool:
+    """Whether the line is a question (/score, /summary, 查分 …): answered alike whoever asks, so a
+    front end need not look up the speaker's rights in the chat (an admin list) to answer it. Read
+    without the table's names: a line that needs them to be read is not taken for a question."""
+    try:
+        command = parse(text)
+    except EngineError:
+        return False
+    spec = SPEC_BY_NAME.get(command.name) if command is not None else None
+    return spec is not None and spec.looks_only
+
+
 _SLASH_HEAD = re.compile(r"(\S*)\s*(.*)", re.DOTALL)
 
 

@@ -17,7 +17,7 @@ class Speaker:
     id: str
     name: str
     username: str | None = None
-    is_admin: bool = False
+    is_admin: bool = False  # a chat admin (Telegram looks it up for a line that may need it)
     language: str | None = None
     by_name: bool = False  # console: the typed name is the identity
     names: tuple[str, ...] = ()  # Telegram: the account's own names (first, first + last) a seat may be claimed by

@@ -41,7 +41,7 @@ from telegram.error import BadRequest, ChatMigrated, NetworkError, RetryAfter, T
 from telegram.ext import AIORateLimiter, Application, ApplicationBuilder
 from telegram.request import BaseRequest
 
-from bot.chat.commands import COMMANDS
+from bot.chat.commands import COMMANDS, asks_only
 from bot.chat.service import Incoming, Referee, Speaker
 from bot.store.database import EXIT_UNAVAILABLE, DatabaseUnavailable, owned
 from bot.store.inbox import Inbox, Row
@@ -371,11 +371,13 @@ class TelegramFrontEnd:
         self.admins[chat_id] = cached
         return cached
 
-    async def speaker(self, who: Person, read: Input) -> Speaker:
+    async def speaker(self, who: Person, read: Input, rights: bool = True) -> Speaker:
         """A channel is its own sender, with no admin rights; an anonymous admin (posting as the
-        group) is an admin of that group; a user's rights come from the chat's admin list."""
+        group) is an admin of that group; a user's rights come from the chat's admin list, looked up
+        only when the line may need them (`rights`: not for a question, which anyone may ask; the
+        first line of a chat after a restart would wait for the lookup)."""
         admin = who.anonymous_admin
-        if read.group and not who.is_channel and not who.anonymous_admin and read.chat_id is not None:
+        if rights and read.group and not who.is_channel and not who.anonymous_admin and read.chat_id is not None:
             admin = await self.is_admin(read.chat_id, int(who.id))
         names = (who.first_name, f"{who.first_name}{who.last_name or ''}", f"{who.first_name} {who.last_name or ''}")
         own = () if who.is_channel or who.anonymous_admin else tuple(dict.fromkeys(n.strip() for n in names))
@@ -404,10 +406,11 @@ class TelegramFrontEnd:
         if read.sender is None or line is None or addressed_elsewhere(line, self.bot.username):
             return False
         chat_key = await self.chat_key(read)
+        said = deep_link(line, self.bot.username)
         incoming = Incoming(
             chat_id=chat_key,
-            speaker=await self.speaker(read.sender, read),
-            text=deep_link(line, self.bot.username),
+            speaker=await self.speaker(read.sender, read, rights=not asks_only(said)),
+            text=said,
             update_key=row.key,
             private=read.private,
             mentions=self.mentions(read),
