@@ -42,9 +42,9 @@ def test_the_range_always_holds_zero_with_a_margin() -> None:
 
 def test_a_long_name_is_cut_to_fit_the_legend() -> None:
     face = plot.font(plot.FONT_SIZES[1])
-    cut = plot._fitted("Evelyn Montgomery-Smith of the Eastern Wind", face, 100 * plot.S)
+    cut = plot._fitted("Evelyn Montgomery-Smith of the Eastern Wind", plot.FONT_SIZES[1], 100 * plot.S)
     assert cut.endswith("…") and face.getlength(cut) <= 100 * plot.S
-    assert plot._fitted("Bob", face, 100 * plot.S) == "Bob"
+    assert plot._fitted("Bob", plot.FONT_SIZES[1], 100 * plot.S) == "Bob"
 
 
 @pytest.mark.parametrize(
@@ -98,7 +98,7 @@ async def test_charts_drawn_in_their_own_process_survive_its_death() -> None:
 
 def test_a_name_of_a_thousand_letters_is_cut_without_measuring_every_length() -> None:
     face = plot.font(plot.FONT_SIZES[1])
-    cut = plot._fitted("龍" * 1000, face, 100 * plot.S)
+    cut = plot._fitted("龍" * 1000, plot.FONT_SIZES[1], 100 * plot.S)
     # at most LONGEST_LABEL letters are ever tried; what is kept fits with its "…"
     assert cut.endswith("…") and len(cut) <= plot.LONGEST_LABEL and face.getlength(cut) <= 100 * plot.S
 

@@ -282,7 +282,6 @@ def _upright_text(
 def _legend(image: Image.Image, pen: ImageDraw.ImageDraw, chart: LineChart) -> None:
     """A row a series beside the plot, then the star's meaning; a long label is cut to fit, and the
     rows close up when there are more than the plot's height holds at the usual spacing."""
-    face = font(FONT_SIZES[1])
     room = WIDTH * S - LEGEND_LEFT - 36 * S
     y = PLOT[1] + 10 * S
     rows = len(chart.series) + (1 if chart.marked and chart.mark_label else 0)
@@ -291,16 +290,21 @@ def _legend(image: Image.Image, pen: ImageDraw.ImageDraw, chart: LineChart) -> N
         colour = COLOURS[index % len(COLOURS)]
         pen.line([(LEGEND_LEFT, y), (LEGEND_LEFT + 24 * S, y)], fill=colour, width=2 * S)
         pen.ellipse([LEGEND_LEFT + 9 * S, y - 3 * S, LEGEND_LEFT + 15 * S, y + 3 * S], fill=colour)
-        label = _fitted(series.label or "?", face, room)
+        label = _fitted(series.label or "?", FONT_SIZES[1], room)
         _write(image, (LEGEND_LEFT + 32 * S, y), label, FONT_SIZES[1], BLACK, "lm")
         y += step
     if chart.marked and chart.mark_label:
         _star(pen, LEGEND_LEFT + 12 * S, y, 8 * S, BLACK)
-        _write(image, (LEGEND_LEFT + 32 * S, y), _fitted(chart.mark_label, face, room), FONT_SIZES[1], BLACK, "lm")
+        _write(
+            image, (LEGEND_LEFT + 32 * S, y), _fitted(chart.mark_label, FONT_SIZES[1], room), FONT_SIZES[1], BLACK, "lm"
+        )
 
 
-def _fitted(text: str, face: ImageFont.FreeTypeFont | ImageFont.ImageFont, room: int) -> str:
-    """`text`, or its longest start that fits `room` with "…" after it (found by halving)."""
+@lru_cache(maxsize=256)
+def _fitted(text: str, size: int, room: int) -> str:
+    """`text`, or its longest start that fits `room` with "…" after it (found by halving): kept, as
+    a chat's names are the same on every chart (measuring them was a tenth of a chart's time)."""
+    face = font(size)
     text = _printable(text)
     if face.getlength(text) <= room:
         return text
