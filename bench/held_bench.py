@@ -42,7 +42,7 @@ from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 
 from bench.hands import random_closed_hand
-from bench.memory_bench import EVENTS, chat_of, copied, templates
+from bench.memory_bench import EVENTS, chat_of, copied, play, templates
 from bench.night_growth_bench import PLAYERS, lines, speaker
 from bot.chat.service import Incoming, Referee
 from bot.night.night import Night
@@ -163,12 +163,7 @@ async def played_here(path: Path, script: Callable[[], Iterator[tuple[str, str]]
         for chat in ("warm", "live"):
             gc.collect()
             before = tracemalloc.get_traced_memory()[0]
-            await referee.handle(Incoming(chat, speaker("Alice"), "/new " + " ".join(PLAYERS)))
-            lines_of = script()
-            for _ in range(EVENTS):
-                who, text = next(lines_of)
-                response = await referee.handle(Incoming(chat, speaker(who), text))
-                assert response is not None and response.recorded, text
+            await play(referee, chat, script())
             gc.collect()
             await asyncio.sleep(0.05)
             gc.collect()

@@ -44,14 +44,18 @@ async def templates(path: Path, script_of: Callable[[], Iterator[tuple[str, str]
     ledger = await Ledger.open(path)
     referee = Referee(ledger, charts_enabled=False)
     for chat in ("open", "closed"):
-        await referee.handle(Incoming(chat, speaker("Alice"), "/new " + " ".join(PLAYERS)))
-        script = script_of()
-        for _ in range(EVENTS):
-            who, text = next(script)
-            response = await referee.handle(Incoming(chat, speaker(who), text))
-            assert response is not None and response.recorded, text
+        await play(referee, chat, script_of())
     await referee.handle(Incoming("closed", speaker("Alice"), "/close"))
     await ledger.close()
+
+
+async def play(referee: Referee, chat: str, script: Iterator[tuple[str, str]]) -> None:
+    """A night opened in `chat` and EVENTS lines of `script` (speaker, line) recorded in it."""
+    await referee.handle(Incoming(chat, speaker("Alice"), "/new " + " ".join(PLAYERS)))
+    for _ in range(EVENTS):
+        who, text = next(script)
+        response = await referee.handle(Incoming(chat, speaker(who), text))
+        assert response is not None and response.recorded, text
 
 
 def copied(path: Path, chats: int, checkpointed: bool, open_every: int = OPEN_SHARE) -> None:
