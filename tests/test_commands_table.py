@@ -5,7 +5,9 @@ catalog lines: nothing else keyed by command names may drift from the table."""
 from __future__ import annotations
 
 from bot.chat.commands import COMMANDS, SPEC_BY_NAME, UNKNOWN, asks_only, parse
-from bot.chat.service import HANDLERS
+from bot.chat.service import HANDLERS, Incoming, Referee
+from bot.night.seating import Speaker
+from tests.harness import Table
 
 
 def test_every_command_has_exactly_one_handler() -> None:
@@ -54,3 +56,19 @@ def test_a_question_is_known_without_the_table() -> None:
         assert asks_only(line), line
     for line in ("/new A B C D", "碰 李四", "/undo", "/board each", "查分?", "/lang en", "hello", "/nosuch"):
         assert not asks_only(line), line
+
+
+async def test_a_question_answers_alike_whoever_asks(referee: Referee) -> None:
+    """What lets a front end skip the admin lookup for a question: no question's answer depends on
+    the asker's rights (a chat admin and a stranger, neither seated, get the same reply)."""
+    table = Table(referee, "group")
+    # 王五 花杠 (RULES.md: 6 from each other seat), then the hand is won: there is something to show
+    await table.play("张三: 开局 张三 李四 王五 赵六\n王五: 花杠\n李四: 胡 自摸 123m 456m 789m 12p 55s +3p 花1")
+    for spec in COMMANDS:
+        if not spec.looks_only:
+            continue
+        answers = []
+        for admin in (True, False):
+            asker = Speaker(id="stranger", name="Mallory", is_admin=admin)
+            answers.append(await referee.handle(Incoming("group", asker, spec.example, f"{spec.name}:{admin}")))
+        assert answers[0] is not None and answers[0] == answers[1], spec.name
