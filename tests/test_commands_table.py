@@ -7,6 +7,7 @@ from __future__ import annotations
 from bot.chat.commands import COMMANDS, SPEC_BY_NAME, UNKNOWN, asks_only, parse
 from bot.chat.service import HANDLERS, Incoming, Referee
 from bot.night.seating import Speaker
+from engine.errors import EngineError
 from tests.harness import Table
 
 
@@ -48,6 +49,15 @@ def test_a_command_with_too_many_words_is_refused_not_trimmed() -> None:
             assert getattr(error, "key", None) == "command.extra_args", spec.name
         else:
             raise AssertionError(f"/{spec.slash[0]} {words} was read")
+
+
+def test_a_summary_with_words_it_cannot_use_names_them_all() -> None:
+    try:
+        parse("/summary extra words")
+    except EngineError as error:
+        assert error.key == "command.extra_args" and error.params == {"extra": "extra words"}
+    else:
+        raise AssertionError("/summary extra words was read")
 
 
 def test_a_question_is_known_without_the_table() -> None:

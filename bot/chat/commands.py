@@ -852,8 +852,8 @@ def _summary(name: str, raw: str, tokens: list[str], known: Sequence[str], plain
             options["chart"] = rest.pop(0)
         elif token.startswith("--chart=") and "chart" not in options:
             options["chart"] = token.split("=", 1)[1]
-        else:
-            raise EngineError("command.extra_args", extra=token)
+        else:  # every word it cannot use named, not the first alone
+            raise EngineError("command.extra_args", extra=" ".join([token, *rest]))
     return Command(name, raw, options=options, plain=plain)
 
 
