@@ -610,6 +610,12 @@ class _Running:
 # ---- the owner ----------------------------------------------------------------------------------
 
 
+def _added(running: _Running, stored: TallyRows) -> Tally:
+    """The tally: the running figures, and the stored hands with the hand being played."""
+    since = hand_rows(running.hands)
+    return Tally(running.figures, hands_of(TallyRows(stored.nets + since.nets, stored.doubled + since.doubled)))
+
+
 class Night:
     def __init__(
         self,
@@ -934,9 +940,7 @@ class Night:
             tally = (await in_thread(self.whole_tally)).tally()
             await self._store_tally(tally)
             return tally
-        since = hand_rows(running.hands)
-        rows = TallyRows(stored.hands.nets + since.nets, stored.hands.doubled + since.doubled)
-        return Tally(running.figures, hands_of(rows))
+        return await in_thread(_added, running, stored.hands)  # a long night's hands: off the event loop
 
     def whole_tally(self) -> Tallying:
         """The whole night's tally from its fold (a long night's takes a while: from a worker thread)."""

@@ -393,6 +393,12 @@ def _read_back(db: sqlite3.Connection, ids: list[int], decode: Decode) -> list[E
     return [make(*row) for row in rows]
 
 
+def _tally_rows(rows: Iterable[Sequence[Any]]) -> TallyRows:
+    """The tally's hands as read: (hand, player, net) rows, a 比下胡 hand as player -1."""
+    nets = tuple((int(h), int(p), int(n)) for h, p, n in rows if p >= 0)
+    return TallyRows(nets, tuple(int(h) for h, p, _ in rows if p < 0))
+
+
 class Ledger:
     def __init__(self, connection: aiosqlite.Connection, writer: Writer) -> None:
         # Reads use their own connection: under WAL they never wait for a write, and they see only
@@ -546,8 +552,7 @@ class Ledger:
                 " UNION ALL SELECT hand, -1, 0 FROM tally_doubled WHERE night_id = ? ORDER BY 1, 2",
                 (night_id, night_id),
             )
-            nets = tuple((int(h), int(p), int(n)) for h, p, n in rows if p >= 0)
-            by_hand = TallyRows(nets, tuple(int(h) for h, p, _ in rows if p < 0))
+            by_hand = await in_thread(_tally_rows, rows)  # a long night's hands: off the event loop
         return StoredTally(int(row[0]), str(row[1]), str(row[2]), by_hand)
 
     async def store_tally(
