@@ -92,6 +92,19 @@ async def test_english_plain_words_for_every_command(table: Table) -> None:
     assert await table.say("Bob: summary")
 
 
+async def test_a_self_draw_in_the_words_the_reply_uses(table: Table) -> None:
+    """The reply says "Bob self-drew": a player who types it back as `self-draw` or `self draw` is
+    understood, and a sentence that only starts with it stays talk."""
+    await table.say(ENGLISH)
+    await table.say("Alice: /lang en")
+    assert await table.respond("Bob: self drawing is no fun") is None
+    out = await table.say("Bob: self-draw 123m 456m 789m 12p 55s +3p flowers=1")
+    # nanjing (RULES.md): 20 + 2 × (1 hard flower + 边张 1) = 24, and 门清 20: 44 from each of three
+    assert "Bob self-drew" in out and "total 44 flowers" in out
+    assert await table.balances() == {"Alice": -44, "Bob": 132, "Carol": -44, "Dave": -44}
+    assert "Carol self-drew" in await table.say("Carol: self draw 123s 456s 789s 12m 55p +3m flowers=1")
+
+
 async def test_in_telegram_the_hint_carries_the_mended_line_as_a_button(fake: FakeTelegram, tmp_path: Path) -> None:
     db = tmp_path / "tg.sqlite3"
     async with Running(fake, db) as bot:

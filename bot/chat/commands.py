@@ -41,7 +41,7 @@ UNKNOWN = "unknown"  # the command name of a `/word` that is no command
 
 # Words of the grammar that are not command words, pattern words or flag words. Each maps to the
 # canonical text the builders read. Matching folds scripts, so the Simplified form is enough.
-SELF_WORDS = ("self", "自摸", "zimo", "tsumo")
+SELF_WORDS = ("self", "self-draw", "self draw", "selfdraw", "self-drawn", "自摸", "zimo", "tsumo")
 # A 胡 line that says it shares the last win's discard (一炮多响): joined to it without a question.
 ALSO_WORDS = ("also", "一炮多响", "一炮两响", "一炮三响", "same-discard")
 GANG_KIND_WORDS = {
