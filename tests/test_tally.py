@@ -102,6 +102,18 @@ async def test_the_summary_stats_are_the_hands_as_played(table: Table, ledger: L
     assert ranks == BALANCES
 
 
+async def test_a_doubled_hand_is_marked_however_it_ends(table: Table, ledger: Ledger) -> None:
+    """The chart's star says the hand was played 比下胡 (RULES §9), won or drawn: after A's dealer
+    self-draw, hand 2 is doubled (C's exposed gang: 6 × 2 = 12 from D) and ends in 荒庄, which makes
+    hand 3 doubled too; a /stake typed before hand 3's first tile adds no hand to the chart."""
+    await table.play(f"/new A B C D\nA: /hu self {EXAMPLE_1} flowers=2\nC: /gang D 9m\nA: /draw\nA: /stake 2")
+    tally = await whole(table)
+    assert tally.doubled == (2,) and [hand.hand for hand in tally.hands] == [1, 2]
+    night = await restarted(ledger).referee.nights.latest("group-1", history=False)
+    assert night is not None and await night.tally() == tally
+    assert end_points(night_lines(night, tally)) == {"A": 138, "B": -46, "C": -34, "D": -58}
+
+
 async def test_the_running_tally_follows_the_hand_being_played(table: Table, ledger: Ledger) -> None:
     # hand 4 has begun: B's concealed gang, 3 from each of A, C and E
     await table.play(NIGHT + "\nB: 暗杠 7m")

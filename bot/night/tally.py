@@ -29,7 +29,7 @@ from bot.night.codec import POSITIONAL, from_data, to_data
 from bot.store.rows import PaymentRow, TallyRows
 from engine.errors import EngineError
 from engine.settlement import Payment
-from engine.table import Win
+from engine.table import Draw, Win
 
 if TYPE_CHECKING:
     from bot.night.night import Played
@@ -102,7 +102,7 @@ class Tally:
 
 # A stored tally of another shape, or counted by other code, is ignored: bump TALLY_CODE when the
 # counting itself changes (the shape's digest follows the fields).
-TALLY_CODE = 1
+TALLY_CODE = 2  # 2: a 比下胡 hand drawn, or with doubled gang money only, is marked too
 TALLY_VERSION = (
     f"{TALLY_CODE}:"
     + hashlib.sha256(
@@ -212,7 +212,9 @@ class Tallying:
                 sums.first_hand = sums.first_hand or hand
                 sums.last_hand = hand
         event = played.event
-        if isinstance(event, Win) and played.doubled:
+        # a 比下胡 hand: one won or drawn doubled, or where money moved doubled (a gang, a penalty); a
+        # chore typed before the next hand's first tile does not make that hand one of the tally's
+        if played.doubled and (isinstance(event, Win | Draw) or played.payments):
             self._hand(hand)[0][0] = True
         if not played.scores:
             return
