@@ -165,3 +165,15 @@ async def test_an_english_win_without_its_flowers_is_asked_for_them_in_english(t
     ]
     assert "give the hard-flower count" in await table.say("Bob: hu Carol")
     assert await table.row_counts() == before
+
+
+async def test_an_impossible_tile_in_a_slash_command_is_named_as_a_tile(table: Table) -> None:
+    """`/gang Carol 0m` said "no player 0m": the tile's form with no such tile is refused as a tile."""
+    await table.say(ENGLISH)
+    await table.say("Alice: /lang en")
+    before = await table.row_counts()
+    for line in ("Bob: /gang Carol 0m", "Bob: /pong Carol 10p", "Bob: /range Carol 0s"):
+        out = await table.say(line)
+        assert "there is no tile" in out and "no player" not in out, line
+    assert "command does not take 6s" in await table.say("Bob: /pong Carol 5s 6s")  # a second tile: extra
+    assert await table.row_counts() == before

@@ -680,6 +680,9 @@ def _names_and_tile(tokens: list[str], known: Sequence[str]) -> tuple[list[str],
             names.append(token)
         elif tile is None and _looks_like_tiles(token):
             tile = token
+        elif _ONE_SUITED_TILE.match(token.lower()) and not _looks_like_tiles(token):
+            # `/gang Bob 0m`: a tile's form naming no tile is that, not an unknown player
+            raise EngineError("tile.unknown", tile=token)
         else:
             left.append(token)
     return names, tile, left
