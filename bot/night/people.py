@@ -111,10 +111,7 @@ def kept_indices(names: Sequence[str], kept: Sequence[Person]) -> list[int]:
     """The merged index (as `merged_index`) of each person `merged_people` kept, in its order: a
     player who left at 0 is in the index but not in the list."""
     wanted = {fold(person.name) for person in kept}
-    order: dict[str, int] = {}
-    for name in names:
-        order.setdefault(fold(name), len(order))
-    return [index for key, index in order.items() if key in wanted]
+    return [index for index, name in enumerate(merged_names(names)) if fold(name) in wanted]
 
 
 def player_of(seating: Occupancy) -> Callable[[int, int], int]:

@@ -674,20 +674,6 @@ class Ledger:
         )
         return await _built(_compact_payment, rows)
 
-    async def hand_deltas(self, night_id: int) -> list[tuple[int, int, int]]:
-        """(hand, seat, net amount) for each hand that saw payments."""
-        query = (
-            "SELECT hand, seat, SUM(amount) FROM ("
-            " SELECT e.hand_no AS hand, p.payee AS seat, p.amount FROM payments p JOIN events e ON e.id = p.event_id"
-            "  WHERE p.night_id = ?"
-            " UNION ALL"
-            " SELECT e.hand_no, p.payer, -p.amount FROM payments p JOIN events e ON e.id = p.event_id"
-            "  WHERE p.night_id = ?"
-            ") GROUP BY hand, seat ORDER BY hand"
-        )
-        rows = await self._db.execute_fetchall(query, (night_id, night_id))
-        return [(int(h), int(s), int(a)) for h, s, a in rows]
-
     async def is_closed(self, night_id: int) -> bool:
         """A night is closed when its latest close/reopen event is a close (two index seeks)."""
         rows = await self._db.execute_fetchall(

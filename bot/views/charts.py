@@ -17,7 +17,7 @@ from collections.abc import Sequence, Set
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
-from bot.night.night import Night
+from bot.night.night import SEATS, Night
 from bot.night.people import merged_index, merged_names
 from bot.night.tally import Tally
 from bot.store.heap import in_thread
@@ -73,7 +73,7 @@ def tally_lines(tally: Tally, names: Sequence[str], people: Sequence[str], hands
         player = tally.players[index] if index < len(tally.players) else None
         if at is None:
             continue
-        if index < 4:
+        if index < SEATS:
             sat[at].add(0)  # the opening four
         if player is not None and player.first_hand:
             sat[at].update(range(player.first_hand, player.last_hand + 1))
