@@ -82,6 +82,12 @@ async def test_the_opener_holds_the_seat_of_their_own_name_from_new(referee: Ref
     assert "✅" in line and "这个账号" not in line  # the opener's line: no claim, nothing to say of one
     assert "bind" not in await kinds(referee)
     assert await balances(referee) == {"张三": 10, "李四": 10, "王五": 10, "赵六": -30}
+    await say(referee, ZHANG, "/summary")
+    await say(referee, ZHANG, "yes")
+    # /me finds the night by the opener's account: 张三's 跟牌 income, 10 from 赵六
+    mine = await referee.handle(Incoming("tg:201", ZHANG, "/me", private=True))
+    assert "张三：1 局，净 10 花" in text(mine)
+    assert "1 局" not in text(await referee.handle(Incoming("tg:205", MIKE, "/me", private=True)))
 
 
 async def test_the_opener_is_matched_across_scripts_and_by_first_and_last_name(referee: Referee) -> None:

@@ -101,8 +101,8 @@ def openers_seat(seats: tuple[Seat, ...], opener: Speaker) -> tuple[Seat, ...]:
     """The seat opened by plain name that is the opener's own (`names_match`) is the opener's account
     from the start: no stranger can claim it before the opener records a line. None matching, or
     the opener seated by an @mention already, or two matching: the seats as typed."""
-    if opener.by_name or not opener.id or seat_of(seats, opener) is not None:
-        return seats
+    if opener.by_name or not opener.id or not opener.names or seat_of(seats, opener) is not None:
+        return seats  # the console, a channel or an anonymous admin (no account of a person), or seated
     hits = [i for i, s in enumerate(seats) if s.user_id is None and not s.username and names_match(s.name, opener)]
     if len(hits) != 1:
         return seats
