@@ -634,7 +634,7 @@ class Night:
         self.row = row
         self.preset: Preset = preset if preset is not None else preset_from_dict(json.loads(row.preset_json))
         self._events: list[EventRow] = list(events)
-        self._index = LogIndex()  # questions by id, kind and place, folded once per appended row
+        self._index = LogIndex(row.ids_through)  # questions by id, kind and place, folded once per appended row
         self._booked: Totals | None = None  # summed from the payments when first asked for
         self._payment_rows = PaymentLog(payments)  # in columns: a night holds thousands
         self._people: _Seating | None = None
@@ -815,7 +815,7 @@ class Night:
     # ---- the numbers players see (bot/night/log_index.py): every number shown or typed goes through these
 
     def _number_base(self, before: int | None = None) -> int:
-        """How many lines come before the rows in memory; `before`: a row id or line number asked
+        """The number of the last line before the rows in memory; `before`: a row id or line number asked
         about, which needs the older history when a restart left it unread."""
         if self._head is None:
             return 0
