@@ -124,6 +124,13 @@ class LogIndex:
         self.catch_up(rows, base)
         return self._after_legacy() + len(self._by_number) - self._legacy
 
+    def in_force(self, rows: list[EventRow]) -> int:
+        """How many places the night plays (what its bound counts): each row first typed opens one
+        (a correction's own rows, fix, undo and re-pricing, open none), less those undone."""
+        replay = self.catch_up(rows)
+        marks = sum(len(self._by_kind.get(kind, ())) for kind in (*CORRECTIONS, BOOKING))
+        return len(rows) - marks - replay.emptied()
+
     def event(self, rows: list[EventRow], event_id: int) -> EventRow | None:
         """The row with this id (a night's ids grow along its log)."""
         at = bisect_left(rows, event_id, key=_row_id)
