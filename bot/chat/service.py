@@ -335,7 +335,7 @@ class Referee:
             return None
         await night.load_history()
         if event_id > night.log_size():  # committed while its line is still being answered: read the log
-            return LogIndex().number_of(await self.nights.logged_events(night.id), event_id)
+            return LogIndex(night.row.ids_through).number_of(await self.nights.logged_events(night.id), event_id)
         return night.number_of(event_id)
 
     async def first_player(self, chat_id: str) -> str | None:
