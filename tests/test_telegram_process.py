@@ -19,6 +19,7 @@ from typing import Any
 
 import aiohttp
 
+from locales import Translator
 from tests.bot_process import ROOT, bot_against_fake, bot_environment, count, wait_until
 from tests.test_telegram import ALICE, BOB
 
@@ -236,5 +237,61 @@ def test_polling_survives_a_database_locked_for_ten_seconds(tmp_path: Path) -> N
             assert await bot.stop() == 0
         if LOCK_SECONDS > 10:  # longer than the writer's busy timeout: the retries did it
             assert "not stored yet" in log.read_text(encoding="utf-8")
+
+    asyncio.run(scenario())
+
+
+BUSY_SECONDS = 0.2  # the ledger's busy timeout in the test (10 s in production): a lock twice as long
+
+
+def test_a_lock_held_past_the_busy_timeout_delays_updates_and_loses_none(tmp_path: Path) -> None:
+    """Issue #39: a backup or a `sqlite3` shell holds the ledger locked for twice the busy timeout while
+    four penalties arrive, two more after. The first one's write fails (`database is locked`): it is
+    neither answered "nothing recorded" nor marked done, but handled again once the lock is gone, so
+    all six are recorded once each, in order. Bob pays 5 to each of the three others per penalty
+    (RULES.md's custom penalty): 6 × 15 = 90 out, and each other player takes 6 × 5 = 30."""
+    db, log = tmp_path / "held.sqlite3", tmp_path / "bot.log"
+    sql = "SELECT COUNT(*) FROM events WHERE kind = 'penalty'"
+
+    async def scenario() -> None:
+        async with bot_against_fake(db, log, REFEREE_BUSY_TIMEOUT=str(BUSY_SECONDS)) as (fake, bot):
+            await fake.settle(fake.message(CHATS[0], ALICE, NEW), timeout=60)
+            blocker = sqlite3.connect(db, isolation_level=None)
+            blocker.execute("BEGIN EXCLUSIVE")
+            try:
+                locked = time.monotonic()
+                during = [fake.message(CHATS[0], ALICE, "/penalty bob 5") for _ in range(4)]
+                # held at least twice the busy timeout, and until a write has failed for it
+                await wait_until(lambda: "not recorded yet" in log.read_text(encoding="utf-8"), timeout=60)
+                await asyncio.sleep(max(0.0, 2 * BUSY_SECONDS - (time.monotonic() - locked)))
+                assert count(db, sql) == 0
+            finally:
+                blocker.execute("ROLLBACK")
+                blocker.close()
+            released = time.monotonic()
+            after = [fake.message(CHATS[0], ALICE, "/penalty bob 5") for _ in range(2)]
+            await wait_until(lambda: count(db, sql) >= 6, timeout=60)
+            print(f"6 penalties recorded {time.monotonic() - released:.2f} s after the lock was released")
+            await fake.settle(after[-1], timeout=60)
+            await wait_until(lambda: count(db, "SELECT COUNT(*) FROM inbox WHERE done = 0") == 0)
+            assert count(db, sql) == 6  # once each
+            with sqlite3.connect(db) as connection:  # each update recorded its own penalty, in the order sent
+                by_event = [
+                    r[0]
+                    for r in connection.execute(
+                        "SELECT update_id FROM inbox WHERE event_id IS NOT NULL ORDER BY event_id"
+                    )
+                ]
+            assert by_event[-6:] == [*during, *after]
+            bob = count(
+                db,
+                "SELECT SUM(CASE WHEN payee = 1 THEN amount ELSE -amount END) FROM payments"
+                " WHERE payee = 1 OR payer = 1",
+            )
+            assert bob == -90
+            nothing_recorded = Translator("zh-Hans").t("error.internal")
+            assert nothing_recorded not in fake.texts(CHATS[0])
+            assert bot.poll() is None
+            assert await bot.stop() == 0
 
     asyncio.run(scenario())
