@@ -187,6 +187,24 @@ def test_the_health_check_reads_the_heartbeats_age(tmp_path: Path) -> None:
     Heartbeat(None).beat()  # no file configured: nothing written, nothing raised
 
 
+def test_the_health_check_says_what_the_bot_says_of_its_drawing_process(tmp_path: Path) -> None:
+    """Issue #39: a drawing process that does not answer makes the check fail while the heartbeat is
+    fresh; one replaced earlier is only told."""
+    beat = tmp_path / "alive"
+    said: list[str | None] = ["stuck: the drawing process did not answer for 3 s; it was replaced"]
+    heartbeat = Heartbeat(beat, status=lambda: said[-1])
+    heartbeat.beat()
+    healthy, message = check(beat)
+    assert not healthy and message.endswith(said[0] or "")
+    said.append("the drawing process did not answer and was replaced 1 time(s)")
+    heartbeat.beat()
+    healthy, message = check(beat)
+    assert healthy and message.endswith("; the drawing process did not answer and was replaced 1 time(s)")
+    said.append(None)
+    heartbeat.beat()
+    assert check(beat) == (True, "alive: heartbeat 0 s old")
+
+
 def test_the_running_bot_keeps_its_heartbeat_fresh_and_the_health_check_reads_it(tmp_path: Path) -> None:
     """`python -m bot` with HEARTBEAT_FILE: the file appears once the loop goes round and is touched
     again with every long poll; `python -m bot health` says alive (0), and not once the bot stopped."""

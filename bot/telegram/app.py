@@ -188,6 +188,10 @@ class TelegramFrontEnd:
             await self._referee.close()
             self._referee = None
 
+    def health(self) -> str | None:
+        """What the heartbeat says of the bot's parts besides its loop: the drawing process."""
+        return self._referee.desk.charts.health() if self._referee is not None else None
+
     async def idle(self) -> None:
         """Wait until every queued update is processed and every answer delivered (tests, bench)."""
         while self._workers or self.outbox.waiting() or self.live.pending():
@@ -905,6 +909,7 @@ def _serve(token: str, database: str) -> int:
     application = build_application(token, database, os.environ.get("TELEGRAM_BASE_URL"))
     front: TelegramFrontEnd = application.bot_data["front"]
     heartbeat = Heartbeat.from_environment()
+    heartbeat.status = front.health  # a stuck drawing process shows in `python -m bot health`
     webhook = os.environ.get("WEBHOOK_URL")
     intake: Intake
     if webhook:
