@@ -70,7 +70,8 @@ def storage_unavailable(error: BaseException | None) -> bool:
     """Whether `error` (or what caused it) is the storage failing for now (`PASSING_CODES`), rather
     than a write that is wrong: such a write is tried again, not reported as failed."""
     while error is not None:
-        if isinstance(error, sqlite3.Error) and (error.sqlite_errorcode & 0xFF) in PASSING_CODES:
+        code = getattr(error, "sqlite_errorcode", None)  # set by SQLite's own errors only
+        if isinstance(error, sqlite3.Error) and isinstance(code, int) and code & 0xFF in PASSING_CODES:
             return True
         error = error.__cause__ or error.__context__
     return False

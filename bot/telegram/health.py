@@ -38,9 +38,9 @@ class Heartbeat:
         return cls(os.environ.get(HEARTBEAT_ENV) or None)
 
     def beat(self) -> None:
+        said = self.status() if self.status is not None else None  # asked even unwritten: it probes too
         if self.path is None:
             return
-        said = self.status() if self.status is not None else None
         try:
             fresh = self.path.with_name(f".{self.path.name}.new")  # replaced whole: never read half written
             fresh.write_text(said or "", encoding="utf-8")
