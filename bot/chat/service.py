@@ -171,9 +171,9 @@ class Referee:
         except EngineError as error:
             replies = (Reply(error.key, error.params),)
             hint = usage_hint(incoming.text, replies)  # the line's /command in its right form
-            return Response((*replies, hint) if hint else replies, language, refused=True)
+            return self._noted(incoming, Response((*replies, hint) if hint else replies, language, refused=True))
         if command is None:
-            return near_miss(incoming, night, language)
+            return self._noted(incoming, near_miss(incoming, night, language))
         handler = HANDLERS.get(command.name)
         if handler is None:
             return None
@@ -229,9 +229,22 @@ class Referee:
                 response = replace(response, replies=(*response.replies, hint))
         if spec is None or not spec.looks_only:  # /score or /export after /summary: `yes` still closes
             self.desk.pending_close.discard(incoming.chat_id)
+            self._noted(incoming, response)  # a look at the night is no line of the table
         claims = command.name == "join" and response.recorded and response.replies[:1]
         if claims and response.replies[0].key == "telegram.claimed":
             return await self._line_kept(incoming, response)
+        return response
+
+    def _noted(self, incoming: Incoming, response: Response | None) -> Response | None:
+        """Keep whether the chat's newest line answered recorded nothing (a hint, a refusal, a question
+        or an answer that wrote nothing): a bare /undo next asks before it undoes an older event. Talk
+        left unanswered is no line of the table."""
+        if response is None:
+            return None
+        if response.recorded:
+            self.desk.unrecorded.discard(incoming.chat_id)
+        elif response.refused or response.choices or response.settles:
+            self.desk.unrecorded.add(incoming.chat_id)
         return response
 
     async def _line_kept(self, incoming: Incoming, claimed: Response) -> Response:
