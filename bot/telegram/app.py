@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import secrets
 import sqlite3
 import sys
@@ -37,13 +36,21 @@ from telegram import (
     Message,
     Update,
 )
-from telegram.error import BadRequest, ChatMigrated, NetworkError, RetryAfter, TelegramError, TimedOut
+from telegram.error import (
+    BadRequest,
+    ChatMigrated,
+    InvalidToken,
+    NetworkError,
+    RetryAfter,
+    TelegramError,
+    TimedOut,
+)
 from telegram.ext import AIORateLimiter, Application, ApplicationBuilder
 from telegram.request import BaseRequest
 
 from bot.chat.commands import COMMANDS, asks_only
 from bot.chat.service import Incoming, Referee, Speaker
-from bot.store.database import EXIT_UNAVAILABLE, DatabaseUnavailable, owned
+from bot.store.database import DatabaseUnavailable, owned
 from bot.store.inbox import Inbox, Row
 from bot.telegram.delivery import (
     MESSAGE_LIMIT,
@@ -55,7 +62,7 @@ from bot.telegram.delivery import (
     split_text,
     with_retries,
 )
-from bot.telegram.health import Heartbeat
+from bot.telegram.health import Heartbeat, check_health
 from bot.telegram.input import (
     PER_PRESSER,
     Input,
@@ -67,6 +74,7 @@ from bot.telegram.input import (
     read_update,
 )
 from bot.telegram.intake import WEBHOOK_PATH, Intake, Polling, Webhook, retry_after_seconds, serve
+from bot.telegram.settings import EXIT_DATABASE, EXIT_REFUSED, Settings
 from bot.text.replies import Choice, Reply, Response, render, render_response
 from locales import DEFAULT_LANGUAGE, Translator
 
@@ -85,6 +93,7 @@ STORE_MAX_DELAY = 5.0
 NO_NIGHT_BUTTON = "/new"  # the one button of no night: the privacy note's, data `-:*:/new`
 PRIVACY_WARNED = "privacy_warned"  # chat setting: "1" while the chat was told plain words are not seen
 BOARD_EDIT_SECONDS = 10.0  # the pinned board is edited at most this often per chat (BOARD_EDIT_SECONDS)
+WORK_STALL_SECONDS = 60.0  # a worker that finished no update for this long while some wait is stuck
 PIN_RIGHT_SECONDS = 600  # how long the bot's own right to pin in a chat is trusted before asking again
 __all__ = ["PER_PRESSER", "TelegramFrontEnd", "addressed_elsewhere", "build_application", "update_key"]
 
@@ -118,6 +127,7 @@ class TelegramFrontEnd:
     _inbox: Inbox | None = None
     _bot: Bot | None = None
     _queues: dict[str | None, deque[tuple[Row, Update]]] = field(default_factory=dict)
+    progressed: float = field(default_factory=time.monotonic)  # an update last finished (or work began)
     _workers: dict[str | None, asyncio.Task[None]] = field(default_factory=dict)
     _refreshing: dict[int, asyncio.Task[tuple[float, frozenset[int]]]] = field(default_factory=dict)
     outbox: Outbox = field(init=False)
@@ -189,6 +199,13 @@ class TelegramFrontEnd:
             await self.outbox.idle()
             await self.live.idle()
 
+    def working(self) -> bool:
+        """Whether updates are being processed (what the heartbeat vouches for): nothing waits, or
+        an update was finished within WORK_STALL_SECONDS. A loop that takes updates in while every
+        worker hangs is not healthy."""
+        waiting = any(self._queues.values())
+        return not waiting or time.monotonic() - self.progressed < WORK_STALL_SECONDS
+
     # ---- intake and scheduling -----------------------------------------------------------------
 
     async def accept(self, update: Update) -> None:
@@ -253,6 +270,8 @@ class TelegramFrontEnd:
         return await self.base_key(chat) if chat is not None else None
 
     def enqueue(self, row: Row, update: Update, lane: str | None) -> None:
+        if not any(self._queues.values()):
+            self.progressed = time.monotonic()  # idle until now: the clock of "stuck" starts here
         self._queues.setdefault(lane, deque()).append((row, update))
         if lane not in self._workers:
             self._workers[lane] = asyncio.create_task(self._work(lane))
@@ -265,6 +284,7 @@ class TelegramFrontEnd:
                 row, update = queue[0]
                 await self.process(row, update)
                 queue.popleft()
+                self.progressed = time.monotonic()
         finally:
             del self._workers[chat]
             if not queue:
@@ -820,14 +840,11 @@ def build_application(
     request: BaseRequest | None = None,
     rate_limit: bool = True,
     policy: RetryPolicy | None = None,
-    board_interval: float | None = None,
+    board_interval: float = BOARD_EDIT_SECONDS,
 ) -> Application[Any, Any, Any, Any, Any, Any]:
     """The bot; `request` and `rate_limit=False` are for benchmarks that record instead of send.
-    `board_interval` (default: `BOARD_EDIT_SECONDS` from the environment, else 10): the least time
-    between two edits of a chat's pinned board."""
+    `board_interval` (BOARD_EDIT_SECONDS): the least time between two edits of a chat's pinned board."""
     root = server_root(base_url)
-    if board_interval is None:
-        board_interval = float(os.environ.get("BOARD_EDIT_SECONDS", BOARD_EDIT_SECONDS))
     front = TelegramFrontEnd(db_path, policy or RetryPolicy(), board_interval=board_interval)
     front.lookup_request = request
     builder = (
@@ -850,43 +867,48 @@ def build_application(
     return application
 
 
-def run_telegram() -> int:
+def run_telegram(settings: Settings) -> int:
     """Long polling, or a webhook when WEBHOOK_URL is set. Pending updates are never dropped. One
-    process per database: a second one, or a database that cannot be opened, exits at once."""
-    logging.basicConfig(format="%(asctime)s %(levelname)s %(name)s: %(message)s", level=logging.INFO)
-    logging.getLogger("httpx").setLevel(logging.WARNING)
-    token = os.environ["TELEGRAM_BOT_TOKEN"]
-    database = os.environ.get("REFEREE_DB", "referee.sqlite3")
+    process per database: a second one, or a database that cannot be opened, exits at once (3); a
+    token Telegram refuses exits 1 (bot/telegram/settings.py, EXIT_CODES)."""
+    logging.basicConfig(format="%(asctime)s %(levelname)s %(name)s: %(message)s", level=settings.log_level_number)
+    logging.getLogger("httpx").setLevel(max(logging.WARNING, settings.log_level_number))
+    assert settings.token, "python -m bot run checks the token first"
     try:
-        with owned(database):
-            return _serve(token, database)
+        with owned(settings.database):
+            return _serve(settings)
     except DatabaseUnavailable as error:
-        print(Translator(DEFAULT_LANGUAGE).t(error.key, **error.params), file=sys.stderr)
-        return EXIT_UNAVAILABLE
+        print(Translator(settings.language).t(error.key, **error.params), file=sys.stderr)
+        return EXIT_DATABASE
+    except InvalidToken as error:
+        print(f"python -m bot run: Telegram refused TELEGRAM_BOT_TOKEN ({error})", file=sys.stderr)
+        return EXIT_REFUSED
 
 
-def webhook_secret() -> str:
+def webhook_secret(configured: str | None) -> str:
     """`WEBHOOK_SECRET`, or a random one for this run: a webhook never accepts unsigned updates
     (Telegram sends the secret in X-Telegram-Bot-Api-Secret-Token; the webhook answers 403 without it)."""
-    configured = os.environ.get("WEBHOOK_SECRET", "").strip()
     return configured or secrets.token_urlsafe(32)
 
 
-def _serve(token: str, database: str) -> int:
-    application = build_application(token, database, os.environ.get("TELEGRAM_BASE_URL"))
+def _serve(settings: Settings) -> int:
+    assert settings.token
+    application = build_application(
+        settings.token, settings.database, settings.base_url, board_interval=settings.board_edit_seconds
+    )
     front: TelegramFrontEnd = application.bot_data["front"]
-    heartbeat = Heartbeat.from_environment()
-    webhook = os.environ.get("WEBHOOK_URL")
+    heartbeat = Heartbeat(settings.heartbeat_file, working=front.working)
     intake: Intake
-    if webhook:
+    if settings.webhook_url:
         intake = Webhook(
             application.bot,
             front.accept,
-            url=webhook.rstrip("/") + WEBHOOK_PATH,
-            listen=os.environ.get("LISTEN", "127.0.0.1"),
-            port=int(os.environ.get("PORT", "8443")),
-            secret=webhook_secret(),
+            url=settings.webhook_url.rstrip("/") + WEBHOOK_PATH,
+            listen=settings.listen,
+            port=settings.port,
+            secret=webhook_secret(settings.webhook_secret),
             heartbeat=heartbeat,
+            health=lambda: check_health(settings),
         )
     else:
         intake = Polling(application.bot, front.accept_all, heartbeat=heartbeat)
