@@ -52,6 +52,7 @@ from bot.chat.commands import COMMANDS, asks_only
 from bot.chat.service import Incoming, Referee, Speaker
 from bot.store.database import DatabaseUnavailable, owned
 from bot.store.inbox import Inbox, Row
+from bot.telegram.callback import CallbackData, CallbackTooLong
 from bot.telegram.delivery import (
     MESSAGE_LIMIT,
     Failure,
@@ -81,7 +82,6 @@ from locales import DEFAULT_LANGUAGE, Translator
 log = logging.getLogger(__name__)
 DEFAULT_BASE_URL = "https://api.telegram.org"
 CAPTION_LIMIT = 1024
-CALLBACK_LIMIT = 64
 ROW_LIMIT = 8  # buttons in one inline keyboard row
 CALLBACK_ANSWER_LIMIT = 200
 ADMIN_CACHE_SECONDS = 600
@@ -579,15 +579,15 @@ class TelegramFrontEnd:
             return None
         if response.night_id is None and any(c.command != NO_NIGHT_BUTTON for c in response.choices):
             return None  # a button belongs to a night; only /new (the privacy note's) to none
-        night = "-" if response.night_id is None else str(response.night_id)
-        hand = "*" if response.hand_no is None else str(response.hand_no)
         rows: list[list[InlineKeyboardButton]] = []
         row_of_last: int | None = None
         for choice in response.choices:
-            data = f"{night}:{'*' if choice.anytime else hand}:{choice.command}"
-            if len(data.encode()) > CALLBACK_LIMIT:
+            try:
+                data = CallbackData.of(response.night_id, None if choice.anytime else response.hand_no, choice.command)
+            except CallbackTooLong as error:  # a bug of the chat layer's (tests/test_buttons.py): said, not hidden
+                log.error("button %r dropped: its data is %s", choice.command, error)
                 continue
-            button = InlineKeyboardButton(render(choice.label, translator), callback_data=data)
+            button = InlineKeyboardButton(render(choice.label, translator), callback_data=data.text)
             # a button joins the row before it: two a row, or all of one `row` (up to Telegram's 8)
             width = 2 if choice.row is None else ROW_LIMIT
             if rows and choice.row == row_of_last and len(rows[-1]) < width:
