@@ -290,3 +290,23 @@ def test_backup_refuses_to_overwrite_the_ledger_and_a_missing_ledger_exits_3(tmp
     missing = bot("backup", str(tmp_path / "c.sqlite3"), env={"REFEREE_DB": str(tmp_path / "none.sqlite3")})
     assert missing.returncode == 3 and "no database" in missing.stderr
     assert not list(tmp_path.glob("*.partial")) and not (tmp_path / "c.sqlite3").exists()
+
+
+# ---- deployment ---------------------------------------------------------------------------------
+
+
+def test_the_image_runs_run_is_pinned_by_digest_and_checks_health() -> None:
+    dockerfile = (ROOT / "Dockerfile").read_text(encoding="utf-8")
+    assert re.search(r"^ARG PYTHON_IMAGE=python:3\.11-slim@sha256:[0-9a-f]{64}$", dockerfile, re.MULTILINE)
+    assert 'CMD ["python", "-m", "bot", "run"]' in dockerfile
+    assert 'CMD ["python", "-m", "bot", "health"]' in dockerfile
+
+
+def test_compose_keeps_the_ledger_on_a_named_volume_and_the_proxy_config_is_in_the_repo() -> None:
+    compose = (ROOT / "docker-compose.yml").read_text(encoding="utf-8")
+    assert "restart: unless-stopped" in compose and "env_file: .env" in compose and "- ledger:/data" in compose
+    webhook = (ROOT / "deploy" / "docker-compose.webhook.yml").read_text(encoding="utf-8")
+    assert "./deploy/Caddyfile:/etc/caddy/Caddyfile" in webhook and "WEBHOOK_URL: https://" in webhook
+    caddyfile = (ROOT / "deploy" / "Caddyfile").read_text(encoding="utf-8")
+    assert "reverse_proxy bot:8443" in caddyfile and "handle /telegram" in caddyfile
+    assert "TELEGRAM_BOT_TOKEN=" in (ROOT / ".env.example").read_text(encoding="utf-8")
