@@ -160,6 +160,13 @@ def test_help_into_a_closed_pipe_ends_quietly() -> None:
     assert result.stdout.startswith("usage: python -m bot") and result.stderr == ""
 
 
+def test_telegram_unreachable_at_start_exits_1_with_one_line(tmp_path: Path) -> None:
+    env = {"TELEGRAM_BOT_TOKEN": "1:x", "TELEGRAM_BASE_URL": "http://127.0.0.1:9", "REFEREE_DB": str(tmp_path / "u.db")}
+    result = bot("run", env=env)
+    assert result.returncode == 1 and "Telegram could not be reached" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
 def test_a_token_telegram_refuses_exits_1(tmp_path: Path) -> None:
     async def scenario() -> None:
         fake = FakeTelegram()
@@ -310,3 +317,27 @@ def test_compose_keeps_the_ledger_on_a_named_volume_and_the_proxy_config_is_in_t
     caddyfile = (ROOT / "deploy" / "Caddyfile").read_text(encoding="utf-8")
     assert "reverse_proxy bot:8443" in caddyfile and "handle /telegram" in caddyfile
     assert "TELEGRAM_BOT_TOKEN=" in (ROOT / ".env.example").read_text(encoding="utf-8")
+
+
+def test_a_migration_that_fails_exits_3_and_leaves_the_file_as_it_was(tmp_path: Path) -> None:
+    """A ledger whose next migration cannot run (here a table in the way of one it creates): the bot
+    says why and exits 3; the schema's version is unchanged, so the previous version still opens it."""
+    db = tmp_path / "old.sqlite3"
+    with sqlite3.connect(db) as connection:
+        connection.execute("CREATE TABLE nights (id INTEGER PRIMARY KEY, junk TEXT)")  # not the ledger's
+        connection.execute("PRAGMA user_version = 0")
+
+    async def start() -> subprocess.CompletedProcess[str]:
+        fake = FakeTelegram()
+        await fake.start()
+        try:
+            env = {"TELEGRAM_BOT_TOKEN": "1:x", "REFEREE_DB": str(db), "TELEGRAM_BASE_URL": fake.base_url}
+            return await asyncio.to_thread(bot, "run", env=env)
+        finally:
+            await fake.stop()
+
+    result = asyncio.run(start())
+    assert result.returncode == 3 and f"the database {db} cannot be used" in result.stderr
+    assert "Traceback" not in result.stderr
+    with sqlite3.connect(db) as connection:
+        assert connection.execute("PRAGMA user_version").fetchone()[0] == 0

@@ -883,6 +883,12 @@ def run_telegram(settings: Settings) -> int:
     except InvalidToken as error:
         print(f"python -m bot run: Telegram refused TELEGRAM_BOT_TOKEN ({error})", file=sys.stderr)
         return EXIT_REFUSED
+    except TelegramError as error:  # getMe, deleteWebhook or setWebhook at start, after their retries
+        print(f"python -m bot run: Telegram could not be reached or refused the start: {error}", file=sys.stderr)
+        return EXIT_REFUSED
+    except sqlite3.Error as error:  # opening the ledger or migrating its schema (rolled back whole)
+        print(f"python -m bot run: the database {settings.database} cannot be used: {error}", file=sys.stderr)
+        return EXIT_DATABASE
 
 
 def webhook_secret(configured: str | None) -> str:

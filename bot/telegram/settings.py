@@ -25,7 +25,7 @@ EXIT_CONFIG = 2  # a bad or missing setting, a bad command line
 EXIT_DATABASE = EXIT_UNAVAILABLE  # the database is in use by another process, unopenable, or was replaced
 EXIT_CODES = (
     (EXIT_OK, "stopped cleanly (SIGINT/SIGTERM); `health`: healthy; `backup`: written"),
-    (EXIT_REFUSED, "Telegram refused the token (revoked, mistyped) or updates stopped; `health`: unhealthy"),
+    (EXIT_REFUSED, "Telegram refused the token or the start, was unreachable, or updates stopped; `health`: unhealthy"),
     (EXIT_CONFIG, "bad configuration: a variable's value, a missing TELEGRAM_BOT_TOKEN, a bad command line"),
     (EXIT_DATABASE, "the database: in use by another process, not an SQLite file, not writable, or replaced"),
 )
