@@ -341,3 +341,28 @@ def test_a_migration_that_fails_exits_3_and_leaves_the_file_as_it_was(tmp_path: 
     assert "Traceback" not in result.stderr
     with sqlite3.connect(db) as connection:
         assert connection.execute("PRAGMA user_version").fetchone()[0] == 0
+
+
+async def test_a_done_mark_is_committed_without_waiting_for_another_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A quiet bot: an update answered without recording anything (a question) after its row was
+    committed on its own used to stay "not done" until the next write, so `health` saw an old backlog."""
+    from bot.store import inbox as inbox_module
+    from bot.store.inbox import Row
+
+    monkeypatch.setattr(inbox_module, "MARK_SECONDS", 0.01)
+    db = tmp_path / "quiet.sqlite3"
+    referee = await Referee.open(str(db))
+    try:
+        inbox = referee.inbox()
+        assert await inbox.add(Row(7, 1, None, {"update_id": 7}))  # committed on its own
+        assert read_backlog(db).waiting == 1
+        inbox.mark_done(7)  # nothing else is written after it
+        for _ in range(500):
+            if await inbox.is_done(7):
+                break
+            await asyncio.sleep(0.01)
+        assert read_backlog(db).waiting == 0
+    finally:
+        await referee.close()
