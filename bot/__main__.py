@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 from importlib import metadata
 
-from bot.telegram.settings import EXIT_CONFIG, BadSetting, Settings, exit_codes_text, help_table
+from bot.telegram.settings import EXIT_CONFIG, BadSetting, Settings, exit_codes_text, help_table, operator_language
 
 DESCRIPTION = """\
 Nanjing Mahjong (南京麻将) table referee, with two front ends over the same commands and ledger:
@@ -108,7 +108,7 @@ def console(argv: list[str]) -> int:
     from bot.store.heap import keep_collections_short
 
     keep_collections_short()
-    return asyncio.run(run_console(argv))
+    return asyncio.run(run_console(argv, operator_language(os.environ.get("LANG", ""))))
 
 
 def health() -> int:

@@ -366,3 +366,15 @@ async def test_a_done_mark_is_committed_without_waiting_for_another_write(
         assert read_backlog(db).waiting == 0
     finally:
         await referee.close()
+
+
+@pytest.mark.parametrize("front", [["run"], ["console", "--script", os.devnull]])
+def test_operator_messages_are_in_english_unless_lang_says_chinese(tmp_path: Path, front: list[str]) -> None:
+    junk = tmp_path / "junk.sqlite3"
+    junk.write_text("this is not an SQLite database\n" * 200, encoding="utf-8")
+    env = {"TELEGRAM_BOT_TOKEN": "1:x", "REFEREE_DB": str(junk), "TELEGRAM_BASE_URL": "http://127.0.0.1:9"}
+    arguments = [*front, "--db", str(junk)] if front[0] == "console" else front
+    english = bot(*arguments, env={**env, "LANG": "C.UTF-8"})
+    chinese = bot(*arguments, env={**env, "LANG": "zh_CN.UTF-8"})
+    assert english.returncode == chinese.returncode == 3
+    assert "cannot open the database" in english.stderr and "打不开数据库" in chinese.stderr

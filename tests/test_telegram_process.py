@@ -85,7 +85,7 @@ def test_a_second_process_on_the_same_database_refuses_to_start(tmp_path: Path) 
             console = subprocess.run(
                 [sys.executable, "-m", "bot", "console", "--db", str(db), "--script", os.devnull],
                 cwd=ROOT,
-                env={**os.environ, "PYTHONPATH": str(ROOT)},
+                env={**os.environ, "PYTHONPATH": str(ROOT), "LANG": "zh_CN.UTF-8"},  # operator messages in LANG
                 capture_output=True,
                 text=True,
                 timeout=30,
