@@ -119,16 +119,17 @@ class Timed:
     def __init__(self, front: TelegramFrontEnd) -> None:
         self.done: dict[int, asyncio.Event] = {}
         self.finished: dict[int, float] = {}
-        original = front.process
+        original = front.lanes.process
 
-        async def process(row: Row, update: Update) -> None:
-            await original(row, update)
+        async def process(row: Row, update: Update) -> bool:
+            handled = await original(row, update)
             self.finished[row.update_id] = time.perf_counter()
             waiting = self.done.pop(row.update_id, None)
             if waiting is not None:
                 waiting.set()
+            return handled  # False: not written yet, handled again (and timed when it is)
 
-        front.process = process  # type: ignore[method-assign]
+        front.lanes.process = process
 
     async def wait(self, update_id: int) -> None:
         if update_id not in self.finished:
@@ -303,8 +304,8 @@ async def inbox_drain(folder: str, counter: list[int]) -> None:
     begin = time.perf_counter()
     application = await started(request, folder, "drain.sqlite3", rate_limit=True)
     front: TelegramFrontEnd = application.bot_data["front"]
-    while front._workers:  # every queued row processed (replies may still be going out)
-        await asyncio.gather(*front._workers.values())
+    while front.lanes._workers:  # every queued row processed (replies may still be going out)
+        await asyncio.gather(*front.lanes._workers.values())
     drained = time.perf_counter() - begin
     print(
         f"inbox drain at start: {len(rows):,} stored updates (4 chats) recorded in {drained:.2f} s"

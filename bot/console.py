@@ -16,8 +16,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TextIO
 
+from bot.chat.availability import EXIT_UNAVAILABLE, DatabaseUnavailable, owned
 from bot.chat.service import Incoming, Referee, Speaker
-from bot.store.database import EXIT_UNAVAILABLE, DatabaseUnavailable, owned
 from bot.text.replies import Response, render, render_response
 from locales import DEFAULT_LANGUAGE, Translator, normalize_language
 

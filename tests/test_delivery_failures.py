@@ -10,8 +10,8 @@ import httpx
 import pytest
 from telegram.error import BadRequest, ChatMigrated, Forbidden, NetworkError, RetryAfter, TimedOut
 
-from bot.telegram.app import telegram_failure
 from bot.telegram.delivery import Failure, RetryPolicy, with_retries
+from bot.telegram.sending import telegram_failure
 
 QUICK = RetryPolicy(attempts=4, first_backoff=0.001)
 

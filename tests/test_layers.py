@@ -83,6 +83,70 @@ def test_front_ends_never_reach_the_ledger() -> None:
     assert reaching == []
 
 
+# A front end reaches storage through these seams only (#40), each named for what the front end
+# needs of it: the inbox as its durable queue of updates (`UpdateQueue` and its `Row`), and the
+# database's lock and availability errors, re-exported by the command layer. Nothing else of
+# bot/store is a front end's business: the ledger is the command layer's.
+FRONT_END_STORE_SEAMS = {
+    "bot.store.queue": "the Telegram front end's durable queue of updates (the inbox, as the front end sees it)",
+}
+AVAILABILITY_SEAM = "bot.chat.availability"  # owned, DatabaseUnavailable, EXIT_UNAVAILABLE, storage_unavailable
+
+
+def front_ends() -> list[Path]:
+    return [path for path in sources() if module_name(path).startswith(FRONT_ENDS)]
+
+
+def test_front_ends_reach_storage_only_through_their_seams() -> None:
+    """Type-only imports count too (`imports` walks the whole module)."""
+    reaching = [
+        f"{module_name(path)} imports {name}"
+        for path in front_ends()
+        for name in imports(path)
+        if (name == "bot.store" or name.startswith("bot.store."))
+        and not any(name == seam or name.startswith(seam + ".") for seam in FRONT_END_STORE_SEAMS)
+    ]
+    assert reaching == []
+
+
+def test_the_seams_are_narrow() -> None:
+    """The queue seam imports nothing of the store (the inbox implements it, not the other way
+    round), and the availability seam only re-exports the lock's errors and the storage test."""
+    queue = ROOT / "bot" / "store" / "queue.py"
+    assert [name for name in imports(queue) if name.startswith("bot.")] == []
+    seam = ROOT.joinpath(*AVAILABILITY_SEAM.split(".")).with_suffix(".py")
+    assert sorted(imports(seam)) == [
+        "__future__.annotations",
+        "bot.store.database.DatabaseUnavailable",
+        "bot.store.database.EXIT_UNAVAILABLE",
+        "bot.store.database.owned",
+        "bot.store.writer.storage_unavailable",
+    ]
+
+
+def test_the_front_ends_modules_import_no_circle() -> None:
+    """Within the front ends (bot/telegram/*, bot/console.py) no module imports, even for types
+    only, a module that imports it back."""
+    modules = {module_name(path): path for path in front_ends()}
+    edges = {
+        module: {target for target in modules if any(target in (n, n.rpartition(".")[0]) for n in imports(path))}
+        - {module}
+        for module, path in modules.items()
+    }
+    circles = []
+    for start in edges:
+        stack, seen = [(start, (start,))], set()
+        while stack:
+            here, trail = stack.pop()
+            for there in edges[here]:
+                if there == start:
+                    circles.append(" -> ".join((*trail, start)))
+                elif there not in seen:
+                    seen.add(there)
+                    stack.append((there, (*trail, there)))
+    assert circles == []
+
+
 # Only the night layer and the store read or write the ledger; the views and the command layer ask
 # `Nights` (bot/night/night.py) by name. The one exception, and why:
 LEDGER_EXCEPTIONS = {

@@ -231,14 +231,15 @@ def test_the_heartbeat_is_not_touched_while_the_workers_are_stuck(tmp_path: Path
 def test_the_front_end_is_working_while_nothing_waits_or_an_update_was_finished_lately() -> None:
     from collections import deque
 
-    from bot.telegram.app import WORK_STALL_SECONDS, TelegramFrontEnd
+    from bot.telegram.app import TelegramFrontEnd
+    from bot.telegram.lanes import WORK_STALL_SECONDS
 
     front = TelegramFrontEnd(":memory:")
     assert front.working()  # nothing waits
-    front._queues["chat"] = deque([object()])  # type: ignore[list-item]
-    front.progressed = time.monotonic()
+    front.lanes._queues["chat"] = deque([object()])  # type: ignore[list-item]
+    front.lanes.progressed = time.monotonic()
     assert front.working()  # one is being processed right now
-    front.progressed = time.monotonic() - WORK_STALL_SECONDS - 1
+    front.lanes.progressed = time.monotonic() - WORK_STALL_SECONDS - 1
     assert not front.working()  # one waits and none was finished for longer than the limit
 
 

@@ -19,8 +19,9 @@ import pytest
 
 from bot.store.inbox import Row
 from bot.store.ledger import Ledger
-from bot.telegram.app import addressed_elsewhere, server_root
+from bot.telegram.app import server_root
 from bot.telegram.delivery import MESSAGE_LIMIT, RetryPolicy, split_text
+from bot.telegram.input import addressed_elsewhere
 from tests.fake_telegram import FakeTelegram, Fault
 from tests.test_telegram import ALICE, BOB, CAROL, DAVE, EVE, GROUP, OTHER_GROUP, Running, balances, buttons
 
@@ -342,7 +343,7 @@ async def test_an_expired_admin_list_is_used_while_a_fresh_one_is_fetched(fake: 
     db = tmp_path / "tg.sqlite3"
     async with Running(fake, db, FAST) as bot:
         await bot.say(ALICE, NEW)
-        bot.front.admins[GROUP] = (time.monotonic() - 3600, frozenset({5}))  # Eve was an admin an hour ago
+        bot.front.chats.admins[GROUP] = (time.monotonic() - 3600, frozenset({5}))  # Eve was an admin an hour ago
         fake.admins[GROUP] = []  # and is not any more
         assert "✅" in await bot.say(EVE, "/gang carol bob 5s")  # answered from the old list at once
         await fake.wait_for(lambda: bool(fake.sent("getChatAdministrators")))

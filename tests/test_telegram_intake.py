@@ -145,7 +145,7 @@ async def test_a_batch_that_could_not_be_stored_is_asked_for_again(monkeypatch: 
 
 
 class Lanes:
-    """What `TelegramFrontEnd.accept_all` asks of the front end: a row, a lane (the chat), a store
+    """What `Lanes.accept_all` (bot/telegram/lanes.py) asks of the front end: a row, a lane (the chat), a store
     that takes its time. Chat 1's first update is slow to store (its row rides with its line)."""
 
     def __init__(self) -> None:
@@ -173,11 +173,11 @@ class ChatUpdate(StubUpdate):
 
 
 async def test_a_batch_stores_each_chat_in_order_and_the_chats_side_by_side() -> None:
-    from bot.telegram.app import TelegramFrontEnd
+    from bot.telegram.lanes import Lanes as ChatLanes
 
     lanes = Lanes()
     batch = [ChatUpdate(1, 1), ChatUpdate(2, 2), ChatUpdate(3, 1), ChatUpdate(4, 2)]
-    accepting = asyncio.create_task(TelegramFrontEnd.accept_all(lanes, batch))  # type: ignore[arg-type]
+    accepting = asyncio.create_task(ChatLanes.accept_all(lanes, batch))  # type: ignore[arg-type]
     await asyncio.sleep(0.05)
     # chat 2 is not held behind chat 1's slow update; chat 1's next waits for its first
     assert lanes.stored == [2, 4] and 3 not in lanes.started and not accepting.done()

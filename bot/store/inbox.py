@@ -1,4 +1,5 @@
-"""The Telegram inbox: every update is stored before Telegram is allowed to forget it.
+"""The Telegram inbox: every update is stored before Telegram is allowed to forget it. The front end
+sees it as its durable queue of updates (bot/store/queue.py, which also holds `Row`).
 
 An update is written here (one committed row) before the next `getUpdates` offset passes it, or
 before a webhook call is answered. Rows are processed per chat in arrival order. A row whose command
@@ -19,11 +20,10 @@ import json
 import logging
 import sqlite3
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
 
 import aiosqlite
 
+from bot.store.queue import Row
 from bot.store.writer import Writer
 
 KEEP_DONE_DAYS = 7  # done rows answer "already recorded #N" for a repeated button press
@@ -31,14 +31,6 @@ RIDE_SECONDS = 0.05  # a row riding with its update's events is committed on its
 MARK_SECONDS = 5.0  # a done mark waits at most this long for a transaction to ride with (`health` reads it)
 INSERT = "INSERT OR IGNORE INTO inbox (update_id, chat, key, body) VALUES (?, ?, ?, ?)"
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class Row:
-    update_id: int
-    chat: int | None  # the Telegram chat whose queue the update joins; None for chat-less updates
-    key: str | None  # the command's update key (message or button), as the ledger records it
-    body: dict[str, Any]
 
 
 class Inbox:

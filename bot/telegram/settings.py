@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from bot.store.database import EXIT_UNAVAILABLE
+from bot.chat.availability import EXIT_UNAVAILABLE
 
 EXIT_OK = 0
 EXIT_REFUSED = 1  # Telegram refused the bot (the token) or updates stopped coming in

@@ -1,0 +1,237 @@
+"""The update handlers: one update, read (bot/telegram/input.py), goes to the handler of its kind —
+a chat line, an edit (a correction), a button press, the bot's own membership — which asks the
+command layer (`Referee.handle`) and posts what it answers. `Updates.process` is the table.
+
+A line the ledger could not write (locked longer than its busy timeout, a full disk) is never
+answered "nothing recorded" nor marked done: `process` says False and the chat's lane handles it
+again (bot/telegram/lanes.py)."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, replace
+
+from telegram import CallbackQuery, Message, Update
+
+from bot.chat.availability import storage_unavailable
+from bot.chat.commands import asks_only
+from bot.chat.service import Incoming, Speaker
+from bot.store.queue import Row
+from bot.telegram.chats import Chats
+from bot.telegram.delivery import Outgoing
+from bot.telegram.input import PER_PRESSER, Input, Kind, addressed_elsewhere, deep_link, read_update
+from bot.telegram.pinned import PinnedBoards
+from bot.telegram.sending import Sender
+from bot.telegram.services import Services
+from bot.text.replies import Choice, Reply, Response, render_response
+from locales import Translator
+
+log = logging.getLogger(__name__)
+PRIVACY_WARNED = "privacy_warned"  # chat setting: "1" while the chat was told plain words are not seen
+
+
+class NotWrittenYet(Exception):
+    """The ledger could not be written (locked by another program, a full disk): the update recorded
+    nothing and is handled again, after a pause, before anything later in its chat."""
+
+
+@dataclass
+class Updates:
+    services: Services
+    chats: Chats
+    sender: Sender
+    pinned: PinnedBoards
+
+    async def process(self, row: Row, update: Update) -> bool:
+        """Handle one update; False when the storage failed before anything was recorded (try again)."""
+        recorded = False
+        read = read_update(update)
+        try:
+            if read.kind is Kind.BUTTON and update.callback_query is not None:
+                recorded = await self.on_button(update.callback_query, read, row)
+            elif read.kind is Kind.NEW:
+                recorded = await self.on_text(read, row)
+            elif read.kind is Kind.EDITED:
+                recorded = await self.on_edit(read, row)
+            elif read.kind is Kind.MEMBER:
+                await self.on_member(read)
+            # forwarded, via a bot, a channel's automatic forward: someone else's words, never recorded
+        except NotWrittenYet:
+            return False
+        except Exception as error:
+            if storage_unavailable(error):  # a setting of the chat's, not written: handling it again is safe
+                log.warning("update %s: the ledger is not writable (%s)", row.update_id, error)
+                return False
+            log.exception("update %s failed", row.update_id)
+            await self.report_failure(update, row)
+        # A line's events mark its row done in their own transaction (the inbox trigger); a guided
+        # flow's last step records under the flow's key, so a press is marked here (a replay finds
+        # the flow recorded).
+        if not (recorded and row.key) or update.callback_query is not None:
+            self.services.inbox.mark_done(row.update_id)
+        return True
+
+    async def report_failure(self, update: Update, row: Row) -> None:
+        """Say what is true: nothing recorded, unless the update's events were committed."""
+        message = update.effective_message
+        if not isinstance(message, Message):
+            return
+        try:
+            chat_key = await self.chats.chat_key(message)
+            user = update.effective_user
+            language = await self.services.referee.language(chat_key, user.language_code if user else None)
+            recorded = await self.services.inbox.is_done(row.update_id)
+        except Exception:
+            log.exception("could not find out what update %s recorded", row.update_id)
+            return
+        key = "error.internal_recorded" if recorded else "error.internal"
+        if update.callback_query is not None:
+            await self.sender.answer(update.callback_query, Translator(language).t(key))
+            return
+        outgoing = Outgoing(message.chat.id, self.chats.thread(message), chat_key, Response((Reply(key),), language))
+        self.sender.outbox.push(outgoing)
+
+    def post(self, item: Outgoing) -> None:
+        """An answer to the chat's outbox; a recorded event's board to the chat's pinned live board."""
+        self.sender.outbox.push(item)
+        if item.response.recorded and item.response.scoreboard is not None and item.response.night_id is not None:
+            self.pinned.live.push(item)
+
+    async def on_text(self, read: Input, row: Row, text: str | None = None) -> bool:
+        """A chat line (or a caption); True when it recorded something."""
+        line = text if text is not None else read.text
+        bot = self.services.bot
+        if read.sender is None or line is None or addressed_elsewhere(line, bot.username):
+            return False
+        chat_key = await self.chats.chat_key(read)
+        said = deep_link(line, bot.username)
+        incoming = Incoming(
+            chat_id=chat_key,
+            speaker=await self.chats.speaker(read.sender, read, rights=not asks_only(said)),
+            text=said,
+            update_key=row.key,
+            private=read.private,
+            mentions=self.chats.mentions(read),
+        )
+        response = await self.services.referee.handle(incoming)
+        if response is not None and response.unwritten:
+            raise NotWrittenYet(row.update_id)
+        if response is not None and (response.replies or response.attachments):
+            assert read.chat_id is not None
+            shown = await self.pinned.as_shown(read.chat_id, await self.with_privacy(response, chat_key))
+            self.post(Outgoing(read.chat_id, read.topic, chat_key, shown))
+        return response is not None and response.recorded
+
+    async def on_edit(self, read: Input, row: Row) -> bool:
+        """An edit is a correction: of the event its line recorded (`/fix N <edited line>`), or, when
+        the line recorded nothing, a new line."""
+        if read.text is None or read.chat_id is None or read.message_id is None:
+            return False
+        chat_key = await self.chats.chat_key(read)
+        referee = self.services.referee
+        found = await referee.event_of_message(chat_key, read.chat_id, read.message_id)
+        if found is None:
+            return await self.on_text(read, row)
+        number, _ = found  # the line's current version: a second edit replaces the first one's fix
+        if number is None:  # a seat claim, a line of another night: nothing tonight to correct
+            language = await referee.language(chat_key, read.sender.language if read.sender else None)
+            self.post(Outgoing(read.chat_id, read.topic, chat_key, Response((Reply("edit.no_line"),), language)))
+            return False
+        return await self.on_text(read, row, f"/fix {number} {read.text}")
+
+    async def on_member(self, read: Input) -> None:
+        """The bot added to a group, or its rights changed: getMe is read again (privacy turned off
+        at BotFather shows once the bot is re-added), and an administrator reads every message. With
+        privacy on, say at once what it cannot see, with /new as a button; once it sees plain words
+        again in a chat it warned, say so once. Any change of membership looks up the pin right afresh."""
+        chats, referee = self.chats, self.services.referee
+        if read.chat_id is not None:
+            chats.pin_rights.pop(read.chat_id, None)
+        if not read.group or read.chat_id is None or read.member_status not in ("member", "administrator"):
+            return
+        await chats.read_privacy()
+        chat_key = await chats.base_key(read.chat_id)
+        warned = await referee.chat_setting(chat_key, PRIVACY_WARNED) == "1"
+        sees = chats.reads_all or bool(read.member_can_read)
+        if sees == (not warned):  # nothing new to say: it saw before, or it was told it does not
+            if sees and not chats.reads_all:  # an administrator with privacy on: the /new reply knows
+                await referee.set_chat_setting(chat_key, PRIVACY_WARNED, "0")
+            return
+        language = await referee.language(chat_key, read.sender.language if read.sender else None)
+        if sees:
+            pins = await chats.may_pin(read.chat_id)
+            reply = Reply("telegram.privacy_off" if pins else "telegram.privacy_off_no_pin")
+            response = Response((reply,), language)
+        else:
+            new = (Choice(Reply("telegram.new_button"), "/new"),)
+            response = Response((Reply("telegram.privacy"),), language, choices=new)
+        await referee.set_chat_setting(chat_key, PRIVACY_WARNED, "0" if sees else "1")
+        self.sender.outbox.push(Outgoing(read.chat_id, None, chat_key, response))
+
+    async def with_privacy(self, response: Response, chat_key: str) -> Response:
+        """The /new reply says in one line when plain words are not seen (privacy mode), unless the
+        bot is known to see them in this chat (an administrator there)."""
+        if self.chats.reads_all or not response.replies or response.replies[0].key != "night.opened":
+            return response
+        if await self.services.referee.chat_setting(chat_key.split(":topic:")[0], PRIVACY_WARNED) == "0":
+            return response
+        return replace(response, replies=(*response.replies, Reply("telegram.privacy")))
+
+    async def on_button(self, query: CallbackQuery, read: Input, row: Row) -> bool:
+        """A button press: recorded once; later presses, strangers' and forged ones get an answer
+        to the presser alone, never a group message."""
+        message = query.message
+        answer, referee = self.sender.answer, self.services.referee
+        if query.data is None or not isinstance(message, Message) or row.key is None:
+            await answer(query, None)
+            return False
+        chat_key = await self.chats.chat_key(message)
+        translator = Translator(await referee.language(chat_key, query.from_user.language_code))
+        recorded_as = await self.services.inbox.earlier(row.key, row.update_id)
+        if recorded_as is not None:  # a second press: a toast, not an alert to dismiss
+            number = await referee.number_of_event(chat_key, recorded_as)
+            said = translator.t("button.recorded_before")
+            shown = said if number is None else translator.t("button.already_recorded", id=number)
+            await answer(query, shown, alert=False)
+            return False
+        parts = query.data.split(":", 2)
+        if len(parts) != 3 or not parts[2].startswith("/") or not await self.button_is_current(chat_key, *parts[:2]):
+            await answer(query, translator.t("button.stale"), alert=False)
+            return False
+        speaker = await self.chats.speaker(read.sender, read) if read.sender else Speaker(str(query.from_user.id), "")
+        incoming = Incoming(
+            chat_id=chat_key,
+            speaker=speaker,
+            text=parts[2],
+            update_key=row.key,
+            private=read.private,
+            press=f"cbq:{query.id}",
+        )
+        response = await referee.handle(incoming)
+        if response is not None and response.unwritten:  # the press is answered once it is written
+            raise NotWrittenYet(row.update_id)
+        if response is None or not (response.recorded or response.choices or response.edits or response.settles):
+            text = render_response(response, translator) if response is not None else ""
+            # a button spent already (its question answered): a toast; a refusal worth reading: an alert
+            spent = response is None or response.spent or not text
+            await answer(query, text or translator.t("button.used"), alert=not spent)
+            return False
+        await answer(query, None)
+        response = await self.pinned.as_shown(message.chat.id, response)
+        thread = self.chats.thread(message)
+        if response.edits:  # a guided flow: its next step (or its result) is written over the same message
+            self.post(Outgoing(message.chat.id, thread, chat_key, response, edit=message.message_id))
+            return response.recorded
+        keep = parts[2].startswith(PER_PRESSER)  # the join button stays while seats are free
+        clear = None if keep else message.message_id
+        self.post(Outgoing(message.chat.id, thread, chat_key, response, clear_keyboard=clear))
+        return response.recorded
+
+    async def button_is_current(self, chat_key: str, night_text: str, hand_text: str) -> bool:
+        """A button belongs to one night (and hand, for most): pressed later, it is stale."""
+        if night_text == "-":  # a button of no night (/new on the privacy note)
+            return hand_text == "*"
+        current = await self.services.referee.current_hand(chat_key)
+        if current is None or str(current[0]) != night_text:
+            return False
+        return hand_text in ("*", str(current[1]))
