@@ -15,6 +15,7 @@ from bot.telegram.delivery import Outgoing, coalesce
 from bot.text.replies import Reply, Response
 from tests.fake_telegram import FakeTelegram
 from tests.harness import Table
+from tests.kit.messages import says
 from tests.test_telegram import ALICE, BOB, CAROL, DAVE, EVE, GROUP, Running
 
 NEW = "/new @alice @bob @carol @dave"
@@ -69,7 +70,7 @@ async def test_board_each_brings_back_the_board_after_every_event(table: Table) 
 async def test_the_board_setting_in_plain_words_and_its_errors(table: Table, referee: Referee) -> None:
     table.default_speaker = "甲"
     await table.say("开局 甲 乙 丙 丁")
-    assert "每记一笔都附上记分板" in await table.say("乙: 记分板 每次")
+    assert says(await table.say("乙: 记分板 每次"), "board.set_each")
     assert await referee.chat_setting("group-1", "board") == "each"
     assert await table.respond("乙: 记分板 真好看") is None  # talk about the board: no reply
     wrong = await table.respond("乙: /board 大声")
@@ -78,7 +79,7 @@ async def test_the_board_setting_in_plain_words_and_its_errors(table: Table, ref
     assert "记分板 每次|每盘" in await table.say("乙: /board 大声")  # the right form follows
     refused = await table.respond("路人: 记分板 每盘")  # not at the table: the right /lang needs
     assert refused is not None and refused.refused
-    assert "改记分板的设置" in await table.say("路人: /board 每盘")
+    assert says(await table.say("路人: /board 每盘"), "permission.board")
     assert await referee.chat_setting("group-1", "board") == "each"  # nothing changed
     assert "記分板" in await table.say("乙: /lang 繁体") + await table.say("乙: 記分板 每盤")
     assert await referee.chat_setting("group-1", "board") == "hand"

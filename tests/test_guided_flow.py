@@ -12,6 +12,7 @@ from bot.text.replies import Response, render, render_response
 from locales import Translator
 from tests.fake_telegram import Call, FakeTelegram
 from tests.harness import Table
+from tests.kit.messages import says
 from tests.test_telegram import ALICE, BOB, CAROL, Running, balances, buttons
 
 NEW = "/new @alice @bob @carol @dave preset=nanjing"
@@ -47,8 +48,8 @@ async def test_a_discard_win_in_taps(fake: FakeTelegram, tmp_path: Path) -> None
         flow = await start(bot, BOB, "/hu")
         assert next(iter(buttons(fake))) == "bob"  # the speaker first
         assert "bob 胡" in str((await tap(bot, BOB, "bob")).params["text"])
-        assert "点牌" in str((await tap(bot, BOB, "carol")).params["text"])  # the tile pad first
-        assert "有几个硬花" in str((await tap(bot, BOB, "报番型")).params["text"])
+        assert says(str((await tap(bot, BOB, "carol")).params["text"]), "tiles.tap")  # the tile pad first
+        assert says(str((await tap(bot, BOB, "报番型")).params["text"]), "flow.hu_flowers")
         preview = await tap(bot, BOB, "4")
         # nothing ponged: 20 + 2×4 + 门清 20 = 48, paid by carol — shown, not yet recorded
         assert "合计 48 花" in str(preview.params["text"]) and "carol → bob：48 花" in str(preview.params["text"])
@@ -124,7 +125,7 @@ async def test_an_expired_flow_records_nothing(fake: FakeTelegram, tmp_path: Pat
         await start(bot, BOB, "/hu")
         await tap(bot, BOB, "bob")
         referee(bot).desk.clock = lambda: time.time() + 3600
-        assert "已过期" in str((await tap(bot, BOB, "carol")).params["text"])
+        assert says(str((await tap(bot, BOB, "carol")).params["text"]), "flow.expired")
         assert await balances(db) == [0, 0, 0, 0]
 
 

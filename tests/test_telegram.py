@@ -13,6 +13,7 @@ from bot.telegram.delivery import RetryPolicy
 from bot.telegram.intake import Polling
 from tests.bot_process import bot_against_fake
 from tests.fake_telegram import FakeTelegram, user
+from tests.kit.messages import says
 
 GROUP, OTHER_GROUP = -100111, -100222
 ALICE, BOB, CAROL, DAVE, EVE = (user(i, n) for i, n in enumerate(("Alice", "Bob", "Carol", "Dave", "Eve"), start=1))
@@ -88,9 +89,9 @@ async def test_a_whole_night_in_a_group(fake: FakeTelegram, tmp_path: Path) -> N
     async with Running(fake, db) as bot:
         assert fake.sent("setMyCommands")
         out = await bot.say(ALICE, "/new@referee_bot @alice @bob @carol @dave preset=nanjing")
-        assert "第 1 局开始" in out
+        assert says(out, "night.opened", night=1)
         # a pong by buttons: /pong, then tap the feeder
-        assert "碰了谁的牌" in await bot.say(BOB, "/pong")
+        assert says(await bot.say(BOB, "/pong"), "pong.who_fed")
         assert "✅" in await bot.press(BOB, buttons(fake)["carol"])
         await bot.say(BOB, "碰 dave")
         await bot.say(CAROL, "暗杠 3m")
@@ -116,7 +117,7 @@ async def test_an_outsider_cannot_record_and_nothing_changes(fake: FakeTelegram,
     async with Running(fake, db) as bot:
         await bot.say(ALICE, "/new @alice @bob @carol @dave")
         out = await bot.say(EVE, "/hu self 123m456m789m234p5p+5p flowers=2")
-        assert "只有在座的玩家" in out
+        assert says(out, "permission.not_at_table")
         assert "📋" in await bot.say(EVE, "/score")  # anyone may ask
     assert await balances(db) == [0, 0, 0, 0]
 
@@ -155,7 +156,7 @@ async def test_a_stale_button_is_refused(fake: FakeTelegram, tmp_path: Path) -> 
         keyboard = [c for c in fake.calls if "reply_markup" in c.params][-1]
         await fake.settle(fake.press(BOB, keyboard, stale))
         answers = fake.sent("answerCallbackQuery")
-        assert answers and "过期" in str(answers[-1].params.get("text"))
+        assert answers and says(str(answers[-1].params.get("text")), "button.stale")
     assert await balances(db) == [0, 0, 0, 0]
 
 
@@ -174,11 +175,11 @@ async def test_private_chat_never_touches_a_group(fake: FakeTelegram, tmp_path: 
     async with Running(fake, db) as bot:
         await bot.say(ALICE, "/new @alice @bob @carol @dave")
         await bot.say(CAROL, "/gang self 3m")
-        assert "私聊里不能记分" in await bot.say(ALICE, "/new @alice @bob @carol @dave", chat=1)
+        assert says(await bot.say(ALICE, "/new @alice @bob @carol @dave", chat=1), "night.private_chat")
         mine = await bot.say(CAROL, "/me", chat=3)
         assert "carol：1 局，净 9" in mine  # Carol spoke in the group, so her seat knows her id
         assert not any(name in mine for name in ("alice", "bob", "dave"))
-        assert "还没有你的记录" in await bot.say(EVE, "/me", chat=5)
+        assert says(await bot.say(EVE, "/me", chat=5), "me.nothing")
     assert await balances(db) == [-3, -3, 9, -3]
 
 
@@ -196,7 +197,7 @@ def test_python_m_bot_runs_against_the_fake_server_and_stops_on_sigint(tmp_path:
         return fake.texts()
 
     texts = asyncio.run(scenario())
-    assert any("第 1 局开始" in t for t in texts)
+    assert any(says(t, "night.opened", night=1) for t in texts)
 
 
 async def test_a_group_upgraded_to_a_supergroup_keeps_its_ledger(fake: FakeTelegram, tmp_path: Path) -> None:
@@ -229,7 +230,7 @@ async def test_an_internal_error_is_reported_and_the_bot_keeps_running(
             return await original(incoming)
 
         monkeypatch.setattr(referee, "handle", broken)
-        assert "出错了，什么都没有记录" in await bot.say(BOB, "/pong boom")
+        assert says(await bot.say(BOB, "/pong boom"), "error.internal")
         assert "✅" in await bot.say(BOB, "/pong carol")
 
 
@@ -238,9 +239,9 @@ async def test_each_forum_topic_holds_its_own_table(fake: FakeTelegram, tmp_path
     forum: dict[str, Any] = {"chat_extra": {"is_forum": True}, "is_topic_message": True}
     async with Running(fake, db) as bot:
         out = await bot.say(ALICE, "/new @alice @bob @carol @dave", message_thread_id=7, **forum)
-        assert "第 1 局开始" in out
+        assert says(out, "night.opened", night=1)
         assert fake.sent("sendMessage")[-1].params.get("message_thread_id") in (7, "7")
-        assert "还没有开局" in await bot.say(ALICE, "/score", message_thread_id=9, **forum)
+        assert says(await bot.say(ALICE, "/score", message_thread_id=9, **forum), "night.none")
         assert "📋" in await bot.say(ALICE, "/score", message_thread_id=7, **forum)
 
 
@@ -248,8 +249,8 @@ async def test_free_seats_are_taken_with_join_and_the_join_button(fake: FakeTele
     db = tmp_path / "tg.sqlite3"
     async with Running(fake, db) as bot:
         out = await bot.say(ALICE, "/new @alice @bob")
-        assert "（空位）" in out and "加入" in buttons(fake)
-        assert "还有空位" in await bot.say(ALICE, "/flowergang")  # four players are needed to record
+        assert says(out, "night.free_seat") and "加入" in buttons(fake)
+        assert says(await bot.say(ALICE, "/flowergang"), "night.seats_free")  # four players are needed to record
         assert "carol 入座：西" in await bot.say(CAROL, "/join")
         join_button = buttons(fake)["加入"]
         assert "dave 入座：北" in await bot.press(DAVE, join_button)

@@ -23,6 +23,7 @@ from bot.telegram.app import server_root
 from bot.telegram.delivery import MESSAGE_LIMIT, RetryPolicy, split_text
 from bot.telegram.input import addressed_elsewhere
 from tests.fake_telegram import FakeTelegram, Fault
+from tests.kit.messages import says
 from tests.test_telegram import ALICE, BOB, CAROL, DAVE, EVE, GROUP, OTHER_GROUP, Running, balances, buttons
 
 FAST = RetryPolicy(attempts=6, first_backoff=0.05, late_note_pause=0.2, late_note_attempts=5)
@@ -201,7 +202,7 @@ async def test_a_button_pressed_three_times_records_once(fake: FakeTelegram, tmp
         assert int(results[0].params["message_id"]) == keyboard.params["_result"]["message_id"]
         assert not results[0].params.get("reply_markup")  # the buttons are gone with the edit
         answers = [str(c.params.get("text", "")) for c in later if c.method == "answerCallbackQuery"]
-        assert len(answers) == 3 and sum("已记录 #" in a for a in answers) == 2
+        assert len(answers) == 3 and sum(says(a, "button.already_recorded") for a in answers) == 2
     assert recorded(db, "penalty") == 1
     assert await balances(db) == [10, -30, 10, 10]
 
@@ -221,7 +222,7 @@ async def test_a_strangers_press_and_a_forged_one_get_a_callback_answer_only(
         later = fake.calls[before:]
         assert not [c for c in later if c.method in ("sendMessage", "sendPhoto")]
         answers = [str(c.params.get("text", "")) for c in later if c.method == "answerCallbackQuery"]
-        assert len(answers) == 3 and "只有在座的玩家" in answers[0] and "过期" in answers[1]
+        assert len(answers) == 3 and says(answers[0], "permission.not_at_table") and says(answers[1], "button.stale")
     assert await balances(db) == [0, 0, 0, 0]
 
 
@@ -313,8 +314,8 @@ async def test_a_score_in_the_same_batch_as_the_supergroup_migration_finds_the_n
 async def test_nights_are_numbered_per_chat(fake: FakeTelegram, tmp_path: Path) -> None:
     db = tmp_path / "tg.sqlite3"
     async with Running(fake, db, FAST) as bot:
-        assert "第 1 局开始" in await bot.say(ALICE, NEW)
-        assert "第 1 局开始" in await bot.say(ALICE, NEW, chat=OTHER_GROUP)  # the database's second night
+        assert says(await bot.say(ALICE, NEW), "night.opened", night=1)
+        assert says(await bot.say(ALICE, NEW, chat=OTHER_GROUP), "night.opened", night=1)  # the database's second night
 
 
 async def test_updates_left_in_the_inbox_by_a_crash_are_drained_at_start(fake: FakeTelegram, tmp_path: Path) -> None:
@@ -334,7 +335,7 @@ async def test_updates_left_in_the_inbox_by_a_crash_are_drained_at_start(fake: F
     async with Running(fake, db, FAST) as bot:
         await asyncio.wait_for(bot.front.idle(), 30)
         texts = fake.texts(GROUP)
-        assert "第 1 局开始" in texts[0]
+        assert says(texts[0], "night.opened", night=1)
     assert await balances(db) == [-12, 18 - 6, 18 - 6, -12]
 
 
@@ -347,6 +348,6 @@ async def test_an_expired_admin_list_is_used_while_a_fresh_one_is_fetched(fake: 
         fake.admins[GROUP] = []  # and is not any more
         assert "✅" in await bot.say(EVE, "/gang carol bob 5s")  # answered from the old list at once
         await fake.wait_for(lambda: bool(fake.sent("getChatAdministrators")))
-        assert "只有在座的玩家" in await bot.say(EVE, "/gang carol bob 6s")  # the fresh list applies next
+        assert says(await bot.say(EVE, "/gang carol bob 6s"), "permission.not_at_table")  # the fresh list applies next
     # one exposed gang (明杠) fed by Bob: Bob pays Carol 6, as in test_a_chat_admin_may_record_for_the_table
     assert await balances(db) == [0, -6, 6, 0]

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from tests.fake_telegram import CHANNEL_BOT, GROUP_ANONYMOUS_BOT, FakeTelegram, plain_user, user
+from tests.kit.messages import rendered, says
 from tests.test_telegram import GROUP, Running, balances, buttons
 
 ALICE, BOB, CAROL, DAVE, EVE = (user(i, n) for i, n in enumerate(("Alice", "Bob", "Carol", "Dave", "Eve"), start=1))
@@ -64,14 +65,14 @@ async def test_an_edit_of_a_recorded_line_is_a_fix(fake: FakeTelegram, tmp_path:
         edit = fake.edit(penalty, "罚 跟牌 carol")
         await fake.settle(edit)
         out = "\n".join(fake.texts()[-3:])
-        assert "更正了" in out, out
+        assert says(out, "fix.done"), out
         # the same edit delivered again (same update id) is answered once, recorded once
         fake.raw(dict(fake.updates[-1]))
         await fake.settle(edit)
-        assert len([c for c in fake.calls[before:] if "更正了" in str(c.params.get("text", ""))]) == 1
+        assert len([c for c in fake.calls[before:] if says(str(c.params.get("text", "")), "fix.done")]) == 1
         # a second edit of the same line corrects it again: the line as it reads now is what counts
         await fake.settle(fake.edit(penalty, "罚 跟牌 bob"))
-        assert "更正了" in "\n".join(fake.texts()[-3:])
+        assert says("\n".join(fake.texts()[-3:]), "fix.done")
     # Bob is the one who 跟牌 in the end: Bob pays 10 to each of the other three (RULES: 跟牌 10 each)
     assert await balances(db) == [10, -30, 10, 10]
 
@@ -97,7 +98,7 @@ async def test_channels_are_their_own_senders_and_anonymous_admins_are_admins(
     async with Running(fake, db) as bot:
         await bot.say(CHANNEL_BOT, OPEN, sender_chat=news)  # a channel opened the night
         out = await bot.say(CHANNEL_BOT, "/penalty follow dave", sender_chat=other)
-        assert "只有在座的玩家" in out  # another channel is not the opener
+        assert says(out, "permission.not_at_table")  # another channel is not the opener
         assert "✅" in await bot.say(CHANNEL_BOT, "/penalty follow dave", sender_chat=news)
         assert "撤销了" in await bot.say(GROUP_ANONYMOUS_BOT, "/undo", sender_chat=group)
     assert await balances(db) == [0, 0, 0, 0]
@@ -132,7 +133,7 @@ async def test_the_privacy_note_offers_new_as_a_button(fake: FakeTelegram, tmp_p
         await quiet(bot, fake.member(GROUP, ALICE))
         assert buttons(fake) == {"开局 /new": "-:*:/new"}  # a button of no night
         # `/new` as a plain line is never seen under privacy; the button is: a night opens, seats to join
-        assert "第 1 局开始" in await bot.press(ALICE, "-:*:/new")
+        assert says(await bot.press(ALICE, "-:*:/new"), "night.opened", night=1)
 
 
 async def test_privacy_turned_off_mid_night_is_acknowledged_once(fake: FakeTelegram, tmp_path: Path) -> None:
@@ -163,7 +164,7 @@ async def test_made_an_admin_it_reads_plain_words_and_says_the_board_will_be_pin
         await quiet(bot, fake.member(GROUP, ALICE))
         await bot.say(ALICE, OPEN)
         out = await quiet(bot, fake.promote(GROUP, ALICE))
-        assert out == ["✅ 现在群里的普通消息我都看得到了：“碰 李四”这样直接说就行，记分板也会置顶。"]
+        assert out == [rendered("telegram.privacy_off")]
         assert "✅" in await bot.say(BOB, "碰 carol 7p")  # an administrator receives every message
 
 
@@ -237,11 +238,12 @@ async def test_a_slow_admin_lookup_in_one_chat_never_blocks_another(fake: FakeTe
     fake.slow_admins.add(slow)
     async with Running(fake, tmp_path / "tg.sqlite3") as bot:
         stuck = fake.message(slow, ALICE, OPEN)
-        assert "第 1 局开始" in await bot.say(ALICE, OPEN, chat=other)  # answered while the slow chat waits
+        answered = await bot.say(ALICE, OPEN, chat=other)
+        assert says(answered, "night.opened", night=1)  # answered while the slow chat waits
         assert not fake.sent(chat_id=slow)
         fake.release_admins.set()
         await fake.settle(stuck)
-        assert any("第 1 局开始" in text for text in fake.texts(slow))
+        assert any(says(text, "night.opened", night=1) for text in fake.texts(slow))
 
 
 async def test_a_failed_admin_lookup_is_not_repeated_on_every_line(fake: FakeTelegram, tmp_path: Path) -> None:
@@ -272,9 +274,9 @@ async def test_the_readme_headline_by_players_without_usernames(fake: FakeTelegr
     db = tmp_path / "tg.sqlite3"
     zhang, li = plain_user(201, "张三"), plain_user(202, "李四")
     async with Running(fake, db) as bot:
-        assert "第 1 局开始" in await bot.say(zhang, "开局 张三 李四 王五 赵六 底=2")
+        assert says(await bot.say(zhang, "开局 张三 李四 王五 赵六 底=2"), "night.opened", night=1)
         out = await bot.say(li, "碰 王五")
-        assert "李四 = 这个账号" in out and "只有在座的玩家" not in out  # claimed by the one matching name
+        assert "李四 = 这个账号" in out and not says(out, "permission.not_at_table")  # claimed by the one matching name
         out = await bot.say(li, "胡 王五 11p 567s 79s [EEE] [444p] +8s 花4")
         assert "李四 = 这个账号" not in out  # said once
         # 跑 20 + 硬花 4×2 = 8 + 风碰 2 + 缺一门 2 + 压档 2 = 34 花; at 底=2 that is 68
@@ -306,7 +308,7 @@ async def test_a_seat_is_claimed_with_its_button(fake: FakeTelegram, tmp_path: P
         out = await bot.press(wang_impostor, choices["我是 王五"])  # taken: nothing changes
         assert "王五 = 这个账号" not in out
         # an account with no seat is offered the seats still unclaimed, not 王五's
-        assert "这个账号还没有座位" in await bot.say(wang_impostor, "罚 跟牌 王五")
+        assert says(await bot.say(wang_impostor, "罚 跟牌 王五"), "claim.which_seat")
         assert "我是 李四" in buttons(fake) and "我是 王五" not in buttons(fake)
         await bot.say(zhang, "/score")  # the board offers the seats still unclaimed
         assert "我是 李四" in buttons(fake) and "我是 王五" not in buttons(fake)
@@ -318,11 +320,11 @@ async def test_two_players_with_the_same_first_name_both_join(fake: FakeTelegram
     chen, wang, solo = plain_user(301, "Alex", "Chen"), plain_user(302, "Alex", "Wang"), plain_user(303, "Alex")
     async with Running(fake, tmp_path / "tg.sqlite3") as bot:
         await bot.say(ALICE, "/new @alice")
-        assert "名字重复" not in await bot.say(chen, "/join")
+        assert not says(await bot.say(chen, "/join"), "new.duplicate_name")
         out = await bot.say(wang, "/join")
-        assert "名字重复" not in out and "AlexWang" in out
+        assert not says(out, "new.duplicate_name") and "AlexWang" in out
         out = await bot.say(solo, "/join")
-        assert "名字重复" not in out and "Alex2" in out
+        assert not says(out, "new.duplicate_name") and "Alex2" in out
 
 
 async def test_a_stranger_cannot_take_the_openers_seat_and_a_claim_by_another_name_is_undone(
@@ -337,7 +339,7 @@ async def test_a_stranger_cannot_take_the_openers_seat_and_a_claim_by_another_na
     async with Running(fake, db) as bot:
         await bot.say(ALICE, "/new Alice Bob Carol Dave")
         assert "我是 Alice" not in buttons(fake) and "我是 Bob" in buttons(fake)
-        assert "这个账号还没有座位" in await bot.say(mallory, "/penalty Bob 10")
+        assert says(await bot.say(mallory, "/penalty Bob 10"), "claim.which_seat")
         choices = buttons(fake)
         assert "我是 Alice" not in choices and {"我是 Bob", "我是 Carol", "我是 Dave"} <= set(choices)
         before = len(fake.calls)
@@ -351,7 +353,7 @@ async def test_a_stranger_cannot_take_the_openers_seat_and_a_claim_by_another_na
         # a custom penalty (RULES §4): Bob pays 10 to each of the three others
         assert await balances(db) == [10, -30, 10, 10]
         for presser in (mallory, eve):  # the claimer and a stranger: told so, alone; nothing changes
-            assert "只有其他在座的玩家或群管理员" in await bot.press(presser, undo)
+            assert says(await bot.press(presser, undo), "claim.undo_not_allowed")
         assert await balances(db) == [10, -30, 10, 10]
         out = await bot.press(ALICE, undo)
         assert "撤销了 Bob 这个座位的认领" in out and "/penalty Bob 10" in out

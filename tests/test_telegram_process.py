@@ -23,6 +23,7 @@ import aiohttp
 
 from locales import Translator
 from tests.bot_process import ROOT, bot_against_fake, bot_environment, count, wait_until
+from tests.kit.messages import says
 from tests.test_plot import gone as plot_gone
 from tests.test_telegram import ALICE, BOB
 
@@ -159,7 +160,7 @@ def test_webhook_mode_end_to_end(tmp_path: Path) -> None:
                     assert count(db, "SELECT COUNT(*) FROM inbox WHERE update_id = ?", update_id) == 1
                     before = len(fake.sent("sendMessage"))
                     await fake.wait_for(lambda before=before: len(fake.sent("sendMessage")) > before, timeout=30)
-            assert any("第 1 局开始" in t for t in fake.texts())
+            assert any(says(t, "night.opened", night=1) for t in fake.texts())
             assert any("bob 花杠" in t for t in fake.texts())
             assert count(db, "SELECT COUNT(*) FROM events WHERE kind = 'flower_gang'") == 1
             assert await bot.stop() == 0
@@ -197,7 +198,7 @@ def test_webhook_without_a_configured_secret_refuses_forged_updates(tmp_path: Pa
                 assert await post(session, forged, "guessed") == 403
                 assert count(db, "SELECT COUNT(*) FROM inbox") == 0
                 assert await post(session, forged, secret) == 200
-                await fake.wait_for(lambda: any("第 1 局开始" in t for t in fake.texts()), timeout=30)
+                await fake.wait_for(lambda: any(says(t, "night.opened", night=1) for t in fake.texts()), timeout=30)
             assert count(db, "SELECT COUNT(*) FROM events WHERE kind = 'open'") == 1
             assert await bot.stop() == 0
 

@@ -1,7 +1,8 @@
 """Telegram front end (python-telegram-bot 22): a thin layer over the command layer, built and run
 here from parts that each hold one idea:
 
-- bot/telegram/services.py: what post_init opens (the command layer over the ledger, the inbox, the bot);
+- bot/telegram/connections.py: what the front end talks to, opened in post_init (the command layer
+  over the ledger, the inbox, Telegram);
 - bot/telegram/lanes.py: per-chat lanes over the inbox. Intake is durable and the front end's own
   (bot/telegram/intake.py: the application has no PTB updater): each update goes to `accept`, which
   stores it in the inbox (reached through bot/store/queue.py) and commits before the `getUpdates`
@@ -17,7 +18,7 @@ here from parts that each hold one idea:
 - bot/telegram/settings.py: every environment variable, read once.
 
 The application keeps the front end in `bot_data["front"]`; its parts are created with it and reach
-the ledger and the bot through `Services`, opened in post_init.
+the command layer, the inbox and Telegram through one `Connections`, opened in post_init.
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ from bot.chat.commands import COMMANDS
 from bot.chat.service import Referee
 from bot.store.queue import Row
 from bot.telegram.chats import Chats
+from bot.telegram.connections import Connections
 from bot.telegram.delivery import RetryPolicy
 from bot.telegram.health import Heartbeat, check_health
 from bot.telegram.input import read_update
@@ -54,7 +56,6 @@ from bot.telegram.intake import WEBHOOK_PATH, Intake, Polling, Webhook, serve
 from bot.telegram.lanes import Lanes
 from bot.telegram.pinned import BOARD_EDIT_SECONDS, PinnedBoards
 from bot.telegram.sending import Sender
-from bot.telegram.services import Services
 from bot.telegram.settings import EXIT_DATABASE, EXIT_REFUSED, Settings
 from bot.telegram.updates import Updates
 from locales import DEFAULT_LANGUAGE, Translator
@@ -85,7 +86,7 @@ class TelegramFrontEnd:
     policy: RetryPolicy = field(default_factory=RetryPolicy)
     board_interval: float = BOARD_EDIT_SECONDS
     lookup_request: BaseRequest | None = None  # the lookup client's transport when the application's is given
-    services: Services = field(init=False)
+    connections: Connections = field(init=False)
     chats: Chats = field(init=False)
     sender: Sender = field(init=False)
     pinned: PinnedBoards = field(init=False)
@@ -93,32 +94,32 @@ class TelegramFrontEnd:
     lanes: Lanes = field(init=False)
 
     def __post_init__(self) -> None:
-        self.services = Services()
-        self.chats = Chats(self.services)
-        self.sender = Sender(self.services, self.chats, self.policy)
-        self.pinned = PinnedBoards(self.services, self.chats, self.sender, self.board_interval)
-        self.updates = Updates(self.services, self.chats, self.sender, self.pinned)
-        self.lanes = Lanes(self.services, self.chats, self.updates.process)
+        self.connections = Connections()
+        self.chats = Chats(self.connections)
+        self.sender = Sender(self.connections, self.chats, self.policy)
+        self.pinned = PinnedBoards(self.connections, self.chats, self.sender, self.board_interval)
+        self.updates = Updates(self.connections, self.chats, self.sender, self.pinned)
+        self.lanes = Lanes(self.connections, self.chats, self.updates.process)
 
     @property
     def referee(self) -> Referee:
-        return self.services.referee
+        return self.connections.referee
 
     @property
     def bot(self) -> Bot:
-        return self.services.bot
+        return self.connections.bot
 
     async def open(self, application: Application[Any, Any, Any, Any, Any, Any]) -> None:
         """post_init: open the ledger on the application's own event loop, register the menus, and
         queue what the inbox still holds (a crash's leftovers) before any new update arrives."""
-        await self.services.open(self.db_path, application.bot, self.lookup_request)
-        await self.services.inbox.prune()
-        await self.services.referee.tidy()
-        await self.services.referee.warm()
+        await self.connections.open(self.db_path, application.bot, self.lookup_request)
+        await self.connections.inbox.prune()
+        await self.connections.referee.tidy()
+        await self.connections.referee.warm()
         await self.chats.read_privacy()
         if not self.chats.reads_all:
             log.warning("privacy mode is on: plain words in groups are not seen (BotFather /setprivacy)")
-        for row in await self.services.inbox.pending():
+        for row in await self.connections.inbox.pending():
             self.lanes.enqueue(row, Update.de_json(row.body, application.bot), await self.lanes.lane(row.chat))
         await register_commands(application)
 
@@ -127,14 +128,14 @@ class TelegramFrontEnd:
         await self.lanes.stop()
         await self.sender.outbox.stop()
         await self.pinned.live.stop()
-        await self.services.inbox.flush()
+        await self.connections.inbox.flush()
 
     async def close(self, application: Application[Any, Any, Any, Any, Any, Any]) -> None:
-        await self.services.close()
+        await self.connections.close()
 
     def health(self) -> str | None:
         """What the heartbeat says of the bot's parts besides its loop: the drawing process."""
-        return self.services.referee.desk.charts.health() if self.services.opened() else None
+        return self.connections.referee.desk.charts.health() if self.connections.opened() else None
 
     async def idle(self) -> None:
         """Wait until every queued update is processed and every answer delivered (tests, bench)."""

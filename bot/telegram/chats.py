@@ -14,8 +14,8 @@ from telegram import ChatMemberAdministrator, ChatMemberOwner, Message
 from telegram.error import BadRequest, TelegramError
 
 from bot.chat.service import Speaker
+from bot.telegram.connections import Connections
 from bot.telegram.input import Input, Person, display_name, read_update
-from bot.telegram.services import Services
 
 log = logging.getLogger(__name__)
 ADMIN_CACHE_SECONDS = 600
@@ -26,7 +26,7 @@ PIN_RIGHT_SECONDS = 600  # how long the bot's own right to pin in a chat is trus
 
 @dataclass
 class Chats:
-    services: Services
+    connections: Connections
     admins: dict[int, tuple[float, frozenset[int]]] = field(default_factory=dict)
     # Looked up on every update, written only here: kept in memory, the database keeps them for restarts.
     chat_keys: dict[int, str] = field(default_factory=dict)
@@ -37,15 +37,15 @@ class Chats:
 
     async def remember_migration(self, old: int, new: int) -> None:
         """A group upgraded to a supergroup keeps its ledger: the new id continues the old key."""
-        old_key = await self.services.inbox.alias(old) or f"tg:{old}"
-        await self.services.inbox.set_alias(new, old_key)
+        old_key = await self.connections.inbox.alias(old) or f"tg:{old}"
+        await self.connections.inbox.set_alias(new, old_key)
         self.chat_keys[new] = old_key
         self.moved[old] = new
 
     async def base_key(self, chat_id: int) -> str:
         """The ledger's key of a Telegram chat; follows supergroup migration."""
         if chat_id not in self.chat_keys:
-            self.chat_keys[chat_id] = await self.services.inbox.alias(chat_id) or f"tg:{chat_id}"
+            self.chat_keys[chat_id] = await self.connections.inbox.alias(chat_id) or f"tg:{chat_id}"
         return self.chat_keys[chat_id]
 
     async def chat_key(self, message: Message | Input) -> str:
@@ -79,7 +79,7 @@ class Chats:
         return user_id in cached[1]
 
     async def fetch_admins(self, chat_id: int) -> tuple[float, frozenset[int]]:
-        bot = self.services.lookup
+        bot = self.connections.lookup
         try:
             members = await asyncio.wait_for(bot.get_chat_administrators(chat_id), ADMIN_LOOKUP_SECONDS)
             cached = (time.monotonic(), frozenset(m.user.id for m in members))
@@ -123,7 +123,7 @@ class Chats:
     async def read_privacy(self) -> None:
         """getMe's can_read_all_group_messages: False while privacy mode is on."""
         try:
-            me = await self.services.lookup.get_me()
+            me = await self.connections.lookup.get_me()
             self.reads_all = bool(me.can_read_all_group_messages)
         except TelegramError as error:
             log.warning("getMe failed (%s): privacy mode unknown", error)
@@ -136,9 +136,9 @@ class Chats:
         cached = self.pin_rights.get(chat)
         if cached is not None and time.monotonic() - cached[0] < PIN_RIGHT_SECONDS:
             return cached[1]
-        bot = self.services.lookup
+        bot = self.connections.lookup
         try:
-            member = await asyncio.wait_for(bot.get_chat_member(chat, self.services.bot.id), ADMIN_LOOKUP_SECONDS)
+            member = await asyncio.wait_for(bot.get_chat_member(chat, self.connections.bot.id), ADMIN_LOOKUP_SECONDS)
             allowed = isinstance(member, ChatMemberOwner) or (
                 isinstance(member, ChatMemberAdministrator) and bool(member.can_pin_messages)
             )

@@ -17,8 +17,8 @@ from telegram import Update
 
 from bot.store.queue import Row
 from bot.telegram.chats import Chats
+from bot.telegram.connections import Connections
 from bot.telegram.input import read_update
-from bot.telegram.services import Services
 
 log = logging.getLogger(__name__)
 STORE_FIRST_DELAY = 0.2  # seconds: an inbox write that failed is retried, doubling up to the cap
@@ -28,7 +28,7 @@ WORK_STALL_SECONDS = 60.0  # a worker that finished no update for this long whil
 
 @dataclass
 class Lanes:
-    services: Services
+    connections: Connections
     chats: Chats
     process: Callable[[Row, Update], Awaitable[bool]]  # one update: False when it is to be handled again
     _queues: dict[str | None, deque[tuple[Row, Update]]] = field(default_factory=dict)
@@ -102,7 +102,7 @@ class Lanes:
 
         while True:
             try:
-                added = await self.services.inbox.add(row, queue_now if lane not in self._workers else None)
+                added = await self.connections.inbox.add(row, queue_now if lane not in self._workers else None)
                 break
             except (sqlite3.Error, OSError) as error:
                 log.error("update %s not stored yet (%s): retrying in %.1f s", row.update_id, error, delay)

@@ -13,9 +13,9 @@ from dataclasses import dataclass, field, replace
 from telegram.error import BadRequest, NetworkError
 
 from bot.telegram.chats import Chats
+from bot.telegram.connections import Connections
 from bot.telegram.delivery import MESSAGE_LIMIT, LiveBoards, Outgoing, with_retries
 from bot.telegram.sending import Sender, not_modified, telegram_failure
-from bot.telegram.services import Services
 from bot.text.replies import Reply, Response, render
 from locales import Translator
 
@@ -25,7 +25,7 @@ BOARD_EDIT_SECONDS = 10.0  # the pinned board is edited at most this often per c
 
 @dataclass
 class PinnedBoards:
-    services: Services
+    connections: Connections
     chats: Chats
     sender: Sender
     board_interval: float = BOARD_EDIT_SECONDS
@@ -50,7 +50,7 @@ class PinnedBoards:
         Telegram was called (the next edit waits the chat's interval)."""
         response = item.response
         assert response.scoreboard is not None and response.night_id is not None
-        bot = self.services.bot
+        bot = self.connections.bot
         chat, night_id = self.chats.moved.get(item.chat, item.chat), response.night_id
         text = render(response.scoreboard, Translator(response.language))
         if len(text) > MESSAGE_LIMIT:  # names too long for one message: the hand-end boards are split instead
@@ -97,29 +97,29 @@ class PinnedBoards:
         """The night's pinned board: kept in memory, and in the chat's settings for a restart."""
         board_id = self.boards.get((chat_key, night_id))
         if board_id is None:
-            stored = await self.services.referee.chat_setting(chat_key, f"board:{night_id}")
+            stored = await self.connections.referee.chat_setting(chat_key, f"board:{night_id}")
             # only a board this bot pinned: an older version kept an unpinned live board under the same key
-            if stored and stored == await self.services.referee.chat_setting(chat_key, "board:pinned"):
+            if stored and stored == await self.connections.referee.chat_setting(chat_key, "board:pinned"):
                 self.boards[(chat_key, night_id)] = board_id = int(stored)
         return board_id
 
     async def remember_board(self, chat: int, chat_key: str, night_id: int, message_id: int) -> None:
         """A new night's board replaces the last night's at the top of the chat: the old one is unpinned
         (it stays in the history as that night's last board)."""
-        referee = self.services.referee
+        referee = self.connections.referee
         earlier = await referee.chat_setting(chat_key, "board:pinned")
         await referee.set_chat_setting(chat_key, f"board:{night_id}", str(message_id))
         await referee.set_chat_setting(chat_key, "board:pinned", str(message_id))
         self.boards[(chat_key, night_id)] = message_id
         if earlier and int(earlier) != message_id:
-            await self.sender.quietly(self.services.bot.unpin_chat_message(chat, message_id=int(earlier)))
+            await self.sender.quietly(self.connections.bot.unpin_chat_message(chat, message_id=int(earlier)))
 
     async def ask_for_pin_right(self, item: Outgoing) -> None:
         """Once per chat (remembered across restarts): the issue is the group's admins', and a
         group that chose not to give the right is not reminded every night."""
         asked = "board:asked"
-        if await self.services.referee.chat_setting(item.chat_key, asked):
+        if await self.connections.referee.chat_setting(item.chat_key, asked):
             return
-        await self.services.referee.set_chat_setting(item.chat_key, asked, "1")
+        await self.connections.referee.set_chat_setting(item.chat_key, asked, "1")
         note = Response((Reply("telegram.pin_ask"),), item.response.language)
         self.sender.outbox.push(Outgoing(item.chat, item.thread, item.chat_key, note))

@@ -15,9 +15,9 @@ from telegram.error import BadRequest, ChatMigrated, NetworkError, RetryAfter, T
 
 from bot.telegram.callback import CallbackData, CallbackTooLong
 from bot.telegram.chats import Chats
+from bot.telegram.connections import Connections
 from bot.telegram.delivery import MESSAGE_LIMIT, Failure, Outbox, Outgoing, RetryPolicy, split_text, with_retries
 from bot.telegram.intake import retry_after_seconds
-from bot.telegram.services import Services
 from bot.text.replies import Response, render
 from locales import DEFAULT_LANGUAGE, Translator
 
@@ -30,7 +30,7 @@ NO_NIGHT_BUTTON = "/new"  # the one button of no night: the privacy note's, data
 
 @dataclass
 class Sender:
-    services: Services
+    connections: Connections
     chats: Chats
     policy: RetryPolicy = field(default_factory=RetryPolicy)
     outbox: Outbox = field(init=False)
@@ -74,7 +74,7 @@ class Sender:
     async def _send_batch(self, chat: int, batch: list[Outgoing], text: str) -> None:
         """Deliver one coalesced batch: replaced keyboards, the text (split if long), photos and files.
         Raises only if the text itself could not be sent."""
-        bot = self.services.bot
+        bot = self.connections.bot
         for item in batch:
             if item.clear_keyboard is not None:
                 await self.quietly(bot.edit_message_reply_markup(chat, item.clear_keyboard, reply_markup=None))

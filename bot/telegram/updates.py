@@ -18,11 +18,11 @@ from bot.chat.commands import asks_only
 from bot.chat.service import Incoming, Speaker
 from bot.store.queue import Row
 from bot.telegram.chats import Chats
+from bot.telegram.connections import Connections
 from bot.telegram.delivery import Outgoing
 from bot.telegram.input import PER_PRESSER, Input, Kind, addressed_elsewhere, deep_link, read_update
 from bot.telegram.pinned import PinnedBoards
 from bot.telegram.sending import Sender
-from bot.telegram.services import Services
 from bot.text.replies import Choice, Reply, Response, render_response
 from locales import Translator
 
@@ -37,7 +37,7 @@ class NotWrittenYet(Exception):
 
 @dataclass
 class Updates:
-    services: Services
+    connections: Connections
     chats: Chats
     sender: Sender
     pinned: PinnedBoards
@@ -68,7 +68,7 @@ class Updates:
         # flow's last step records under the flow's key, so a press is marked here (a replay finds
         # the flow recorded).
         if not (recorded and row.key) or update.callback_query is not None:
-            self.services.inbox.mark_done(row.update_id)
+            self.connections.inbox.mark_done(row.update_id)
         return True
 
     async def report_failure(self, update: Update, row: Row) -> None:
@@ -79,8 +79,8 @@ class Updates:
         try:
             chat_key = await self.chats.chat_key(message)
             user = update.effective_user
-            language = await self.services.referee.language(chat_key, user.language_code if user else None)
-            recorded = await self.services.inbox.is_done(row.update_id)
+            language = await self.connections.referee.language(chat_key, user.language_code if user else None)
+            recorded = await self.connections.inbox.is_done(row.update_id)
         except Exception:
             log.exception("could not find out what update %s recorded", row.update_id)
             return
@@ -100,7 +100,7 @@ class Updates:
     async def on_text(self, read: Input, row: Row, text: str | None = None) -> bool:
         """A chat line (or a caption); True when it recorded something."""
         line = text if text is not None else read.text
-        bot = self.services.bot
+        bot = self.connections.bot
         if read.sender is None or line is None or addressed_elsewhere(line, bot.username):
             return False
         chat_key = await self.chats.chat_key(read)
@@ -113,7 +113,7 @@ class Updates:
             private=read.private,
             mentions=self.chats.mentions(read),
         )
-        response = await self.services.referee.handle(incoming)
+        response = await self.connections.referee.handle(incoming)
         if response is not None and response.unwritten:
             raise NotWrittenYet(row.update_id)
         if response is not None and (response.replies or response.attachments):
@@ -128,7 +128,7 @@ class Updates:
         if read.text is None or read.chat_id is None or read.message_id is None:
             return False
         chat_key = await self.chats.chat_key(read)
-        referee = self.services.referee
+        referee = self.connections.referee
         found = await referee.event_of_message(chat_key, read.chat_id, read.message_id)
         if found is None:
             return await self.on_text(read, row)
@@ -144,7 +144,7 @@ class Updates:
         at BotFather shows once the bot is re-added), and an administrator reads every message. With
         privacy on, say at once what it cannot see, with /new as a button; once it sees plain words
         again in a chat it warned, say so once. Any change of membership looks up the pin right afresh."""
-        chats, referee = self.chats, self.services.referee
+        chats, referee = self.chats, self.connections.referee
         if read.chat_id is not None:
             chats.pin_rights.pop(read.chat_id, None)
         if not read.group or read.chat_id is None or read.member_status not in ("member", "administrator"):
@@ -173,7 +173,7 @@ class Updates:
         bot is known to see them in this chat (an administrator there)."""
         if self.chats.reads_all or not response.replies or response.replies[0].key != "night.opened":
             return response
-        if await self.services.referee.chat_setting(chat_key.split(":topic:")[0], PRIVACY_WARNED) == "0":
+        if await self.connections.referee.chat_setting(chat_key.split(":topic:")[0], PRIVACY_WARNED) == "0":
             return response
         return replace(response, replies=(*response.replies, Reply("telegram.privacy")))
 
@@ -181,13 +181,13 @@ class Updates:
         """A button press: recorded once; later presses, strangers' and forged ones get an answer
         to the presser alone, never a group message."""
         message = query.message
-        answer, referee = self.sender.answer, self.services.referee
+        answer, referee = self.sender.answer, self.connections.referee
         if query.data is None or not isinstance(message, Message) or row.key is None:
             await answer(query, None)
             return False
         chat_key = await self.chats.chat_key(message)
         translator = Translator(await referee.language(chat_key, query.from_user.language_code))
-        recorded_as = await self.services.inbox.earlier(row.key, row.update_id)
+        recorded_as = await self.connections.inbox.earlier(row.key, row.update_id)
         if recorded_as is not None:  # a second press: a toast, not an alert to dismiss
             number = await referee.number_of_event(chat_key, recorded_as)
             said = translator.t("button.recorded_before")
@@ -231,7 +231,7 @@ class Updates:
         """A button belongs to one night (and hand, for most): pressed later, it is stale."""
         if night_text == "-":  # a button of no night (/new on the privacy note)
             return hand_text == "*"
-        current = await self.services.referee.current_hand(chat_key)
+        current = await self.connections.referee.current_hand(chat_key)
         if current is None or str(current[0]) != night_text:
             return False
         return hand_text in ("*", str(current[1]))

@@ -1,5 +1,5 @@
-"""What the front end opens in post_init and each of its parts uses: the command layer over the
-ledger (`Referee`), the inbox (the durable queue of updates, bot/store/queue.py), the application's
+"""What the front end talks to, opened in post_init and used by each of its parts: the command layer
+over the ledger (`Referee`), the inbox (the durable queue of updates, bot/store/queue.py), the application's
 bot, and a Bot API client of its own for lookups outside the replies' rate limiter."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from bot.store.queue import UpdateQueue
 
 
 @dataclass
-class Services:
+class Connections:
     _referee: Referee | None = None
     _inbox: UpdateQueue | None = None
     _bot: Bot | None = None
