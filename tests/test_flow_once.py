@@ -14,7 +14,7 @@ from pathlib import Path
 from bot.chat.handlers.flows import NAME_LENGTH, Head, flow_toggles
 from bot.chat.service import Referee
 from bot.console import Console
-from bot.telegram.app import CALLBACK_LIMIT
+from bot.telegram.callback import CALLBACK_LIMIT
 from bot.text.replies import Response, render, render_response
 from engine.preset import PRESET_NAMES, preset_from_dict, resolved_builtin
 from locales import Translator

@@ -16,7 +16,8 @@ import pytest
 from bot.chat.handlers.flows import NAME_LENGTH, Head, tile_label
 from bot.chat.service import Referee
 from bot.console import Console
-from bot.telegram.app import CALLBACK_LIMIT, ROW_LIMIT
+from bot.telegram.app import ROW_LIMIT
+from bot.telegram.callback import CALLBACK_LIMIT
 from bot.text.replies import Response, render, render_response
 from engine.hand import MeldKind
 from engine.notation import format_hand

@@ -12,7 +12,7 @@ from bot.chat.handlers.common import Context, Incoming, Refusal, open_night
 from bot.night.codec import SeatChange
 from bot.night.seating import Speaker, claimable_seat, may_record, names_match, player_list, resolve, seat_of
 from bot.store.rows import Seat
-from bot.text.replies import Choice, Reply, Response
+from bot.text.replies import BUTTON_COMMAND_BYTES, Choice, Reply, Response
 from bot.text.vocabulary import INVISIBLE, clean_name, fold, name_key
 from bot.views.lines import SEAT_KEYS, format_money
 from bot.views.stats import store_after_close
@@ -64,7 +64,7 @@ async def new(context: Context) -> Response:
         replies.append(Reply("night.join_hint"))
         choices = (Choice(Reply("button.join"), "/join"),)
     if not incoming.speaker.by_name:  # Telegram: a seat opened by plain name is claimed by a tap
-        choices += tuple(Choice(Reply("telegram.claim", {"name": s.name}), f"/join {s.name}") for s in unclaimed(seats))
+        choices += tuple(claim_button(seats, s) for s in unclaimed(seats))
     return Response(tuple(replies), language, choices=choices, recorded=True, night_id=night.id, hand_no=1)
 
 
@@ -158,6 +158,8 @@ async def join(context: Context) -> Response:
     if speaker.id and not speaker.by_name:  # `我是 李四`, or a plain /join by the one whose name a seat carries
         word = context.command.word
         claimed = claim(context.seats, word) if word else claimable_seat(context.seats, speaker)
+        if claimed is None and word and re.fullmatch(r"#[0-3]", word):  # a long name's seat, taken meanwhile
+            raise Refusal(Reply("button.used"))
     if claimed is not None:  # `我是 李四`: the presser's account takes the seat opened by that name
         current = context.seats[claimed]
         change = SeatChange(claimed, current.name, speaker.id, speaker.username)
@@ -233,7 +235,7 @@ def claim_prompt(context: Context, refusal: Response) -> Response | None:
     free = unclaimed(context.seats)
     if not free:
         return None
-    choices = tuple(Choice(Reply("telegram.claim", {"name": s.name}), f"/join {s.name}") for s in free)
+    choices = tuple(claim_button(context.seats, s) for s in free)
     other = next(s.name for s in context.seats if s.name and s.name != free[0].name)  # for the example
     return Response(
         (Reply("claim.which_seat", {"name": free[0].name, "other": other}),),
@@ -251,10 +253,22 @@ def unclaimed(seats: tuple[Seat, ...]) -> list[Seat]:
 
 
 def claim(seats: tuple[Seat, ...], word: str | None) -> int | None:
+    """The unclaimed seat `word` names: by its name, or `#N` (a long name's button)."""
     if not word:
         return None
+    if re.fullmatch(r"#[0-3]", word):
+        index = int(word[1])
+        return index if seats[index] in unclaimed(seats) else None
     hits = [i for i, s in enumerate(seats) if s in unclaimed(seats) and fold(s.name) == fold(word)]
     return hits[0] if len(hits) == 1 else None
+
+
+def claim_button(seats: tuple[Seat, ...], seat: Seat) -> Choice:
+    """Take this seat: `/join Name`, or `/join #N` for a name too long for a button's data."""
+    command = f"/join {seat.name}"
+    if len(command.encode()) > BUTTON_COMMAND_BYTES:
+        command = f"/join #{seats.index(seat)}"
+    return Choice(Reply("telegram.claim", {"name": seat.name}), command)
 
 
 async def close(context: Context) -> Response:

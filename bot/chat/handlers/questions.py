@@ -9,7 +9,7 @@ from pathlib import Path
 
 from bot.chat.commands import SPEC_BY_NAME, parse
 from bot.chat.handlers.common import Context, Refusal, board, describe, explained
-from bot.chat.handlers.opening import unclaimed
+from bot.chat.handlers.opening import claim_button, unclaimed
 from bot.night.night import Night, table_event
 from bot.night.people import kept_indices, stake_runs
 from bot.night.seating import seated_names
@@ -47,9 +47,7 @@ async def score(context: Context) -> Response:
     night = any_night(context)
     claims: tuple[Choice, ...] = ()
     if not context.closed and not context.incoming.speaker.by_name:  # Telegram: seats still to be claimed
-        claims = tuple(
-            Choice(Reply("telegram.claim", {"name": s.name}), f"/join {s.name}") for s in unclaimed(night.seats)
-        )
+        claims = tuple(claim_button(night.seats, s) for s in unclaimed(night.seats))
     if not context.closed:
         return Response((board(night),), context.language, night_id=night.id, choices=claims)
     # the night is over: the board still lists whoever stood up during it, with what they keep
