@@ -246,8 +246,7 @@ def _serve(settings: Settings) -> int:
         settings.token, settings.database, settings.base_url, board_interval=settings.board_edit_seconds
     )
     front: TelegramFrontEnd = application.bot_data["front"]
-    # a stuck drawing process shows in `python -m bot health`
-    heartbeat = Heartbeat(settings.heartbeat_file, working=front.working, status=front.health)
+    heartbeat = Heartbeat(settings.heartbeat_file, status=front.health, working=front.working)
     intake: Intake
     if settings.webhook_url:
         intake = Webhook(

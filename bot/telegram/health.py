@@ -17,8 +17,8 @@ drains is fine after a restart; one whose oldest row is older than BACKLOG_MAX_A
 Each check is a function returning a `Check`; `checks` lists them, so another (the drawing process's
 state) joins the list without changing the others.
 
-The file also carries what the process says of its parts when it goes round (`status`, one line): a
-drawing process that does not answer (`stuck: …`) makes the heartbeat's check fail while it lasts;
+The file also carries what the process says of its parts when the loop goes round (`status`, one
+line): a drawing process that does not answer (`stuck: …`) makes the check fail while it lasts;
 anything else (a drawing process replaced earlier) is printed with the healthy answer.
 """
 
@@ -50,12 +50,12 @@ class Heartbeat:
     def __init__(
         self,
         path: str | Path | None,
-        working: Callable[[], bool] | None = None,
         status: Callable[[], str | None] | None = None,
+        working: Callable[[], bool] | None = None,
     ) -> None:
         self.path = Path(path) if path else None
-        self.working = working
         self.status = status  # what the process says of its parts, written with each beat
+        self.working = working
 
     def beat(self) -> None:
         said = self.status() if self.status is not None else None  # asked even unwritten: it probes too
