@@ -231,7 +231,7 @@ def test_the_health_check_says_what_the_bot_says_of_its_drawing_process(tmp_path
     assert healthy and message.endswith("; the drawing process did not answer and was replaced 1 time(s)")
     said.append(None)
     heartbeat.beat()
-    assert check(beat) == (True, "alive: heartbeat 0 s old")
+    assert check(beat) == (True, "heartbeat 0 s old (limit 90 s)")
 
 
 def test_the_running_bot_keeps_its_heartbeat_fresh_and_the_health_check_reads_it(tmp_path: Path) -> None:

@@ -314,7 +314,7 @@ def test_a_stopped_drawing_process_holds_neither_the_summary_nor_the_chats_next_
     penalty (RULES.md: the offender pays 5 to each of the three others): her summary line says 5."""
     db, log, beat = tmp_path / "draw.sqlite3", tmp_path / "bot.log", tmp_path / "alive"
     other = CHATS[1]
-    env = {**os.environ, "HEARTBEAT_FILE": str(beat), "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "HEARTBEAT_FILE": str(beat), "REFEREE_DB": str(db), "PYTHONPATH": str(ROOT)}
 
     def health() -> tuple[int, str]:
         run = subprocess.run([sys.executable, "-m", "bot", "health"], cwd=ROOT, env=env, capture_output=True, text=True)
