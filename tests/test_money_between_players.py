@@ -11,21 +11,12 @@ from dataclasses import replace
 
 import pytest
 
+from engine.events import Draw, Event, FlowerGang, Gang, Penalty, Pong, Win
 from engine.hand import Hand, MeldKind
 from engine.notation import parse_hand_parts, parse_tile
 from engine.preset import load_preset
 from engine.scoring import score_hand
-from engine.table import (
-    Draw,
-    Event,
-    FlowerGang,
-    Gang,
-    Penalty,
-    Pong,
-    TableState,
-    Win,
-    apply,
-)
+from engine.table import TableState, apply
 from engine.units import WinFlags
 from tests.table_play import claim, fresh, hu, net, run
 
