@@ -198,3 +198,16 @@ def test_no_import_circle_in_engine_or_bot() -> None:
 def test_the_known_circles_are_still_circles() -> None:
     """A known circle that has been taken apart is crossed off the list."""
     assert set(KNOWN_CIRCLES) <= set(circles(module_graph()))
+
+
+def test_the_four_seats_are_named_once() -> None:
+    """The table's four seats are a rule of the table: engine/events.py says so, everyone imports it."""
+    defining = [
+        module_name(path)
+        for path in sources()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Assign | ast.AnnAssign)
+        for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+        if isinstance(target, ast.Name) and target.id == "SEATS"
+    ]
+    assert defining == ["engine.events"]
