@@ -40,7 +40,7 @@ from engine.preset import load_preset
 from engine.settlement import Payment
 from engine.table import TableState, new_table
 from tests.harness import Table
-from tests.test_ledger_guarantees import event_line
+from tests.kit.random_lines import event_line
 
 PRESETS = ["nanjing", "jinyuanzi", "app", "chengbei"]
 

@@ -211,3 +211,16 @@ def test_the_four_seats_are_named_once() -> None:
         if isinstance(target, ast.Name) and target.id == "SEATS"
     ]
     assert defining == ["engine.events"]
+
+
+def test_no_test_file_imports_another() -> None:
+    """What several test files share lives in tests/kit/ (or a named support module of tests/), so that
+    a test file can be run, moved or deleted on its own; bench/ reads the kit too."""
+    files = sorted((*ROOT.joinpath("tests").rglob("*.py"), *ROOT.joinpath("bench").rglob("*.py")))
+    importing = [
+        f"{path.relative_to(ROOT)} imports {name}"
+        for path in files
+        for name in imports(path)
+        if name.startswith("tests.test_")
+    ]
+    assert importing == []
