@@ -269,6 +269,7 @@ def _unit_rule(key: str, raw: Any, path: str, known: frozenset[str]) -> UnitRule
         suit_counts=frozenset(reader.take("suit_counts", list, [2])),
         broken_by=reader.strings("broken_by", MELD_KINDS, list(MENQING_BROKEN_BY)),
         any_pong=reader.take("any_pong", bool, False),
+        any_sole_wait=reader.take("any_sole_wait", bool, False),
         flat=reader.take("flat", bool, False),
         skip_wind_gangs=reader.take("skip_wind_gangs", bool, False),
         melds_allowed=reader.strings("melds_allowed", MELD_KINDS, []),

@@ -48,8 +48,7 @@ async def test_an_unknown_account_is_offered_the_unclaimed_seats(referee: Refere
     response = await say(referee, MIKE, "罚 跟牌 赵六")
     assert response is not None and response.refused and not response.recorded
     assert "这个账号还没有座位。你是哪一位？" in text(response)
-    assert labels(response) == {
-        "我是 张三": "/join 张三",
+    assert labels(response) == {  # 张三's seat is the opener's own account (its name) from /new on
         "我是 李四": "/join 李四",
         "我是 王五": "/join 王五",
         "我是 赵六": "/join 赵六",

@@ -477,8 +477,13 @@ async def telegram_lines(player: Player) -> None:
     await player.say("/score", who=li)
     await player.say("罚 跟牌 赵六", who=li)
     await player.say("碰 李思 6s", who=li)
-    await player.say("碰 王五", who=Speaker("209", "Zed", names=("Zed",)))
-    await player.say("/join 王五", who=Speaker("203", "Wu", names=("Wu",)))
+    zed = Speaker("209", "Zed", names=("Zed",))
+    await player.say("碰 王五", who=zed)
+    await player.say("/join 王五", who=Speaker("203", "Wu", names=("Wu",)))  # another name: said so
+    claimed = await player.say("/join 赵六", who=zed)  # and with the line it recorded (Zed's 碰, kept)
+    assert claimed is not None and claimed.choices
+    await player.say(claimed.choices[-1].command, who=zed)  # the claimer may not undo it himself
+    await player.say(claimed.choices[-1].command, who=li)  # another seated player may
     await player.say("/me", who=li, private=True)
 
 

@@ -323,3 +323,42 @@ async def test_two_players_with_the_same_first_name_both_join(fake: FakeTelegram
         assert "名字重复" not in out and "AlexWang" in out
         out = await bot.say(solo, "/join")
         assert "名字重复" not in out and "Alex2" in out
+
+
+async def test_a_stranger_cannot_take_the_openers_seat_and_a_claim_by_another_name_is_undone(
+    fake: FakeTelegram, tmp_path: Path
+) -> None:
+    """Alice opens by plain names; Mallory (no username, not at the table) types a penalty and is
+    offered the seats: not Alice's, which is Alice's account from /new. Her tap on 我是 Bob records the
+    penalty and says, on that one reply, that Mallory is not Bob, with a button only another seated
+    player or an admin may use; Alice's press takes back the claim and the penalty (docs/rules.md 17c)."""
+    db = tmp_path / "tg.sqlite3"
+    mallory, eve = plain_user(66, "Mallory"), plain_user(67, "Eve")
+    async with Running(fake, db) as bot:
+        await bot.say(ALICE, "/new Alice Bob Carol Dave")
+        assert "我是 Alice" not in buttons(fake) and "我是 Bob" in buttons(fake)
+        assert "这个账号还没有座位" in await bot.say(mallory, "/penalty Bob 10")
+        choices = buttons(fake)
+        assert "我是 Alice" not in choices and {"我是 Bob", "我是 Carol", "我是 Dave"} <= set(choices)
+        before = len(fake.calls)
+        out = await bot.press(mallory, choices["我是 Bob"])
+        assert "Bob = 这个账号" in out and "账号 Mallory 的名字不是 Bob" in out and "✅" in out
+        sent = [c for c in fake.calls[before:] if c.method == "sendMessage" and "📌" not in c.params["text"]]
+        assert len(sent) == 1 and "✅" in sent[0].params["text"]  # the line's reply carries it all, and the button
+        undo = buttons(fake)["↩️ 不是 Bob"]
+        _, hand, line = undo.split(":", 2)
+        assert hand == "*" and line.startswith("/undo claim=")  # good in any hand of the night
+        # a custom penalty (RULES §4): Bob pays 10 to each of the three others
+        assert await balances(db) == [10, -30, 10, 10]
+        for presser in (mallory, eve):  # the claimer and a stranger: told so, alone; nothing changes
+            assert "只有其他在座的玩家或群管理员" in await bot.press(presser, undo)
+        assert await balances(db) == [10, -30, 10, 10]
+        out = await bot.press(ALICE, undo)
+        assert "撤销了 Bob 这个座位的认领" in out and "/penalty Bob 10" in out
+        assert await balances(db) == [0, 0, 0, 0]
+        out = await bot.say(ALICE, "罚 跟牌 dave")  # Alice's own line: hers without a claim
+        assert "✅" in out and "这个账号" not in out
+        await bot.say(ALICE, "/score")
+        assert "我是 Bob" in buttons(fake)  # Bob's seat is offered again
+    # 跟牌 (RULES §4): Dave pays 10 to each of the three others
+    assert await balances(db) == [10, 10, 10, -30]

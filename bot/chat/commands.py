@@ -444,6 +444,9 @@ def _parse_slash(raw: str, line: str, known: Sequence[str]) -> Command | None:
         return Command(UNKNOWN, raw, word="/" + name) if name else None
     if spec.name == "fix":
         return _fix(raw, rest, False)
+    claim = CLAIM_ROWS.match(rest.strip()) if spec.name == "undo" else None
+    if claim is not None:  # `/undo claim=57,58`: the button under a claim by another name (read whole)
+        return Command(spec.name, raw, options={"claim": claim[0].removeprefix("claim=")})
     if spec.flow and rest.startswith("~"):  # a guided flow's step: its state, read by the flow
         return Command(spec.name, raw, word=rest.strip())
     # free text (names to seat, options, a path, a language) is read whole; other words are scanned
@@ -823,6 +826,9 @@ def _typed_count(digits: str) -> int:
     if len(digits) > MAX_DIGITS:
         raise EngineError("number.too_big", text=digits)
     return int(digits)
+
+
+CLAIM_ROWS = re.compile(r"^claim=(\d{1,12})(?:,(\d{1,12}))?$")  # the undo-claim button's: bind row, line row
 
 
 def _undo(name: str, raw: str, tokens: list[str], known: Sequence[str], plain: bool) -> Command:

@@ -9,8 +9,9 @@ this: they never touch the ledger.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
+from itertools import takewhile
 from pathlib import Path
 
 from bot.chat.commands import SPEC_BY_NAME, parse, reports_an_event, usage_hint
@@ -27,14 +28,14 @@ from bot.chat.handlers.common import (
     readable,
     refused_win,
 )
-from bot.night.codec import SeatChange
+from bot.night.codec import EVENT_KINDS, SeatChange
 from bot.night.log_index import LogIndex
 from bot.night.night import Line, Night, Nights
 from bot.night.seating import Speaker, claimable_seat, seat_of, seated_names
 from bot.store.heap import in_thread
 from bot.store.inbox import Inbox
 from bot.store.ledger import Ledger
-from bot.store.rows import DuplicateUpdate, Seat
+from bot.store.rows import DuplicateUpdate, EventRow, Seat
 from bot.text.replies import Reply, Response
 from bot.views.board import DEFAULT_MODE, shaped
 from bot.views.board import SETTING as BOARD_SETTING
@@ -93,6 +94,13 @@ HANDLERS: dict[str, Handler] = {
 
 KEPT_MINUTES = 10  # a line kept for its sender's seat claim is sent again at most this long after
 KEEP_TAPS_DAYS = 7  # a guided flow's taps are dropped this long after (a flow lasts FLOW_MINUTES)
+
+
+def row_after(events: Sequence[EventRow], bind_id: int) -> int | None:
+    """The table event a claim's kept line recorded: the row right after the claim's (the chat's lines
+    are answered one at a time), if it is a table event; read from the end, where it was just written."""
+    rows = list(takewhile(lambda e: e.id > bind_id, reversed(events)))
+    return rows[-1].id if rows and rows[-1].kind in EVENT_KINDS else None
 
 
 class Referee:
@@ -230,10 +238,24 @@ class Referee:
         if self.desk.clock() - kept.at > KEPT_MINUTES * 60:
             return claimed
         key = f"{incoming.update_key}:kept" if incoming.update_key else None
+        bind_id = night.log_size()  # the claim's row: the last the chat wrote
         line = await self._handle(replace(incoming, text=kept.text, update_key=key, press=None))
         if line is None:
             return claimed
-        return replace(line, replies=(*claimed.replies, *line.replies), recorded=claimed.recorded or line.recorded)
+        replies = (*claimed.replies, *line.replies)
+        live = (*claimed.replies, *line.live) if line.live is not None else None
+        choices = line.choices
+        undo = next((c for c in claimed.choices if c.command.startswith(opening.UNDO_CLAIM)), None)
+        if undo is not None:  # a claim by another name: its button undoes the line it recorded too
+            await night.load_history()
+            line_id = row_after(night.events, bind_id)
+            choices = (*choices, replace(undo, command=opening.undo_claim_line(bind_id, line_id)))
+            if line_id is not None:  # the warning says the button undoes this line too
+                replies = tuple(opening.with_line(reply) for reply in replies)
+                live = tuple(opening.with_line(reply) for reply in live) if live is not None else None
+        recorded = claimed.recorded or line.recorded
+        night_id = line.night_id or claimed.night_id
+        return replace(line, replies=replies, live=live, choices=choices, recorded=recorded, night_id=night_id)
 
     @staticmethod
     def _refusal(error: Refusal | EngineError, context: Context) -> Response:
@@ -312,7 +334,7 @@ class Referee:
             return None
         await night.load_history()
         if event_id > night.log_size():  # committed while its line is still being answered: read the log
-            return LogIndex().number_of(await self.nights.logged_events(night.id), event_id)
+            return LogIndex(night.row.ids_through).number_of(await self.nights.logged_events(night.id), event_id)
         return night.number_of(event_id)
 
     async def first_player(self, chat_id: str) -> str | None:

@@ -40,13 +40,25 @@ def seat_of(seats: Sequence[Seat], speaker: Speaker) -> int | None:
     return None
 
 
+def names_match(seat_name: str, speaker: Speaker) -> bool:
+    """Whether a seat's name is the account's own (docs/rules.md, "Seats and accounts"): folded (case,
+    full width, Traditional as Simplified), it equals the account's first name, its first and last
+    name with or without the space between, or its @username without the @. Nothing else matches: a
+    seat typed 李四 is not the account Mike, however likely, so a claim of it is announced."""
+    if not seat_name:
+        return False
+    own = {name_key(name) for name in speaker.names if name}
+    if speaker.username:
+        own.add(name_key(speaker.username))
+    return name_key(seat_name) in own
+
+
 def claimable_seat(seats: Sequence[Seat], speaker: Speaker) -> int | None:
-    """The one seat opened by plain name (nobody's account yet) whose name folds equal to one of the
-    speaker's own names; None when there is none, or more than one."""
+    """The one seat opened by plain name (nobody's account yet) whose name matches the speaker's
+    account (`names_match`); None when there is none, or more than one."""
     if speaker.by_name or not speaker.id or not speaker.names or seat_of(seats, speaker) is not None:
         return None
-    own = {fold(name) for name in speaker.names if name}
-    hits = [i for i, s in enumerate(seats) if s.name and s.user_id is None and not s.username and fold(s.name) in own]
+    hits = [i for i, s in enumerate(seats) if s.user_id is None and not s.username and names_match(s.name, speaker)]
     return hits[0] if len(hits) == 1 else None
 
 

@@ -4,12 +4,14 @@ What is drawn is worked out here from the night's tally (`tally_lines`: a line a
 where they did not sit); bot/views/plot.py draws it with Pillow, in a CJK font. The Telegram bot
 draws in a process of its own (`start_drawing`, at start), so a chart never holds the chats the bot
 process answers meanwhile. A chart is kept by its night's version (the newest event), language and
-image format: asked again with nothing recorded since, it is not drawn again.
+image format: asked again with nothing recorded since, it is not drawn again. A name with a character
+the chart's font has no glyph for (drawn as a box) is logged, once.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import multiprocessing
 import os
 from collections import OrderedDict
@@ -25,8 +27,11 @@ from bot.views import drawing, plot
 from engine.events import SEATS
 from locales import Translator
 
+log = logging.getLogger(__name__)
+
 KEPT_CHARTS = 64  # charts kept by their night's version (30–100 KB each)
 DRAWERS = 1  # drawing processes: one draws twenty charts in about 0.1 s; a second only competed for the cores
+TOLD_MOST = 1024  # texts whose missing glyphs were logged, remembered so each is logged once
 
 
 def cumulative_by_hand(
@@ -132,6 +137,10 @@ def balance_chart(
     return plot.draw(balance_chart_of(night_number, lines, doubled, language), image_format)
 
 
+def _missing_glyphs_of(texts: Sequence[str]) -> list[str]:
+    return [plot.missing_glyphs(text) for text in texts]
+
+
 # ---- where charts are drawn -----------------------------------------------------------------------
 
 
@@ -144,6 +153,7 @@ class Charts:
         self.most = most
         self._kept: OrderedDict[tuple[object, ...], bytes] = OrderedDict()
         self._drawer: ProcessPoolExecutor | None = None
+        self._told: OrderedDict[str, None] = OrderedDict()  # texts already logged as drawn with boxes
 
     def start_drawing(self) -> None:
         """Draw in a process of its own from now on, started now (its imports and fonts with it)."""
@@ -173,10 +183,32 @@ class Charts:
         if image is not None:
             return image
         image = await self._draw(chart, image_format)
+        await self._tell_missing_glyphs(chart)
         self._kept[(*version, image_format)] = image
         while len(self._kept) > self.most:
             self._kept.popitem(last=False)
         return image
+
+    async def _tell_missing_glyphs(self, chart: plot.LineChart) -> None:
+        """Log each text of the chart that has characters no font here draws (once a text): it came
+        out with boxes, which nobody in the chat would otherwise report. Looked up here, not where the
+        chart was drawn: a drawing process has no logging of its own."""
+        new = [text for text in dict.fromkeys(plot.texts_of(chart)) if text not in self._told]
+        if not new:
+            return
+        missing = await in_thread(_missing_glyphs_of, new)  # the first time, the font is loaded here
+        for text, chars in zip(new, missing, strict=True):
+            if chars:
+                log.warning(
+                    "the chart's font (%s) has no glyph for %s (%s) in %r: drawn as boxes",
+                    plot.cjk_font_file() or "Pillow's default",
+                    chars,
+                    " ".join(f"U+{ord(char):04X}" for char in chars),
+                    text,
+                )
+            self._told[text] = None
+        while len(self._told) > TOLD_MOST:
+            self._told.popitem(last=False)
 
     async def _draw(self, chart: plot.LineChart, image_format: str) -> bytes:
         drawer = self._drawer

@@ -16,6 +16,7 @@ from bot.chat.handlers.common import (
     Refusal,
     explained,
     meld_conflict,
+    open_night,
     readable,
     recorded_reply,
     recording_night,
@@ -32,9 +33,9 @@ from bot.chat.handlers.table_events import (
     win_event,
     winds_event,
 )
-from bot.night.codec import event_kind
+from bot.night.codec import EVENT_KINDS, event_kind, seat_change
 from bot.night.night import Corrected, LaterEventBreaks, Night, actor_of, table_event
-from bot.night.seating import Speaker, player_list, resolve, seated_names
+from bot.night.seating import Speaker, player_list, resolve, seat_of, seated_names
 from bot.store.rows import EventRow, Seat
 from bot.text.replies import LIST, Joined, Reply, Response
 from bot.views.lines import format_money
@@ -202,6 +203,8 @@ def later_declared(night: Night, slot: int, cause: DeclaredPatternContradicted) 
 
 
 async def undo(context: Context) -> Response:
+    if "claim" in context.command.options:  # the button under a claim by another name
+        return await undo_claim(context)
     paid = await tab.undo_after_paid(context)  # `/undo` right after `/paid`: the payment
     if paid is not None:
         return paid
@@ -337,3 +340,52 @@ async def fix(context: Context) -> Response:
         # the winner as they sat then, with its 比下胡 / 垒宝塔 lines: the changes follow from them
         replies.extend(explained(played, then))
     return recorded_reply(context, night, replies + correction_replies(night, corrected))
+
+
+async def undo_claim(context: Context) -> Response:
+    """`/undo claim=BIND,LINE` (the button under a claim whose account's name is not the seat's): undoes
+    the claim, freeing the seat for its own player, and the line the claim recorded, as two corrections
+    (money re-derived). Pressed by a seated player other than the claimer, or a chat admin; a claim
+    undone or superseded since is said to be gone, and nothing changes."""
+    night = open_night(context)
+    if context.incoming.private:
+        raise Refusal(Reply("night.private_chat"))
+    bind, line = await claim_rows(night, context.command.options["claim"])
+    seat = seat_change(bind.body).seat
+    name = night.seats[seat].name
+    speaker = context.incoming.speaker
+    mine = seat_of(night.seats, speaker)
+    if not speaker.is_admin and (mine is None or mine == seat):
+        raise Refusal(Reply("claim.undo_not_allowed", {"name": name}))
+    replies = [Reply("claim.undone", {"name": name})]
+    if line is not None:  # the line first: its money goes back while the claimer still holds the seat
+        corrected = await correct(context, night, line, None)
+        typed = (await night.texts([line]))[line.id].raw_text
+        number, undone = night.number_of(corrected.event_id), night.number_of(line.id)
+        replies.append(Reply("undo.done", {"id": number or "?", "target": undone or "?", "text": typed}))
+        replies.extend(correction_replies(night, corrected))
+    key = context.incoming.update_key
+    second = replace(context.line, update_key=f"{key}:claim" if key and line is not None else key)
+    await night.correct(second, bind, None)
+    return recorded_reply(context, night, replies, moved_money=line is not None)
+
+
+async def claim_rows(night: Night, given: str) -> tuple[EventRow, EventRow | None]:
+    """The claim's `bind` row, still in force and still its seat's account, and the current version of
+    the line it recorded (None: none, or undone since). The line must be the row right after the claim
+    in the night's log (a claim's kept line is answered before anything else in the chat), so a
+    forged button cannot reach any other line."""
+    bind_id, _, line_id = given.partition(",")
+    bind = night.event(int(bind_id))
+    if bind is None or bind.kind != "bind" or bind.id not in night.active:
+        raise Refusal(Reply("claim.undo_gone"))
+    change = seat_change(bind.body)
+    typed = (await night.texts([bind]))[bind.id].raw_text
+    if night.seats[change.seat].user_id != change.user_id or not is_claim(bind, typed, seated_names(night.seats)):
+        raise Refusal(Reply("claim.undo_gone"))
+    if not line_id:
+        return bind, None
+    after = [e for e in night.events if e.id > bind.id]
+    if not after or after[0].id != int(line_id) or after[0].kind not in EVENT_KINDS:
+        raise Refusal(Reply("claim.undo_gone"))
+    return bind, night.current_version(after[0].id)

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from decimal import Decimal
 
 from bot.chat.commands import Command
 from bot.chat.handlers.common import Context, Incoming, Refusal, open_night
 from bot.night.codec import SeatChange
-from bot.night.seating import Speaker, claimable_seat, may_record, player_list, resolve, seat_of
+from bot.night.seating import Speaker, claimable_seat, may_record, names_match, player_list, resolve, seat_of
 from bot.store.rows import Seat
 from bot.text.replies import Choice, Reply, Response
 from bot.text.vocabulary import INVISIBLE, clean_name, fold, name_key
@@ -92,7 +93,20 @@ def seats_for_new(command: Command, incoming: Incoming) -> tuple[Seat, ...]:
     if len(set(folded)) != len(folded):
         raise Refusal(Reply("new.duplicate_name"))
     seats += [Seat("")] * (SEATS - len(seats))
-    return tuple(seats)
+    return openers_seat(tuple(seats), incoming.speaker)
+
+
+def openers_seat(seats: tuple[Seat, ...], opener: Speaker) -> tuple[Seat, ...]:
+    """The seat opened by plain name that is the opener's own (`names_match`) is the opener's account
+    from the start: no stranger can claim it before the opener records a line. None matching, or
+    the opener seated by an @mention already, or two matching: the seats as typed."""
+    if opener.by_name or not opener.id or not opener.names or seat_of(seats, opener) is not None:
+        return seats  # the console, a channel or an anonymous admin (no account of a person), or seated
+    hits = [i for i, s in enumerate(seats) if s.user_id is None and not s.username and names_match(s.name, opener)]
+    if len(hits) != 1:
+        return seats
+    seat = hits[0]
+    return (*seats[:seat], Seat(seats[seat].name, opener.id, opener.username), *seats[seat + 1 :])
 
 
 def preset_choice(context: Context, command: Command) -> tuple[str, dict[str, object]]:
@@ -145,10 +159,11 @@ async def join(context: Context) -> Response:
         claimed = claim(context.seats, word) if word else claimable_seat(context.seats, speaker)
     if claimed is not None:  # `我是 李四`: the presser's account takes the seat opened by that name
         current = context.seats[claimed]
-        await night.record_seat(context.line, "bind", SeatChange(claimed, current.name, speaker.id, speaker.username))
-        return Response(
-            (Reply("telegram.claimed", {"name": current.name}),), context.language, recorded=True, night_id=night.id
-        )
+        change = SeatChange(claimed, current.name, speaker.id, speaker.username)
+        bind_id = await night.record_seat(context.line, "bind", change)
+        said = Reply("telegram.claimed", {"name": current.name})
+        response = Response((said,), context.language, recorded=True, night_id=night.id)
+        return response if names_match(current.name, speaker) else unmatched_claim(response, speaker, current, bind_id)
     free = [i for i, s in enumerate(context.seats) if not s.name]
     if not free:
         raise Refusal(Reply("join.table_full", {"players": player_list(context.seats)}))
@@ -167,6 +182,28 @@ async def join(context: Context) -> Response:
         recorded=True,
         night_id=night.id,
     )
+
+
+UNDO_CLAIM = "/undo claim="  # the undo-claim button's line: `/undo claim=BIND` or `/undo claim=BIND,LINE`
+
+
+def undo_claim_line(bind_id: int, line_id: int | None = None) -> str:
+    """The line the undo-claim button sends: the claim's `bind` row, and the row of the line it
+    recorded (a line kept while the account had no seat), by their ledger ids."""
+    return f"{UNDO_CLAIM}{bind_id}" if line_id is None else f"{UNDO_CLAIM}{bind_id},{line_id}"
+
+
+def unmatched_claim(claimed: Response, speaker: Speaker, seat: Seat, bind_id: int) -> Response:
+    """A claim by an account whose name is not the seat's (`names_match`) is said so, on the claim's own
+    reply (no message more), with a button any other seated player or an admin may press to undo it."""
+    said = Reply("claim.unmatched", {"name": seat.name, "account": speaker.name})
+    button = Choice(Reply("button.undo_claim", {"name": seat.name}), undo_claim_line(bind_id), anytime=True)
+    return replace(claimed, replies=(*claimed.replies, said), choices=(*claimed.choices, button))
+
+
+def with_line(reply: Reply) -> Reply:
+    """The claim's warning once the claim recorded a line: the button undoes that line too."""
+    return replace(reply, key="claim.unmatched_line") if reply.key == "claim.unmatched" else reply
 
 
 def distinct_label(seats: tuple[Seat, ...], speaker: Speaker) -> str:
