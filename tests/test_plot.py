@@ -15,6 +15,7 @@ from PIL import Image, ImageFont
 
 from bot.views import plot
 from bot.views.plot import LineChart, Series
+from tests.kit.processes import gone
 
 
 def test_a_step_is_one_two_two_and_a_half_or_five_times_a_power_of_ten() -> None:
@@ -226,6 +227,7 @@ async def test_charts_drawn_in_their_own_process_survive_its_death() -> None:
     charts = Charts()
     charts.start_drawing()
     try:
+        await charts.ready()
         chart = LineChart("Night 1", "hand", "flowers", (0, 1), (Series("Alice", (0, 3)),))
         first = await charts.chart((1, 1, "en"), chart)
         assert Image.open(io.BytesIO(first)).format == "JPEG"
@@ -283,7 +285,8 @@ async def test_a_dead_drawing_process_is_replaced_once_whatever_was_waiting_on_i
     charts.start_drawing()
     try:
         chart = LineChart("Night 1", "hand", "flowers", (0, 1), (Series("Alice", (0, 3)),))
-        await charts.chart((1, 1, "en"), chart)  # the process is up
+        await charts.ready()  # the process is up
+        await charts.chart((1, 1, "en"), chart)
         drawer = charts._drawer
         assert drawer is not None
         for pid in list(drawer._processes):
@@ -294,5 +297,70 @@ async def test_a_dead_drawing_process_is_replaced_once_whatever_was_waiting_on_i
         assert replaced is not None and replaced is not drawer
         await charts.chart((1, 9, "en"), chart)
         assert charts._drawer is replaced  # the new process draws on: not replaced again
+    finally:
+        charts.stop_drawing()
+
+
+async def test_a_stopped_drawing_process_gives_the_chart_up_and_is_replaced() -> None:
+    """Issue #39: a drawing process stopped (SIGSTOP) or hung answers no chart. The chart is given up
+    after `give_up` seconds (ChartNotDrawn: the summary goes out without it), the process is killed
+    and another started, which draws the next chart."""
+    import asyncio
+    import os
+    import signal
+
+    from bot.views.charts import ChartNotDrawn, Charts
+
+    charts = Charts(give_up=0.5)
+    charts.start_drawing()
+    try:
+        await charts.ready()
+        drawer = charts._drawer
+        assert drawer is not None
+        stopped = list(drawer._processes)
+        for pid in stopped:
+            os.kill(pid, signal.SIGSTOP)
+        chart = LineChart("Night 1", "hand", "flowers", (0, 1), (Series("Alice", (0, 3)),))
+        with pytest.raises(ChartNotDrawn):
+            await charts.chart((1, 1, "en"), chart)
+        assert charts._drawer is not None and charts._drawer is not drawer
+        assert charts.replaced == 1
+        assert (charts.health() or "").startswith("the drawing process did not answer and was replaced 1 time")
+        while not all(gone(pid) for pid in stopped):  # killed, though stopped
+            await asyncio.sleep(0.05)
+        await charts.ready()
+        assert (await charts.chart((1, 1, "en"), chart)).startswith(b"\xff\xd8")  # the new one draws it
+        assert charts.replaced == 1
+    finally:
+        charts.stop_drawing()
+
+
+async def test_a_drawing_process_stopped_while_idle_is_found_by_the_health_probe() -> None:
+    """Nobody asks for a chart: the heartbeat's `health` probes the process, finds it stuck once the
+    probe has waited longer than `give_up`, says so and replaces it, so the next chart does not wait."""
+    import asyncio
+    import os
+    import signal
+
+    from bot.views.charts import Charts
+
+    charts = Charts(give_up=0.3)
+    charts.start_drawing()
+    try:
+        await charts.ready()
+        assert charts.health() is None  # well: a probe is sent
+        drawer = charts._drawer
+        assert drawer is not None
+        for pid in list(drawer._processes):
+            os.kill(pid, signal.SIGSTOP)
+        assert charts.health() is None  # a probe now (or the first one, stopped too, still waits)
+        while charts.stuck_for() <= charts.give_up:
+            await asyncio.sleep(0.05)
+        said = charts.health()
+        assert said is not None and said.startswith("stuck: the drawing process did not answer")
+        assert charts._drawer is not drawer and charts.replaced == 1
+        await charts.ready()
+        chart = LineChart("Night 1", "hand", "flowers", (0, 1), (Series("Alice", (0, 3)),))
+        assert (await charts.chart((1, 1, "en"), chart)).startswith(b"\xff\xd8")
     finally:
         charts.stop_drawing()
