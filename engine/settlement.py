@@ -10,10 +10,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from engine.errors import EngineError
+from engine.events import SEATS
 from engine.preset import Preset
 from engine.scoring import WinScore
-
-SEATS = 4
 
 
 @dataclass(frozen=True)

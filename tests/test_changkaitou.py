@@ -8,25 +8,11 @@ import pytest
 
 from engine.claims import ClaimRefused
 from engine.errors import EngineError
+from engine.events import Draw, FlowerGang, FourWinds, Gang, Notice, Penalty, Pong, RangeMark, Win, WinInput
 from engine.hand import MeldKind
 from engine.notation import parse_hand_parts
 from engine.preset import load_preset
-from engine.table import (
-    Draw,
-    FlowerGang,
-    FourWinds,
-    Gang,
-    Notice,
-    Penalty,
-    Pong,
-    RangeMark,
-    TableState,
-    Win,
-    WinInput,
-    WinRefused,
-    apply,
-    new_table,
-)
+from engine.table import TableState, WinRefused, apply, new_table
 from engine.tiles import suited, wind
 from engine.units import WinFlags
 from tests.helpers import items, score

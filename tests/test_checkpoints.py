@@ -34,12 +34,13 @@ from bot.night.codec import STAKE, StakeChange, encode_stake
 from bot.night.night import Night
 from bot.store.ledger import Ledger
 from bot.store.rows import NewEvent, Seat
+from engine.events import Act, MeldRecord
 from engine.hand import MeldKind
 from engine.preset import load_preset
 from engine.settlement import Payment
-from engine.table import Act, MeldRecord, TableState, new_table
+from engine.table import TableState, new_table
 from tests.harness import Table
-from tests.test_ledger_guarantees import event_line
+from tests.kit.random_lines import event_line
 
 PRESETS = ["nanjing", "jinyuanzi", "app", "chengbei"]
 

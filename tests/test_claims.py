@@ -14,8 +14,9 @@ import pytest
 from engine.claims import ClaimRefused
 from engine.cli import main
 from engine.errors import EngineError
+from engine.events import FlowerGang, Gang, Pong, Win, WinInput
 from engine.hand import MeldKind
-from engine.table import FlowerGang, Gang, Pong, TableState, Win, WinInput, apply
+from engine.table import TableState, apply
 from engine.tiles import suited, wind
 from engine.units import WinFlags
 from tests.harness import Table

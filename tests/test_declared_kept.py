@@ -8,8 +8,8 @@ from __future__ import annotations
 from bot.chat.service import Referee
 from bot.night.codec import Fix, encode_fix
 from bot.store.rows import NewEvent
+from engine.events import Pong, Win
 from engine.notation import parse_tile
-from engine.table import Pong, Win
 from tests.harness import Table
 
 # A wins on D's discard, declared 清一色 with 2 hard flowers, after two pongs of 筒:

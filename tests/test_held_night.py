@@ -12,8 +12,8 @@ from bot.night.payment_log import PaymentLog
 from bot.night.sharing import Sharing
 from bot.store.rows import EventRow, PaymentRow
 from engine.errors import EngineError
+from engine.events import Notice, Pong, Win
 from engine.settlement import Payment
-from engine.table import Notice, Pong, Win
 from tests.harness import Table
 
 

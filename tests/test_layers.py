@@ -124,29 +124,6 @@ def test_the_seams_are_narrow() -> None:
     ]
 
 
-def test_the_front_ends_modules_import_no_circle() -> None:
-    """Within the front ends (bot/telegram/*, bot/console.py) no module imports, even for types
-    only, a module that imports it back."""
-    modules = {module_name(path): path for path in front_ends()}
-    edges = {
-        module: {target for target in modules if any(target in (n, n.rpartition(".")[0]) for n in imports(path))}
-        - {module}
-        for module, path in modules.items()
-    }
-    circles = []
-    for start in edges:
-        stack, seen = [(start, (start,))], set()
-        while stack:
-            here, trail = stack.pop()
-            for there in edges[here]:
-                if there == start:
-                    circles.append(" -> ".join((*trail, start)))
-                elif there not in seen:
-                    seen.add(there)
-                    stack.append((there, (*trail, there)))
-    assert circles == []
-
-
 # Only the night layer and the store read or write the ledger; the views and the command layer ask
 # `Nights` (bot/night/night.py) by name. The one exception, and why:
 LEDGER_EXCEPTIONS = {
@@ -189,3 +166,102 @@ def test_views_and_commands_never_reach_the_ledger_of_a_night() -> None:
         if isinstance(node, ast.Attribute) and node.attr == "ledger"
     ]
     assert reaching == []
+
+
+# An import circle says a name lives in the wrong module: the two modules are one idea split badly, or
+# a third idea is hiding in one of them. A type-only import (under TYPE_CHECKING) closes a circle too.
+# The one known circle, being taken apart next; it is removed from here when it is:
+KNOWN_CIRCLES = {
+    frozenset({"bot.night.night", "bot.night.tally"}): "the tally reads the Night's types, the Night its tally",
+}
+
+
+def module_graph() -> dict[str, set[str]]:
+    """Each module of engine/ and bot/ and the modules of engine/ and bot/ it imports, wherever in
+    the module the import is (at the top, in a function, under TYPE_CHECKING)."""
+    modules = {module_name(path): path for path in sources()}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        imported: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                imported |= {alias.name for alias in node.names if alias.name in modules}
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                for alias in node.names:
+                    if f"{node.module}.{alias.name}" in modules:  # `from bot.chat import handlers`
+                        imported.add(f"{node.module}.{alias.name}")
+                    elif node.module in modules:
+                        imported.add(node.module)
+        graph[name] = imported - {name}
+    return graph
+
+
+def circles(graph: dict[str, set[str]]) -> list[frozenset[str]]:
+    """The groups of modules that import each other round a circle (the graph's strongly connected
+    components of more than one module), by Tarjan's algorithm."""
+    order: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[frozenset[str]] = []
+
+    def visit(module: str) -> None:
+        order[module] = low[module] = len(order)
+        stack.append(module)
+        for imported in sorted(graph[module]):
+            if imported not in order:
+                visit(imported)
+                low[module] = min(low[module], low[imported])
+            elif imported in stack:
+                low[module] = min(low[module], order[imported])
+        if low[module] == order[module]:
+            group = {stack.pop()}
+            while module not in group:
+                group.add(stack.pop())
+            if len(group) > 1:
+                found.append(frozenset(group))
+
+    for module in sorted(graph):
+        if module not in order:
+            visit(module)
+    return found
+
+
+def test_circles_are_found() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}
+    assert circles(graph) == [frozenset({"a", "b", "c"})]
+    assert circles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_import_circle_in_engine_or_bot() -> None:
+    assert [sorted(group) for group in circles(module_graph()) if group not in KNOWN_CIRCLES] == []
+
+
+def test_the_known_circles_are_still_circles() -> None:
+    """A known circle that has been taken apart is crossed off the list."""
+    assert set(KNOWN_CIRCLES) <= set(circles(module_graph()))
+
+
+def test_the_four_seats_are_named_once() -> None:
+    """The table's four seats are a rule of the table: engine/events.py says so, everyone imports it."""
+    defining = [
+        module_name(path)
+        for path in sources()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Assign | ast.AnnAssign)
+        for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+        if isinstance(target, ast.Name) and target.id == "SEATS"
+    ]
+    assert defining == ["engine.events"]
+
+
+def test_no_test_file_imports_another() -> None:
+    """What several test files share lives in tests/kit/ (or a named support module of tests/), so that
+    a test file can be run, moved or deleted on its own; bench/ reads the kit too."""
+    files = sorted((*ROOT.joinpath("tests").rglob("*.py"), *ROOT.joinpath("bench").rglob("*.py")))
+    importing = [
+        f"{path.relative_to(ROOT)} imports {name}"
+        for path in files
+        for name in imports(path)
+        if name.startswith("tests.test_")
+    ]
+    assert importing == []

@@ -16,7 +16,7 @@ from typing import Any
 from bot.chat.handlers import repeats
 from tests.fake_telegram import Call, FakeTelegram
 from tests.harness import Table
-from tests.test_telegram import ALICE, BOB, CAROL, DAVE, EVE, GROUP, Running, balances
+from tests.kit.telegram import ALICE, BOB, CAROL, DAVE, EVE, GROUP, Running, balances
 
 OPEN = "/new A B C D"
 AFTER_FIRSTS = {"A": -12, "B": -12, "C": 12, "D": 12}

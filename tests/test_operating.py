@@ -22,7 +22,7 @@ from bot.telegram.intake import HEALTH_PATH, Webhook
 from bot.telegram.settings import VARIABLES, BadSetting, Settings, markdown_table, operator_language
 from tests.bot_process import ROOT, BotProcess, bot_against_fake, count, wait_until
 from tests.fake_telegram import FakeTelegram
-from tests.test_telegram import ALICE, BOB, GROUP
+from tests.kit.telegram import ALICE, BOB, GROUP
 
 NEW = "/new @alice @bob @carol @dave"
 

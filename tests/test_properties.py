@@ -31,13 +31,14 @@ from bot.views.charts import end_points, night_lines
 from engine.claims import ClaimRefused
 from engine.decompose import waiting_tiles
 from engine.errors import EngineError
+from engine.events import Win, WinInput
 from engine.hand import Hand, MeldKind
 from engine.notation import format_hand, parse_hand
 from engine.preset import PRESET_NAMES, Preset, load_preset
 from engine.reference import reference_score_hand
 from engine.scoring import score_hand
 from engine.settlement import HandContext, WinClaim, win_payments
-from engine.table import Win, WinInput, WinRefused, apply, new_table
+from engine.table import WinRefused, apply, new_table
 from engine.tiles import COPIES, FIRST_WIND, NUM_KINDS, SUIT_SIZE, Tile, format_tiles, suit_of
 from engine.units import WinFlags
 from locales import Translator

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from tests.fake_telegram import FakeTelegram
 from tests.harness import Table
-from tests.test_console import run_bot
-from tests.test_telegram import ALICE, BOB, CAROL, Running, balances, buttons
+from tests.kit.console import run_bot
+from tests.kit.telegram import ALICE, BOB, CAROL, Running, balances, buttons
 
 OPEN = "/new A B C D"
 

@@ -19,7 +19,7 @@ from bot.telegram.input import Kind, read_update
 from bot.telegram.intake import ALLOWED_UPDATES, SECRET_HEADER, Polling, Webhook
 from tests.bot_process import bot_against_fake, count, wait_until
 from tests.fake_telegram import FakeTelegram
-from tests.test_telegram import ALICE, GROUP, Running
+from tests.kit.telegram import ALICE, GROUP, Running
 
 ROOT = Path(__file__).resolve().parent.parent
 CHAT = {"id": GROUP, "type": "supergroup", "title": "Table"}

@@ -24,11 +24,10 @@ import aiohttp
 from locales import Translator
 from tests.bot_process import ROOT, bot_against_fake, bot_environment, count, wait_until
 from tests.kit.messages import says
-from tests.test_plot import gone as plot_gone
-from tests.test_telegram import ALICE, BOB
+from tests.kit.processes import gone as plot_gone
+from tests.kit.telegram import ALICE, BOB, NEW
 
 CHATS = (-100301, -100302, -100303, -100304)
-NEW = "/new @alice @bob @carol @dave"
 BURST = 200
 
 

@@ -6,10 +6,11 @@ Seats: A=0 (East, the first dealer), B=1, C=2, D=3.
 
 from __future__ import annotations
 
+from engine.events import Draw, Gang, Pong, RangeMark
 from engine.hand import MeldKind
 from engine.preset import load_preset
 from engine.settlement import Payment
-from engine.table import Draw, Gang, Pong, RangeMark, TableState, new_table
+from engine.table import TableState, new_table
 from engine.tiles import suited, wind
 from tests.harness import Table
 from tests.table_play import hu, play

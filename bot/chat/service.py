@@ -49,7 +49,6 @@ from locales import DEFAULT_LANGUAGE, normalize_language
 
 __all__ = ["Incoming", "Referee", "Speaker"]
 
-SEATS = 4
 log = logging.getLogger(__name__)
 Handler = Callable[[Context], Awaitable[Response]]
 # Each command's handler, by the name of its row in bot/chat/commands.py's `COMMANDS` (that row says how

@@ -83,14 +83,14 @@ from bot.text.vocabulary import fold
 from engine.checks import check_flower_gangs, check_meld, check_penalty_amount, check_soft, check_win_copies
 from engine.claims import check_declared
 from engine.errors import EngineError
+from engine.events import SEATS, Event, FlowerGang, Gang, Notice, Penalty, Pong, SetDealer, Win
 from engine.hand import MeldKind
 from engine.preset import Preset, preset_from_dict
 from engine.scoring import WinScore
 from engine.settlement import Factor, Payment
-from engine.table import Event, FlowerGang, Gang, Notice, Penalty, Pong, SetDealer, TableState, Win, apply, new_table
+from engine.table import TableState, apply, new_table
 from engine.tiles import Tile
 
-SEATS = 4
 PENDING_ID = -1
 # The night cache's bounds (Nights): events held in memory by the cached nights (about 1 KB each),
 # and chats; the chat used last always stays, however long its night.

@@ -19,8 +19,8 @@ from functools import cache
 from typing import Any, TypeVar, cast
 
 from bot.night.codec import Fix, SeatChange, StakeChange, decode_body
+from engine.events import Draw, Event, FlowerGang, FourWinds, Gang, Penalty, Pong, RangeMark, SetDealer, Win
 from engine.scoring import WinScore
-from engine.table import Draw, Event, FlowerGang, FourWinds, Gang, Penalty, Pong, RangeMark, SetDealer, Win
 
 T = TypeVar("T")
 

@@ -28,8 +28,8 @@ from typing import TYPE_CHECKING
 from bot.night.codec import POSITIONAL, from_data, to_data
 from bot.store.rows import PaymentRow, TallyRows
 from engine.errors import EngineError
+from engine.events import Draw, Win
 from engine.settlement import Payment
-from engine.table import Draw, Win
 
 if TYPE_CHECKING:
     from bot.night.night import Played

@@ -33,7 +33,7 @@ from bot.text.replies import LIST, Joined, Reply
 from bot.text.vocabulary import fold
 from bot.views.lines import format_money
 from engine.errors import EngineError
-from engine.table import Draw, Win
+from engine.events import Draw, Win
 
 log = logging.getLogger(__name__)
 

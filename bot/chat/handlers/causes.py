@@ -13,8 +13,8 @@ from dataclasses import replace
 from bot.night.night import Played
 from bot.store.rows import Seat
 from bot.text.replies import LIST, Choice, Joined, Reply
+from engine.events import Draw, FlowerGang, Penalty, Win
 from engine.preset import Preset
-from engine.table import Draw, FlowerGang, Penalty, Win
 
 BETWEEN = Reply("doubled.separator")  # between two events: "；" / "; "
 

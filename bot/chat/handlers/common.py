@@ -16,22 +16,10 @@ from bot.text.replies import LIST, Choice, Joined, Reply, Response
 from bot.text.vocabulary import fold
 from bot.views.charts import Charts
 from bot.views.lines import factor_lines, payment_lines, scoreboard
+from engine.events import Draw, Event, FlowerGang, FourWinds, Gang, Notice, Penalty, Pong, RangeMark, SetDealer, Win
 from engine.melds import LoggedMeldMissing
 from engine.scoring import Item
-from engine.table import (
-    Draw,
-    Event,
-    FlowerGang,
-    FourWinds,
-    Gang,
-    Notice,
-    Penalty,
-    Pong,
-    RangeMark,
-    SetDealer,
-    Win,
-    WinRefused,
-)
+from engine.table import WinRefused
 from engine.tiles import WIND_LETTERS, tile_name
 
 

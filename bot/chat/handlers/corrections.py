@@ -44,8 +44,9 @@ from bot.store.rows import EventRow, Seat
 from bot.text.replies import LIST, Choice, Joined, Reply, Response
 from bot.views.lines import format_money
 from engine.errors import EngineError
+from engine.events import Draw, Event, Win
 from engine.melds import DeclaredPatternContradicted, LoggedMeldMissing
-from engine.table import Draw, Event, TableState, Win, WinRefused
+from engine.table import TableState, WinRefused
 
 EVENT_OF_COMMAND = {
     "pong": "pong",

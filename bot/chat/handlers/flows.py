@@ -45,9 +45,10 @@ from bot.views.lines import payment_lines
 from engine.checks import logged_copies
 from engine.claims import check_claims, check_declared, situation_of
 from engine.errors import EngineError
+from engine.events import MeldRecord
 from engine.hand import MeldKind
 from engine.preset import Preset
-from engine.table import MeldRecord, WinRefused
+from engine.table import WinRefused
 from engine.tiles import NUM_KINDS, SUITS, Tile, is_wind, rank_of, suit_of, tile_name
 from engine.units import WinFlags
 

@@ -16,10 +16,9 @@ from bot.text.replies import BUTTON_COMMAND_BYTES, Choice, Reply, Response
 from bot.text.vocabulary import INVISIBLE, clean_name, fold, name_key
 from bot.views.lines import SEAT_KEYS, format_money
 from bot.views.stats import store_after_close
+from engine.events import SEATS
 from engine.preset import PRESET_NAMES, resolved_builtin, resolved_text
 from locales import LANGUAGES, normalize_language
-
-SEATS = 4
 
 
 async def new(context: Context) -> Response:

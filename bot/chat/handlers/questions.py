@@ -27,8 +27,8 @@ from bot.views.personal import night_people
 from bot.views.plot import format_for
 from bot.views.stats import chat_stats, my_stats
 from engine.errors import EngineError
+from engine.events import Win
 from engine.preset import PRESET_NAMES, preset_from_dict, resolved_builtin
-from engine.table import Win
 from locales import Translator
 
 # A page of /history: 15 lines of about 100 characters stay well under Telegram's 4,096 a message.

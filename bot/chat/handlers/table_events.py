@@ -22,21 +22,10 @@ from bot.night.seating import resolve, seat_of
 from bot.text.replies import Choice, Reply, Response
 from engine.claims import conflicting_patterns
 from engine.errors import EngineError
+from engine.events import Draw, Event, FlowerGang, FourWinds, Gang, Penalty, Pong, RangeMark, Win, WinInput
 from engine.hand import MeldKind
 from engine.notation import parse_hand_parts, parse_tile
-from engine.table import (
-    Draw,
-    Event,
-    FlowerGang,
-    FourWinds,
-    Gang,
-    Penalty,
-    Pong,
-    RangeMark,
-    TableState,
-    Win,
-    WinInput,
-)
+from engine.table import TableState
 from engine.units import WinFlags
 
 GANG_KINDS = {"exposed": MeldKind.EXPOSED_GANG, "added": MeldKind.ADDED_GANG, "concealed": MeldKind.CONCEALED_GANG}
