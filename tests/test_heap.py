@@ -150,8 +150,8 @@ async def answered_while(table: Table, other: Table, line: str, blocked: str, mo
 @pytest.mark.parametrize(
     ("line", "blocked"),
     [
-        ("Carol: /undo", "_plan_correction"),
-        ("Carol: /fix 2 /pong Carol", "_settle_correction"),
+        ("Carol: /undo", "plan_correction"),
+        ("Carol: /fix 2 /pong Carol", "settle_correction"),
         ("Carol: /summary", "summary_replies"),
         ("Carol: /export", "night_csv"),
     ],

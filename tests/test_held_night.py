@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from bot.night.codec import SeatChange, Unreadable, decode_body, decode_seat, seat_change
-from bot.night.night import table_event
+from bot.night.fold import table_event
 from bot.night.payment_log import PaymentLog
 from bot.night.sharing import Sharing
 from bot.store.rows import EventRow, PaymentRow

@@ -29,8 +29,10 @@ from bot.chat.handlers.common import (
     refused_win,
 )
 from bot.night.codec import EVENT_KINDS, SeatChange
+from bot.night.fold import Line
 from bot.night.log_index import LogIndex
-from bot.night.night import Line, Night, Nights
+from bot.night.night import Night
+from bot.night.nights import Nights
 from bot.night.seating import Speaker, claimable_seat, seat_of, seated_names
 from bot.store.heap import in_thread
 from bot.store.inbox import Inbox

@@ -14,8 +14,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from bot.night.codec import STAKE, SWAP, seat_change, stake_change
+from bot.night.fold import Fold
+from bot.night.schedule import placed_schedule
 from bot.night.versions import versions
-from bot.store.rows import EventRow, PaymentRow, Seat
+from bot.store.rows import EventRow, NightRow, PaymentRow, Seat
 from bot.text.vocabulary import fold
 
 RENAMING = ("join", "bind", "rename")  # the seat's occupant is called something new
@@ -180,3 +182,36 @@ def merged_people(
         for key, (name, amount, cents) in merged.items()
         if (key in seated and name) or amount or cents
     ]
+
+
+def player_totals(
+    night: NightRow,
+    events: Sequence[EventRow],
+    active: set[int],
+    payments: Sequence[PaymentRow],
+    fold: Callable[[], Fold],
+) -> tuple[PlayerTotals, list[tuple[int, int]]]:
+    """Players by index and their totals from the whole log, and the night's stake schedule. The
+    fold is asked for only when the stake changed (it picks each payment's hand, for its stake)."""
+    seating = occupancy(night.seats, events, active)
+    schedule = placed_schedule(night.stake_cents, events, active, fold)
+    hand_of = fold().hand_of if len(schedule) > 1 else no_hand
+    amounts, money = index_totals(seating, events, payments, schedule, hand_of)
+    totals = PlayerTotals((len(events), len(payments)), seating.names, seating.now, amounts, money)
+    return totals, schedule
+
+
+@dataclass(frozen=True)
+class PlayerTotals:
+    """The night's players by index (occupancy names, who sits where now) and each one's totals,
+    as of `version` (events, payments in memory)."""
+
+    version: tuple[int, int]
+    names: tuple[str, ...]
+    now: tuple[int, ...]
+    amounts: Sequence[int]
+    money: Sequence[int]
+
+
+def no_hand(event_id: int) -> int | None:
+    return None

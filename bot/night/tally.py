@@ -11,7 +11,7 @@ place it corrects), in that place's hand, exactly as /summary's totals and the C
 The ledger keeps it as of the newest closed hand: the hand that closes stores the figures and adds
 its nets to the hands' rows, in the transaction of its checkpoint (`TallyUpdate`: what a hand adds
 costs the same late in a long night as early on), and a correction stores the whole night's tally
-again; the night adds the hand being played in memory (bot/night/night.py). It is a cache, never
+again; the night adds the hand being played in memory (bot/night/running.py). It is a cache, never
 the truth: it is read only in this code's version and only if no correction came after it (one
 whose whole tally never got stored: a crash in between); otherwise the whole night is tallied from
 its fold and stored.
@@ -23,16 +23,13 @@ import hashlib
 import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING
 
 from bot.night.codec import POSITIONAL, from_data, to_data
+from bot.night.played import Played
 from bot.store.rows import PaymentRow, TallyRows
 from engine.errors import EngineError
 from engine.settlement import Payment
 from engine.table import Draw, Win
-
-if TYPE_CHECKING:
-    from bot.night.night import Played
 
 Sitting = Callable[[int], Sequence[int]]  # a place (slot) -> the player index in each seat there
 

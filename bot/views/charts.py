@@ -17,11 +17,12 @@ from collections.abc import Sequence, Set
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
-from bot.night.night import SEATS, Night
+from bot.night.night import Night
 from bot.night.people import merged_index, merged_names
 from bot.night.tally import Tally
 from bot.store.heap import in_thread
 from bot.views import drawing, plot
+from engine.settlement import SEATS
 from locales import Translator
 
 KEPT_CHARTS = 64  # charts kept by their night's version (30–100 KB each)

@@ -24,8 +24,10 @@ from dataclasses import dataclass, field, fields
 from functools import lru_cache
 
 from bot.night.codec import POSITIONAL, from_data, seat_change, to_data
-from bot.night.night import Night, Nights, Played
+from bot.night.night import Night
+from bot.night.nights import Nights
 from bot.night.people import LEAVING, RENAMING, Person, merged_index, merged_names, player_of
+from bot.night.played import Played
 from bot.night.tally import joins_previous
 from bot.store.heap import in_thread
 from bot.store.rows import NightMarks, NightRow

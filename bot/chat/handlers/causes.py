@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from bot.night.night import Played
+from bot.night.played import Played
 from bot.store.rows import Seat
 from bot.text.replies import LIST, Choice, Joined, Reply
 from engine.preset import Preset

@@ -10,7 +10,8 @@ from pathlib import Path
 from bot.chat.commands import SPEC_BY_NAME, parse
 from bot.chat.handlers.common import Context, Refusal, board, describe, explained
 from bot.chat.handlers.opening import unclaimed
-from bot.night.night import Night, table_event
+from bot.night.fold import table_event
+from bot.night.night import Night
 from bot.night.people import kept_indices, stake_runs
 from bot.night.seating import seated_names
 from bot.night.tally import Tally

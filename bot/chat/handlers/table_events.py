@@ -17,7 +17,8 @@ from bot.chat.handlers.common import (
     recorded_response,
     recording_night,
 )
-from bot.night.night import Line, Night, win_with_dealer
+from bot.night.fold import Line, win_with_dealer
+from bot.night.night import Night
 from bot.night.seating import resolve, seat_of
 from bot.text.replies import Choice, Reply, Response
 from engine.claims import conflicting_patterns
