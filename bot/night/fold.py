@@ -1,16 +1,12 @@
-"""A night's state has one owner: `Night`, the fold of its effective events through engine/table.py.
+"""The fold: a night's effective events played in order through engine/table.py (`Fold`, each event
+`Played`), and the reading of the log it starts from: which rows are in force, where each sits in the
+night (a fix or undo at the place of what it corrects), the table event a row stands for.
 
 The ledger holds every event ever typed; a night's *effective* history is the events that are still
 active (not reversed by an active undo or fix), each fix standing in the place of the event it
 corrects. Folding that history through `engine.table.apply` gives the table now (hand, dealer, 连庄,
-比下胡, melds, chips) and every event's derived payments. `Nights` loads and caches a chat's latest
-night; every write goes through its `Night`, which appends to the ledger and updates itself, so no
-other cache exists.
-
-Payments are booked when an event is recorded. A correction (undo or fix of any past event) re-folds
-the corrected history and books the difference between the newly derived payments and everything
-booked so far as the correction's own payments: the ledger stays append-only, the booked totals
-always equal the derived ones, and every correction's payments sum to zero."""
+比下胡, melds, chips) and every event's derived payments. `Line` is who typed which line: it is
+recorded with every event the line writes."""
 
 from __future__ import annotations
 
