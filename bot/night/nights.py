@@ -195,12 +195,6 @@ class Nights:
         await night.start_tally()
         return night
 
-    async def of_chat(self, chat_id: str) -> list[Night]:
-        return [await self.load(row) for row in await self.ledger.nights(chat_id)]
-
-    async def of_user(self, user_id: str) -> list[Night]:
-        return [await self.load(row) for row in await self.ledger.nights_of_user(user_id)]
-
     async def setting(self, chat_id: str, key: str) -> str | None:
         known = self._settings.get(chat_id, {})
         if key not in known:

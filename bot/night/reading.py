@@ -376,10 +376,6 @@ class NightReading:
         """Everyone who sat tonight, by occupancy index (bot/night/people.py): the tally's players."""
         return self._seating().names
 
-    async def payments(self) -> list[PaymentRow]:
-        """Every payment booked in this night, as the ledger holds them (for the CSV export)."""
-        return await self.ledger.payments(self.id)
-
     async def texts(self, rows: Iterable[EventRow] | None = None) -> dict[int, LineText]:
         """What was typed for these rows (every row of the night when None) and when each was
         recorded, by row id, read from the ledger: the night holds neither (a view shows them:
