@@ -9,7 +9,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 # bottom to top: a module may import its own layer and the ones before it in this list
-LAYERS = ("engine", "bot.text", "bot.store", "bot.night", "bot.views", "bot.chat", "bot.front", "bot.__main__")
+LAYERS = (
+    "engine",
+    "bot.threads",
+    "bot.text",
+    "bot.store",
+    "bot.night",
+    "bot.views",
+    "bot.chat",
+    "bot.front",
+    "bot.__main__",
+)
 FRONT_ENDS = ("bot.telegram", "bot.console")
 
 

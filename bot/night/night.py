@@ -54,7 +54,7 @@ from bot.night.tally import (
     encode_figures,
     hand_rows,
 )
-from bot.store.heap import free_off_loop, in_thread
+from bot.store.heap import free_off_loop
 from bot.store.rows import (
     EventRow,
     NewEvent,
@@ -63,6 +63,7 @@ from bot.store.rows import (
     StoredTally,
     TallyUpdate,
 )
+from bot.threads import in_thread
 from engine.errors import EngineError
 from engine.settlement import Payment
 from engine.table import Event, TableState, Win

@@ -20,7 +20,7 @@ from bot.night.fold import (
 from bot.night.night import Night
 from bot.night.people import stake_schedule
 from bot.night.sharing import Sharing
-from bot.store.heap import free_off_loop, in_thread
+from bot.store.heap import free_off_loop
 from bot.store.inbox import Inbox
 from bot.store.ledger import Ledger
 from bot.store.rows import (
@@ -30,6 +30,7 @@ from bot.store.rows import (
     Seat,
     TabEventRow,
 )
+from bot.threads import in_thread
 from engine.preset import Preset, preset_from_dict
 
 # The night cache's bounds (Nights): events held in memory by the cached nights (about 1 KB each),

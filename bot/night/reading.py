@@ -43,7 +43,6 @@ from bot.night.running import RunningTally
 from bot.night.schedule import hand_begun, placed_changes, placed_schedule
 from bot.night.seating import seats_from
 from bot.night.sharing import Sharing
-from bot.store.heap import in_thread
 from bot.store.ledger import Ledger
 from bot.store.rows import (
     EventRow,
@@ -53,6 +52,7 @@ from bot.store.rows import (
     Seat,
 )
 from bot.text.vocabulary import fold
+from bot.threads import in_thread
 from engine.hand import MeldKind
 from engine.preset import Preset, preset_from_dict
 from engine.table import Event, Gang, Pong, TableState, Win, new_table

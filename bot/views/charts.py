@@ -20,7 +20,7 @@ from concurrent.futures.process import BrokenProcessPool
 from bot.night.night import Night
 from bot.night.people import merged_index, merged_names
 from bot.night.tally import Tally
-from bot.store.heap import in_thread
+from bot.threads import in_thread
 from bot.views import drawing, plot
 from engine.settlement import SEATS
 from locales import Translator

@@ -15,9 +15,9 @@ from bot.night.night import Night
 from bot.night.people import kept_indices, stake_runs
 from bot.night.seating import seated_names
 from bot.night.tally import Tally
-from bot.store.heap import in_thread
 from bot.store.rows import EventRow, LineText, PaymentRow, Seat
 from bot.text.replies import Attachment, Choice, Reply, Response, render
+from bot.threads import in_thread
 from bot.views import export
 from bot.views.charts import night_chart
 from bot.views.lines import history as history_lines
