@@ -94,7 +94,7 @@ def test_front_ends_never_reach_the_ledger() -> None:
 
 
 # Only the night layer and the store read or write the ledger; the views and the command layer ask
-# `Nights` (bot/night/night.py) by name. The one exception, and why:
+# `Nights` (bot/night/nights.py) by name. The one exception, and why:
 LEDGER_EXCEPTIONS = {
     "bot.chat.service": "Referee.open opens the database (Ledger.open) and hands the Ledger to Nights",
 }
@@ -123,6 +123,35 @@ def test_views_and_commands_never_import_the_ledger() -> None:
         if name.startswith("bot.store.ledger")
     ]
     assert excepted == ["bot.store.ledger.Ledger"]
+
+
+# What the views and the command layer hold of storage they read through the night's seam,
+# bot/night/records.py (its value types); bot/store itself only where LEDGER_EXCEPTIONS and
+# STORE_EXCEPTIONS say, and why:
+STORE_EXCEPTIONS = {
+    "bot.chat.service": {
+        "bot.store.ledger.Ledger": LEDGER_EXCEPTIONS["bot.chat.service"],
+        "bot.store.inbox.Inbox": "Referee.inbox hands the Telegram front end its intake, on the ledger's connection",
+    },
+}
+
+
+def test_views_and_commands_reach_storage_only_through_the_records_seam() -> None:
+    importing = [
+        f"{module_name(path)} imports {name}"
+        for path in above_the_night()
+        for name in imports(path)
+        if (name == "bot.store" or name.startswith("bot.store."))
+        and name not in STORE_EXCEPTIONS.get(module_name(path), {})
+    ]
+    assert importing == []
+
+
+def test_the_records_seam_is_the_store_s_value_types_only() -> None:
+    """bot/night/records.py passes on rows and the repeated update's refusal, nothing that reads
+    or writes the ledger."""
+    seam = ROOT / "bot" / "night" / "records.py"
+    assert all(name.startswith("bot.store.rows.") for name in imports(seam) if name.startswith("bot."))
 
 
 def test_views_and_commands_never_reach_the_ledger_of_a_night() -> None:

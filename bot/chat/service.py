@@ -33,10 +33,10 @@ from bot.night.fold import Line
 from bot.night.log_index import LogIndex
 from bot.night.night import Night
 from bot.night.nights import Nights
+from bot.night.records import DuplicateUpdate, EventRow, Seat
 from bot.night.seating import Speaker, claimable_seat, seat_of, seated_names
 from bot.store.inbox import Inbox
 from bot.store.ledger import Ledger
-from bot.store.rows import DuplicateUpdate, EventRow, Seat
 from bot.text.replies import Reply, Response
 from bot.threads import in_thread
 from bot.views.board import DEFAULT_MODE, shaped

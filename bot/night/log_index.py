@@ -4,7 +4,7 @@ place, the newest row of some kinds) answered without reading the whole log agai
 A night's rows are only ever appended (a correction is a new row), so the index folds each new row
 once, the first time a question is asked after it was appended: a question late in a 50,000-event
 night costs what it costs early on, and a `/undo` does not walk the night on the event loop. The
-index belongs to the night (bot/night/night.py) and is rebuilt if the night reads its log anew.
+index belongs to the night (bot/night/reading.py) and is rebuilt if the night reads its log anew.
 
 It also numbers the night's lines: the number a player sees (`✅ #3`, `撤销 3`, /history) counts the
 lines the table typed, per night, the opening being #1. A row no one typed as a line of the table

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from bot.night.night import Night
 from bot.night.people import merged_index, stake_at
-from bot.store.rows import LineText
+from bot.night.records import LineText
 
 
 @dataclass(frozen=True)

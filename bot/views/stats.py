@@ -28,8 +28,8 @@ from bot.night.night import Night
 from bot.night.nights import Nights
 from bot.night.people import LEAVING, RENAMING, Person, merged_index, merged_names, player_of
 from bot.night.played import Played
+from bot.night.records import NightMarks, NightRow
 from bot.night.tally import joins_previous
-from bot.store.rows import NightMarks, NightRow
 from bot.text.replies import LIST, Joined, Reply
 from bot.text.vocabulary import fold
 from bot.threads import in_thread

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from bot.night.played import Played
-from bot.store.rows import Seat
+from bot.night.records import Seat
 from bot.text.replies import LIST, Choice, Joined, Reply
 from engine.preset import Preset
 from engine.table import Draw, FlowerGang, Penalty, Win

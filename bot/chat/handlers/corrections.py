@@ -37,8 +37,8 @@ from bot.night.codec import EVENT_KINDS, event_kind, seat_change
 from bot.night.correction import Corrected
 from bot.night.fold import LaterEventBreaks, actor_of, table_event
 from bot.night.night import Night
+from bot.night.records import EventRow, Seat
 from bot.night.seating import Speaker, player_list, resolve, seat_of, seated_names
-from bot.store.rows import EventRow, Seat
 from bot.text.replies import LIST, Joined, Reply, Response
 from bot.views.lines import format_money
 from engine.errors import EngineError

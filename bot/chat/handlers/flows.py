@@ -38,8 +38,8 @@ from bot.chat.handlers.common import Context, Refusal, explained, readable, reco
 from bot.chat.handlers.table_events import gang, hu, penalty, win_event
 from bot.night.fold import PENDING_ID
 from bot.night.night import Night
+from bot.night.records import DuplicateUpdate, PaymentRow
 from bot.night.seating import seat_of
-from bot.store.rows import DuplicateUpdate, PaymentRow
 from bot.text.replies import Choice, Reply, Response
 from bot.text.vocabulary import flag_fields, flag_units, pattern_words
 from bot.views.lines import payment_lines

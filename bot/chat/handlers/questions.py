@@ -13,9 +13,9 @@ from bot.chat.handlers.opening import unclaimed
 from bot.night.fold import table_event
 from bot.night.night import Night
 from bot.night.people import kept_indices, stake_runs
+from bot.night.records import EventRow, LineText, PaymentRow, Seat
 from bot.night.seating import seated_names
 from bot.night.tally import Tally
-from bot.store.rows import EventRow, LineText, PaymentRow, Seat
 from bot.text.replies import Attachment, Choice, Reply, Response, render
 from bot.threads import in_thread
 from bot.views import export
