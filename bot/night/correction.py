@@ -17,10 +17,10 @@ from bot.night.fold import (
     Fold,
     active_ids,
     actor_of,
-    entries,
-    fold_entries,
+    effective_events,
+    fold_events,
     moved_hands,
-    slots,
+    places,
 )
 from bot.night.people import (
     Occupancy,
@@ -66,7 +66,7 @@ class CorrectionPlan:
     news: tuple[NewEvent, ...]
     anchors: tuple[int, ...]
     target_hand: int
-    from_slot: int
+    from_place: int
 
 
 @dataclass(frozen=True)
@@ -96,22 +96,22 @@ def _corrected_log(
 
 
 def _by_place(fold: Fold, events: Sequence[EventRow], payments: Iterable[PaymentRow]) -> dict[int, tuple[Flows, Flows]]:
-    """Derived and booked flows per place (slot): each place's booked money is brought to its
+    """Derived and booked flows per place: each place's booked money is brought to its
     derived money on its own, so it is priced at its place's hand and paid by whoever sat at the
     table there (换人), whatever happens to the night later; an undone place's rows sum to zero."""
     by_id = {event.id: event for event in events}
-    places = slots(events)
+    place_of = places(events)
     groups: dict[int, tuple[Flows, Flows]] = {}
     for played in fold.played:
-        derived = groups.setdefault(played.slot, ({}, {}))[0]
+        derived = groups.setdefault(played.place, ({}, {}))[0]
         for p in played.payments:
             add_flow(derived, p.payer, p.payee, p.amount, p.reason)
     for row in payments:
         event = by_id.get(row.event_id)
         if event is None:
             continue
-        slot = places.get(event.id, event.id)
-        add_flow(groups.setdefault(slot, ({}, {}))[1], row.payer, row.payee, row.amount, row.reason)
+        place = place_of.get(event.id, event.id)
+        add_flow(groups.setdefault(place, ({}, {}))[1], row.payer, row.payee, row.amount, row.reason)
     return groups
 
 
@@ -125,9 +125,9 @@ def plan_correction(
 ) -> CorrectionPlan:
     """Re-fold the corrected log and work out what to book (pure: runs off the event loop)."""
     events, active = _corrected_log(log, target, replacement)
-    places = slots(events)
-    slot = places[target.id]
-    fold = fold_entries(start, entries(events, active), slot)
+    place_of = places(events)
+    place = place_of[target.id]
+    fold = fold_events(start, effective_events(events, active), place)
     kind = "fix" if replacement is not None else "undo"
     payload = encode_fix(Fix(replacement)) if replacement is not None else encode_undo(target.id)
     actor = actor_of(replacement) if replacement is not None else None
@@ -135,22 +135,22 @@ def plan_correction(
     # money reads them); differences in hands at another stake go on `correction` rows of their own.
     schedule = placed_schedule(night.stake_cents, events, active, lambda: fold)
     by_id = {event.id: event for event in log}
-    root = by_id.get(slot, target)
-    target_hand = fold.hand_of(slot) or root.hand_no
+    root = by_id.get(place, target)
+    target_hand = fold.hand_of(place) or root.hand_no
     groups = _by_place(fold, events, payments)
-    own = difference(*groups.pop(slot, ({}, {})))
+    own = difference(*groups.pop(place, ({}, {})))
     stake = stake_at(schedule, target_hand)
     news = [NewEvent(fold.state.hand_no, kind, actor, payload, tuple(own), target.id, stake)]
-    anchors = [slot]
-    for place, (derived, booked) in sorted(groups.items()):
+    anchors = [place]
+    for other, (derived, booked) in sorted(groups.items()):
         extra = difference(derived, booked)
         if extra:  # booked against the place it belongs to (bot.night.people prices and seats it there)
-            root_row = by_id.get(place)
-            hand = fold.hand_of(place) or (root_row.hand_no if root_row is not None else target_hand)
+            root_row = by_id.get(other)
+            hand = fold.hand_of(other) or (root_row.hand_no if root_row is not None else target_hand)
             stake = stake_at(schedule, hand)
-            news.append(NewEvent(hand, "correction", None, encode_undo(target.id), tuple(extra), place, stake))
-            anchors.append(place)
-    return CorrectionPlan(fold, tuple(news), tuple(anchors), target_hand, slots(log).get(target.id, target.id))
+            news.append(NewEvent(hand, "correction", None, encode_undo(target.id), tuple(extra), other, stake))
+            anchors.append(other)
+    return CorrectionPlan(fold, tuple(news), tuple(anchors), target_hand, places(log).get(target.id, target.id))
 
 
 def settle_correction(
@@ -179,7 +179,7 @@ def settle_correction(
     changes = person_changes(sat, plan.news, plan.anchors)
     tally = tally_from(fold, events, [*payments, *rows], sitting_of(sat)).tally()  # the summary's, off the loop
     replacement = next((p for p in fold.played if p.event_id == row.id), None)
-    moved = moved_hands(before, fold, plan.from_slot)
+    moved = moved_hands(before, fold, plan.from_place)
     fold.played.build_index()  # off the event loop: the reply's first lookup is not a walk through the night
     return SettledCorrection(
         fold, active, seats_from(night, events, active), rows, changes, moved, replacement, seating, schedule, tally

@@ -62,7 +62,7 @@ class Fold:
         return Fold(state, Appended(played, keys=played_keys), before_last)
 
     def then(
-        self, event_id: int, slot: int, event: Event, checked: bool = False, sharing: Sharing | None = None
+        self, event_id: int, place: int, event: Event, checked: bool = False, sharing: Sharing | None = None
     ) -> Fold:
         """The fold with one more event; raises EngineError (nothing changes) if it is not legal.
         A line being recorded (or a corrected one), or one `checked`, is first checked as if typed.
@@ -70,7 +70,7 @@ class Fold:
         if isinstance(event, Win) and event.joins is not None:
             group = self.joined_group(event.joins)
             if group:
-                return self._joined(event_id, slot, event, group, checked, sharing or Sharing())
+                return self._joined(event_id, place, event, group, checked, sharing or Sharing())
             if self.played.first(event.joins) is not None:
                 raise EngineError("win.joined_apart", id=event.joins)
             # the win it joined is undone: this claim is a win of its own, where it stands
@@ -82,7 +82,7 @@ class Fold:
         share = sharing or Sharing()
         played = Played(
             event_id,
-            slot,
+            place,
             before.hand_no,
             event,
             share.all(outcome.payments),
@@ -98,12 +98,14 @@ class Fold:
         group: list[Played] = []
         for played in reversed(self.played):
             event = played.event
-            if not isinstance(event, Win) or (played.slot != root and event.joins != root):
+            if not isinstance(event, Win) or (played.place != root and event.joins != root):
                 break
             group.append(played)
         return group[::-1]
 
-    def _joined(self, event_id: int, slot: int, event: Win, group: list[Played], checked: bool, share: Sharing) -> Fold:
+    def _joined(
+        self, event_id: int, place: int, event: Win, group: list[Played], checked: bool, share: Sharing
+    ) -> Fold:
         """Another winner on the discard of the win just played (RULES §8 一炮多响): the claims are
         settled together from the table before the first, as one win; this claim's payments are what
         that adds to the money already booked for the others."""
@@ -111,7 +113,7 @@ class Fold:
         first = group[0].event
         assert before is not None and isinstance(first, Win)
         if event.discarder != first.discarder:
-            raise EngineError("win.joined_other_discard", id=group[0].slot)
+            raise EngineError("win.joined_other_discard", id=group[0].place)
         event = win_with_dealer(event, before.dealer)
         if checked or event_id == PENDING_ID:
             check_win_at(before, event)  # this claim as if typed at the discard: its own hand
@@ -126,7 +128,7 @@ class Fold:
         mine = {claim.winner for claim in event.claims}
         played = Played(
             event_id,
-            slot,
+            place,
             before.hand_no,
             event,
             share.all(tuple(difference(derived, booked))),
@@ -149,7 +151,7 @@ class Fold:
         return self.played[-1] if self.played else None
 
     def hand_of(self, event_id: int) -> int | None:
-        """Hand of a played event, by ledger id or by slot (the first match wins, as in order); the
+        """Hand of a played event, by ledger id or by place (the first match wins, as in order); the
         index behind it is shared and extended, since a night's money looks up every event."""
         played = self.played.first(event_id)
         return played.hand_no if played is not None else None
@@ -189,9 +191,9 @@ def win_with_dealer(event: Win, dealer: int) -> Win:
 class LaterEventBreaks(EngineError):
     """A correction would make a later event impossible (e.g. undoing the pong an added gang needs)."""
 
-    def __init__(self, slot: int, cause: EngineError) -> None:
-        super().__init__("fix.breaks_later", id=slot)
-        self.slot = slot
+    def __init__(self, place: int, cause: EngineError) -> None:
+        super().__init__("fix.breaks_later", id=place)
+        self.place = place
         self.cause = cause
 
 
@@ -199,13 +201,13 @@ class LaterEventBreaks(EngineError):
 
 
 def active_ids(events: Sequence[EventRow]) -> set[int]:
-    """Each slot's current version and the correction marks (bot/night/versions.py)."""
+    """Each place's current version and the correction marks (bot/night/versions.py)."""
     return versions(events).active(events)
 
 
-def slots(events: Sequence[EventRow]) -> dict[int, int]:
+def places(events: Sequence[EventRow]) -> dict[int, int]:
     """Each row's place in the night: a fix or undo has the place of what it corrects."""
-    return versions(events).slot_of
+    return versions(events).place_of
 
 
 _TABLE_EVENTS = tuple(EVENT_KINDS.values())
@@ -230,10 +232,10 @@ def table_event(event: EventRow) -> Event | None:
     return None
 
 
-def entries(events: Sequence[EventRow], active: set[int], after: int = 0) -> list[tuple[int, int, Event]]:
-    """(event id, slot, event) of the effective table events in slots after `after`, in the night's order."""
-    places = slots(events)
-    found = [(e.id, places[e.id], table_event(e)) for e in events if e.id in active and places[e.id] > after]
+def effective_events(events: Sequence[EventRow], active: set[int], after: int = 0) -> list[tuple[int, int, Event]]:
+    """(event id, place, event) of the effective table events in places after `after`, in the night's order."""
+    place_of = places(events)
+    found = [(e.id, place_of[e.id], table_event(e)) for e in events if e.id in active and place_of[e.id] > after]
     return sorted(((i, s, ev) for i, s, ev in found if ev is not None), key=lambda entry: entry[1])
 
 
@@ -252,27 +254,27 @@ def joins_back(events: Sequence[EventRow], active: set[int], after: int) -> bool
 
 def fold_whole_night(start: TableState, events: Sequence[EventRow], active: set[int]) -> Fold:
     """The night folded from its start, indexed (off the event loop: a long night takes seconds)."""
-    fold = fold_entries(start, entries(events, active), None)
+    fold = fold_events(start, effective_events(events, active), None)
     fold.played.build_index()
     return fold
 
 
-def fold_entries(start: TableState, items: Iterable[tuple[int, int, Event]], strict_after: int | None) -> Fold:
+def fold_events(start: TableState, items: Iterable[tuple[int, int, Event]], strict_after: int | None) -> Fold:
     """Fold events in order. Events that no longer apply are skipped (older ledgers) unless they come
     after `strict_after`: then the correction that made them impossible is refused. Those later
     events are checked as if typed again, so a corrected night is one its lines could have made
     (a fix must not turn a later pong into a second pong of the same tile)."""
     folded, sharing = Fold(start), Sharing()  # what repeats along the night is held once
-    for event_id, slot, event in items:
-        later = strict_after is not None and slot > strict_after
+    for event_id, place, event in items:
+        later = strict_after is not None and place > strict_after
         try:  # a line being recorded is checked against its hand's earlier events (Fold.then)
-            folded = folded.then(event_id, slot, event, later, sharing)  # later: declared wins too
+            folded = folded.then(event_id, place, event, later, sharing)  # later: declared wins too
         except EngineError as error:
-            if strict_after is None or slot < strict_after:
+            if strict_after is None or place < strict_after:
                 continue
             if event_id == PENDING_ID:
                 raise  # the corrected line itself is wrong: say why, as if it had been typed
-            raise LaterEventBreaks(slot, _named_at(error, strict_after)) from error
+            raise LaterEventBreaks(place, _named_at(error, strict_after)) from error
     return folded
 
 
@@ -296,19 +298,19 @@ def actor_of(event: Event) -> int | None:
     return actor if isinstance(actor, int) else None
 
 
-def hand_in(fold: Fold, event: EventRow, slot_of: Callable[[int], int]) -> int:
+def hand_in(fold: Fold, event: EventRow, place_of: Callable[[int], int]) -> int:
     """The hand an event belongs to as the corrected night has it (/history, the CSV, the tally): a
     replaced version of a corrected event (a fix later fixed again, a joined win) belongs to its
     place's hand, not to the hand it was typed in."""
     hand = fold.hand_of(event.id)
     if hand is None and event.kind == "fix":
-        hand = fold.hand_of(slot_of(event.id))
+        hand = fold.hand_of(place_of(event.id))
     return hand or event.hand_no
 
 
-def moved_hands(before: Fold, after: Fold, from_slot: int) -> tuple[int, ...]:
+def moved_hands(before: Fold, after: Fold, from_place: int) -> tuple[int, ...]:
     """Hands after the corrected event whose number or payments changed."""
-    old = {p.slot: (p.hand_no, p.payments) for p in before.played if p.slot > from_slot}
-    new = {p.slot: (p.hand_no, p.payments) for p in after.played if p.slot > from_slot}
+    old = {p.place: (p.hand_no, p.payments) for p in before.played if p.place > from_place}
+    new = {p.place: (p.hand_no, p.payments) for p in after.played if p.place > from_place}
     hands = {new[s][0] for s in new if old.get(s) != new[s]} | {old[s][0] for s in old if s not in new}
     return tuple(sorted(hands))

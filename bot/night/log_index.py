@@ -136,13 +136,13 @@ class LogIndex:
         at = bisect_left(rows, event_id, key=_row_id)
         return rows[at] if at < len(rows) and rows[at].id == event_id else None
 
-    def slot(self, rows: list[EventRow], event_id: int) -> int:
+    def place(self, rows: list[EventRow], event_id: int) -> int:
         """The place in the night a row stands for (bot/night/versions.py)."""
-        return self.catch_up(rows).slot(event_id)
+        return self.catch_up(rows).place(event_id)
 
-    def current(self, rows: list[EventRow], slot: int) -> int | None:
+    def current(self, rows: list[EventRow], place: int) -> int | None:
         """The id of the version in force at this place, None once it is undone."""
-        return self.catch_up(rows).current(slot)
+        return self.catch_up(rows).current(place)
 
     def last(self, rows: list[EventRow], kinds: Sequence[str], counts: Callable[[EventRow], bool]) -> EventRow | None:
         """The newest row of one of these kinds that `counts` (undone rows are passed over)."""

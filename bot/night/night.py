@@ -281,7 +281,7 @@ class Night(NightReading):
                 if update
                 else RunningTally.of(running.stored_at, adding)
             )
-        played = replace(played, event_id=row.id, slot=row.id)
+        played = replace(played, event_id=row.id, place=row.id)
         self._fold = self._fold.plus(fold.state, played, fold.before_last)  # shares the fold's history: no copy
         self._active.add(row.id)
         rows = self._booked_rows(row.id, played.payments, played.hand_no)

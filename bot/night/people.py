@@ -145,7 +145,7 @@ def index_totals(
 ) -> tuple[list[int], list[int]]:
     """(flowers, money) per occupancy index, starting from `base` (a checkpoint's head, by index)."""
     by_id = {event.id: event for event in events}
-    places = versions(events).slot_of
+    place_of = versions(events).place_of
     amounts = [0] * len(seating.names)
     money = [0] * len(seating.names)
     for index, (amount, cents) in enumerate(zip(*base, strict=True)):
@@ -154,8 +154,8 @@ def index_totals(
         event = by_id.get(payment.event_id)
         if event is None:
             continue
-        # a correction's money belongs to the hand and the players of the place (slot) it corrects
-        source = by_id.get(places.get(event.id, event.id), event)  # its slot's first row
+        # a correction's money belongs to the hand and the players of the place it corrects
+        source = by_id.get(place_of.get(event.id, event.id), event)  # its place's first row
         sitting = seating.at.get(source.id, seating.now)
         hand = hand_of(source.id) or source.hand_no
         cents = payment.amount * stake_at(schedule, hand)

@@ -14,7 +14,7 @@ class Played:
     """One effective table event as the (corrected) history has it."""
 
     event_id: int  # the ledger row whose content this is (a fix row for a corrected event)
-    slot: int  # its place in the night: the id of the event first typed there
+    place: int  # its place in the night: the id of the event first typed there
     hand_no: int
     event: Event
     payments: tuple[Payment, ...]
@@ -25,4 +25,4 @@ class Played:
 
 
 def played_keys(played: Played) -> tuple[int, int]:
-    return played.event_id, played.slot
+    return played.event_id, played.place

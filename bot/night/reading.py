@@ -18,8 +18,8 @@ from bot.night.fold import (
     Fold,
     active_ids,
     current_hand,
-    entries,
-    fold_entries,
+    effective_events,
+    fold_events,
     fold_whole_night,
     hand_in,
     is_closed,
@@ -185,7 +185,7 @@ class NightReading:
         only its end was folded: this folds it from the start, on the event loop, and keeps it (once,
         when first needed: a correction, a summary, the stats; `folded` does it off the loop)."""
         if self._from:
-            self._fold = fold_entries(self.start(), entries(self.events, self.active), None)
+            self._fold = fold_events(self.start(), effective_events(self.events, self.active), None)
             self._from = 0
         return self._fold
 
@@ -211,7 +211,7 @@ class NightReading:
                 start, after = checkpoints.decode(checkpoint[1], self.preset)[0], checkpoint[0]
             except checkpoints.CheckpointMismatch:
                 start, after = self.start(), 0  # another engine wrote it: fold the whole night
-        self._fold = fold_entries(start, entries(self.events, self.active, after), None)
+        self._fold = fold_events(start, effective_events(self.events, self.active, after), None)
         self._fold.played.build_index()  # here, off the event loop when the night is long (Nights.load)
         self._index.catch_up(self._events)
         self._from = after
@@ -228,7 +228,7 @@ class NightReading:
         marks = [e for e in events if e.kind in ("close", "reopen")]
         self.closed = is_closed(marks) if marks else head.closed
         start, after = checkpoints.decode(self._checkpoint[1], self.preset)[0], self._checkpoint[0]
-        self._fold = fold_entries(start, entries(events, self._active, after), None)
+        self._fold = fold_events(start, effective_events(events, self._active, after), None)
         self._from = after
         self._people = self._seating_from_head(head)
 
@@ -294,9 +294,9 @@ class NightReading:
         """The latest line's number (the opening is #1)."""
         return self._index.last_number(self._events, self._number_base())
 
-    def current_version(self, slot: int) -> EventRow | None:
+    def current_version(self, place: int) -> EventRow | None:
         """The row in force at this place in the night, None once it is undone."""
-        current = self._index.current(self.events, slot)
+        current = self._index.current(self.events, place)
         return self.event(current) if current is not None else None
 
     def last_active(self, kinds: Sequence[str]) -> EventRow | None:
@@ -306,23 +306,23 @@ class NightReading:
         """The newest row of these kinds that `counts`."""
         return self._index.last(self.events, kinds, counts)
 
-    def slot_of(self, event_id: int) -> int:
-        return self._index.slot(self.events, event_id)
+    def place_of(self, event_id: int) -> int:
+        return self._index.place(self.events, event_id)
 
     def hand_in_log(self, event: EventRow) -> int:
         """The hand an event belongs to as the corrected night has it: /history and the CSV both say
         it. A replaced version of a corrected event (a fix later fixed again, a joined win) belongs to
         its place's hand, not to the hand it was typed in."""
-        return hand_in(self.whole_fold(), event, self.slot_of)
+        return hand_in(self.whole_fold(), event, self.place_of)
 
     def state_before(self, event_id: int) -> TableState:
         """The table as it was just before this event (a fix is built against it)."""
-        slot = self.slot_of(event_id)
+        place = self.place_of(event_id)
         fold = Fold(self.start())
         for played in self.whole_fold().played:
-            if played.slot >= slot:
+            if played.place >= place:
                 break
-            fold = fold.then(played.event_id, played.slot, played.event)
+            fold = fold.then(played.event_id, played.place, played.event)
         return fold.state
 
     def meld_events(self, seat: int, hand: int) -> list[int]:

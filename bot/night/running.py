@@ -45,18 +45,18 @@ def tally_from(
     it, with the payments booked after it (`events` and `payments`: at least those after it): each at
     its place, with the players who sat there (`sitting`: a place's player index in each seat), in
     the place's hand (bot/night/tally.py). From no base, the whole night's."""
-    places = versions(events).slot_of
+    place_of = versions(events).place_of
     by_id = {event.id: event for event in events}
     booked: list[tuple[PaymentRow, int, int]] = []
     for payment in payments:
         event = by_id.get(payment.event_id)
         if event is None or event.id <= after:
             continue
-        source = by_id.get(places.get(event.id, event.id), event)  # its slot's first row
-        booked.append((payment, source.id, hand_in(fold, source, lambda i: places.get(i, i))))
+        source = by_id.get(place_of.get(event.id, event.id), event)  # its place's first row
+        booked.append((payment, source.id, hand_in(fold, source, lambda i: place_of.get(i, i))))
     played = fold.played
     first = len(played)
-    while first and played[first - 1].slot > after:  # the events after it, read from the end
+    while first and played[first - 1].place > after:  # the events after it, read from the end
         first -= 1
     previous = played[first - 1] if first else None
     return tallied(Tallying(base), played[first:], booked, sitting, previous)

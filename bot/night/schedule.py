@@ -40,7 +40,7 @@ def placed_changes(events: Sequence[EventRow], active: set[int], fold: Fold) -> 
     if not changes:
         return []
     played = fold.played
-    places = [p.slot for p in played]
+    places = [p.place for p in played]
     placed: list[tuple[int, int]] = []
     for place, cents in changes:
         at = bisect_right(places, place)  # played[at] is the first event after the change

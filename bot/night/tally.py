@@ -31,7 +31,7 @@ from engine.errors import EngineError
 from engine.settlement import Payment
 from engine.table import Draw, Win
 
-Sitting = Callable[[int], Sequence[int]]  # a place (slot) -> the player index in each seat there
+Sitting = Callable[[int], Sequence[int]]  # a place -> the player index in each seat there
 
 
 @dataclass(frozen=True, slots=True)
@@ -283,7 +283,7 @@ def tallied(
     """`tallying` with these events as played (in the night's order, after `previous`) and these
     payments booked, each with the place it belongs to and that place's hand."""
     for entry in played:
-        tallying.played(entry, sitting(entry.slot), previous)
+        tallying.played(entry, sitting(entry.place), previous)
         previous = entry
     for payment, place, hand in payments:
         tallying.paid(payment, sitting(place), hand)

@@ -101,9 +101,9 @@ async def in_full(context: Context, night: Night, number: int) -> Response:
     texts, merged = await night.texts([row]), merges(night, await night.texts_of_kind("fix"))
     shown = flow_lines(night, [row], texts)
     replies.extend(history_lines([row], texts, undone, hands, fixed_by, shown, merged, night.shown))
-    slot = night.slot_of(row.id)
-    played = night.whole_fold().played.first(slot) if night.current_version(slot) is not None else None
-    if played is not None and played.slot == slot:
+    place = night.place_of(row.id)
+    played = night.whole_fold().played.first(place) if night.current_version(place) is not None else None
+    if played is not None and played.place == place:
         seating = night.seating()  # the names of who sat there at that event, after any 换人
         sitting = seating.at.get(played.event_id, seating.now)
         seats = tuple(Seat(seating.names[index]) for index in sitting)
