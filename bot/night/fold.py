@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
-from bot.night.appended import Appended
+from bot.night.append_only import AppendOnlyView
 from bot.night.checks import check_against_table, check_win_at
 from bot.night.codec import (
     EVENT_KINDS,
@@ -24,8 +24,8 @@ from bot.night.codec import (
     payload_text,
 )
 from bot.night.flows import Flows, add_flow, difference
+from bot.night.interner import Interner
 from bot.night.played import Played, played_keys
-from bot.night.sharing import Sharing
 from bot.night.versions import versions
 from bot.store.rows import (
     EventRow,
@@ -48,29 +48,29 @@ class Line:
 @dataclass(frozen=True, eq=False)
 class Fold:
     """The table after the effective events, and each event as played. `played` is shared between
-    a fold and the folds that extend it (bot/night/appended.py): one more event costs the same late in a
+    a fold and the folds that extend it (bot/night/append_only.py): one more event costs the same late in a
     long night as early on, and a fold held by a reader never changes."""
 
     state: TableState
-    played: Appended[Played] = field(default_factory=lambda: Appended(keys=played_keys))
+    played: AppendOnlyView[Played] = field(default_factory=lambda: AppendOnlyView(keys=played_keys))
     # the table before the last event played, or before the first claim of the last win when more
     # claims joined it (一炮多响): a claim joined later is settled with the others from there
     before_last: TableState | None = None
 
     @staticmethod
     def of(state: TableState, played: Iterable[Played], before_last: TableState | None = None) -> Fold:
-        return Fold(state, Appended(played, keys=played_keys), before_last)
+        return Fold(state, AppendOnlyView(played, keys=played_keys), before_last)
 
     def then(
-        self, event_id: int, place: int, event: Event, checked: bool = False, sharing: Sharing | None = None
+        self, event_id: int, place: int, event: Event, checked: bool = False, interner: Interner | None = None
     ) -> Fold:
         """The fold with one more event; raises EngineError (nothing changes) if it is not legal.
         A line being recorded (or a corrected one), or one `checked`, is first checked as if typed.
-        `sharing`: a night folded whole holds the payments and scores that repeat once."""
+        `interner`: a night folded whole holds the payments and scores that repeat once."""
         if isinstance(event, Win) and event.joins is not None:
             group = self.joined_group(event.joins)
             if group:
-                return self._joined(event_id, place, event, group, checked, sharing or Sharing())
+                return self._joined(event_id, place, event, group, checked, interner or Interner())
             if self.played.first(event.joins) is not None:
                 raise EngineError("win.joined_apart", id=event.joins)
             # the win it joined is undone: this claim is a win of its own, where it stands
@@ -79,7 +79,7 @@ class Fold:
             check_against_table(self.state, current_hand(self), event)
         outcome = apply(self.state, event)
         before = self.state
-        share = sharing or Sharing()
+        share = interner or Interner()
         played = Played(
             event_id,
             place,
@@ -104,7 +104,7 @@ class Fold:
         return group[::-1]
 
     def _joined(
-        self, event_id: int, place: int, event: Win, group: list[Played], checked: bool, share: Sharing
+        self, event_id: int, place: int, event: Win, group: list[Played], checked: bool, share: Interner
     ) -> Fold:
         """Another winner on the discard of the win just played (RULES §8 一炮多响): the claims are
         settled together from the table before the first, as one win; this claim's payments are what
@@ -239,7 +239,7 @@ def effective_events(events: Sequence[EventRow], active: set[int], after: int = 
     return sorted(((i, s, ev) for i, s, ev in found if ev is not None), key=lambda entry: entry[1])
 
 
-def joins_back(events: Sequence[EventRow], active: set[int], after: int) -> bool:
+def claim_joins_across(events: Sequence[EventRow], active: set[int], after: int) -> bool:
     """Whether a claim after event `after` joins a win at or before it (一炮多响): a checkpoint there
     holds the table after that win alone, so the night is folded from further back."""
     for event in reversed(events):  # in the order written: only those after the checkpoint are read
@@ -264,11 +264,11 @@ def fold_events(start: TableState, items: Iterable[tuple[int, int, Event]], stri
     after `strict_after`: then the correction that made them impossible is refused. Those later
     events are checked as if typed again, so a corrected night is one its lines could have made
     (a fix must not turn a later pong into a second pong of the same tile)."""
-    folded, sharing = Fold(start), Sharing()  # what repeats along the night is held once
+    folded, interner = Fold(start), Interner()  # what repeats along the night is held once
     for event_id, place, event in items:
         later = strict_after is not None and place > strict_after
         try:  # a line being recorded is checked against its hand's earlier events (Fold.then)
-            folded = folded.then(event_id, place, event, later, sharing)  # later: declared wins too
+            folded = folded.then(event_id, place, event, later, interner)  # later: declared wins too
         except EngineError as error:
             if strict_after is None or place < strict_after:
                 continue

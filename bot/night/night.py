@@ -49,7 +49,7 @@ from bot.night.tally import (
     TALLY_VERSION,
     Figures,
     Tally,
-    Tallying,
+    TallyBuilder,
     decode_figures,
     encode_figures,
     hand_rows,
@@ -105,7 +105,7 @@ class Night(NightReading):
             return tally
         return await in_thread(added_up, running, stored.hands)  # a long night's hands: off the event loop
 
-    def whole_tally(self) -> Tallying:
+    def whole_tally(self) -> TallyBuilder:
         """The whole night's tally from its fold (a long night's takes a while: from a worker thread)."""
         return tally_from(self.whole_fold(), self.events, self.payment_rows, sitting_of(self.seating()))
 
@@ -265,8 +265,8 @@ class Night(NightReading):
             raise EngineError("night.full", limit=MAX_NIGHT_EVENTS)
         if isinstance(event, Win) and event.joins is not None:
             await self.folded()
-        event = self._sharing.event(event)  # a seat's pong, a win's flags: as met before tonight
-        fold = self._fold.then(PENDING_ID, PENDING_ID, event, sharing=self._sharing)
+        event = self._interner.event(event)  # a seat's pong, a win's flags: as met before tonight
+        fold = self._fold.then(PENDING_ID, PENDING_ID, event, interner=self._interner)
         played = fold.last
         new = NewEvent(played.hand_no, event_kind(event), actor_of(event), encode_event(event), played.payments)
         closes_hand = fold.state.hand_no != self.state.hand_no

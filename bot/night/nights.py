@@ -15,11 +15,11 @@ from bot.night.codec import (
 from bot.night.fold import (
     Line,
     active_ids,
-    joins_back,
+    claim_joins_across,
 )
+from bot.night.interner import Interner
 from bot.night.night import Night
 from bot.night.people import stake_schedule
-from bot.night.sharing import Sharing
 from bot.store.heap import free_off_loop
 from bot.store.inbox import Inbox
 from bot.store.ledger import Ledger
@@ -78,7 +78,7 @@ class Nights:
             night = await self._from_head(row, preset, checkpoint)
             if night is not None:
                 return night
-        events = await self.ledger.events(row.id, decode=Sharing().decode)  # what repeats held once
+        events = await self.ledger.events(row.id, decode=Interner().decode)  # what repeats held once
         payments = await self.ledger.payments(row.id)
         return await in_thread(Night, self.ledger, row, events, payments, checkpoint, None, preset)
 
@@ -103,11 +103,11 @@ class Nights:
             state, head = checkpoints.decode(checkpoint[1], preset)
         except checkpoints.CheckpointMismatch:
             return None
-        after = await self.ledger.events(row.id, checkpoint[0], Sharing().decode)
+        after = await self.ledger.events(row.id, checkpoint[0], Interner().decode)
         active = active_ids(after)
         if any(start < state.hand_no for start, _ in stake_schedule(0, after, active)[1:]):
             return None
-        if joins_back(after, active, checkpoint[0]):
+        if claim_joins_across(after, active, checkpoint[0]):
             return None
         payments = await self.ledger.payments_after(row.id, checkpoint[0])
         return Night(self.ledger, row, after, payments, checkpoint, head, preset)

@@ -17,14 +17,15 @@ from bot.night.fold import (
     PENDING_ID,
     Fold,
     active_ids,
+    claim_joins_across,
     current_hand,
     effective_events,
     fold_events,
     fold_whole_night,
     hand_in,
     is_closed,
-    joins_back,
 )
+from bot.night.interner import Interner
 from bot.night.log_index import LogIndex
 from bot.night.payment_log import PaymentLog
 from bot.night.people import (
@@ -42,7 +43,6 @@ from bot.night.played import Played
 from bot.night.running import RunningTally
 from bot.night.schedule import hand_begun, placed_changes, placed_schedule
 from bot.night.seating import seats_from
-from bot.night.sharing import Sharing
 from bot.store.ledger import Ledger
 from bot.store.rows import (
     EventRow,
@@ -93,7 +93,7 @@ class NightReading:
         self._unwritten_bind: SeatChange | None = None  # see `bind_with_next_write`
         # what repeats among the events recorded here (a night read from the ledger shares it as it
         # is read): a bounded table, since the night keeps it as long as it is played
-        self._sharing = Sharing(bound=LIVE_SHARED, by_content=False)
+        self._interner = Interner(bound=LIVE_SHARED, by_content=False)
         self._checkpoint = checkpoint
         self._head = head
         # the running tally (bot/night/tally.py): the stored one and what the night added since,
@@ -142,7 +142,7 @@ class NightReading:
         """Read the whole night (a restart loaded only what came after its checkpoint)."""
         if self._head is None:
             return
-        self._events = await self.ledger.events(self.id, decode=Sharing().decode)
+        self._events = await self.ledger.events(self.id, decode=Interner().decode)
         self._payment_rows = await in_thread(PaymentLog, await self.ledger.payments(self.id))  # columns: off the loop
         self._rows = len(self._events)
         self._head = None  # `_derive` builds the players, totals and stakes from the whole log
@@ -206,7 +206,7 @@ class NightReading:
         self.seats = seats_from(self.row, self.events, self.active)
         self.closed = is_closed(self.events)
         start, after = self.start(), 0
-        if checkpoint is not None and not joins_back(self.events, self.active, checkpoint[0]):
+        if checkpoint is not None and not claim_joins_across(self.events, self.active, checkpoint[0]):
             try:
                 start, after = checkpoints.decode(checkpoint[1], self.preset)[0], checkpoint[0]
             except checkpoints.CheckpointMismatch:

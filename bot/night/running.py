@@ -18,7 +18,7 @@ from bot.night.tally import (
     Figures,
     HandNets,
     Tally,
-    Tallying,
+    TallyBuilder,
     encode_figures,
     hand_rows,
     hands_of,
@@ -40,7 +40,7 @@ def tally_from(
     sitting: Callable[[int], Sequence[int]],
     base: Figures = NO_FIGURES,
     after: int = 0,
-) -> Tallying:
+) -> TallyBuilder:
     """`base` (the tally's figures stored after event `after`, or none) and what `fold` played after
     it, with the payments booked after it (`events` and `payments`: at least those after it): each at
     its place, with the players who sat there (`sitting`: a place's player index in each seat), in
@@ -59,7 +59,7 @@ def tally_from(
     while first and played[first - 1].place > after:  # the events after it, read from the end
         first -= 1
     previous = played[first - 1] if first else None
-    return tallied(Tallying(base), played[first:], booked, sitting, previous)
+    return tallied(TallyBuilder(base), played[first:], booked, sitting, previous)
 
 
 def sitting_of(seating: Occupancy) -> Callable[[int], Sequence[int]]:
@@ -81,18 +81,18 @@ class RunningTally:
     hands: tuple[HandNets, ...] = ()
 
     @staticmethod
-    def of(stored_at: int, since: Tallying) -> RunningTally:
+    def of(stored_at: int, since: TallyBuilder) -> RunningTally:
         return RunningTally(stored_at, since.figures(), since.hands())
 
-    def with_played(self, played: Played, sitting: Sequence[int], previous: Played | None) -> Tallying:
+    def with_played(self, played: Played, sitting: Sequence[int], previous: Played | None) -> TallyBuilder:
         """The figures with `played` added, a new event (played by whoever sits there now: `sitting`)."""
-        adding = Tallying(self.figures, self.hands)
+        adding = TallyBuilder(self.figures, self.hands)
         adding.played(played, sitting, previous)
         for payment in played.payments:
             adding.paid(payment, sitting, played.hand_no)
         return adding
 
-    def stored_with(self, adding: Tallying) -> TallyUpdate:
+    def stored_with(self, adding: TallyBuilder) -> TallyUpdate:
         """What a closed hand stores: the figures now, and the hands' nets since the stored tally."""
         return TallyUpdate(TALLY_VERSION, self.stored_at, encode_figures(adding.figures()), hand_rows(adding.hands()))
 

@@ -186,7 +186,7 @@ class _Sums:
     last_hand: int = 0
 
 
-class Tallying:
+class TallyBuilder:
     """Figures being added to, and the hands the additions moved: `played` for each event as
     played, in the night's order; `paid` for each payment booked, with the players at its place and
     its hand. `figures()` is the base's figures and these; `hands()` the hands these moved (the
@@ -274,17 +274,17 @@ class Tallying:
 
 
 def tallied(
-    tallying: Tallying,
+    builder: TallyBuilder,
     played: Iterable[Played],
     payments: Iterable[tuple[PaymentRow, int, int]],
     sitting: Sitting,
     previous: Played | None = None,
-) -> Tallying:
-    """`tallying` with these events as played (in the night's order, after `previous`) and these
+) -> TallyBuilder:
+    """`builder` with these events as played (in the night's order, after `previous`) and these
     payments booked, each with the place it belongs to and that place's hand."""
     for entry in played:
-        tallying.played(entry, sitting(entry.place), previous)
+        builder.played(entry, sitting(entry.place), previous)
         previous = entry
     for payment, place, hand in payments:
-        tallying.paid(payment, sitting(place), hand)
-    return tallying
+        builder.paid(payment, sitting(place), hand)
+    return builder
