@@ -40,9 +40,6 @@ CACHE_CHATS = 500
 PRESETS_KEPT = 16  # house rules read lately, by their text: most groups play a handful of presets
 
 
-# ---- the registry -------------------------------------------------------------------------------
-
-
 class Nights:
     """Loads and caches each chat's latest night and settings. One process owns a database, and
     every write goes through here, so the cache never goes stale.

@@ -67,9 +67,6 @@ def sitting_of(seating: Occupancy) -> Callable[[int], Sequence[int]]:
     return lambda place: seating.at.get(place, seating.now)
 
 
-# ---- results ------------------------------------------------------------------------------------
-
-
 @dataclass(frozen=True)
 class RunningTally:
     """A night's running tally: the one stored after event `stored_at` (with the newest closed hand)
@@ -95,9 +92,6 @@ class RunningTally:
     def stored_with(self, adding: TallyBuilder) -> TallyUpdate:
         """What a closed hand stores: the figures now, and the hands' nets since the stored tally."""
         return TallyUpdate(TALLY_VERSION, self.stored_at, encode_figures(adding.figures()), hand_rows(adding.hands()))
-
-
-# ---- the owner ----------------------------------------------------------------------------------
 
 
 def added_up(running: RunningTally, stored: TallyRows) -> Tally:
