@@ -132,6 +132,8 @@ STORE_EXCEPTIONS = {
     "bot.chat.service": {
         "bot.store.ledger.Ledger": LEDGER_EXCEPTIONS["bot.chat.service"],
         "bot.store.inbox.Inbox": "Referee.inbox hands the Telegram front end its intake, on the ledger's connection",
+        "bot.store.writer.storage_unavailable": "Referee tells the storage failing for now (busy, locked, full) from a "
+        "refusal: the update is handled again (Response.unwritten)",
     },
 }
 

@@ -35,7 +35,7 @@ from bot.store.rows import (
     TallyRows,
     TallyUpdate,
 )
-from bot.store.writer import PRAGMAS, Writer
+from bot.store.writer import Writer, pragmas
 from bot.threads import in_thread
 
 SCHEMA_VERSION = 9
@@ -444,7 +444,7 @@ class Ledger:
         await writer.run(_migrate)
         connection = await aiosqlite.connect(str(path), isolation_level=None)
         connection.row_factory = aiosqlite.Row
-        for pragma in PRAGMAS:
+        for pragma in pragmas():
             await connection.execute(f"PRAGMA {pragma}")
         return cls(connection, writer)
 
