@@ -23,7 +23,7 @@ from hypothesis import assume, event, given, settings
 from hypothesis import strategies as st
 
 from bot.chat.service import Referee
-from bot.night.night import table_event
+from bot.night.fold import table_event
 from bot.store.ledger import Ledger
 from bot.store.rows import EventRow
 from bot.text.replies import Reply, Response, render

@@ -29,15 +29,17 @@ from bot.chat.handlers.common import (
     refused_win,
 )
 from bot.night.codec import EVENT_KINDS, SeatChange
+from bot.night.fold import Line
 from bot.night.log_index import LogIndex
-from bot.night.night import Line, Night, Nights
+from bot.night.night import Night
+from bot.night.nights import Nights
+from bot.night.records import DuplicateUpdate, EventRow, Seat
 from bot.night.seating import Speaker, claimable_seat, seat_of, seated_names
-from bot.store.heap import in_thread
 from bot.store.inbox import Inbox
 from bot.store.ledger import Ledger
-from bot.store.rows import DuplicateUpdate, EventRow, Seat
 from bot.store.writer import storage_unavailable
 from bot.text.replies import Reply, Response
+from bot.threads import in_thread
 from bot.views.board import DEFAULT_MODE, shaped
 from bot.views.board import SETTING as BOARD_SETTING
 from bot.views.lines import format_money, transfers_json, unit_key

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from bot.store.rows import NightRow, Seat
+from bot.night.codec import SEAT_KINDS, seat_change
+from bot.store.rows import EventRow, NightRow, Seat
 from bot.text.vocabulary import fold, name_key
 from engine.errors import EngineError
 
@@ -86,3 +87,12 @@ def resolve(seats: Sequence[Seat], token: str) -> int:
 def may_record(night: NightRow, seats: Sequence[Seat], speaker: Speaker) -> bool:
     """Seated players, whoever opened the night, and chat admins may record or undo."""
     return seat_of(seats, speaker) is not None or speaker.id == night.opened_by or speaker.is_admin
+
+
+def seats_from(row: NightRow, events: Iterable[EventRow], active: set[int]) -> tuple[Seat, ...]:
+    seats = list(row.seats)
+    for event in events:
+        if event.kind in SEAT_KINDS and event.id in active:
+            change = seat_change(event.body)
+            seats[change.seat] = Seat(change.name, change.user_id, change.username)
+    return tuple(seats)

@@ -20,7 +20,6 @@ from typing import Any, TypeVar
 
 import aiosqlite
 
-from bot.store.heap import in_thread
 from bot.store.inbox import Inbox
 from bot.store.rows import (
     DuplicateUpdate,
@@ -37,6 +36,7 @@ from bot.store.rows import (
     TallyUpdate,
 )
 from bot.store.writer import Writer, pragmas
+from bot.threads import in_thread
 
 SCHEMA_VERSION = 9
 _MIGRATIONS: dict[int, str] = {

@@ -9,9 +9,12 @@ from pathlib import Path
 
 from bot.chat.commands import Command, near_command
 from bot.chat.handlers.causes import doubled_causes, notice_choices
-from bot.night.night import Line, Night, Nights, Played, Recorded
+from bot.night.fold import Line
+from bot.night.night import Night, Recorded
+from bot.night.nights import Nights
+from bot.night.played import Played
+from bot.night.records import PaymentRow, Seat
 from bot.night.seating import Speaker, may_record, player_list, resolve, seat_of, seated_names
-from bot.store.rows import PaymentRow, Seat
 from bot.text.replies import LIST, Choice, Joined, Reply, Response
 from bot.text.vocabulary import fold
 from bot.views.charts import Charts

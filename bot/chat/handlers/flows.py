@@ -36,9 +36,10 @@ from bot.chat.commands import Command
 from bot.chat.handlers import tile_pad
 from bot.chat.handlers.common import Context, Refusal, explained, readable, recording_night
 from bot.chat.handlers.table_events import gang, hu, penalty, win_event
-from bot.night.night import PENDING_ID, Night
+from bot.night.fold import PENDING_ID
+from bot.night.night import Night
+from bot.night.records import DuplicateUpdate, PaymentRow
 from bot.night.seating import seat_of
-from bot.store.rows import DuplicateUpdate, PaymentRow
 from bot.text.replies import Choice, Reply, Response
 from bot.text.vocabulary import flag_fields, flag_units, pattern_words
 from bot.views.lines import payment_lines

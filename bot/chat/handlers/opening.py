@@ -10,8 +10,8 @@ from decimal import Decimal
 from bot.chat.commands import Command
 from bot.chat.handlers.common import Context, Incoming, Refusal, open_night
 from bot.night.codec import SeatChange
+from bot.night.records import Seat
 from bot.night.seating import Speaker, claimable_seat, may_record, names_match, player_list, resolve, seat_of
-from bot.store.rows import Seat
 from bot.text.replies import BUTTON_COMMAND_BYTES, Choice, Reply, Response
 from bot.text.vocabulary import INVISIBLE, clean_name, fold, name_key
 from bot.views.lines import SEAT_KEYS, format_money

@@ -10,13 +10,14 @@ from pathlib import Path
 from bot.chat.commands import SPEC_BY_NAME, parse
 from bot.chat.handlers.common import Context, Refusal, board, describe, explained
 from bot.chat.handlers.opening import claim_button, unclaimed
-from bot.night.night import Night, table_event
+from bot.night.fold import table_event
+from bot.night.night import Night
 from bot.night.people import kept_indices, stake_runs
+from bot.night.records import EventRow, LineText, PaymentRow, Seat
 from bot.night.seating import seated_names
 from bot.night.tally import Tally
-from bot.store.heap import in_thread
-from bot.store.rows import EventRow, LineText, PaymentRow, Seat
 from bot.text.replies import Attachment, Choice, Reply, Response, render
+from bot.threads import in_thread
 from bot.views import export
 from bot.views.charts import ChartNotDrawn, night_chart
 from bot.views.lines import history as history_lines
@@ -98,9 +99,9 @@ async def in_full(context: Context, night: Night, number: int) -> Response:
     texts, merged = await night.texts([row]), merges(night, await night.texts_of_kind("fix"))
     shown = flow_lines(night, [row], texts)
     replies.extend(history_lines([row], texts, undone, hands, fixed_by, shown, merged, night.shown))
-    slot = night.slot_of(row.id)
-    played = night.whole_fold().played.first(slot) if night.current_version(slot) is not None else None
-    if played is not None and played.slot == slot:
+    place = night.place_of(row.id)
+    played = night.whole_fold().played.first(place) if night.current_version(place) is not None else None
+    if played is not None and played.place == place:
         seating = night.seating()  # the names of who sat there at that event, after any 换人
         sitting = seating.at.get(played.event_id, seating.now)
         seats = tuple(Seat(seating.names[index]) for index in sitting)

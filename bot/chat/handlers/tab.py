@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from bot.chat.commands import tab_amount_cents, tab_undo_word
 from bot.chat.handlers.common import Context, Refusal
-from bot.store.rows import NightMarks, TabEventRow
+from bot.night.records import NightMarks, TabEventRow
 from bot.text.replies import LIST, Joined, Reply, Response
 from bot.views.lines import format_money
 from bot.views.stats import NightFigures, Persons, chat_figures

@@ -17,7 +17,8 @@ from bot.chat.handlers.common import (
     recorded_response,
     recording_night,
 )
-from bot.night.night import Line, Night, win_with_dealer
+from bot.night.fold import Line, win_with_dealer
+from bot.night.night import Night
 from bot.night.seating import resolve, seat_of
 from bot.text.replies import Choice, Reply, Response
 from engine.claims import conflicting_patterns
@@ -91,7 +92,7 @@ def repeat_of(night: Night, event: Event) -> int | None:
     played (`repeated_win`)."""
     if isinstance(event, Win):
         return repeated_win(night, event)
-    return next((p.slot for p in reversed(night.in_hand()) if same_report(event, p.event)), None)
+    return next((p.place for p in reversed(night.in_hand()) if same_report(event, p.event)), None)
 
 
 def repeated_win(night: Night, event: Win) -> int | None:
@@ -107,9 +108,9 @@ def repeated_win(night: Night, event: Win) -> int | None:
     if win_with_dealer(replace(event, joins=None), -1) != win_with_dealer(replace(previous, joins=None), -1):
         return None
     newest = night.last_active(REVERSIBLE)  # nothing typed since (a chore, a fix elsewhere)
-    if newest is None or night.slot_of(newest.id) != last.slot:
+    if newest is None or night.place_of(newest.id) != last.place:
         return None
-    return last.slot
+    return last.place
 
 
 async def ask_repeat(context: Context, night: Night, event: Event, same: int) -> Response:
@@ -471,7 +472,7 @@ def shown_win(night: Night, root: int) -> int | str:
     """The number a win several claims share is called by: its first claim still in force (the
     first one typed may have been undone since; the others share its place in the night)."""
     group = night.whole_fold().joined_group(root)
-    return night.shown(group[0].slot if group else root)
+    return night.shown(group[0].place if group else root)
 
 
 def joinable_win(night: Night, event: Win) -> int | None:
@@ -486,7 +487,7 @@ def joinable_win(night: Night, event: Win) -> int | None:
     if not isinstance(previous, Win) or previous.discarder != event.discarder:
         return None
     root = (
-        previous.joins if previous.joins is not None and night.whole_fold().joined_group(previous.joins) else last.slot
+        previous.joins if previous.joins is not None and night.whole_fold().joined_group(previous.joins) else last.place
     )
     group = night.whole_fold().joined_group(root)
     claims = [c for p in group if isinstance(p.event, Win) for c in p.event.claims]
@@ -496,7 +497,7 @@ def joinable_win(night: Night, event: Win) -> int | None:
     if len(tiles) > 1:
         return None  # another tile: another discard, the next hand's win
     newest = night.last_active(REVERSIBLE)  # nothing typed since (a chore, a fix elsewhere)
-    if newest is None or night.slot_of(newest.id) != last.slot:
+    if newest is None or night.place_of(newest.id) != last.place:
         return None
     return root
 
