@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from bot.chat.commands import COMMANDS, parse
+from bot.chat.grammar import GRAMMARS as COMMANDS
+from bot.chat.parser import parse
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")

@@ -9,13 +9,14 @@ this: they never touch the ledger.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 from itertools import takewhile
 from pathlib import Path
 
-from bot.chat.commands import SPEC_BY_NAME, parse, reports_an_event, usage_hint
-from bot.chat.handlers import board, chores, corrections, flows, opening, questions, tab, table_events, tile_flow
+from bot.chat.commands import handler_of
+from bot.chat.grammar import GRAMMAR_BY_NAME
+from bot.chat.handlers import corrections, opening
 from bot.chat.handlers.causes import flower_choices
 from bot.chat.handlers.common import (
     Context,
@@ -28,6 +29,7 @@ from bot.chat.handlers.common import (
     readable,
     refused_win,
 )
+from bot.chat.parser import parse, reports_an_event, usage_hint
 from bot.night.codec import EVENT_KINDS, SeatChange
 from bot.night.log_index import LogIndex
 from bot.night.night import Line, Night, Nights
@@ -50,49 +52,6 @@ __all__ = ["Incoming", "Referee", "Speaker"]
 
 SEATS = 4
 log = logging.getLogger(__name__)
-Handler = Callable[[Context], Awaitable[Response]]
-# Each command's handler, by the name of its row in bot/chat/commands.py's `COMMANDS` (that row says how
-# its line is read and what it may do; tests/test_commands_table.py holds the two to each other).
-HANDLERS: dict[str, Handler] = {
-    "new": opening.new,
-    "join": opening.join,
-    "unseat": opening.unseat,
-    "rename": chores.rename,
-    "swap": chores.swap,
-    "stake": chores.stake,
-    "dealer": chores.dealer,
-    "close": opening.close,
-    "reopen": opening.reopen,
-    "lang": opening.lang,
-    "board": board.board,
-    "pong": table_events.pong,
-    "gang": flows.guided_gang,
-    "added_gang": table_events.gang,
-    "concealed_gang": table_events.gang,
-    "flower_gang": table_events.flower_gang,
-    "winds": table_events.winds,
-    "range": table_events.range_mark,
-    "penalty": flows.guided_penalty,
-    "hu": tile_flow.guided_hu,
-    "draw": table_events.draw,
-    "again": table_events.again,
-    "undo": corrections.undo,
-    "fix": corrections.fix,
-    "score": questions.score,
-    "history": questions.history,
-    "rules": questions.rules,
-    "summary": questions.summary,
-    "help": questions.help_,
-    "stats": questions.stats,
-    "me": questions.me,
-    "export": questions.export_,
-    "tab": tab.show,
-    "paid": tab.paid,
-    "settled": tab.settled,
-    "unknown": questions.unknown_command,
-}
-
-
 KEPT_MINUTES = 10  # a line kept for its sender's seat claim is sent again at most this long after
 KEEP_TAPS_DAYS = 7  # a guided flow's taps are dropped this long after (a flow lasts FLOW_MINUTES)
 
@@ -168,10 +127,10 @@ class Referee:
             return Response((*replies, hint) if hint else replies, language, refused=True)
         if command is None:
             return near_miss(incoming, night, language)
-        handler = HANDLERS.get(command.name)
+        handler = handler_of(command.name)
         if handler is None:
             return None
-        spec = SPEC_BY_NAME.get(command.name)
+        spec = GRAMMAR_BY_NAME.get(command.name)
         if night is not None and not (spec is not None and spec.head_only):
             await night.load_history()
             await night.folded()  # a long night folds off the event loop, not inside the handler

@@ -27,6 +27,7 @@ import httpx
 from telegram import (
     Bot,
     BotCommand,
+    BotCommandScopeAllChatAdministrators,
     BotCommandScopeAllGroupChats,
     BotCommandScopeAllPrivateChats,
     CallbackQuery,
@@ -41,7 +42,8 @@ from telegram.error import BadRequest, ChatMigrated, NetworkError, RetryAfter, T
 from telegram.ext import AIORateLimiter, Application, ApplicationBuilder
 from telegram.request import BaseRequest
 
-from bot.chat.commands import COMMANDS, asks_only
+from bot.chat.commands import Menu, menu
+from bot.chat.parser import asks_only
 from bot.chat.service import Incoming, Referee, Speaker
 from bot.store.database import EXIT_UNAVAILABLE, DatabaseUnavailable, owned
 from bot.store.inbox import Inbox, Row
@@ -801,12 +803,15 @@ async def register_commands(application: Application[Any, Any, Any, Any, Any, An
     """Command menus per scope and language (Telegram takes two-letter language codes)."""
     for code, language in COMMAND_LANGUAGES.items():
         translator = Translator(language)
-        commands = [
-            BotCommand(spec.slash[0], translator.t(f"cmd.{spec.name}")[:256])
-            for spec in COMMANDS
-            if spec.slash[0] not in ("addgang", "selfgang")
-        ]
-        for scope in (BotCommandScopeAllGroupChats(), BotCommandScopeAllPrivateChats()):
+        scopes = (
+            (Menu.GROUP, BotCommandScopeAllGroupChats()),
+            (Menu.PRIVATE, BotCommandScopeAllPrivateChats()),
+            (Menu.ADMINS, BotCommandScopeAllChatAdministrators()),
+        )
+        for which, scope in scopes:
+            commands = [BotCommand(spec.slash[0], translator.t(f"cmd.{spec.name}")[:256]) for spec in menu(which)]
+            if not commands:  # a menu no command is listed in (the admins' today) is not set
+                continue
             try:
                 await application.bot.set_my_commands(commands, scope=scope, language_code=code or None)
             except TelegramError as error:  # menus are a convenience: never a reason not to start

@@ -7,8 +7,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from bot.chat.commands import Command, near_command
+from bot.chat.grammar import Command
 from bot.chat.handlers.causes import doubled_causes, notice_choices
+from bot.chat.near_miss import near_command
 from bot.night.night import Line, Night, Nights, Played, Recorded
 from bot.night.seating import Speaker, may_record, player_list, resolve, seat_of, seated_names
 from bot.store.rows import PaymentRow, Seat

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from bot.chat.commands import SEAT_TOKEN, SELF, VERB, WORD, Command, parse, reads_with_names_of_then, scan
+from bot.chat.grammar import Command
 from bot.chat.handlers import tab
 from bot.chat.handlers.common import (
     Context,
@@ -33,6 +33,9 @@ from bot.chat.handlers.table_events import (
     win_event,
     winds_event,
 )
+from bot.chat.lexicon import SELF, VERB, WORD
+from bot.chat.parser import parse, reads_with_names_of_then, scan
+from bot.chat.tokens import SEAT_TOKEN
 from bot.night.codec import EVENT_KINDS, event_kind, seat_change
 from bot.night.night import Corrected, LaterEventBreaks, Night, actor_of, table_event
 from bot.night.seating import Speaker, player_list, resolve, seat_of, seated_names

@@ -7,7 +7,7 @@ import re
 from dataclasses import replace
 from decimal import Decimal
 
-from bot.chat.commands import Command
+from bot.chat.grammar import Command
 from bot.chat.handlers.common import Context, Incoming, Refusal, open_night
 from bot.night.codec import SeatChange
 from bot.night.seating import Speaker, claimable_seat, may_record, names_match, player_list, resolve, seat_of

@@ -7,9 +7,10 @@ from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 
-from bot.chat.commands import SPEC_BY_NAME, parse
+from bot.chat.grammar import GRAMMAR_BY_NAME
 from bot.chat.handlers.common import Context, Refusal, board, describe, explained
 from bot.chat.handlers.opening import unclaimed
+from bot.chat.parser import parse
 from bot.night.night import Night, table_event
 from bot.night.people import kept_indices, stake_runs
 from bot.night.seating import seated_names
@@ -240,7 +241,7 @@ async def unknown_command(context: Context) -> Response:
 
 async def help_(context: Context) -> Response:
     lines = [Reply("help.header")]
-    lines.extend(Reply(f"help.{spec.name}", {"example": spec.example}) for spec in SPEC_BY_NAME.values())
+    lines.extend(Reply(f"help.{spec.name}", {"example": spec.example}) for spec in GRAMMAR_BY_NAME.values())
     lines.append(Reply("rules.not_enforced"))
     return Response(tuple(lines), context.language)
 

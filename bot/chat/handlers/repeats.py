@@ -1,7 +1,7 @@
 """Unanswered repeat questions (`和 #11 一样：…？[再记一次] [重复了，不记]`) outlive a restart.
 
 A chat may have several questions open at once (C's and D's flower gangs, both reported twice): each
-has its own id, and its buttons carry it (`/again q7`, `/again q7 no`, bot/chat/commands.py QUESTION), so a
+has its own id, and its buttons carry it (`/again q7`, `/again q7 no`, bot/chat/tokens.py QUESTION), so a
 pressed button answers its own question and no other; a question is answered once. The open questions
 are kept in the chat's settings (the ledger's `chat_settings`, append-only: a newer value replaces an
 older one), with the last id given, so an id is never given twice in a chat and `再记一次` after a
@@ -18,8 +18,8 @@ import json
 from dataclasses import replace
 from typing import Any
 
-from bot.chat.commands import question_token
 from bot.chat.handlers.common import Desk, PendingRepeat
+from bot.chat.tokens import question_token
 from bot.night.codec import decode_event, encode_event, event_kind
 from engine.errors import EngineError
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from bot.chat.commands import Command, not_whole_amount, question_of
+from bot.chat.grammar import Command
 from bot.chat.handlers import repeats
 from bot.chat.handlers.common import (
     Context,
@@ -17,6 +17,8 @@ from bot.chat.handlers.common import (
     recorded_response,
     recording_night,
 )
+from bot.chat.near_miss import not_whole_amount
+from bot.chat.tokens import question_of
 from bot.night.night import Line, Night, win_with_dealer
 from bot.night.seating import resolve, seat_of
 from bot.text.replies import Choice, Reply, Response
