@@ -20,10 +20,10 @@ from bot.chat.handlers import corrections, opening
 from bot.chat.handlers.causes import flower_choices
 from bot.chat.handlers.common import (
     Context,
-    Desk,
     Incoming,
     PendingLine,
     Refusal,
+    Services,
     meld_conflict,
     near_miss,
     readable,
@@ -65,7 +65,7 @@ def row_after(events: Sequence[EventRow], bind_id: int) -> int | None:
 
 class Referee:
     def __init__(self, ledger: Ledger, rules_dir: Path | None = None, charts_enabled: bool = True) -> None:
-        self.desk = Desk(Nights(ledger), rules_dir, charts_enabled)
+        self.services = Services(Nights(ledger), rules_dir, charts_enabled)
 
     @classmethod
     async def open(cls, path: str | Path, rules_dir: Path | None = None, charts_enabled: bool = True) -> Referee:
@@ -74,7 +74,7 @@ class Referee:
 
     @property
     def nights(self) -> Nights:
-        return self.desk.nights
+        return self.services.nights
 
     # ---- entry point ---------------------------------------------------------------------------
 
@@ -134,7 +134,7 @@ class Referee:
         if night is not None and not (spec is not None and spec.head_only):
             await night.load_history()
             await night.folded()  # a long night folds off the event loop, not inside the handler
-        context = Context(incoming, command, language, night, self.desk)
+        context = Context(incoming, command, language, night, self.services)
         try:
             claimed = None
             if night is not None and not night.closed and not (spec is not None and spec.seats_itself):
@@ -170,8 +170,8 @@ class Referee:
             prompt = opening.claim_prompt(context, response)  # an account with no seat yet: which one?
             if prompt is not None:
                 assert night is not None
-                kept = PendingLine(incoming.text, night.id, night.state.hand_no, self.desk.clock())
-                self.desk.pending_lines[(incoming.chat_id, incoming.speaker.id)] = kept
+                kept = PendingLine(incoming.text, night.id, night.state.hand_no, self.services.clock())
+                self.services.pending_lines[(incoming.chat_id, incoming.speaker.id)] = kept
                 return prompt
             if command.name == "hu" and response.replies[0].key == "hu.needs_flowers" and night is not None:
                 # a win typed whole but for its hard flowers: the count as buttons, each the line with it
@@ -181,7 +181,7 @@ class Referee:
             if hint is not None:  # a /command in the wrong form: show the right one
                 response = replace(response, replies=(*response.replies, hint))
         if spec is None or not spec.looks_only:  # /score or /export after /summary: `yes` still closes
-            self.desk.pending_close.discard(incoming.chat_id)
+            self.services.pending_close.discard(incoming.chat_id)
         claims = command.name == "join" and response.recorded and response.replies[:1]
         if claims and response.replies[0].key == "telegram.claimed":
             return await self._line_kept(incoming, response)
@@ -191,11 +191,11 @@ class Referee:
         """A seat claimed by an account whose line was refused for want of one (`我是 陈静` after
         `碰 李娜 北`): the line is recorded now, as if sent again, if the hand is still the same and it
         is at most KEPT_MINUTES old."""
-        kept = self.desk.pending_lines.pop((incoming.chat_id, incoming.speaker.id), None)
+        kept = self.services.pending_lines.pop((incoming.chat_id, incoming.speaker.id), None)
         night = await self.nights.latest(incoming.chat_id, history=False)
         if kept is None or night is None or (night.id, night.state.hand_no) != (kept.night_id, kept.hand_no):
             return claimed
-        if self.desk.clock() - kept.at > KEPT_MINUTES * 60:
+        if self.services.clock() - kept.at > KEPT_MINUTES * 60:
             return claimed
         key = f"{incoming.update_key}:kept" if incoming.update_key else None
         bind_id = night.log_size()  # the claim's row: the last the chat wrote
@@ -254,8 +254,8 @@ class Referee:
         suit shapes (about 0.35 s and 18 MB), which the first win scored would otherwise build on the
         event loop, holding every chat that long; and the process charts are drawn in, so that a chart
         never holds the chats this process answers meanwhile."""
-        if self.desk.charts_enabled:
-            self.desk.charts.start_drawing()
+        if self.services.charts_enabled:
+            self.services.charts.start_drawing()
         await in_thread(reading_table)
 
     async def language(self, chat_id: str, speaker_language: str | None = None) -> str:
@@ -307,7 +307,7 @@ class Referee:
         await self.nights.forget_flow_taps(days)
 
     async def close(self) -> None:
-        self.desk.charts.stop_drawing()
+        self.services.charts.stop_drawing()
         await self.nights.close()
 
     def inbox(self) -> Inbox:

@@ -48,8 +48,10 @@ class Incoming:
 
 
 @dataclass
-class Desk:
-    """The referee's shared parts: the nights' owner and the front end's settings."""
+class Services:
+    """The services every handler may use: the nights' owner, the charts, the clock, the front end's
+    settings, and what the referee keeps between lines (a summary awaiting `yes`, repeat questions
+    not answered yet, lines kept for a seat claim)."""
 
     nights: Nights
     rules_dir: Path | None = None  # where /new rules=FILE may read house rules (console only)
@@ -95,7 +97,7 @@ class Context:
     command: Command
     language: str
     night: Night | None
-    desk: Desk
+    services: Services
     seated: tuple[Seat, ...] | None = None  # who sat where at an earlier place (a fix): names resolve there
 
     @property

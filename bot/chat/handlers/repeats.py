@@ -18,7 +18,7 @@ import json
 from dataclasses import replace
 from typing import Any
 
-from bot.chat.handlers.common import Desk, PendingRepeat
+from bot.chat.handlers.common import PendingRepeat, Services
 from bot.chat.tokens import question_token
 from bot.night.codec import decode_event, encode_event, event_kind
 from engine.errors import EngineError
@@ -83,23 +83,23 @@ def decode(stored: str | None) -> tuple[tuple[PendingRepeat, ...], int]:
     return questions, max([last, *(q.question for q in questions)])
 
 
-async def _load(desk: Desk, chat_id: str) -> tuple[tuple[PendingRepeat, ...], int]:
-    return decode(await desk.nights.setting(chat_id, SETTING))
+async def _load(services: Services, chat_id: str) -> tuple[tuple[PendingRepeat, ...], int]:
+    return decode(await services.nights.setting(chat_id, SETTING))
 
 
-async def _store(desk: Desk, chat_id: str, questions: tuple[PendingRepeat, ...], last_id: int) -> None:
-    desk.pending_repeats[chat_id] = questions
-    await desk.nights.set_setting(chat_id, SETTING, encode(questions, last_id))
+async def _store(services: Services, chat_id: str, questions: tuple[PendingRepeat, ...], last_id: int) -> None:
+    services.pending_repeats[chat_id] = questions
+    await services.nights.set_setting(chat_id, SETTING, encode(questions, last_id))
 
 
-async def remember(desk: Desk, chat_id: str, pending: PendingRepeat) -> PendingRepeat:
+async def remember(services: Services, chat_id: str, pending: PendingRepeat) -> PendingRepeat:
     """Hold the question with a new id (committed before the question is sent); returns it with its id.
     The same question asked again while it is open (a third report of the same gang) replaces it:
     the table answers it once."""
-    questions, last = await _load(desk, chat_id)
+    questions, last = await _load(services, chat_id)
     asked = replace(pending, question=last + 1)
     kept = tuple(q for q in questions if not same_question(q, asked))
-    await _store(desk, chat_id, (*kept, asked), asked.question)
+    await _store(services, chat_id, (*kept, asked), asked.question)
     return asked
 
 
@@ -108,31 +108,31 @@ def same_question(one: PendingRepeat, other: PendingRepeat) -> bool:
     return key == (other.night_id, other.hand_no, other.same_id, other.event)
 
 
-async def open_questions(desk: Desk, chat_id: str) -> tuple[PendingRepeat, ...]:
+async def open_questions(services: Services, chat_id: str) -> tuple[PendingRepeat, ...]:
     """The chat's questions not answered yet, oldest first (expired or stale ones too: `take` says so)."""
-    return (await _load(desk, chat_id))[0]
+    return (await _load(services, chat_id))[0]
 
 
-async def take(desk: Desk, chat_id: str, question: int | None = None) -> PendingRepeat | None:
+async def take(services: Services, chat_id: str, question: int | None = None) -> PendingRepeat | None:
     """Question `question`, answered once: it is removed (in the ledger too) as it is taken; None when
     it is not open (answered already, or never asked). Without an id: the chat's one open question,
     None when there are more (an answer must say which)."""
-    questions, last = await _load(desk, chat_id)
+    questions, last = await _load(services, chat_id)
     if question is None:
         found = questions[0] if len(questions) == 1 else None
     else:
         found = next((q for q in questions if q.question == question), None)
     if found is not None:
-        await _store(desk, chat_id, tuple(q for q in questions if q is not found), last)
+        await _store(services, chat_id, tuple(q for q in questions if q is not found), last)
     return found
 
 
-async def drop(desk: Desk, chat_id: str, gone: tuple[PendingRepeat, ...]) -> None:
+async def drop(services: Services, chat_id: str, gone: tuple[PendingRepeat, ...]) -> None:
     """Forget questions that can no longer be answered (expired, or their hand is over)."""
-    questions, last = await _load(desk, chat_id)
+    questions, last = await _load(services, chat_id)
     kept = tuple(q for q in questions if q not in gone)
     if kept != questions:
-        await _store(desk, chat_id, kept, last)
+        await _store(services, chat_id, kept, last)
 
 
 def again_command(pending: PendingRepeat, record: bool) -> str:

@@ -130,9 +130,9 @@ async def ask_repeat(context: Context, night: Night, event: Event, same: int) ->
     moves only on 再记一次 (`/again`). Its buttons carry its own id: they answer this question only."""
     speaker = context.incoming.speaker.name
     held = PendingRepeat(
-        night.id, night.state.hand_no, same, event, speaker, context.incoming.text.strip(), context.desk.clock()
+        night.id, night.state.hand_no, same, event, speaker, context.incoming.text.strip(), context.services.clock()
     )
-    held = await repeats.remember(context.desk, context.incoming.chat_id, held)
+    held = await repeats.remember(context.services, context.incoming.chat_id, held)
     question = Reply("repeat.ask", {"id": night.shown(same), "what": describe(event, night.seats)})
     choices = (
         Choice(Reply("button.again"), repeats.again_command(held, True)),
@@ -166,12 +166,12 @@ async def again(context: Context) -> Response:
     night = recording_night(context)
     command, next_hand = next_hand_answer(context.command)
     question, number, drop = again_args(command)
-    desk, chat = context.desk, context.incoming.chat_id
+    services, chat = context.services, context.incoming.chat_id
     if question is not None:
-        asked = [q for q in await repeats.open_questions(desk, chat) if q.question == question]
+        asked = [q for q in await repeats.open_questions(services, chat) if q.question == question]
         if next_hand and asked and not is_same_discard(asked[0]):
             raise Refusal(Reply("command.extra_args", {"extra": "next"}))
-        pending = await repeats.take(desk, chat, question)
+        pending = await repeats.take(services, chat, question)
         if pending is None:  # answered already (by this button, another one, or a typed answer)
             return Response((Reply("repeat.answered"),), context.language, spent=True)
         return await answer_repeat(context, night, pending, drop, next_hand)
@@ -186,7 +186,7 @@ async def again(context: Context) -> Response:
             raise Refusal(Reply("command.extra_args", {"extra": "next"}))
     if len(waiting) > 1:
         return which_question(context, night, waiting, drop)
-    pending = await repeats.take(desk, chat, waiting[0].question)
+    pending = await repeats.take(services, chat, waiting[0].question)
     if pending is None:
         raise Refusal(Reply("repeat.nothing"))
     return await answer_repeat(context, night, pending, drop, next_hand)
@@ -208,20 +208,20 @@ def is_same_discard(pending: PendingRepeat) -> bool:
 async def live_questions(context: Context, night: Night) -> list[PendingRepeat]:
     """The questions of this hand still within their time; the others are forgotten. None at all:
     refused (`expired` when the only ones left had run out of time)."""
-    desk, chat = context.desk, context.incoming.chat_id
-    questions = await repeats.open_questions(desk, chat)
+    services, chat = context.services, context.incoming.chat_id
+    questions = await repeats.open_questions(services, chat)
     current = [q for q in questions if (q.night_id, q.hand_no) == (night.id, night.state.hand_no)]
     live = [q for q in current if not expired(context, q)]
     gone = tuple(q for q in questions if q not in live)
     if gone:
-        await repeats.drop(desk, chat, gone)
+        await repeats.drop(services, chat, gone)
     if not live:
         raise Refusal(Reply("repeat.expired" if current else "repeat.nothing"))
     return live
 
 
 def expired(context: Context, pending: PendingRepeat) -> bool:
-    return context.desk.clock() - pending.asked_at > REPEAT_MINUTES * 60
+    return context.services.clock() - pending.asked_at > REPEAT_MINUTES * 60
 
 
 def which_question(context: Context, night: Night, waiting: list[PendingRepeat], drop: bool) -> Response:
@@ -507,9 +507,9 @@ async def ask_same_discard(context: Context, night: Night, event: Win, first: in
     night.check(event)  # what the table refuses anyway is refused, not asked about
     speaker = context.incoming.speaker.name
     held = PendingRepeat(
-        night.id, night.state.hand_no, first, event, speaker, context.incoming.text.strip(), context.desk.clock()
+        night.id, night.state.hand_no, first, event, speaker, context.incoming.text.strip(), context.services.clock()
     )
-    held = await repeats.remember(context.desk, context.incoming.chat_id, held)
+    held = await repeats.remember(context.services, context.incoming.chat_id, held)
     same = repeats.again_command(held, True)
     choices = (Choice(Reply("button.same_discard"), same), Choice(Reply("button.next_hand"), f"{same} next"))
     return ask(context, Reply("hu.same_discard", {"id": shown_win(night, first)}), choices)

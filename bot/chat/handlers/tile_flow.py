@@ -132,7 +132,7 @@ async def tile_flow(context: Context, state: str) -> Response:
     stop = await ended(context, night, head)
     if stop is not None:
         return stop
-    nights = context.desk.nights
+    nights = context.services.nights
     taps = await nights.flow_taps(head.update_key)
     pad = fold(night, [tap for tap, _ in taps])
     press = context.incoming.press
