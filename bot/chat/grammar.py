@@ -63,6 +63,17 @@ class Command:
     word: str | None = None  # /lang X, /stats NAME, the unknown /command
     plain: bool = False  # started by a plain word, not a /command
     also: bool = False  # 胡 … 一炮多响 / also: another winner on the last win's discard
+    inner: Inner | None = None  # a fix's corrected line, read with the same names where the fix was read
+
+
+@dataclass(frozen=True)
+class Inner:
+    """A fix's corrected line as read once, where the fix was read: its command (None: talk), or the
+    error that refused it (raised where the fix's handler reads it, so the errors keep their order)."""
+
+    known: tuple[str, ...]  # the names it was read with
+    command: Command | None
+    error: EngineError | None = None
 
 
 _EVENT_ARGS = frozenset({NAME, SEAT})

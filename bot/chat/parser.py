@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 
 from bot.chat import scanner
-from bot.chat.grammar import BY_SLASH, GRAMMAR_BY_NAME, Command, Grammar, fixed_words, is_name
+from bot.chat.grammar import BY_SLASH, GRAMMAR_BY_NAME, Command, Grammar, Inner, fixed_words, is_name
 from bot.chat.lexicon import FLAG, NAME, PARTICLE, SEAT, SELF, SENTENCE_PARTICLES, TILE, UNKNOWN, VERB, WORD
 from bot.chat.scanner import MAX_DIGITS, Piece, split_words
 from bot.chat.tokens import CLAIM_ROWS
@@ -66,7 +67,8 @@ def _parse_slash(raw: str, line: str, known: Sequence[str]) -> Command | None:
         # A front end drops `/foo@otherbot` before it gets here (the console has no other bots).
         return Command(UNKNOWN, raw, word="/" + name) if name else None
     if spec.name == "fix":
-        return _fix(raw, rest, False)
+        command = _fix(raw, rest, False)
+        return replace(command, inner=_inner(command.word, known)) if command is not None and command.word else command
     claim = CLAIM_ROWS.match(rest.strip()) if spec.name == "undo" else None
     if claim is not None:  # `/undo claim=57,58`: the button under a claim by another name (read whole)
         return Command(spec.name, raw, options={"claim": claim[0].removeprefix("claim=")})
@@ -213,13 +215,33 @@ def _plain_fix(raw: str, rest: str, known: Sequence[str]) -> Command | None:
     command = _fix(raw, rest, True)
     if command is None or command.word is None:
         return None
-    try:
-        corrected = parse(command.word, known)
-    except EngineError:
+    line = command.word
+    inner = _inner(line, known)
+    command = replace(command, inner=inner)
+    if inner.error is not None:
         return command  # a /command in the wrong form: the fix's handler explains it
-    if corrected is None and reads_with_names_of_then(command.word, known):
+    if inner.command is None and reads_with_names_of_then(line, known):
         return command  # a correction all the same: never silently lost
-    return command if corrected is not None else None
+    return command if inner.command is not None else None
+
+
+def _inner(line: str, known: Sequence[str]) -> Inner:
+    """A fix's corrected line, read once with the names the fix is read with."""
+    try:
+        return Inner(tuple(known), parse(line, known))
+    except EngineError as error:
+        return Inner(tuple(known), None, error)
+
+
+def inner_command(command: Command, known: Sequence[str]) -> Command | None:
+    """A fix's corrected line read with `known`: the one read with the fix when `known` holds the same
+    names (one who stood up since makes the line read again); raises what refused it."""
+    inner = command.inner
+    if inner is None or set(known) != set(inner.known):
+        return parse(command.word or "", known)
+    if inner.error is not None:
+        raise inner.error
+    return inner.command
 
 
 def reads_with_names_of_then(line: str, known: Sequence[str]) -> bool:

@@ -34,7 +34,7 @@ from bot.chat.handlers.table_events import (
     winds_event,
 )
 from bot.chat.lexicon import SELF, VERB, WORD
-from bot.chat.parser import parse, reads_with_names_of_then, scan
+from bot.chat.parser import inner_command, parse, reads_with_names_of_then, scan
 from bot.chat.tokens import SEAT_TOKEN
 from bot.night.codec import EVENT_KINDS, event_kind, seat_change
 from bot.night.night import Corrected, LaterEventBreaks, Night, actor_of, table_event
@@ -70,7 +70,7 @@ def reads_as_a_fix(command: Command, names: list[str]) -> bool:
     if command.name != "fix" or command.number is None or not command.word:
         return False
     try:
-        inner = parse(command.word, names)
+        inner = inner_command(command, names)
     except EngineError:
         return True  # the corrected line is wrong: that is worth saying too
     if inner is None:  # `fix 2 Dave hu Bob …` with Dave gone since (or never there): answered too
@@ -228,7 +228,7 @@ def corrected_event(context: Context, night: Night, target: EventRow) -> Event:
     command = context.command
     then = seats_then(night, night.slot_of(target.id))
     known = [*seated_names(night.seats), *seated_names(then)]
-    inner = parse(command.word or "", known)
+    inner = inner_command(command, known)
     if inner is None or inner.name not in EVENT_OF_COMMAND:
         unknown = unknown_name(command.word or "", known)
         if unknown is not None:  # 改 2 戊 胡 乙 …: a name nobody had tonight, not a wrong form
