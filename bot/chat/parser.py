@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from bot.chat import scanner
 from bot.chat.grammar import BY_SLASH, GRAMMAR_BY_NAME, Command, Grammar, Inner, fixed_words, is_name
@@ -33,16 +33,37 @@ def scan(line: str, known: Sequence[str] = ()) -> list[Piece]:
     return scanner.scan(line, known, fixed_words())
 
 
-def asks_only(text: str) -> bool:
-    """Whether the line is a question (/score, /summary, 查分 …): answered alike whoever asks, so a
-    front end need not look up the speaker's rights in the chat (an admin list) to answer it. Read
-    without the table's names: a line that needs them to be read is not taken for a question."""
+@dataclass(frozen=True)
+class ReadLine:
+    """A chat line read once, with the names seated when it was read: its command (None: not for the
+    referee) or the error that refused it. A front end may ask it whether the line only asks, then
+    hands it to the referee with the line (`Incoming.read`), which does not read it again."""
+
+    text: str
+    known: tuple[str, ...] | None  # None: not read (the chat's night could not be loaded)
+    command: Command | None = None
+    error: EngineError | None = None
+
+    @property
+    def asks_only(self) -> bool:
+        """Whether the line is a question (/score, /summary, 查分 …): answered alike whoever asks, so a
+        front end need not look up the speaker's rights in the chat (an admin list) to answer it."""
+        spec = GRAMMAR_BY_NAME.get(self.command.name) if self.command is not None else None
+        return spec is not None and spec.looks_only
+
+
+def read_line(text: str, known: Sequence[str] = ()) -> ReadLine:
+    """The line read with the seated names `known`: its command, or the error that refused it."""
     try:
-        command = parse(text)
-    except EngineError:
-        return False
-    spec = GRAMMAR_BY_NAME.get(command.name) if command is not None else None
-    return spec is not None and spec.looks_only
+        return ReadLine(text, tuple(known), parse(text, known))
+    except EngineError as error:
+        return ReadLine(text, tuple(known), error=error)
+
+
+def asks_only(text: str) -> bool:
+    """Whether the line is a question, read without the table's names: a line that needs them to be
+    read is not taken for a question."""
+    return read_line(text).asks_only
 
 
 _SLASH_HEAD = re.compile(r"(\S*)\s*(.*)", re.DOTALL)

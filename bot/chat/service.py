@@ -29,7 +29,7 @@ from bot.chat.handlers.common import (
     readable,
     refused_win,
 )
-from bot.chat.parser import parse, reports_an_event, usage_hint
+from bot.chat.parser import ReadLine, read_line, reports_an_event, usage_hint
 from bot.night.codec import EVENT_KINDS, SeatChange
 from bot.night.log_index import LogIndex
 from bot.night.night import Line, Night, Nights
@@ -119,12 +119,14 @@ class Referee:
         # command reads the whole night first (Night.load_history)
         night = await self.nights.latest(incoming.chat_id, history=False)
         seats = night.seats if night is not None else ()
-        try:
-            command = parse(incoming.text, seated_names(seats))
-        except EngineError as error:
-            replies = (Reply(error.key, error.params),)
+        read = incoming.read
+        if read is None or read.text != incoming.text or read.known != tuple(seated_names(seats)):
+            read = read_line(incoming.text, seated_names(seats))  # not read yet, or read at other names
+        if read.error is not None:
+            replies = (Reply(read.error.key, read.error.params),)
             hint = usage_hint(incoming.text, replies)  # the line's /command in its right form
             return Response((*replies, hint) if hint else replies, language, refused=True)
+        command = read.command
         if command is None:
             return near_miss(incoming, night, language)
         handler = handler_of(command.name)
@@ -199,7 +201,7 @@ class Referee:
             return claimed
         key = f"{incoming.update_key}:kept" if incoming.update_key else None
         bind_id = night.log_size()  # the claim's row: the last the chat wrote
-        line = await self._handle(replace(incoming, text=kept.text, update_key=key, press=None))
+        line = await self._handle(replace(incoming, text=kept.text, update_key=key, press=None, read=None))
         if line is None:
             return claimed
         replies = (*claimed.replies, *line.replies)
@@ -248,6 +250,18 @@ class Referee:
         return current.name if claimed is not None else None
 
     # ---- what the front ends may ask -----------------------------------------------------------
+
+    async def read(self, chat_id: str, text: str) -> ReadLine:
+        """The line read with the names seated in the chat's night, once: a front end asks it whether
+        the line only asks (`asks_only`, no admin lookup needed) and hands it back in `Incoming.read`.
+        Never raises: a night that cannot be loaded leaves the line unread, for `handle` to answer."""
+        try:
+            async with self.nights.using(chat_id):
+                night = await self.nights.latest(chat_id, history=False)
+                return read_line(text, seated_names(night.seats) if night is not None else ())
+        except Exception:
+            log.exception("line %r in chat %s could not be read", text, chat_id)
+            return ReadLine(text, None)
 
     async def warm(self) -> None:
         """Build what a process builds once, in a worker, before the first line: the engine's table of

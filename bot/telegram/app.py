@@ -43,7 +43,6 @@ from telegram.ext import AIORateLimiter, Application, ApplicationBuilder
 from telegram.request import BaseRequest
 
 from bot.chat.commands import Menu, menu
-from bot.chat.parser import asks_only
 from bot.chat.service import Incoming, Referee, Speaker
 from bot.store.database import EXIT_UNAVAILABLE, DatabaseUnavailable, owned
 from bot.store.inbox import Inbox, Row
@@ -408,14 +407,15 @@ class TelegramFrontEnd:
         if read.sender is None or line is None or addressed_elsewhere(line, self.bot.username):
             return False
         chat_key = await self.chat_key(read)
-        said = deep_link(line, self.bot.username)
+        said = await self.referee.read(chat_key, deep_link(line, self.bot.username))  # read once
         incoming = Incoming(
             chat_id=chat_key,
-            speaker=await self.speaker(read.sender, read, rights=not asks_only(said)),
-            text=said,
+            speaker=await self.speaker(read.sender, read, rights=not said.asks_only),
+            text=said.text,
             update_key=row.key,
             private=read.private,
             mentions=self.mentions(read),
+            read=said,
         )
         response = await self.referee.handle(incoming)
         if response is not None and (response.replies or response.attachments):

@@ -10,6 +10,7 @@ from pathlib import Path
 from bot.chat.grammar import Command
 from bot.chat.handlers.causes import doubled_causes, notice_choices
 from bot.chat.near_miss import near_command
+from bot.chat.parser import ReadLine
 from bot.night.night import Line, Night, Nights, Played, Recorded
 from bot.night.seating import Speaker, may_record, player_list, resolve, seat_of, seated_names
 from bot.store.rows import PaymentRow, Seat
@@ -45,6 +46,7 @@ class Incoming:
     private: bool = False
     mentions: tuple[Speaker, ...] = ()  # users the line @mentions or replies to (Telegram)
     press: str | None = None  # a button press's own id (Telegram's callback query): a tap counted once
+    read: ReadLine | None = None  # the line as the front end had it read (Referee.read): not read again
 
 
 @dataclass
