@@ -86,7 +86,7 @@ class Referee:
             return await self._guarded(incoming)
 
     async def _guarded(self, incoming: Incoming) -> Response | None:
-        before = await self._log_size(incoming.chat_id)
+        before = self.nights.recorded(incoming.chat_id)
         try:
             return await self._handle(incoming)
         except Exception:
@@ -94,7 +94,7 @@ class Referee:
             self.nights.forget(incoming.chat_id)
             language = await self._language_after_failure(incoming)
             # it failed after the line's commit: say so (a binding is only written with an event)
-            if await self._log_size(incoming.chat_id) != before:
+            if self.nights.recorded(incoming.chat_id) != before:
                 return Response((Reply("error.internal_after_recording"),), language, recorded=True)
             return Response((Reply("error.internal"),), language, refused=True)
 
@@ -104,14 +104,6 @@ class Referee:
             return await self.language(incoming.chat_id, incoming.speaker.language)
         except Exception:
             return DEFAULT_LANGUAGE
-
-    async def _log_size(self, chat_id: str) -> tuple[int, int] | None:
-        try:
-            night = await self.nights.latest(chat_id, history=False)
-        except Exception:  # the ledger itself cannot be read: nothing can have been written either
-            log.exception("chat %s cannot be loaded", chat_id)
-            return None
-        return (night.id, night.log_size()) if night is not None else None
 
     async def _handle(self, incoming: Incoming) -> Response | None:
         language = await self.language(incoming.chat_id, incoming.speaker.language)
