@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from itertools import takewhile
 from pathlib import Path
 
@@ -54,6 +54,14 @@ SEATS = 4
 log = logging.getLogger(__name__)
 KEPT_MINUTES = 10  # a line kept for its sender's seat claim is sent again at most this long after
 KEEP_TAPS_DAYS = 7  # a guided flow's taps are dropped this long after (a flow lasts FLOW_MINUTES)
+
+
+@dataclass(frozen=True)
+class Binding:
+    """An account bound to its seat by the line it sends."""
+
+    change: SeatChange
+    claimed: str | None  # the seat's name, claimed by the account's own name; None: seated by @username
 
 
 def row_after(events: Sequence[EventRow], bind_id: int) -> int | None:
@@ -130,22 +138,24 @@ class Referee:
             await night.folded()  # a long night folds off the event loop, not inside the handler
         context = Context(incoming, command, language, night, self.services)
         try:
-            claimed = None
+            binding = None
             if night is not None and not night.closed and not (spec is not None and spec.seats_itself):
-                claimed = await self._bind_user(incoming, night, spec is not None and spec.claims_a_seat)
+                binding = self._binding(incoming, night, spec is not None and spec.claims_a_seat)
+                if binding is not None:
+                    await night.load_history()
             hand_before = night.state.hand_no if night is not None else None
-            try:
-                response = await handler(context)
-            finally:
-                unwritten = night.drop_unwritten_bind() if night is not None else None
+            if night is None or binding is None:
+                response, bound = await handler(context), False
+            else:
+                # a known account (seated by @username): bound once its line is answered, refusal-free
+                alone = Line(incoming.speaker.name, "(bind)") if binding.claimed is None else None
+                response, bound = await night.answer_bound(binding.change, alone, lambda: handler(context))
             # one quiet line per event, the board when the hand changes (or after each: /board each)
             mode = await self.nights.setting(incoming.chat_id, BOARD_SETTING) or DEFAULT_MODE
             response = shaped(response, mode, hand_before)
-            if night is not None and unwritten is not None and claimed is None:
-                # a known account (seated by @username): bound once its line is answered, refusal-free
-                await night.record_seat(Line(incoming.speaker.name, "(bind)"), "bind", unwritten)
-            elif claimed is not None and unwritten is None:  # one line saying who the account was bound to
-                said = Reply("telegram.claimed", {"name": claimed})
+            if binding is not None and binding.claimed is not None and bound:
+                # one line saying who the account was bound to
+                said = Reply("telegram.claimed", {"name": binding.claimed})
                 live = (said, *response.live) if response.live is not None else None
                 response = replace(response, replies=(said, *response.replies), live=live)
         except DuplicateUpdate:
@@ -221,13 +231,13 @@ class Referee:
             return Response(refused_win(context.seats, error), context.language)
         return Response((Reply(error.key, readable(error.params, context.seats, context.night)),), context.language)
 
-    async def _bind_user(self, incoming: Incoming, night: Night, recording: bool) -> str | None:
+    @staticmethod
+    def _binding(incoming: Incoming, night: Night, recording: bool) -> Binding | None:
         """A player seated by @username gets their Telegram id the first time they speak, so that
         /me finds their nights later (recorded as a `bind` event: the ledger stays append-only). A
         seat opened by plain name is claimed by the one account whose own name folds equal to it,
-        when it records; returns that seat's name. The binding is held in memory and written with
-        the line's own event (bot.night.night.Night.bind_with_next_write): a refused line binds nobody,
-        and a claim by name is written only with an event it served."""
+        when it records. The binding is written with the line's own event (Night.answer_bound): a
+        refused line binds nobody, and a claim by name is written only with an event it served."""
         speaker = incoming.speaker
         seat = seat_of(night.seats, speaker)
         claimed = None
@@ -237,9 +247,8 @@ class Referee:
         if seat is None or speaker.by_name or not speaker.id or night.seats[seat].user_id is not None:
             return None
         current = night.seats[seat]
-        await night.load_history()
-        night.bind_with_next_write(SeatChange(seat, current.name, speaker.id, speaker.username))
-        return current.name if claimed is not None else None
+        change = SeatChange(seat, current.name, speaker.id, speaker.username)
+        return Binding(change, current.name if claimed is not None else None)
 
     # ---- what the front ends may ask -----------------------------------------------------------
 

@@ -18,9 +18,10 @@ from __future__ import annotations
 import json
 from bisect import bisect_right
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
+from typing import TypeVar
 
 from bot.night import checkpoint as checkpoints
 from bot.night.appended import Appended
@@ -89,6 +90,8 @@ from engine.scoring import WinScore
 from engine.settlement import Factor, Payment
 from engine.table import Event, FlowerGang, Gang, Notice, Penalty, Pong, SetDealer, TableState, Win, apply, new_table
 from engine.tiles import Tile
+
+Answered = TypeVar("Answered")  # what a line's answer is (Night.answer_bound)
 
 SEATS = 4
 PENDING_ID = -1
@@ -1169,6 +1172,24 @@ class Night:
         if bind is not None:
             self.seats = seats_from(self.row, self.events, self.active)
         return bind
+
+    async def answer_bound(
+        self, change: SeatChange, alone: Line | None, answer: Callable[[], Awaitable[Answered]]
+    ) -> tuple[Answered, bool]:
+        """Answer a line with an account bound to its seat, in one step: the binding is written with the
+        line's first write (the event it serves); a line that writes nothing drops it, the seats as the
+        ledger has them, unless `alone` is given (an account already seated, by @username): then it is
+        written on its own row once the line is answered without refusal. Returns the answer and
+        whether the binding was written."""
+        self.bind_with_next_write(change)
+        try:
+            answered = await answer()
+        finally:
+            unwritten = self.drop_unwritten_bind()
+        if unwritten is not None and alone is not None:
+            await self.record_seat(alone, "bind", unwritten)
+            return answered, True
+        return answered, unwritten is None
 
     def _booked_rows(self, event_id: int, payments: Sequence[Payment], hand: int) -> tuple[PaymentRow, ...]:
         stake = self.stake_at(hand)
