@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 
 from bot.chat.lexicon import (
     ALSO,
@@ -93,8 +93,13 @@ def tab_shape(name: str, words: Sequence[str]) -> bool:
 def is_name(token: str, known: Sequence[str]) -> bool:
     if SEAT_TOKEN.match(token):
         return True
-    folded = fold(token.lstrip("@"))
-    return any(folded == fold(name) for name in known)
+    return fold(token.lstrip("@")) in folded_names(tuple(known))
+
+
+@lru_cache(maxsize=256)
+def folded_names(known: tuple[str, ...]) -> frozenset[str]:
+    """The seated names as matching sees them: folded once for a seating, not once for each word read."""
+    return frozenset(fold(name) for name in known)
 
 
 def _looks_like_tiles(token: str) -> bool:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from bot.chat.lexicon import (
     FLOWER_WORD,
@@ -107,9 +108,7 @@ class _Scanner:
         self.line = line
         self.words = words
         self.folded = fold(line)
-        self.names: dict[str, list[tuple[str, str]]] = {}  # by first folded character, longest first
-        for folded, name in sorted({(fold(name), name) for name in known if name}, key=lambda n: -len(n[0])):
-            self.names.setdefault(folded[0], []).append((folded, name))
+        self.names = _names_by_first_char(tuple(known))
 
     def pieces(self) -> list[Piece]:
         pieces: list[Piece] = []
@@ -183,6 +182,16 @@ class _Scanner:
                 break
             end += 1
         return Piece(WORD, self.line[at:end], at, end)
+
+
+@lru_cache(maxsize=256)
+def _names_by_first_char(known: tuple[str, ...]) -> Mapping[str, tuple[tuple[str, str], ...]]:
+    """The seated names (folded, as seated) by first folded character, longest first: folded once for
+    a seating, not once for each line or piece read."""
+    names: dict[str, list[tuple[str, str]]] = {}
+    for folded, name in sorted({(fold(name), name) for name in known if name}, key=lambda n: -len(n[0])):
+        names.setdefault(folded[0], []).append((folded, name))
+    return {char: tuple(found) for char, found in names.items()}
 
 
 def _collapse_unknown_chunks(line: str, pieces: list[Piece]) -> list[Piece]:
