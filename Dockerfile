@@ -10,13 +10,9 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     LISTEN=0.0.0.0 \
     PORT=8443
 
-# The one CJK font the charts are drawn in (bot/views/plot.py): WenQuanYi Micro Hei, 5 MB, simplified and
-# traditional Chinese. The user and the ledger's folder come before the code, so they stay cached.
-RUN apt-get update \
-    && apt-get install -y --no-install-recommends fonts-wqy-microhei \
-    && apt-get clean \
-    && rm -rf /var/lib/apt/lists/* \
-    && useradd --create-home --uid 10001 referee \
+# The user and the ledger's folder come before the code, so they stay cached. (The charts' CJK font
+# comes with the dependencies: paperang-p2-fonts-cjk, in requirements.lock; bot/views/plot.py.)
+RUN useradd --create-home --uid 10001 referee \
     && mkdir -p /data \
     && chown referee:referee /data
 

@@ -87,6 +87,7 @@ class UnitRule:
     suit_counts: frozenset[int] = frozenset({2})  # 缺一: how many suits may be present
     broken_by: frozenset[str] = frozenset(MENQING_BROKEN_BY)  # 门清: the meld kinds that lose it
     any_pong: bool = False  # 压绝 on a pong held by anyone at the table (敞开头)
+    any_sole_wait: bool = False  # 压绝 on any sole wait, a two-sided one whose other side is dead too (敞开头)
     flat: bool = False  # 敞开头 天胡: each payer pays `value`, nothing else counted, never doubled
     skip_wind_gangs: bool = False  # nanjing-6: wind gangs are counted by the wind_gang_* units instead
     melds_allowed: frozenset[str] = frozenset()  # 地胡: meld kinds the claim still allows (敞开头: gangs)
@@ -289,6 +290,7 @@ def _unit_rule(key: str, raw: Any, path: str, known: frozenset[str]) -> UnitRule
         suit_counts=frozenset(reader.take("suit_counts", list, [2])),
         broken_by=reader.strings("broken_by", MELD_KINDS, list(MENQING_BROKEN_BY)),
         any_pong=reader.take("any_pong", bool, False),
+        any_sole_wait=reader.take("any_sole_wait", bool, False),
         flat=reader.take("flat", bool, False),
         skip_wind_gangs=reader.take("skip_wind_gangs", bool, False),
         melds_allowed=reader.strings("melds_allowed", MELD_KINDS, []),

@@ -27,7 +27,6 @@ from engine.scoring import (
     DISPLAY_ORDER,
     REFUSED_LIMIT,
     REFUSED_TOGETHER,
-    SOLE_WAIT_SHAPES,
     Item,
     WinScore,
     _flat_score,
@@ -205,10 +204,9 @@ def reference_views(hand: Hand, flags: WinFlags, table_pongs: frozenset[Tile]) -
         readings.append((None, WaitShape.SEVEN_PAIRS))
     for split in standard_decompositions(closed):
         readings.extend((split, shape) for shape in wait_shapes(split, hand.winning))
-    unique = False
-    if any(shape in SOLE_WAIT_SHAPES for _, shape in readings):
-        meld_tiles = [m.tile for m in hand.melds for _ in range(m.size)]
-        unique = waits_only_on(hand.concealed, meld_tiles, len(hand.melds), hand.winning)
+    # Asked of every hand, whatever its shapes: the units look at the shape themselves.
+    meld_tiles = [m.tile for m in hand.melds for _ in range(m.size)]
+    unique = bool(readings) and waits_only_on(hand.concealed, meld_tiles, len(hand.melds), hand.winning)
     return [WinView(hand, flags, reading, shape, unique, table_pongs) for reading, shape in readings]
 
 

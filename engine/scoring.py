@@ -190,15 +190,27 @@ def _views(hand: Hand, flags: WinFlags, table_pongs: frozenset[Tile]) -> list[Wi
     seven_pairs = not hand.melds and is_seven_pairs(closed)
     splits = sorted_decompositions(closed) if len(closed) % 3 == 2 else []
     readings = [(split, shape) for split in splits for shape in wait_shapes(split, hand.winning)]
-    # Whether the wait was sole matters only where the winning tile could earn a wait flower.
+    # Whether the wait was sole matters only where the winning tile could earn a wait flower, or
+    # could be 压绝 on a two-sided wait whose other side is dead (敞开头, C20): the fourth copy of a
+    # ponged tile.
+    shapes = [shape for _, shape in readings]
     unique = False
-    if not SOLE_WAIT_SHAPES.isdisjoint([shape for _, shape in readings]):
+    if not SOLE_WAIT_SHAPES.isdisjoint(shapes) or (
+        WaitShape.OPEN in shapes and _may_be_yajue(hand, flags, table_pongs)
+    ):
         meld_tiles = [m.tile for m in hand.melds for _ in range(m.size)]
         unique = waits_only_on(hand.concealed, meld_tiles, len(hand.melds), hand.winning)
     if seven_pairs:
         views.append(WinView(hand, flags, None, WaitShape.SEVEN_PAIRS, unique, table_pongs))
     views += [WinView(hand, flags, reading, shape, unique, table_pongs) for reading, shape in readings]
     return views
+
+
+def _may_be_yajue(hand: Hand, flags: WinFlags, table_pongs: frozenset[Tile]) -> bool:
+    """The winning tile is a ponged tile's fourth copy: the winner's pong, one at the table, or the
+    pong being upgraded that a robbing win takes it from."""
+    winning = hand.winning
+    return flags.robbing_gang or winning in table_pongs or any(m.tile == winning for m in hand.melds)
 
 
 def _units_to_ask(preset: Preset, questions: Questions, facts: frozenset[str]) -> tuple[Question, ...]:

@@ -348,20 +348,29 @@ class LongQiDui(ShuangQiDui):
     key = "long_qidui"
 
 
+# The places a winning tile that is a ponged tile's fourth copy can take: in a sequence. 000 names
+# 压档 and 边枝 only ("必须是压三万或是边三万"); 敞开头 takes any sole wait, two-sided included.
+_NAMED_SOLE_WAITS = frozenset({WaitShape.MIDDLE, WaitShape.EDGE})
+_SEQUENCE_WAITS = _NAMED_SOLE_WAITS | {WaitShape.OPEN}
+
+
 class YaJue(Unit):
     """压绝/卡绝: a sole 压档 or 边枝 wait on a tile whose other three copies are the winner's pong.
 
     With the rule's `any_pong` (敞开头) the pong may be anyone's at the table: the typed hand shows the
     winner's own, the table's log the others'. (A pair or triplet wait on a ponged tile would need a
-    fifth copy, so only 压档 and 边枝 can ever qualify.) Robbing an added gang counts too (抢杠压绝,
+    fifth copy, so the winning tile always ends a sequence.) Robbing an added gang counts too (抢杠压绝,
     RULES §12): the robbed player's pong of the winning tile, being upgraded, is a pong at the table.
+    With the rule's `any_sole_wait` (敞开头: "sole wait", no shape named) a two-sided wait whose other
+    side is dead counts as well: `67m` waiting 5m with all four 8m the winner's own (docs/rules.md C20).
     """
 
     key = "yajue"
     needs = "sole_wait"
 
     def count(self, view: WinView, rule: UnitRule) -> int:
-        if not view.unique_wait or view.shape not in (WaitShape.MIDDLE, WaitShape.EDGE):
+        shapes = _SEQUENCE_WAITS if rule.any_sole_wait else _NAMED_SOLE_WAITS
+        if not view.unique_wait or view.shape not in shapes:
             return 0
         winning = view.hand.winning
         ponged = any(m.kind is MeldKind.PONG and m.tile == winning for m in view.hand.melds)

@@ -166,6 +166,92 @@ def test_yajue_on_the_winners_own_pong() -> None:
     assert items(result) == {"pao": 10, "hard": 8, "wind_pong": 2, "que_yi": 2, "yajue": 30}
 
 
+# ---- 压绝 on a sole wait whose other side is dead (C20) ----------------------------------------
+# `67m` waits 5m or 8m. The wait is sole when every other tile that completes the hand has all four
+# copies in the winner's own hand (concealed tiles and melds); copies in other players' melds do
+# not count. A sole wait on a ponged tile's fourth copy is 压绝 whatever its shape (§12 names none).
+
+DEAD_SIDE = "67m 234p 99s [555m] (8888m) +5m"  # 8m: all four in B's concealed gang; [555m] is B's
+
+
+def test_yajue_on_a_two_sided_wait_whose_other_side_is_the_winners_concealed_gang() -> None:
+    # 5m is the only live wait and B's own [555m] is a pong of it; all three suits: no 缺一; not 门清:
+    # 10 + 压绝 30 + 2×(4 + 暗杠 2) = 52 (it was 22: 压绝 asked for a 压当/边张 shape)
+    result = ck(DEAD_SIDE, hard_flowers=4)
+    assert items(result) == {"pao": 10, "hard": 8, "gang_concealed": 4, "yajue": 30}
+    assert result.total == 52
+    # at the table: B pongs C's 5m, B's concealed gang of 8m (5 ×2 = 10 from each), D discards 5m:
+    # D pays 52 ×2 = 104. A −10; B 30 + 104 = 134; C −10; D −10 − 104 = −114
+    totals = net_of_all(
+        table(),
+        Pong(B, C, suited(5, 0)),
+        Gang(B, MeldKind.CONCEALED_GANG, tile=suited(8, 0)),
+        hu(B, DEAD_SIDE, D, hard_flowers=4),
+    )
+    assert totals == {A: -10, B: 134, C: -10, D: -114}
+
+
+def test_the_dead_side_yajue_is_changkaitous_only() -> None:
+    # nanjing follows 000's "成压档（必须是压三万或是边三万）": no 压绝 on a two-sided wait, and no wait
+    # flower either (decision 2): 跑 20 + 2×(4 + 暗杠 2) = 32
+    result = score(DEAD_SIDE, "nanjing", hard_flowers=4)
+    assert items(result) == {"pao": 20, "hard": 8, "gang_concealed": 4}
+    assert result.total == 32
+
+
+def test_a_sole_two_sided_wait_earns_no_wait_flower() -> None:
+    # the same wait with no pong of 5m anywhere: sole, but no 压当/边张/独占 shape, so nothing for it:
+    # 10 + 2×(4 + 暗杠 2) = 22
+    result = ck("67m 234p 99s [111s] (8888m) +5m", hard_flowers=4)
+    assert items(result) == {"pao": 10, "hard": 8, "gang_concealed": 4}
+    assert result.total == 22
+
+
+def test_robbing_on_a_two_sided_wait_whose_other_side_is_dead_counts_yajue() -> None:
+    # 抢杠压绝: D holds 67m with all four 8m in a concealed gang (5 ×2 = 10 from each); B pongs C's 5m
+    # and adds the fourth (C pays 10 ×2 = 20); D robs it, 4 hard. D's share:
+    # 10 + 压绝 30 + 2×(4 + 暗杠 2) = 52, ×2 = 104; B pays 3 shares = 312 and returns C's 20.
+    # A −10; B −10 + 20 − 312 − 20 = −322; C −10 − 20 + 20 = −10; D 30 + 312 = 342
+    robbed = "67m 234p 99s [111s] (8888m) +5m"
+    state = run(
+        table(),
+        Gang(D, MeldKind.CONCEALED_GANG, tile=suited(8, 0)),
+        Pong(B, C, suited(5, 0)),
+        Gang(B, MeldKind.ADDED_GANG, tile=suited(5, 0)),
+    ).state
+    outcome = apply(state, hu(D, robbed, B, hard_flowers=4, robbing_gang=True))
+    assert items(dict(outcome.scores)[D]) == {"pao": 10, "hard": 8, "gang_concealed": 4, "yajue": 30}
+    assert [(p.payer, p.payee, p.amount) for p in outcome.payments if p.reason != "added_gang"] == [(B, D, 312)]
+    totals = net_of_all(
+        table(),
+        Gang(D, MeldKind.CONCEALED_GANG, tile=suited(8, 0)),
+        Pong(B, C, suited(5, 0)),
+        Gang(B, MeldKind.ADDED_GANG, tile=suited(5, 0)),
+        hu(D, robbed, B, hard_flowers=4, robbing_gang=True),
+    )
+    assert totals == {A: -10, B: -322, C: -10, D: 342}
+
+
+def test_the_other_side_dead_by_the_winners_pong_and_a_tile_in_hand() -> None:
+    # B: `678m 67m` waits 5m or 8m; B's [888m] and the 8m in 678m are all four 8m, so 5m is sole.
+    # C's pong of 5m stands at the table: 10 + 压绝 30 + 2×4 = 48 (all three suits, not 门清);
+    # A discards 5m and pays 48 ×2 = 96
+    hand = "678m 67m 234p 99s [888m] +5m"
+    totals = net_of_all(table(), Pong(C, A, suited(5, 0)), Pong(B, D, suited(8, 0)), hu(B, hand, A, hard_flowers=4))
+    assert totals == {A: -96, B: 96, C: 0, D: 0}
+
+
+def test_tiles_in_other_players_melds_do_not_make_a_wait_sole() -> None:
+    # The same wait, but the three other 8m are C's pong: all four 8m are in sight, yet the wait is
+    # not sole (only the winner's own tiles count, C20). D's pong of 5m stands at the table, but
+    # there is no 压绝 and no wait flower (two-sided): 10 + 2×4 = 18; A pays 18 ×2 = 36
+    hand = "678m 67m 234p 99s [111s] +5m"
+    state = run(table(), Pong(C, A, suited(8, 0)), Pong(D, A, suited(5, 0)), Pong(B, D, suited(1, 2))).state
+    outcome = apply(state, hu(B, hand, A, hard_flowers=4))
+    assert items(dict(outcome.scores)[B]) == {"pao": 10, "hard": 8}
+    assert net(outcome.payments) == {A: -36, B: 36, C: 0, D: 0}
+
+
 def test_huakai_10() -> None:
     # 10 + 门清 10 + 花开 10 + 2×(1 + 缺一 1) = 34
     result = ck(EXAMPLE_1, hard_flowers=1, self_draw=True, after_flower=True)

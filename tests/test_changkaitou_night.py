@@ -110,3 +110,34 @@ async def test_robbing_counts_yajue_by_commands(table: Table) -> None:
         """
     )
     assert await table.balances() == {"Alice": 0, "Bob": -288, "Carol": 0, "Dave": 288}
+
+
+async def test_yajue_on_a_dead_side_wait_by_commands(table: Table) -> None:
+    # test_yajue_on_a_two_sided_wait_whose_other_side_is_the_winners_concealed_gang, typed: Bob's
+    # 67m waits 5m or 8m, all four 8m his concealed gang (10 from each), his pong of 5m at the table:
+    # 10 + 压绝 30 + 2×(4 + 暗杠 2) = 52, ×2 = 104 from Dave.
+    await table.play(
+        f"""
+        {NEW}
+        Bob: 碰 Carol 5m
+        Bob: 暗杠 8m
+        """
+    )
+    out = await table.say("Bob: 胡 Dave 67m 234p 99s [555m] (8888m) +5m 花4")
+    assert "压绝" in out and "52" in out
+    assert await table.balances() == {"Alice": -10, "Bob": 134, "Carol": -10, "Dave": -114}
+
+
+async def test_robbing_on_a_dead_side_wait_counts_yajue_by_commands(table: Table) -> None:
+    # test_robbing_on_a_two_sided_wait_whose_other_side_is_dead_counts_yajue, typed: Dave's share
+    # 52 ×2 = 104, Bob pays 3 × 104 = 312 and gives Carol's 20 back; Dave's concealed gang 10 from each.
+    await table.play(
+        f"""
+        {NEW}
+        Dave: 暗杠 8m
+        Bob: 碰 Carol 5m
+        Bob: 补杠 5m
+        Dave: 胡 Bob 抢杠 67m 234p 99s [111s] (8888m) +5m 花4
+        """
+    )
+    assert await table.balances() == {"Alice": -10, "Bob": -322, "Carol": -10, "Dave": 342}

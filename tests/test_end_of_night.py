@@ -48,7 +48,7 @@ def test_two_pairs_settle_in_two_transfers_not_three() -> None:
 
 def test_the_chart_is_a_jpeg_photo_or_a_png_file_drawn_in_a_font_that_draws_chinese() -> None:
     font_file = cjk_font_file()
-    assert font_file is not None, "a CJK font is installed (fonts-wqy-microhei, as in the image and CI)"
+    assert font_file is not None, "a CJK font is installed (paperang-p2-fonts-cjk, from requirements.lock)"
     assert draws_chinese(font_file)
     # 李四 pays 张三 34 in hand 1, 趙六 pays 王五 46 in hand 2 (the 比下胡 hand, starred)
     lines = [

@@ -7,6 +7,7 @@ import random
 
 from engine import decompose, reference
 from engine.hand import Hand
+from engine.notation import parse_hand
 from engine.preset import PRESET_NAMES, load_preset
 from engine.scoring import evaluate, score_hand
 from engine.units import FLAG_NAMES, UNITS_BY_KEY, WinFlags
@@ -61,6 +62,30 @@ def test_same_score_in_every_preset() -> None:
         for preset in PRESETS:
             fast = score_hand(hand, flags, preset, table_pongs)
             assert fast == reference.reference_score_hand(hand, flags, preset, table_pongs), (hand, flags, preset.name)
+
+
+# Two-sided waits whose other side is dead (docs/rules.md C20): rare in the random mix, and the fast
+# path asks whether they were sole only when the winning tile may be 压绝.
+DEAD_SIDE_HANDS = [
+    parse_hand(text)
+    for text in (
+        "67m 234p 99s [555m] (8888m) +5m",  # the other side in a concealed gang, the winner's pong
+        "67m 234p 99s [111s] (8888m) +5m",  # ... and no pong of the winning tile in the hand
+        "678m 67m 234p 99s [888m] +5m",  # the other side in the winner's pong and hand
+        "678m 67m 234p 99s [111s] +5m",  # not sole: one 8m left to draw
+        "23m 456p 789s 11s (1111m) +4m",  # 23m waits 1m/4m, all four 1m a concealed gang
+    )
+]
+
+
+def test_same_score_on_dead_side_waits() -> None:
+    for hand in DEAD_SIDE_HANDS:
+        for table_pongs in (frozenset(), frozenset({hand.winning})):
+            for robbing in (False, True):
+                flags = WinFlags(hard_flowers=4, robbing_gang=robbing)
+                for preset in PRESETS:
+                    fast = score_hand(hand, flags, preset, table_pongs)
+                    assert fast == reference.reference_score_hand(hand, flags, preset, table_pongs), (hand, preset.name)
 
 
 def test_kept_plans_score_like_a_fresh_evaluation() -> None:

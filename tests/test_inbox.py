@@ -111,3 +111,39 @@ async def test_an_update_that_records_nothing_commits_its_row_when_answered(tmp_
     assert await inbox.add(row(2, "msg:-1:11"), lambda: None)
     assert await pending(ledger) == [2]
     await ledger.close()
+
+
+def test_only_a_failure_of_the_storage_itself_is_tried_again(tmp_path: Path) -> None:
+    """Issue #39: a lock held by another connection (SQLITE_BUSY), directly or as the cause of
+    another error, is the storage failing for now; a write that is wrong (a constraint, a table
+    that does not exist) is not, nor is an error SQLite did not raise."""
+    import sqlite3
+
+    import pytest
+
+    from bot.store.writer import storage_unavailable
+
+    db = tmp_path / "busy.sqlite3"
+    holder = sqlite3.connect(db, isolation_level=None)
+    holder.execute("CREATE TABLE t (x INTEGER PRIMARY KEY)")
+    holder.execute("BEGIN EXCLUSIVE")
+    other = sqlite3.connect(db, timeout=0, isolation_level=None)
+    try:
+        with pytest.raises(sqlite3.OperationalError) as locked:
+            other.execute("BEGIN IMMEDIATE")
+        assert storage_unavailable(locked.value)
+        wrapped = RuntimeError("a write failed")
+        wrapped.__cause__ = locked.value
+        assert storage_unavailable(wrapped)
+        holder.execute("INSERT INTO t VALUES (1)")
+        with pytest.raises(sqlite3.IntegrityError) as twice:
+            holder.execute("INSERT INTO t VALUES (1)")
+        assert not storage_unavailable(twice.value)
+        with pytest.raises(sqlite3.OperationalError) as nowhere:
+            holder.execute("SELECT * FROM nowhere")
+        assert not storage_unavailable(nowhere.value)
+        assert not storage_unavailable(sqlite3.OperationalError("database is locked"))
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+        other.close()

@@ -67,8 +67,15 @@ async def _play_and_undo(lines: list[str], preset: str) -> None:
                 night = await table.night()
                 assert night["balances"] == await _balances_from_payment_rows(ledger)
             recorded = sum(1 for _ in await ledger.events(1)) - 1
-            for _ in range(recorded):
-                await table.say("Alice: /undo")
+            for _ in range(2 * recorded + 2):  # a held line withdrawn first; an undo asked about, its button
+                response = await table.respond("Alice: /undo")
+                assert response is not None
+                if response.choices and not response.recorded:  # after a line that recorded nothing: asked
+                    response = await table.respond(f"Alice: {response.choices[0].command}")
+                    assert response is not None and response.recorded
+                if response.refused:
+                    assert response.replies[0].key == "undo.nothing"
+                    break
             night = await table.night()
             assert set(night["balances"].values()) == {0}  # type: ignore[union-attr]
             assert set(night["money"].values()) == {"0"}  # type: ignore[union-attr]

@@ -58,3 +58,28 @@ def test_a_log_read_anew_is_indexed_anew() -> None:
     assert index.current(first, 1) is None
     again = [row(1, "pong")]  # another list (a night that read its log again): nothing carried over
     assert index.current(again, 1) == 1
+
+
+def test_rows_the_older_code_numbered_by_id_keep_their_ids_and_later_lines_go_on_from_the_last() -> None:
+    # ids 1-8 numbered by the older code: a claim (2) and a re-pricing row (6) took ids, not lines;
+    # other chats' rows took 9 and 10, then today's code appended 11 and 12.
+    rows = [row(1, "open"), row(2, "join"), row(3, "hu"), row(4, "draw"), row(5, "undo", 4)]
+    rows += [row(6, "correction", 3), row(8, "pong"), row(11, "gang"), row(12, "undo", 8)]
+    index = LogIndex(ids_through=8)
+    assert [index.number_of(rows, r.id) for r in rows] == [1, None, 3, 4, 5, None, 8, 9, 10]
+    assert [index.numbered(rows, n) for n in (2, 6, 7, 11)] == [None, None, None, None]
+    assert [index.numbered(rows, n) for n in (1, 8, 9, 10)] == [rows[0], rows[6], rows[7], rows[8]]
+    assert index.last_number(rows) == 10
+    assert [r.id for r in index.lines(rows)] == [1, 3, 4, 5, 8, 11, 12]
+    # from a checkpoint after row 8 (its head: the last number was 8), the rows after it
+    after = [row(11, "gang"), row(13, "pong")]
+    assert (index.number_of(after, 13, base=8), index.numbered(after, 10, base=8)) == (10, after[1])
+    assert (index.numbered(after, 8, base=8), index.last_number(after, base=8)) == (None, 10)
+
+
+def test_a_night_numbered_by_id_to_its_last_row_goes_on_from_that_row() -> None:
+    rows = [row(4, "open"), row(7, "pong")]
+    index = LogIndex(ids_through=7)
+    assert (index.last_number(rows), index.numbered(rows, 8)) == (7, None)
+    rows.append(row(20, "gang"))
+    assert (index.number_of(rows, 20), index.numbered(rows, 8)) == (8, rows[2])

@@ -191,8 +191,8 @@ Alice: /penalty Bob -3
 Alice: /penalty false Bob 30
 Alice: /hu self 123m
 Alice: /hu Carol 11p567s79s[EEE][444p]+8s flowers=4
-Eve: /pong Bob
 Alice: /undo
+Eve: /pong Bob
 Alice: /undo 999
 Alice: /undo 1
 Alice: /fix 2 /pong Dave
@@ -367,6 +367,22 @@ A: /pong B
 """
 
 
+# /undo with a question open (its line withdrawn), a question whose event is undone, an undo asked
+# after a refusal, a fix of what cannot be fixed
+UNDO = """
+A: /new A B C D
+D: 花杠
+D: 花杠
+A: /undo
+D: 花杠
+A: /undo 2
+A: /again
+B: 碰 C
+A: /fix 3 花杠
+A: /undo
+"""
+
+
 # Limits: an opener who sits nowhere, too many melds, a small win below the limit, odd amounts
 SEVERAL = """
 A: /new A B C D
@@ -514,6 +530,9 @@ async def night_in(referee: Referee, language: str) -> None:
     several = Player(referee, f"several-{language}", language)  # 一炮多响: asked, joined, a fix refused
     await several.say(f"/lang {language}")
     await several.play(SEVERAL)
+    undoing = Player(referee, f"undo-{language}", language)
+    await undoing.say(f"/lang {language}")
+    await undoing.play(UNDO)
     tg = Player(referee, f"tg-{language}", language)
     await tg.say(f"/lang {language}")
     await telegram_lines(tg)

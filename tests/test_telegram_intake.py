@@ -115,6 +115,35 @@ async def test_the_offset_never_passes_an_update_not_yet_stored(tmp_path: Path) 
     await polling.stop()
 
 
+async def test_a_batch_that_could_not_be_stored_is_asked_for_again(monkeypatch: Any, tmp_path: Path) -> None:
+    """Issue #39: storing fails outside the inbox's own retries (a migration's note, the ledger
+    locked): polling goes on, the offset stays, and Telegram hands the same updates again."""
+    import sqlite3
+
+    from bot.telegram import intake
+
+    monkeypatch.setattr(intake, "FIRST_POLL_BACKOFF", 0.01)
+    stored: list[int] = []
+    failures = [sqlite3.OperationalError("database is locked")]
+
+    async def accept_all(updates: Any) -> None:
+        if failures:
+            raise failures.pop()
+        stored.extend(update.update_id for update in updates)
+
+    batch = [StubUpdate(21), StubUpdate(22)]
+    bot = StubBot([batch, batch])  # not confirmed: Telegram sends it again
+    polling = Polling(bot, accept_all, timeout=1, heartbeat=Heartbeat(tmp_path / "alive"))  # type: ignore[arg-type]
+    await polling.start()
+    for _ in range(100):
+        if len(bot.offsets) >= 3:
+            break
+        await asyncio.sleep(0.02)
+    assert bot.offsets[:3] == [None, None, 23] and stored == [21, 22]
+    assert polling.failed is not None and not polling.failed.done()  # still polling
+    await polling.stop()
+
+
 class Lanes:
     """What `TelegramFrontEnd.accept_all` asks of the front end: a row, a lane (the chat), a store
     that takes its time. Chat 1's first update is slow to store (its row rides with its line)."""
@@ -185,6 +214,24 @@ def test_the_health_check_reads_the_heartbeats_age(tmp_path: Path) -> None:
     assert not healthy and "stuck" in message
     assert check(None)[0] is False
     Heartbeat(None).beat()  # no file configured: nothing written, nothing raised
+
+
+def test_the_health_check_says_what_the_bot_says_of_its_drawing_process(tmp_path: Path) -> None:
+    """Issue #39: a drawing process that does not answer makes the check fail while the heartbeat is
+    fresh; one replaced earlier is only told."""
+    beat = tmp_path / "alive"
+    said: list[str | None] = ["stuck: the drawing process did not answer for 3 s; it was replaced"]
+    heartbeat = Heartbeat(beat, status=lambda: said[-1])
+    heartbeat.beat()
+    healthy, message = check(beat)
+    assert not healthy and message.endswith(said[0] or "")
+    said.append("the drawing process did not answer and was replaced 1 time(s)")
+    heartbeat.beat()
+    healthy, message = check(beat)
+    assert healthy and message.endswith("; the drawing process did not answer and was replaced 1 time(s)")
+    said.append(None)
+    heartbeat.beat()
+    assert check(beat) == (True, "alive: heartbeat 0 s old")
 
 
 def test_the_running_bot_keeps_its_heartbeat_fresh_and_the_health_check_reads_it(tmp_path: Path) -> None:

@@ -8,7 +8,9 @@ custom penalty (罚 bob 5) costs the offender 5 to each of the three others.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
+import signal
 import socket
 import sqlite3
 import subprocess
@@ -19,7 +21,9 @@ from typing import Any
 
 import aiohttp
 
+from locales import Translator
 from tests.bot_process import ROOT, bot_against_fake, bot_environment, count, wait_until
+from tests.test_plot import gone as plot_gone
 from tests.test_telegram import ALICE, BOB
 
 CHATS = (-100301, -100302, -100303, -100304)
@@ -236,5 +240,124 @@ def test_polling_survives_a_database_locked_for_ten_seconds(tmp_path: Path) -> N
             assert await bot.stop() == 0
         if LOCK_SECONDS > 10:  # longer than the writer's busy timeout: the retries did it
             assert "not stored yet" in log.read_text(encoding="utf-8")
+
+    asyncio.run(scenario())
+
+
+BUSY_SECONDS = 0.2  # the ledger's busy timeout in the test (10 s in production): a lock twice as long
+
+
+def test_a_lock_held_past_the_busy_timeout_delays_updates_and_loses_none(tmp_path: Path) -> None:
+    """Issue #39: a backup or a `sqlite3` shell holds the ledger locked for twice the busy timeout while
+    four penalties arrive, two more after. The first one's write fails (`database is locked`): it is
+    neither answered "nothing recorded" nor marked done, but handled again once the lock is gone, so
+    all six are recorded once each, in order. Bob pays 5 to each of the three others per penalty
+    (RULES.md's custom penalty): 6 × 15 = 90 out, and each other player takes 6 × 5 = 30."""
+    db, log = tmp_path / "held.sqlite3", tmp_path / "bot.log"
+    sql = "SELECT COUNT(*) FROM events WHERE kind = 'penalty'"
+
+    async def scenario() -> None:
+        async with bot_against_fake(db, log, REFEREE_BUSY_TIMEOUT=str(BUSY_SECONDS)) as (fake, bot):
+            await fake.settle(fake.message(CHATS[0], ALICE, NEW), timeout=60)
+            blocker = sqlite3.connect(db, isolation_level=None)
+            blocker.execute("BEGIN EXCLUSIVE")
+            try:
+                locked = time.monotonic()
+                during = [fake.message(CHATS[0], ALICE, "/penalty bob 5") for _ in range(4)]
+                # held at least twice the busy timeout, and until a write has failed for it
+                await wait_until(lambda: "database is locked" in log.read_text(encoding="utf-8"), timeout=60)
+                await asyncio.sleep(max(0.0, 2 * BUSY_SECONDS - (time.monotonic() - locked)))
+                assert count(db, sql) == 0
+            finally:
+                blocker.execute("ROLLBACK")
+                blocker.close()
+            released = time.monotonic()
+            after = [fake.message(CHATS[0], ALICE, "/penalty bob 5") for _ in range(2)]
+            await wait_until(lambda: count(db, sql) >= 6, timeout=60)
+            print(f"6 penalties recorded {time.monotonic() - released:.2f} s after the lock was released")
+            await fake.settle(after[-1], timeout=60)
+            await wait_until(lambda: count(db, "SELECT COUNT(*) FROM inbox WHERE done = 0") == 0)
+            assert count(db, sql) == 6  # once each
+            with sqlite3.connect(db) as connection:  # each update recorded its own penalty, in the order sent
+                by_event = [
+                    r[0]
+                    for r in connection.execute(
+                        "SELECT update_id FROM inbox WHERE event_id IS NOT NULL ORDER BY event_id"
+                    )
+                ]
+            assert by_event[-6:] == [*during, *after]
+            bob = count(
+                db,
+                "SELECT SUM(CASE WHEN payee = 1 THEN amount ELSE -amount END) FROM payments"
+                " WHERE payee = 1 OR payer = 1",
+            )
+            assert bob == -90
+            nothing_recorded = Translator("zh-Hans").t("error.internal")
+            assert nothing_recorded not in fake.texts(CHATS[0])
+            assert bot.poll() is None
+            assert await bot.stop() == 0
+
+    asyncio.run(scenario())
+
+
+def drawing_processes(parent: int) -> list[int]:
+    """The bot's drawing processes: its children started by multiprocessing's spawn."""
+    listed = subprocess.run(["ps", "-ww", "-o", "pid=,args=", "--ppid", str(parent)], capture_output=True, text=True)
+    return [int(line.split()[0]) for line in listed.stdout.splitlines() if "spawn_main" in line]
+
+
+def test_a_stopped_drawing_process_holds_neither_the_summary_nor_the_chats_next_line(tmp_path: Path) -> None:
+    """Issue #39: the drawing process is stopped (SIGSTOP). /summary still answers with the night's
+    figures and a note that the chart is not drawn, once CHART_SECONDS has passed; the chat's next
+    penalty is recorded behind it, another chat's at once; the process is killed and replaced, the
+    health check says so, and the next /summary has its chart again. Alice took 5 from Bob's custom
+    penalty (RULES.md: the offender pays 5 to each of the three others): her summary line says 5."""
+    db, log, beat = tmp_path / "draw.sqlite3", tmp_path / "bot.log", tmp_path / "alive"
+    other = CHATS[1]
+    env = {**os.environ, "HEARTBEAT_FILE": str(beat), "PYTHONPATH": str(ROOT)}
+
+    def health() -> tuple[int, str]:
+        run = subprocess.run([sys.executable, "-m", "bot", "health"], cwd=ROOT, env=env, capture_output=True, text=True)
+        return run.returncode, run.stdout
+
+    def penalties(chat: int) -> int:
+        return count(db, "SELECT COUNT(*) FROM events WHERE kind = 'penalty' AND chat_id = ?", f"tg:{chat}")
+
+    async def scenario() -> None:
+        async with bot_against_fake(db, log, HEARTBEAT_FILE=str(beat), CHART_SECONDS="1") as (fake, bot):
+            for chat in (CHATS[0], other):
+                await fake.settle(fake.message(chat, ALICE, NEW), timeout=60)
+            await fake.settle(fake.message(CHATS[0], ALICE, "/summary"), timeout=60)  # drawn: the process is up
+            await fake.wait_for(lambda: len(fake.sent("sendPhoto", CHATS[0])) == 1, timeout=60)
+            await fake.settle(fake.message(CHATS[0], ALICE, "/penalty bob 5"), timeout=60)  # a new chart is due
+            stopped = drawing_processes(bot.pid)
+            assert len(stopped) == 1
+            for pid in stopped:
+                os.kill(pid, signal.SIGSTOP)
+            try:
+                answers = len(fake.texts(CHATS[0]))
+
+                def said() -> str:
+                    return "\n".join(fake.texts(CHATS[0])[answers:])
+
+                fake.message(CHATS[0], ALICE, "/summary")
+                fake.message(CHATS[0], ALICE, "/penalty bob 5")
+                fake.message(other, ALICE, "/penalty bob 5")
+                await wait_until(lambda: penalties(CHATS[0]) == 2 and penalties(other) == 1, timeout=60)
+                await fake.wait_for(lambda: len(fake.texts(CHATS[0])) > answers, timeout=60)
+                await fake.wait_for(lambda: Translator("zh-Hans").t("summary.chart_skipped") in said(), timeout=60)
+                assert "1. alice：5 花" in said()  # the figures went out, before the chat's next penalty
+                assert len(fake.sent("sendPhoto", CHATS[0])) == 1  # no chart for it
+                await wait_until(lambda: all(plot_gone(pid) for pid in stopped), timeout=30)
+                await wait_until(lambda: len(drawing_processes(bot.pid)) == 1, timeout=30)
+                await wait_until(lambda: "replaced 1 time" in health()[1], timeout=30)
+                assert health()[0] == 0
+                await fake.settle(fake.message(CHATS[0], ALICE, "/summary"), timeout=60)
+                await fake.wait_for(lambda: len(fake.sent("sendPhoto", CHATS[0])) == 2, timeout=60)
+            finally:
+                for pid in stopped:
+                    with contextlib.suppress(ProcessLookupError):
+                        os.kill(pid, signal.SIGCONT)
+            assert await bot.stop() == 0
 
     asyncio.run(scenario())

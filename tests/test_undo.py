@@ -20,8 +20,12 @@ async def test_an_undo_cannot_be_undone_and_the_next_undo_reaches_past_it(table:
     assert await table.balances() == after_gang
     assert "#3 已经撤销过了" in await table.say("Alice: /undo 3")  # undo.already_undone
     assert await table.balances() == after_gang
-    # The next plain undo takes the last event still standing: the gang #2, not the undo #4.
-    assert "撤销了 #2" in await table.say("Alice: /undo")
+    # The next plain undo would take the last event still standing: the gang #2, not the undo #4. The
+    # line before it recorded nothing (a refusal), so it names #2 and asks; its button undoes #2.
+    asked = await table.respond("Alice: /undo")
+    assert asked is not None and not asked.recorded and [c.command for c in asked.choices] == ["/undo 2"]
+    assert await table.balances() == after_gang
+    assert "撤销了 #2" in await table.say(f"Alice: {asked.choices[0].command}")
     assert await table.balances() == ZERO
     assert "没有可以撤销的记录" in await table.say("Alice: /undo")  # undo.nothing
     assert await table.balances() == ZERO

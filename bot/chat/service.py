@@ -38,6 +38,7 @@ from bot.store.heap import in_thread
 from bot.store.inbox import Inbox
 from bot.store.ledger import Ledger
 from bot.store.rows import DuplicateUpdate, EventRow, Seat
+from bot.store.writer import storage_unavailable
 from bot.text.replies import Reply, Response
 from bot.views.board import DEFAULT_MODE, shaped
 from bot.views.board import SETTING as BOARD_SETTING
@@ -89,7 +90,8 @@ class Referee:
     async def handle(self, incoming: Incoming) -> Response | None:
         """Answer one chat line; None when the line is not for the referee. Never raises for any
         input: an unexpected failure is logged, the chat's night is reloaded from the ledger (which
-        rolled the line back), and the reply says nothing was recorded."""
+        rolled the line back), and the reply says nothing was recorded (`unwritten` when it was the
+        storage that failed: locked by another program, full; the line may be handled again)."""
         async with self.nights.using(incoming.chat_id):  # its night stays cached until answered
             return await self._guarded(incoming)
 
@@ -97,14 +99,18 @@ class Referee:
         before = self.nights.recorded(incoming.chat_id)
         try:
             return await self._handle(incoming)
-        except Exception:
-            log.exception("line %r in chat %s failed", incoming.text, incoming.chat_id)
+        except Exception as error:
+            busy = storage_unavailable(error)  # a front end may handle the same line again later
+            if busy:
+                log.warning("line %r in chat %s not recorded: %s", incoming.text, incoming.chat_id, error)
+            else:
+                log.exception("line %r in chat %s failed", incoming.text, incoming.chat_id)
             self.nights.forget(incoming.chat_id)
             language = await self._language_after_failure(incoming)
             # it failed after the line's commit: say so (a binding is only written with an event)
             if self.nights.recorded(incoming.chat_id) != before:
                 return Response((Reply("error.internal_after_recording"),), language, recorded=True)
-            return Response((Reply("error.internal"),), language, refused=True)
+            return Response((Reply("error.internal"),), language, refused=True, unwritten=busy)
 
     async def _language_after_failure(self, incoming: Incoming) -> str:
         """The chat's language, if the ledger can still say it."""
@@ -125,10 +131,10 @@ class Referee:
         if read.error is not None:
             replies = (Reply(read.error.key, read.error.params),)
             hint = usage_hint(incoming.text, replies)  # the line's /command in its right form
-            return Response((*replies, hint) if hint else replies, language, refused=True)
+            return self._noted(incoming, Response((*replies, hint) if hint else replies, language, refused=True))
         command = read.command
         if command is None:
-            return near_miss(incoming, night, language)
+            return self._noted(incoming, near_miss(incoming, night, language))
         handler = handler_of(command.name)
         if handler is None:
             return None
@@ -186,9 +192,22 @@ class Referee:
                 response = replace(response, replies=(*response.replies, hint))
         if spec is None or not spec.looks_only:  # /score or /export after /summary: `yes` still closes
             self.services.pending_close.discard(incoming.chat_id)
+            self._noted(incoming, response)  # a look at the night is no line of the table
         claims = command.name == "join" and response.recorded and response.replies[:1]
         if claims and response.replies[0].key == "telegram.claimed":
             return await self._line_kept(incoming, response)
+        return response
+
+    def _noted(self, incoming: Incoming, response: Response | None) -> Response | None:
+        """Keep whether the chat's newest line answered recorded nothing (a hint, a refusal, a question
+        or an answer that wrote nothing): a bare /undo next asks before it undoes an older event. Talk
+        left unanswered is no line of the table."""
+        if response is None:
+            return None
+        if response.recorded:
+            self.services.unrecorded.discard(incoming.chat_id)
+        elif response.refused or response.choices or response.settles:
+            self.services.unrecorded.add(incoming.chat_id)
         return response
 
     async def _line_kept(self, incoming: Incoming, claimed: Response) -> Response:
@@ -309,7 +328,7 @@ class Referee:
             return None
         await night.load_history()
         if event_id > night.log_size():  # committed while its line is still being answered: read the log
-            return LogIndex().number_of(await self.nights.logged_events(night.id), event_id)
+            return LogIndex(night.row.ids_through).number_of(await self.nights.logged_events(night.id), event_id)
         return night.number_of(event_id)
 
     async def first_player(self, chat_id: str) -> str | None:

@@ -102,8 +102,11 @@ CACHE_CHATS = 500
 PRESETS_KEPT = 16  # house rules read lately, by their text: most groups play a handful of presets
 # A night holds at most this many rows (events, chores and corrections): past it, a table event is
 # refused with "start a new night" (README: a bounded night keeps a correction's re-fold under half
-# a second, and no real table comes near it; chores, corrections and /close still go through).
-MAX_NIGHT_EVENTS = 5_000  # a correction's own id before the ledger assigns it
+# a second, and no real table comes near it). Chores and corrections still go through for
+# ROW_MARGIN rows more, then get the same answer; /close always does (and a binding, which rides
+# on a line already answered). A line an /undo took out does not count: typed again, it fits.
+MAX_NIGHT_EVENTS = 5_000
+ROW_MARGIN = 100
 LIVE_SHARED = 1_024  # values a night being played looks the next ones up among (the newest met)
 
 
@@ -637,7 +640,7 @@ class Night:
         self.row = row
         self.preset: Preset = preset if preset is not None else preset_from_dict(json.loads(row.preset_json))
         self._events: list[EventRow] = list(events)
-        self._index = LogIndex()  # questions by id, kind and place, folded once per appended row
+        self._index = LogIndex(row.ids_through)  # questions by id, kind and place, folded once per appended row
         self._booked: Totals | None = None  # summed from the payments when first asked for
         self._payment_rows = PaymentLog(payments)  # in columns: a night holds thousands
         self._people: _Seating | None = None
@@ -818,7 +821,7 @@ class Night:
     # ---- the numbers players see (bot/night/log_index.py): every number shown or typed goes through these
 
     def _number_base(self, before: int | None = None) -> int:
-        """How many lines come before the rows in memory; `before`: a row id or line number asked
+        """The number of the last line before the rows in memory; `before`: a row id or line number asked
         about, which needs the older history when a restart left it unread."""
         if self._head is None:
             return 0
@@ -1203,9 +1206,7 @@ class Night:
         """Apply a table event, append it with its payments, and fold it in; raises EngineError
         (nothing written) if the table refuses it, or if the night is full (MAX_NIGHT_EVENTS). A claim
         joining the last win (一炮多响) is settled with it, from the whole night's fold."""
-        if self._rows is None:  # from a checkpoint's head: counted in the ledger once
-            self._rows = await self.ledger.event_count(self.id)
-        if self._rows >= MAX_NIGHT_EVENTS:
+        if await self._row_count() >= MAX_NIGHT_EVENTS and not await self._room_for_a_line():
             raise EngineError("night.full", limit=MAX_NIGHT_EVENTS)
         if isinstance(event, Win) and event.joins is not None:
             await self.folded()
@@ -1229,8 +1230,29 @@ class Night:
         rows = self._booked_rows(row.id, played.payments, played.hand_no)
         return Recorded(row.id, played, rows)
 
+    async def _row_count(self) -> int:
+        if self._rows is None:  # from a checkpoint's head: counted in the ledger once
+            self._rows = await self.ledger.event_count(self.id)
+        return self._rows
+
+    async def _room_for_a_line(self) -> bool:
+        """Past the bound, whether a table event still fits: while the lines in force are fewer
+        (an /undo at the bound took one out: typing it corrected is no dead end), within the margin."""
+        if await self._row_count() >= MAX_NIGHT_EVENTS + ROW_MARGIN:
+            return False
+        await self.load_history()  # at the bound only: the lines in force are the whole night's
+        return self._index.in_force(self._events) < MAX_NIGHT_EVENTS
+
+    async def _refuse_past_the_margin(self, rows: int = 1) -> None:
+        """A chore or correction that would take the night past its bound and margin is refused
+        (nothing written): a correction's re-fold grows with the night (0.7 s of CPU at 5,000 rows)."""
+        if await self._row_count() + rows > MAX_NIGHT_EVENTS + ROW_MARGIN:
+            raise EngineError("night.full", limit=MAX_NIGHT_EVENTS)
+
     async def record_seat(self, line: Line, kind: str, change: SeatChange) -> int:
-        """A join, bind or unseat."""
+        """A join, bind, unseat, rename or 换人 (a bind rides on a line already answered: never refused)."""
+        if kind != "bind":
+            await self._refuse_past_the_margin()
         (row,) = await self._append(
             line, self.row.chat_id, [NewEvent(self.state.hand_no, kind, change.seat, encode_seat(change))]
         )
@@ -1240,6 +1262,7 @@ class Night:
 
     async def record_stake(self, line: Line, change: StakeChange) -> int:
         """改底 from a hand on."""
+        await self._refuse_past_the_margin()
         (row,) = await self._append(
             line, self.row.chat_id, [NewEvent(self.state.hand_no, STAKE, None, encode_stake(change))]
         )
@@ -1247,7 +1270,9 @@ class Night:
         return row.id
 
     async def record_mark(self, line: Line, kind: str) -> int:
-        """close or reopen."""
+        """close or reopen (a full night always closes)."""
+        if kind != "close":
+            await self._refuse_past_the_margin()
         (row,) = await self._append(line, self.row.chat_id, [NewEvent(self.state.hand_no, kind, None, "{}")])
         self.active.add(row.id)
         self.closed = is_closed(self.events)
@@ -1257,10 +1282,13 @@ class Night:
         """Undo (`replacement` None) or fix any past event: re-derive the night and book the difference.
         What grows with the night (the re-fold, the money per place, the players' totals after it)
         is worked out off the event loop on a snapshot of the log, so other chats are answered
-        meanwhile; the night takes the outcome in one step, after the ledger has it."""
+        meanwhile; the night takes the outcome in one step, after the ledger has it. Refused
+        (EngineError, nothing written) past the night's bound and margin."""
+        await self._refuse_past_the_margin()  # before the re-fold: a full night's costs 0.7 s
         before = await self.folded()  # the night before the correction, for the hands it moves
         events, payments = list(self.events), self.payment_rows.copy()  # the log as of now
         plan = await in_thread(_plan_correction, self.row, self.start(), events, payments, target, replacement)
+        await self._refuse_past_the_margin(len(plan.news))  # with the rows it books at other places
         rows_written = await self._append(line, self.row.chat_id, plan.news, plan.target_hand)
         written = list(self._events)
         after = await in_thread(_settle_correction, self.row, plan, before, written, payments, rows_written)

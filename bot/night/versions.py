@@ -82,6 +82,10 @@ class Replay:
             return None if slot in self.moved else slot
         return stack[-1] if stack else None
 
+    def emptied(self) -> int:
+        """How many places in the night are undone (no version in force)."""
+        return sum(1 for stack in self.stacks.values() if not stack)
+
     def versions(self, slot: int) -> tuple[int, ...]:
         stack = self.stacks.get(slot)
         if stack is None:

@@ -37,9 +37,9 @@ from bot.store.rows import (
     TallyRows,
     TallyUpdate,
 )
-from bot.store.writer import PRAGMAS, Writer
+from bot.store.writer import Writer, pragmas
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 _MIGRATIONS: dict[int, str] = {
     1: """
     CREATE TABLE chat_settings (
@@ -207,7 +207,18 @@ _MIGRATIONS: dict[int, str] = {
         PRIMARY KEY (night_id, hand)
     ) WITHOUT ROWID;
     """,
+    # 9: a night's numbers never change, across an upgrade too (bot/night/log_index.py). The code
+    # before per-night numbers showed a line's row id as its number; a night it wrote keeps those:
+    # `ids_numbered_through` is the newest row so numbered (0: the night numbers its lines from #1),
+    # set by `_keep_row_id_numbers` on an upgrade from schema 6 or older.
+    9: """
+    ALTER TABLE nights ADD COLUMN ids_numbered_through INTEGER NOT NULL DEFAULT 0;
+    """,
 }
+# The last schema that code numbering lines by their row id may have written (per-night numbers
+# came while the schema was 6), and the first checkpoint codec only per-night code wrote.
+ROW_ID_NUMBERS_SCHEMA = 6
+PER_NIGHT_NUMBERS_CODEC = 3
 
 
 def _add_to_tally(db: sqlite3.Connection, night_id: int, last_event_id: int, update: TallyUpdate) -> None:
@@ -294,6 +305,26 @@ def _migrate(db: sqlite3.Connection) -> None:
         for statement in _statements(_MIGRATIONS[target]):
             db.execute(statement)
         db.execute(f"PRAGMA user_version = {target}")
+    if 0 < version <= ROW_ID_NUMBERS_SCHEMA:
+        _keep_row_id_numbers(db)
+
+
+def _keep_row_id_numbers(db: sqlite3.Connection) -> None:
+    """Mark the nights whose lines were shown by their row id (`✅ #8` was row 8), so that they
+    keep those numbers. Schema 6 was written both before and after per-night numbers came; what
+    tells them apart is the checkpoints' codec (its version's first part): a night with a checkpoint
+    of per-night code (codec 3 on) was numbered per night when it was last played; one with only
+    older checkpoints was not; one with none (no hand closed yet) was, if no night in the file has
+    a checkpoint of per-night code either."""
+    codec = "CAST(substr(c.version, 1, instr(c.version, ':') - 1) AS INTEGER)"
+    per_night = f"SELECT 1 FROM checkpoints c WHERE {codec} >= {PER_NIGHT_NUMBERS_CODEC}"
+    db.execute(
+        "UPDATE nights SET ids_numbered_through = (SELECT COALESCE(MAX(id), 0) FROM events e"
+        " WHERE e.night_id = nights.id)"
+        f" WHERE NOT EXISTS ({per_night} AND c.night_id = nights.id)"
+        " AND (EXISTS (SELECT 1 FROM checkpoints c WHERE c.night_id = nights.id)"
+        f" OR NOT EXISTS ({per_night}))"
+    )
 
 
 def _is_recorded(db: sqlite3.Connection, update_key: str | None) -> bool:
@@ -356,6 +387,7 @@ def _night(row: aiosqlite.Row | sqlite3.Row) -> NightRow:
         row["opened_by"],
         row["created_at"],
         row["number"],
+        row["ids_numbered_through"],
     )
 
 
@@ -416,7 +448,7 @@ class Ledger:
         await writer.run(_migrate)
         connection = await aiosqlite.connect(str(path), isolation_level=None)
         connection.row_factory = aiosqlite.Row
-        for pragma in PRAGMAS:
+        for pragma in pragmas():
             await connection.execute(f"PRAGMA {pragma}")
         return cls(connection, writer)
 

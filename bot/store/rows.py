@@ -31,6 +31,7 @@ class NightRow:
     opened_by: str
     created_at: str
     number: int = 1  # the chat's own count: its first night is 1 whatever other chats did
+    ids_through: int = 0  # its rows up to this id are numbered by their id (older code: bot/night/log_index.py)
 
 
 @dataclass(frozen=True, slots=True)

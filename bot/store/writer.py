@@ -33,7 +33,14 @@ from locales import DEFAULT_LANGUAGE, Translator
 T = TypeVar("T")
 Work = Callable[[sqlite3.Connection], Any]
 Deferred = tuple[str, tuple[object, ...], "asyncio.Future[None] | None"]
-PRAGMAS = ("journal_mode=WAL", "synchronous=FULL", "foreign_keys=ON", "busy_timeout=10000")
+PRAGMAS = ("journal_mode=WAL", "synchronous=FULL", "foreign_keys=ON")
+BUSY_TIMEOUT_ENV = "REFEREE_BUSY_TIMEOUT"  # seconds a write waits for another process's lock (a backup, a shell)
+BUSY_TIMEOUT_SECONDS = 10.0
+# A failure of the storage itself, not of the write: another process holds the lock longer than the
+# busy timeout, the disk is full or failing. Nothing was written, and the same write may succeed later.
+PASSING_CODES = frozenset(
+    {sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_IOERR, sqlite3.SQLITE_FULL, sqlite3.SQLITE_CANTOPEN}
+)
 MAX_BATCH = 1_000  # writes per transaction: bounds how long the first of them waits for the last
 
 
@@ -43,12 +50,31 @@ class _Done:
     error: Exception | None = None
 
 
+def pragmas() -> tuple[str, ...]:
+    """What every connection to the ledger sets: WAL, full syncs, foreign keys, and how long it waits
+    for a lock held by another process (`REFEREE_BUSY_TIMEOUT` seconds, else 10). A write that waited
+    that long fails; its caller tries it again (bot/telegram/app.py), so a lock held longer only delays."""
+    seconds = float(os.environ.get(BUSY_TIMEOUT_ENV) or BUSY_TIMEOUT_SECONDS)
+    return (*PRAGMAS, f"busy_timeout={max(0, round(seconds * 1000))}")
+
+
 def connect(path: str | Path) -> sqlite3.Connection:
     connection = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
     connection.row_factory = sqlite3.Row
-    for pragma in PRAGMAS:
+    for pragma in pragmas():
         connection.execute(f"PRAGMA {pragma}")
     return connection
+
+
+def storage_unavailable(error: BaseException | None) -> bool:
+    """Whether `error` (or what caused it) is the storage failing for now (`PASSING_CODES`), rather
+    than a write that is wrong: such a write is tried again, not reported as failed."""
+    while error is not None:
+        code = getattr(error, "sqlite_errorcode", None)  # set by SQLite's own errors only
+        if isinstance(error, sqlite3.Error) and isinstance(code, int) and code & 0xFF in PASSING_CODES:
+            return True
+        error = error.__cause__ or error.__context__
+    return False
 
 
 def stop_process(error: DatabaseLost) -> None:

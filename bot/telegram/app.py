@@ -46,6 +46,7 @@ from bot.chat.commands import Menu, menu
 from bot.chat.service import Incoming, Referee, Speaker
 from bot.store.database import EXIT_UNAVAILABLE, DatabaseUnavailable, owned
 from bot.store.inbox import Inbox, Row
+from bot.store.writer import storage_unavailable
 from bot.telegram.delivery import (
     MESSAGE_LIMIT,
     Failure,
@@ -88,6 +89,11 @@ PRIVACY_WARNED = "privacy_warned"  # chat setting: "1" while the chat was told p
 BOARD_EDIT_SECONDS = 10.0  # the pinned board is edited at most this often per chat (BOARD_EDIT_SECONDS)
 PIN_RIGHT_SECONDS = 600  # how long the bot's own right to pin in a chat is trusted before asking again
 __all__ = ["PER_PRESSER", "TelegramFrontEnd", "addressed_elsewhere", "build_application", "update_key"]
+
+
+class NotWrittenYet(Exception):
+    """The ledger could not be written (locked by another program, a full disk): the update recorded
+    nothing and is handled again, after a pause, before anything later in its chat."""
 
 
 def server_root(base_url: str | None) -> str:
@@ -183,6 +189,10 @@ class TelegramFrontEnd:
             await self._referee.close()
             self._referee = None
 
+    def health(self) -> str | None:
+        """What the heartbeat says of the bot's parts besides its loop: the drawing process."""
+        return self._referee.services.charts.health() if self._referee is not None else None
+
     async def idle(self) -> None:
         """Wait until every queued update is processed and every answer delivered (tests, bench)."""
         while self._workers or self.outbox.waiting() or self.live.pending():
@@ -264,14 +274,27 @@ class TelegramFrontEnd:
         try:
             while queue:
                 row, update = queue[0]
-                await self.process(row, update)
+                await self.process_until_written(row, update)
                 queue.popleft()
         finally:
             del self._workers[chat]
             if not queue:
                 self._queues.pop(chat, None)
 
-    async def process(self, row: Row, update: Update) -> None:
+    async def process_until_written(self, row: Row, update: Update) -> None:
+        """An update whose line could not be written (the ledger locked longer than its busy timeout)
+        is handled again, with backoff, until it is: it is neither answered "nothing recorded" nor
+        marked done, and the chat's later updates wait behind it, in order."""
+        delay = STORE_FIRST_DELAY
+        while not await self.process(row, update):
+            log.warning(
+                "update %s not recorded yet (the ledger is not writable): again in %.1f s", row.update_id, delay
+            )
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, STORE_MAX_DELAY)
+
+    async def process(self, row: Row, update: Update) -> bool:
+        """Handle one update; False when the storage failed before anything was recorded (try again)."""
         recorded = False
         read = read_update(update)
         try:
@@ -284,7 +307,12 @@ class TelegramFrontEnd:
             elif read.kind is Kind.MEMBER:
                 await self.on_member(read)
             # forwarded, via a bot, a channel's automatic forward: someone else's words, never recorded
-        except Exception:
+        except NotWrittenYet:
+            return False
+        except Exception as error:
+            if storage_unavailable(error):  # a setting of the chat's, not written: handling it again is safe
+                log.warning("update %s: the ledger is not writable (%s)", row.update_id, error)
+                return False
             log.exception("update %s failed", row.update_id)
             await self.report_failure(update, row)
         # A line's events mark its row done in their own transaction (the inbox trigger); a guided
@@ -292,6 +320,7 @@ class TelegramFrontEnd:
         # the flow recorded).
         if not (recorded and row.key) or update.callback_query is not None:
             self.inbox.mark_done(row.update_id)
+        return True
 
     async def report_failure(self, update: Update, row: Row) -> None:
         """Say what is true: nothing recorded, unless the update's events were committed."""
@@ -418,6 +447,8 @@ class TelegramFrontEnd:
             read=said,
         )
         response = await self.referee.handle(incoming)
+        if response is not None and response.unwritten:
+            raise NotWrittenYet(row.update_id)
         if response is not None and (response.replies or response.attachments):
             assert read.chat_id is not None
             shown = await self.as_shown(read.chat_id, await self.with_privacy(response, chat_key))
@@ -521,6 +552,8 @@ class TelegramFrontEnd:
             press=f"cbq:{query.id}",
         )
         response = await self.referee.handle(incoming)
+        if response is not None and response.unwritten:  # the press is answered once it is written
+            raise NotWrittenYet(row.update_id)
         if response is None or not (response.recorded or response.choices or response.edits or response.settles):
             text = render_response(response, translator) if response is not None else ""
             # a button spent already (its question answered): a toast; a refusal worth reading: an alert
@@ -881,6 +914,7 @@ def _serve(token: str, database: str) -> int:
     application = build_application(token, database, os.environ.get("TELEGRAM_BASE_URL"))
     front: TelegramFrontEnd = application.bot_data["front"]
     heartbeat = Heartbeat.from_environment()
+    heartbeat.status = front.health  # a stuck drawing process shows in `python -m bot health`
     webhook = os.environ.get("WEBHOOK_URL")
     intake: Intake
     if webhook:

@@ -144,7 +144,18 @@ class Polling(Intake):
                 continue
             backoff = FIRST_POLL_BACKOFF
             if updates:
-                await self.accept_all(updates)  # committed before the offset moves past them
+                try:
+                    await self.accept_all(updates)  # committed before the offset moves past them
+                except Exception as error:  # e.g. a migration's note not written: the ledger is locked
+                    # the offset stays: Telegram hands the same batch again, and what is stored is skipped
+                    log.error(
+                        "updates %s-%s not all stored (%s): asking again",
+                        updates[0].update_id,
+                        updates[-1].update_id,
+                        error,
+                    )
+                    await asyncio.sleep(FIRST_POLL_BACKOFF)  # no beat: a stale heartbeat says storing is stuck
+                    continue
                 self.offset = updates[-1].update_id + 1
             self.heartbeat.beat()
 

@@ -87,6 +87,9 @@ class Response:
     live: tuple[Reply, ...] | None = None
     settles: bool = False  # answers a question, recording nothing (a repeat dropped): the chat sees it, its buttons go
     spent: bool = False  # a button whose question was answered already: a quiet note to whoever pressed it
+    # the ledger could not be written just now (locked by another program, a full disk): nothing was
+    # recorded, and the same line may be handled again (Telegram does, until it is written)
+    unwritten: bool = False
 
 
 def render_value(value: Any, translator: Translator) -> Any:

@@ -3,19 +3,29 @@
 What is drawn is worked out here from the night's tally (`tally_lines`: a line a person, with gaps
 where they did not sit); bot/views/plot.py draws it with Pillow, in a CJK font. The Telegram bot
 draws in a process of its own (`start_drawing`, at start), so a chart never holds the chats the bot
-process answers meanwhile. A chart is kept by its night's version (the newest event), language and
-image format: asked again with nothing recorded since, it is not drawn again.
+process answers meanwhile. A chart that process has not drawn within `give_up` seconds (a hung
+or stopped process) is given up (`ChartNotDrawn`: the summary goes out without it, saying so), and
+the process is killed and replaced; `health` tells the heartbeat about it. A chart is kept by its
+night's version (the newest event), language and image format: asked again with nothing recorded
+since, it is not drawn again. A name with a character the chart's font has no glyph for (drawn as a
+box) is logged, once.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 import multiprocessing
 import os
+import signal
+import threading
+import time
 from collections import OrderedDict
 from collections.abc import Sequence, Set
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from typing import Any
 
 from bot.night.night import SEATS, Night
 from bot.night.people import merged_index, merged_names
@@ -26,6 +36,16 @@ from locales import Translator
 
 KEPT_CHARTS = 64  # charts kept by their night's version (30–100 KB each)
 DRAWERS = 1  # drawing processes: one draws twenty charts in about 0.1 s; a second only competed for the cores
+TOLD_MOST = 1024  # texts whose missing glyphs were logged, remembered so each is logged once
+GIVE_UP_SECONDS = 3.0  # a chart is drawn in about 0.1 s: one not drawn in 3 s will not be (a hung process)
+GIVE_UP_ENV = "CHART_SECONDS"  # the same, from the environment (the tests stop the process for less)
+START_SECONDS = 30.0  # a new drawing process loads its fonts in about a second: one not ready by then is stuck
+STUCK = "stuck"  # how `Charts.health` starts while the drawing process does not answer (health.py's STUCK)
+log = logging.getLogger(__name__)
+
+
+class ChartNotDrawn(Exception):
+    """The drawing process did not draw the chart in time: it was given up (and the process replaced)."""
 
 
 def cumulative_by_hand(
@@ -131,6 +151,10 @@ def balance_chart(
     return plot.draw(balance_chart_of(night_number, lines, doubled, language), image_format)
 
 
+def _missing_glyphs_of(texts: Sequence[str]) -> list[str]:
+    return [plot.missing_glyphs(text) for text in texts]
+
+
 # ---- where charts are drawn -----------------------------------------------------------------------
 
 
@@ -139,24 +163,76 @@ class Charts:
     event), language and image format; and where new ones are drawn: in this process's worker threads,
     or, once `start_drawing` is called (the Telegram bot, at start), in a process of their own."""
 
-    def __init__(self, most: int = KEPT_CHARTS) -> None:
+    def __init__(self, most: int = KEPT_CHARTS, give_up: float = GIVE_UP_SECONDS) -> None:
         self.most = most
+        self.give_up = give_up  # seconds a chart may take in the drawing process
         self._kept: OrderedDict[tuple[object, ...], bytes] = OrderedDict()
         self._drawer: ProcessPoolExecutor | None = None
+        self._told: OrderedDict[str, None] = OrderedDict()  # texts already logged as drawn with boxes
+        # charts the current drawing process was given and has not answered: since when (monotonic).
+        # Its own thread takes them off when they are done, hence the lock.
+        self._waiting: dict[Future[Any], float] = {}
+        self._started: Future[Any] | None = None  # the new process's first answer: judged only after it
+        self._started_at = 0.0  # when it was asked for (monotonic)
+        self._waiting_lock = threading.Lock()
+        self.replaced = 0  # drawing processes killed and replaced for not answering
+        self.replaced_at: float | None = None  # when the last one was (wall clock)
 
     def start_drawing(self) -> None:
-        """Draw in a process of its own from now on, started now (its imports and fonts with it)."""
+        """Draw in a process of its own from now on, started now (its imports and fonts with it).
+        `CHART_SECONDS` in the environment sets `give_up`."""
+        self.give_up = float(os.environ.get(GIVE_UP_ENV) or self.give_up)
         if self._drawer is None:
             context = multiprocessing.get_context("spawn")  # a fresh interpreter: none of the bot's threads
             self._drawer = ProcessPoolExecutor(
                 DRAWERS, mp_context=context, initializer=drawing.warm, initargs=(os.getpid(),)
             )
-            self._drawer.submit(drawing.ready)  # starts the process now, not with the first chart
+            self._started = self._drawer.submit(drawing.ready)  # starts the process now, not with the first chart
+            self._started_at = time.monotonic()
+
+    async def ready(self) -> None:
+        """Wait until the drawing process has started (loaded its fonts and drawn its sample)."""
+        if self._started is not None:
+            with contextlib.suppress(BrokenProcessPool):
+                await asyncio.wrap_future(self._started)
 
     def stop_drawing(self) -> None:
+        """Stop the drawing process, killed: a stopped (SIGSTOP) or hung one would never read the
+        request to leave, and the bot's own exit waits for it."""
         if self._drawer is not None:
-            self._drawer.shutdown(wait=False, cancel_futures=True)
-            self._drawer = None
+            drawer, self._drawer = self._drawer, None
+            pids = list(getattr(drawer, "_processes", None) or ())  # (Python 3.14 has kill_workers)
+            drawer.shutdown(wait=False, cancel_futures=True)
+            for pid in pids:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGKILL)
+            with self._waiting_lock:
+                self._waiting.clear()
+
+    def stuck_for(self, now: float | None = None) -> float:
+        """How long the drawing process has kept its oldest chart unanswered (0: none waiting)."""
+        with self._waiting_lock:
+            oldest = min(self._waiting.values(), default=None)
+        return 0.0 if oldest is None else (time.monotonic() if now is None else now) - oldest
+
+    def health(self) -> str | None:
+        """What `python -m bot health` should say about the drawing process, asked as the bot's loop
+        goes round (the heartbeat): None when all is well; `stuck …` when a chart or a probe waited on
+        it longer than `give_up` (it is replaced now, so the next chart does not wait on it); else a
+        note of the last replacement. An idle process is probed (`drawing.ready`), so one stopped
+        while nobody asked for a chart is found too."""
+        waited = self.stuck_for()
+        if self._drawer is not None and self._started is not None and not self._started.done():
+            waited = time.monotonic() - self._started_at  # still starting: given START_SECONDS
+            waited = waited if waited > START_SECONDS else 0.0
+        if self._drawer is not None and waited > self.give_up:
+            self._replace(self._drawer)
+            return f"{STUCK}: the drawing process did not answer for {waited:.0f} s; it was replaced"
+        self._probe()
+        if self.replaced_at is not None:
+            at = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(self.replaced_at))
+            return f"the drawing process did not answer and was replaced {self.replaced} time(s), last at {at}"
+        return None
 
     def kept(self, version: tuple[object, ...], image_format: str = "JPEG") -> bytes | None:
         """The chart kept for `version` (the night's id, newest event and the chat's language)."""
@@ -172,19 +248,81 @@ class Charts:
         if image is not None:
             return image
         image = await self._draw(chart, image_format)
+        await self._tell_missing_glyphs(chart)
         self._kept[(*version, image_format)] = image
         while len(self._kept) > self.most:
             self._kept.popitem(last=False)
         return image
 
+    async def _tell_missing_glyphs(self, chart: plot.LineChart) -> None:
+        """Log each text of the chart that has characters no font here draws (once a text): it came
+        out with boxes, which nobody in the chat would otherwise report. Looked up here, not where the
+        chart was drawn: a drawing process has no logging of its own."""
+        new = [text for text in dict.fromkeys(plot.texts_of(chart)) if text not in self._told]
+        if not new:
+            return
+        missing = await in_thread(_missing_glyphs_of, new)  # the first time, the font is loaded here
+        for text, chars in zip(new, missing, strict=True):
+            if chars:
+                log.warning(
+                    "the chart's font (%s) has no glyph for %s (%s) in %r: drawn as boxes",
+                    plot.cjk_font_file() or "Pillow's default",
+                    chars,
+                    " ".join(f"U+{ord(char):04X}" for char in chars),
+                    text,
+                )
+            self._told[text] = None
+        while len(self._told) > TOLD_MOST:
+            self._told.popitem(last=False)
+
     async def _draw(self, chart: plot.LineChart, image_format: str) -> bytes:
+        if self._drawer is not None and self.stuck_for() > self.give_up:  # known stuck: not waited on again
+            self._replace(self._drawer)
         drawer = self._drawer
+        if drawer is not None and self._started is not None and not self._started.done():
+            drawer = None  # still loading its fonts (just started or replaced): this chart is drawn here
         if drawer is not None:
             try:
-                loop = asyncio.get_running_loop()
-                return await loop.run_in_executor(drawer, plot.draw, chart, image_format)
+                future = drawer.submit(plot.draw, chart, image_format)
+                self._wait_for(future)
+                return await asyncio.wait_for(asyncio.wrap_future(future), self.give_up)
+            except TimeoutError:  # stopped or hung: the chart is given up, the process replaced
+                log.warning("the drawing process drew no chart in %.1f s: replacing it", self.give_up)
+                self._replace(drawer)
+                raise ChartNotDrawn from None
             except BrokenProcessPool:  # the drawing process died: start another, draw this one here
                 if self._drawer is drawer:  # (not again for each chart that was waiting on it)
                     self.stop_drawing()
                     self.start_drawing()
         return await in_thread(plot.draw, chart, image_format)
+
+    def _probe(self) -> None:
+        """Ask an idle drawing process for a sign of life (once it has started: a process still
+        loading its fonts on a busy machine is not stuck)."""
+        drawer = self._drawer
+        if drawer is None or self._started is None or not self._started.done() or self.stuck_for() > 0:
+            return
+        try:
+            self._wait_for(drawer.submit(drawing.ready))
+        except (BrokenProcessPool, RuntimeError):  # died: the next chart starts another
+            return
+
+    def _wait_for(self, future: Future[Any]) -> None:
+        with self._waiting_lock:
+            self._waiting[future] = time.monotonic()
+
+        def answered(done: Future[Any]) -> None:  # on the pool's own thread
+            with self._waiting_lock:
+                self._waiting.pop(done, None)
+
+        future.add_done_callback(answered)
+
+    def _replace(self, drawer: ProcessPoolExecutor) -> None:
+        """Kill a drawing process that does not answer and start another (once, however many charts
+        were waiting on it)."""
+        if self._drawer is not drawer:
+            return
+        self.stop_drawing()
+        self.start_drawing()
+        self.replaced += 1
+        self.replaced_at = time.time()

@@ -4,26 +4,31 @@ value is missing), marked points, and a legend beside the plot; encoded as JPEG 
 Why Pillow and not a plotting library: a night's chart is a few hundred segments and a dozen labels,
 which Pillow draws in a few milliseconds of CPU (matplotlib took 70–190 ms a chart and 60 MB), so
 twenty tables asking `/summary` at once are not a queue. The text is drawn in a CJK font, so Chinese
-names and labels never come out as boxes: WenQuanYi Micro Hei (Debian's `fonts-wqy-microhei`, which
-the Docker image and CI install), else the first of `CJK_FONT_FILES` found, else what fontconfig
-names for Chinese; a font is taken only if it really draws Chinese (`draws_chinese`).
+names and labels never come out as boxes: WenQuanYi Micro Hei as the pinned dependency
+`paperang-p2-fonts-cjk` ships it (`packaged_font_file`: the file of Debian's `fonts-wqy-microhei`, so
+it needs nothing from the system), else the first of `CJK_FONT_FILES` found, else what fontconfig
+names for Chinese; a font is taken only if it really draws Chinese (`draws_chinese`). What it has no
+glyph for (an emoji, a character newer than the font) is drawn as its box: `missing_glyphs` says which.
 """
 
 from __future__ import annotations
 
 import io
+import itertools
 import math
 import shutil
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
+from importlib import resources
 from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont
 
-CJK_FONT_FILES = (  # fonts with Chinese glyphs (simplified and traditional), preferred first
-    "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc",  # the image's (fonts-wqy-microhei)
+PACKAGED_FONT = ("paperang_p2_fonts_cjk", "fonts/wqy-microhei.ttc")  # (package, file in it): pyproject.toml
+CJK_FONT_FILES = (  # on the system: fonts with Chinese glyphs (simplified and traditional), preferred first
+    "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc",  # Debian's fonts-wqy-microhei: the packaged one's twin
     "/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc",
     "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc",
     "/usr/share/fonts/noto-cjk/NotoSansCJK-Regular.ttc",
@@ -82,24 +87,42 @@ class LineChart:
 
 @cache
 def cjk_font_file() -> str | None:
-    """The font file the chart is drawn in: the first of `CJK_FONT_FILES` that draws Chinese, else
-    the one fontconfig names for Chinese; None if there is none (Latin text still draws)."""
-    for filename in (*CJK_FONT_FILES, *_fontconfig_chinese()):
+    """The font file the chart is drawn in: the packaged one, else the first of `CJK_FONT_FILES`
+    that draws Chinese, else the one fontconfig names for Chinese (asked only then); None if there is
+    none (Latin text still draws)."""
+    for filename in itertools.chain(_packaged_font(), CJK_FONT_FILES, _fontconfig_chinese()):
         if Path(filename).is_file() and draws_chinese(filename):
             return filename
     return None
 
 
-def _fontconfig_chinese() -> tuple[str, ...]:
+def packaged_font_file() -> str | None:
+    """WenQuanYi Micro Hei as the dependency `paperang-p2-fonts-cjk` installs it; None without it."""
+    package, name = PACKAGED_FONT
+    try:
+        found = resources.files(package).joinpath(name)
+    except ModuleNotFoundError:
+        return None
+    return str(found) if found.is_file() else None
+
+
+def _packaged_font() -> Iterator[str]:
+    filename = packaged_font_file()
+    if filename is not None:
+        yield filename
+
+
+def _fontconfig_chinese() -> Iterator[str]:
     if shutil.which("fc-match") is None:
-        return ()
+        return
     try:
         found = subprocess.run(
             ["fc-match", "--format=%{file}", ":lang=zh-cn"], capture_output=True, text=True, timeout=5, check=False
         )
     except (OSError, subprocess.SubprocessError):
-        return ()
-    return (found.stdout.strip(),) if found.stdout.strip() else ()
+        return
+    if found.stdout.strip():
+        yield found.stdout.strip()
 
 
 def draws_chinese(filename: str) -> bool:
@@ -108,8 +131,33 @@ def draws_chinese(filename: str) -> bool:
         font = ImageFont.truetype(filename, 16)
     except OSError:
         return False
-    chinese, missing = font.getmask("张"), font.getmask("\U000e01ef")  # a variation selector: no glyph
-    return chinese.getbbox() is not None and bytes(chinese) != bytes(missing)
+    return font.getmask("张").getbbox() is not None and not _is_box(font, "张")
+
+
+NO_GLYPH = "\U0010fffd"  # a private-use character no font here has: what a font draws for what it lacks
+# (not a variation selector, as before: laid out with raqm, one of those draws nothing, so a Latin font's
+# box for 张 passed for Chinese)
+
+
+def _is_box(face: ImageFont.FreeTypeFont | ImageFont.ImageFont, char: str) -> bool:
+    """Whether `face` draws `char` exactly as it draws a character it has no glyph for."""
+    drawn, box = face.getmask(char), face.getmask(NO_GLYPH)
+    return drawn.size == box.size and bytes(drawn) == bytes(box)
+
+
+def missing_glyphs(text: str) -> str:
+    """The characters of `text` the chart draws as boxes (each once, in order): none in the font."""
+    return "".join(dict.fromkeys(char for char in _printable(text) if not _has_glyph(char)))
+
+
+@lru_cache(maxsize=4096)
+def _has_glyph(char: str) -> bool:
+    return not _is_box(font(FONT_SIZES[1]), char)
+
+
+def texts_of(chart: LineChart) -> tuple[str, ...]:
+    """Every text the chart draws: the title, the axes, each line's name and the star's word."""
+    return (chart.title, chart.x_label, chart.y_label, *(s.label for s in chart.series), chart.mark_label)
 
 
 @cache

@@ -65,6 +65,9 @@ class Services:
     charts: Charts = field(default_factory=Charts)  # each night's chart, kept by its version
     # (chat, account) -> the line an account with no seat sent: recorded once it claims a seat
     pending_lines: dict[tuple[str, str], PendingLine] = field(default_factory=dict)
+    # chats whose newest line answered recorded nothing (a hint, a refusal, a question): a bare /undo
+    # there asks before it undoes an older event (bot/chat/service.py keeps it; lost on a restart)
+    unrecorded: set[str] = field(default_factory=set)
 
 
 @dataclass(frozen=True)
@@ -89,6 +92,9 @@ class PendingRepeat:
     text: str
     asked_at: float
     question: int = 0  # the question's id in its chat (given by bot/chat/handlers/repeats.remember)
+    # the night's newest row when it was asked (Night.log_size): nothing recorded since, the question is
+    # the table's latest word and a bare /undo withdraws its line; -1 for one stored before this was kept
+    after: int = -1
 
 
 @dataclass(frozen=True)

@@ -10,10 +10,13 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from bot.chat.grammar import Command
-from bot.chat.handlers import tab
+from bot.chat.handlers import repeats, tab
 from bot.chat.handlers.common import (
     Context,
+    PendingRepeat,
     Refusal,
+    ask,
+    describe,
     explained,
     meld_conflict,
     open_night,
@@ -25,6 +28,7 @@ from bot.chat.handlers.common import (
 )
 from bot.chat.handlers.table_events import (
     REVERSIBLE,
+    expired,
     flower_gang_event,
     gang_event,
     penalty_event,
@@ -40,7 +44,7 @@ from bot.night.codec import EVENT_KINDS, event_kind, seat_change
 from bot.night.night import Corrected, LaterEventBreaks, Night, actor_of, table_event
 from bot.night.seating import Speaker, player_list, resolve, seat_of, seated_names
 from bot.store.rows import EventRow, Seat
-from bot.text.replies import LIST, Joined, Reply, Response
+from bot.text.replies import LIST, Choice, Joined, Reply, Response
 from bot.views.lines import format_money
 from engine.errors import EngineError
 from engine.melds import DeclaredPatternContradicted, LoggedMeldMissing
@@ -211,7 +215,15 @@ async def undo(context: Context) -> Response:
     if paid is not None:
         return paid
     night = recording_night(context)
+    if context.command.number is None:
+        held = await held_line(context, night)
+        if held is not None:  # the table's latest word is a question about a line: that line goes
+            return await withdraw(context, night, held)
     target = await target_of(night, context.command.number)
+    if context.command.number is None and context.incoming.chat_id in context.services.unrecorded:
+        number = night.number_of(target.id)
+        if number is not None:  # the newest line recorded nothing: an older event is undone only when named
+            return await confirm_undo(context, night, target, number)
     corrected = await correct(context, night, target, None)
     number, undone = night.number_of(corrected.event_id), night.number_of(target.id)
     typed = (await night.texts([target]))[target.id].raw_text  # the line undone, as it was typed
@@ -220,6 +232,43 @@ async def undo(context: Context) -> Response:
     else:
         replies = [Reply("undo.done", {"id": number, "target": undone, "text": typed})]
     return recorded_reply(context, night, replies + correction_replies(night, corrected))
+
+
+async def held_line(context: Context, night: Night) -> PendingRepeat | None:
+    """The newest open question of this hand, still in time, with nothing recorded since it was asked:
+    the line it holds is what a bare /undo takes back (never the event recorded before it)."""
+    questions = await repeats.open_questions(context.services, context.incoming.chat_id)
+    here = [q for q in questions if (q.night_id, q.hand_no) == (night.id, night.state.hand_no)]
+    latest = [q for q in here if not expired(context, q) and nothing_recorded_since(night, q.after)]
+    return max(latest, key=lambda q: q.question) if latest else None
+
+
+def nothing_recorded_since(night: Night, after: int) -> bool:
+    """Whether the night's newest row is still `after` (a seat's binding, written with any line a
+    known account sends, records nothing the table did)."""
+    if after < 0:
+        return False  # asked before questions kept it: not known
+    for event in reversed(night.events):
+        if event.id <= after:
+            return True
+        if event.kind != "bind":
+            return False
+    return True
+
+
+async def withdraw(context: Context, night: Night, held: PendingRepeat) -> Response:
+    """The held line is withdrawn: its question answered, nothing written, no money moved."""
+    await repeats.withdraw(context.services, context.incoming.chat_id, held.question)
+    said = Reply("undo.withdrawn", {"what": describe(held.event, night.seats), "text": held.text})
+    return Response((said,), context.language, settles=True, night_id=night.id, hand_no=night.state.hand_no)
+
+
+async def confirm_undo(context: Context, night: Night, target: EventRow, number: int) -> Response:
+    """After a line that recorded nothing (a hint, a refusal), a bare /undo names the event it would
+    undo and asks: the line just typed may be the mistake meant, and it is not in the ledger."""
+    typed = (await night.texts([target]))[target.id].raw_text
+    question = Reply("undo.confirm", {"id": number, "text": typed})
+    return ask(context, question, (Choice(Reply("button.undo", {"id": number}), f"/undo {number}"),))
 
 
 def corrected_event(context: Context, night: Night, target: EventRow) -> Event:
@@ -236,7 +285,7 @@ def corrected_event(context: Context, night: Night, target: EventRow) -> Event:
         raise Refusal(Reply("fix.usage"))
     original = table_event(target)
     if original is None:
-        raise Refusal(Reply("undo.not_undoable", {"id": night.shown(target.id), "kind": Reply(f"kind.{target.kind}")}))
+        raise Refusal(Reply("fix.not_fixable", {"id": night.shown(target.id), "kind": Reply(f"kind.{target.kind}")}))
     seated_then(night, then, night.slot_of(target.id), inner.names)
     kind = EVENT_OF_COMMAND[inner.name]
     exposed = inner.name == "gang" and (inner.kind or "exposed") == "exposed"
@@ -329,9 +378,14 @@ async def fix(context: Context) -> Response:
     night = recording_night(context)
     if context.command.number is None or not context.command.word:
         raise Refusal(Reply("fix.usage"))
-    target = await target_of(night, context.command.number)
+    try:
+        target = await target_of(night, context.command.number)
+    except Refusal as refused:  # what cannot be undone cannot be fixed either: said as what was asked
+        if refused.replies[0].key == "undo.not_undoable":
+            raise Refusal(Reply("fix.not_fixable", refused.replies[0].params)) from None
+        raise
     if (night.event(night.slot_of(target.id)) or target).kind == "join":
-        raise Refusal(Reply("undo.not_undoable", {"id": context.command.number, "kind": Reply("kind.join")}))
+        raise Refusal(Reply("fix.not_fixable", {"id": context.command.number, "kind": Reply("kind.join")}))
     event = corrected_event(context, night, target)
     then = seats_then(night, night.slot_of(target.id))  # before the correction: who played the event
     corrected = await correct(context, night, target, event, then)

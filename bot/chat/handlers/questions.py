@@ -19,7 +19,7 @@ from bot.store.heap import in_thread
 from bot.store.rows import EventRow, LineText, PaymentRow, Seat
 from bot.text.replies import Attachment, Choice, Reply, Response, render
 from bot.views import export
-from bot.views.charts import night_chart
+from bot.views.charts import ChartNotDrawn, night_chart
 from bot.views.lines import history as history_lines
 from bot.views.lines import payment_lines, player_stats
 from bot.views.lines import rules as rules_lines
@@ -222,11 +222,15 @@ async def summary(context: Context) -> Response:
         image = context.services.charts.kept(version, image_format)
         if image is None:
             shown = await in_thread(night_chart, night, tally, context.language)  # a long night's too
-            image = await context.services.charts.chart(version, shown, image_format)
-        chart = Attachment("photo", f"night-{night.id}.jpg", image)
-        if named:  # the chat sees the file name; the console writes to the path
-            chart = replace(chart, filename=Path(named).name, path=named)
-        attachments.append(chart)
+            try:
+                image = await context.services.charts.chart(version, shown, image_format)
+            except ChartNotDrawn:  # a hung drawing process: the figures go now, the chart another time
+                lines.append(Reply("summary.chart_skipped"))
+        if image is not None:
+            chart = Attachment("photo", f"night-{night.id}.jpg", image)
+            if named:  # the chat sees the file name; the console writes to the path
+                chart = replace(chart, filename=Path(named).name, path=named)
+            attachments.append(chart)
     choices: tuple[Choice, ...] = ()
     if not context.closed:
         lines.append(Reply("summary.confirm"))

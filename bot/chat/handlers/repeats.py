@@ -37,11 +37,16 @@ def _question(pending: PendingRepeat) -> dict[str, Any]:
         "speaker": pending.speaker,
         "text": pending.text,
         "asked_at": pending.asked_at,
+        "after": pending.after,
     }
 
 
-def encode(questions: tuple[PendingRepeat, ...], last_id: int) -> str:
-    return json.dumps({"last": last_id, "open": [_question(q) for q in questions]}, ensure_ascii=False)
+WITHDRAWN_KEPT = 20  # a withdrawn question's buttons are told so while it is among the chat's latest
+
+
+def encode(questions: tuple[PendingRepeat, ...], last_id: int, withdrawn: tuple[int, ...] = ()) -> str:
+    data = {"last": last_id, "open": [_question(q) for q in questions], "withdrawn": list(withdrawn)}
+    return json.dumps(data, ensure_ascii=False)
 
 
 def _read(data: Any) -> PendingRepeat | None:
@@ -56,6 +61,7 @@ def _read(data: Any) -> PendingRepeat | None:
             str(data["text"]),
             float(data["asked_at"]),
             int(data.get("id", 1)),
+            int(data.get("after", -1)),
         )
     except (EngineError, KeyError, TypeError, ValueError, AttributeError):
         return None
@@ -83,23 +89,36 @@ def decode(stored: str | None) -> tuple[tuple[PendingRepeat, ...], int]:
     return questions, max([last, *(q.question for q in questions)])
 
 
-async def _load(services: Services, chat_id: str) -> tuple[tuple[PendingRepeat, ...], int]:
-    return decode(await services.nights.setting(chat_id, SETTING))
+def decode_withdrawn(stored: str | None) -> tuple[int, ...]:
+    """The ids of the questions a bare /undo withdrew lately (none stored, or unreadable: none)."""
+    try:
+        data = json.loads(stored) if stored else {}
+        return tuple(int(i) for i in data.get("withdrawn", ())) if isinstance(data, dict) else ()
+    except (ValueError, TypeError, AttributeError):
+        return ()
 
 
-async def _store(services: Services, chat_id: str, questions: tuple[PendingRepeat, ...], last_id: int) -> None:
+async def _load(services: Services, chat_id: str) -> tuple[tuple[PendingRepeat, ...], int, tuple[int, ...]]:
+    """The open questions, the last id given, and the ids withdrawn lately."""
+    stored = await services.nights.setting(chat_id, SETTING)
+    return (*decode(stored), decode_withdrawn(stored))
+
+
+async def _store(
+    services: Services, chat_id: str, questions: tuple[PendingRepeat, ...], last_id: int, withdrawn: tuple[int, ...]
+) -> None:
     services.pending_repeats[chat_id] = questions
-    await services.nights.set_setting(chat_id, SETTING, encode(questions, last_id))
+    await services.nights.set_setting(chat_id, SETTING, encode(questions, last_id, withdrawn[-WITHDRAWN_KEPT:]))
 
 
 async def remember(services: Services, chat_id: str, pending: PendingRepeat) -> PendingRepeat:
     """Hold the question with a new id (committed before the question is sent); returns it with its id.
     The same question asked again while it is open (a third report of the same gang) replaces it:
     the table answers it once."""
-    questions, last = await _load(services, chat_id)
+    questions, last, withdrawn = await _load(services, chat_id)
     asked = replace(pending, question=last + 1)
     kept = tuple(q for q in questions if not same_question(q, asked))
-    await _store(services, chat_id, (*kept, asked), asked.question)
+    await _store(services, chat_id, (*kept, asked), asked.question, withdrawn)
     return asked
 
 
@@ -117,22 +136,36 @@ async def take(services: Services, chat_id: str, question: int | None = None) ->
     """Question `question`, answered once: it is removed (in the ledger too) as it is taken; None when
     it is not open (answered already, or never asked). Without an id: the chat's one open question,
     None when there are more (an answer must say which)."""
-    questions, last = await _load(services, chat_id)
+    questions, last, withdrawn = await _load(services, chat_id)
     if question is None:
         found = questions[0] if len(questions) == 1 else None
     else:
         found = next((q for q in questions if q.question == question), None)
     if found is not None:
-        await _store(services, chat_id, tuple(q for q in questions if q is not found), last)
+        await _store(services, chat_id, tuple(q for q in questions if q is not found), last, withdrawn)
     return found
+
+
+async def withdraw(services: Services, chat_id: str, question: int) -> PendingRepeat | None:
+    """Question `question` withdrawn by a bare /undo (its line never recorded): taken like an answer,
+    and its id kept so that its buttons, pressed later, are told so."""
+    questions, last, withdrawn = await _load(services, chat_id)
+    found = next((q for q in questions if q.question == question), None)
+    if found is not None:
+        await _store(services, chat_id, tuple(q for q in questions if q is not found), last, (*withdrawn, question))
+    return found
+
+
+async def was_withdrawn(services: Services, chat_id: str, question: int) -> bool:
+    return question in (await _load(services, chat_id))[2]
 
 
 async def drop(services: Services, chat_id: str, gone: tuple[PendingRepeat, ...]) -> None:
     """Forget questions that can no longer be answered (expired, or their hand is over)."""
-    questions, last = await _load(services, chat_id)
+    questions, last, withdrawn = await _load(services, chat_id)
     kept = tuple(q for q in questions if q not in gone)
     if kept != questions:
-        await _store(services, chat_id, kept, last)
+        await _store(services, chat_id, kept, last, withdrawn)
 
 
 def again_command(pending: PendingRepeat, record: bool) -> str:

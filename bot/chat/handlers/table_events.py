@@ -129,9 +129,8 @@ async def ask_repeat(context: Context, night: Night, event: Event, same: int) ->
     """Hold the event and ask (the question outlives a restart: bot/chat/handlers/repeats.py); the money
     moves only on 再记一次 (`/again`). Its buttons carry its own id: they answer this question only."""
     speaker = context.incoming.speaker.name
-    held = PendingRepeat(
-        night.id, night.state.hand_no, same, event, speaker, context.incoming.text.strip(), context.services.clock()
-    )
+    text, asked_at = context.incoming.text.strip(), context.services.clock()
+    held = PendingRepeat(night.id, night.state.hand_no, same, event, speaker, text, asked_at, after=night.log_size())
     held = await repeats.remember(context.services, context.incoming.chat_id, held)
     question = Reply("repeat.ask", {"id": night.shown(same), "what": describe(event, night.seats)})
     choices = (
@@ -172,8 +171,9 @@ async def again(context: Context) -> Response:
         if next_hand and asked and not is_same_discard(asked[0]):
             raise Refusal(Reply("command.extra_args", {"extra": "next"}))
         pending = await repeats.take(services, chat, question)
-        if pending is None:  # answered already (by this button, another one, or a typed answer)
-            return Response((Reply("repeat.answered"),), context.language, spent=True)
+        if pending is None:  # answered already (by this button, another one, a typed answer, or /undo)
+            said = "repeat.withdrawn" if await repeats.was_withdrawn(services, chat, question) else "repeat.answered"
+            return Response((Reply(said),), context.language, spent=True)
         return await answer_repeat(context, night, pending, drop, next_hand)
     waiting = await live_questions(context, night)
     if number is not None:
@@ -220,6 +220,17 @@ async def live_questions(context: Context, night: Night) -> list[PendingRepeat]:
     return live
 
 
+def is_stale(night: Night, pending: PendingRepeat) -> bool:
+    """Whether the event the question is about (`和 #N 一样`, `和 #N 同一张牌吗`) was undone since: a
+    same-discard question while any claim of that win stands, a repeat while its event does."""
+    if night.current_version(pending.same_id) is not None:
+        return False
+    if not is_same_discard(pending):
+        return True
+    played = night.whole_fold().played  # a win several claims share stands while any of its claims does
+    return not any(isinstance(p.event, Win) and p.event.joins == pending.same_id for p in played)
+
+
 def expired(context: Context, pending: PendingRepeat) -> bool:
     return context.services.clock() - pending.asked_at > REPEAT_MINUTES * 60
 
@@ -244,6 +255,8 @@ async def answer_repeat(
     """The answer to one question, taken already: its hand must still be on and its time not over."""
     if (pending.night_id, pending.hand_no) != (night.id, night.state.hand_no):
         raise Refusal(Reply("repeat.nothing"))
+    if is_stale(night, pending):  # its event undone since: nothing is left for the answer to be about
+        raise Refusal(Reply("repeat.gone", {"id": night.shown(pending.same_id)}))
     if expired(context, pending):
         raise Refusal(Reply("repeat.expired"))
     if isinstance(pending.event, Win) and pending.event.joins is not None:  # 和 #N 同一张牌吗？
@@ -506,9 +519,8 @@ async def ask_same_discard(context: Context, night: Night, event: Win, first: in
     kept in the ledger, answered once, bot/chat/handlers/repeats.py); no money moves before the answer."""
     night.check(event)  # what the table refuses anyway is refused, not asked about
     speaker = context.incoming.speaker.name
-    held = PendingRepeat(
-        night.id, night.state.hand_no, first, event, speaker, context.incoming.text.strip(), context.services.clock()
-    )
+    text, asked_at = context.incoming.text.strip(), context.services.clock()
+    held = PendingRepeat(night.id, night.state.hand_no, first, event, speaker, text, asked_at, after=night.log_size())
     held = await repeats.remember(context.services, context.incoming.chat_id, held)
     same = repeats.again_command(held, True)
     choices = (Choice(Reply("button.same_discard"), same), Choice(Reply("button.next_hand"), f"{same} next"))
