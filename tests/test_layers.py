@@ -157,7 +157,7 @@ def test_the_records_seam_is_the_store_s_value_types_only() -> None:
 
 
 def test_views_and_commands_never_reach_the_ledger_of_a_night() -> None:
-    """No `nights.ledger.…`, `context.desk.nights.ledger`, `night.ledger`: any attribute named
+    """No `nights.ledger.…`, `context.services.nights.ledger`, `night.ledger`: any attribute named
     `ledger` above the night layer is a way round it."""
     reaching = [
         f"{module_name(path)}:{node.lineno} reads .ledger"

@@ -14,8 +14,9 @@ always equal the derived ones, and every correction's payments sum to zero."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
+from typing import TypeVar
 
 from bot.night import checkpoint as checkpoints
 from bot.night.codec import (
@@ -76,6 +77,9 @@ from engine.table import TableState
 # on a line already answered). A line an /undo took out does not count: typed again, it fits.
 MAX_NIGHT_EVENTS = 5_000
 ROW_MARGIN = 100
+
+
+Answered = TypeVar("Answered")  # what a line's answer is (Night.answer_bound)
 
 
 @dataclass(frozen=True)
@@ -249,6 +253,24 @@ class Night(NightReading):
         if bind is not None:
             self.seats = seats_from(self.row, self.events, self.active)
         return bind
+
+    async def answer_bound(
+        self, change: SeatChange, alone: Line | None, answer: Callable[[], Awaitable[Answered]]
+    ) -> tuple[Answered, bool]:
+        """Answer a line with an account bound to its seat, in one step: the binding is written with the
+        line's first write (the event it serves); a line that writes nothing drops it, the seats as the
+        ledger has them, unless `alone` is given (an account already seated, by @username): then it is
+        written on its own row once the line is answered without refusal. Returns the answer and
+        whether the binding was written."""
+        self.bind_with_next_write(change)
+        try:
+            answered = await answer()
+        finally:
+            unwritten = self.drop_unwritten_bind()
+        if unwritten is not None and alone is not None:
+            await self.record_seat(alone, "bind", unwritten)
+            return answered, True
+        return answered, unwritten is None
 
     def _booked_rows(self, event_id: int, payments: Sequence[Payment], hand: int) -> tuple[PaymentRow, ...]:
         stake = self.stake_at(hand)

@@ -269,6 +269,10 @@ class Nights:
         """One tap after the flow's others; False when this press was counted before (a repeat)."""
         return await self.ledger.append_flow_tap(flow_key, op, press)
 
+    def recorded(self, chat_id: str) -> int:
+        """How many commits wrote the chat's events (a night opened counts): moved, a line recorded."""
+        return self.ledger.recorded(chat_id)
+
     def inbox(self) -> Inbox:
         """The Telegram intake, on the ledger's connection (an update is marked done by the
         transaction that records its events)."""

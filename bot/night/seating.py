@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from bot.night.codec import SEAT_KINDS, seat_change
 from bot.store.rows import EventRow, NightRow, Seat
@@ -73,15 +74,21 @@ def resolve(seats: Sequence[Seat], token: str) -> int:
     if len(token) == 2 and token[0] == "#" and token[1] in "0123" and seats[int(token[1])].name:
         return int(token[1])
     folded = name_key(token.lstrip("@"))
-    hits = [
-        index
-        for index, seat in enumerate(seats)
-        if (seat.name and name_key(seat.name) == folded) or (seat.username and fold(seat.username) == folded)
-    ]
+    hits = [index for index, keys in enumerate(_seat_keys(tuple(seats))) if folded in keys]
     if len(hits) == 1:
         return hits[0]
     key = "player.ambiguous" if hits else "player.unknown"
     raise EngineError(key, name=token, players=player_list(seats))
+
+
+@lru_cache(maxsize=256)
+def _seat_keys(seats: tuple[Seat, ...]) -> tuple[tuple[str, ...], ...]:
+    """What each seat answers to, as matching sees it (its name's key, its @username folded): worked
+    out once for a seating, not once for each name a line holds."""
+    return tuple(
+        (*([name_key(seat.name)] if seat.name else []), *([fold(seat.username)] if seat.username else []))
+        for seat in seats
+    )
 
 
 def may_record(night: NightRow, seats: Sequence[Seat], speaker: Speaker) -> bool:

@@ -26,6 +26,7 @@ import httpx
 from telegram import (
     Bot,
     BotCommand,
+    BotCommandScopeAllChatAdministrators,
     BotCommandScopeAllGroupChats,
     BotCommandScopeAllPrivateChats,
     CallbackQuery,
@@ -48,7 +49,7 @@ from telegram.error import (
 from telegram.ext import AIORateLimiter, Application, ApplicationBuilder
 from telegram.request import BaseRequest
 
-from bot.chat.commands import COMMANDS, asks_only
+from bot.chat.commands import Menu, menu
 from bot.chat.service import Incoming, Referee, Speaker
 from bot.store.database import DatabaseUnavailable, owned
 from bot.store.inbox import Inbox, Row
@@ -200,7 +201,7 @@ class TelegramFrontEnd:
 
     def health(self) -> str | None:
         """What the heartbeat says of the bot's parts besides its loop: the drawing process."""
-        return self._referee.desk.charts.health() if self._referee is not None else None
+        return self._referee.services.charts.health() if self._referee is not None else None
 
     async def idle(self) -> None:
         """Wait until every queued update is processed and every answer delivered (tests, bench)."""
@@ -455,14 +456,15 @@ class TelegramFrontEnd:
         if read.sender is None or line is None or addressed_elsewhere(line, self.bot.username):
             return False
         chat_key = await self.chat_key(read)
-        said = deep_link(line, self.bot.username)
+        said = await self.referee.read(chat_key, deep_link(line, self.bot.username))  # read once
         incoming = Incoming(
             chat_id=chat_key,
-            speaker=await self.speaker(read.sender, read, rights=not asks_only(said)),
-            text=said,
+            speaker=await self.speaker(read.sender, read, rights=not said.asks_only),
+            text=said.text,
             update_key=row.key,
             private=read.private,
             mentions=self.mentions(read),
+            read=said,
         )
         response = await self.referee.handle(incoming)
         if response is not None and response.unwritten:
@@ -854,12 +856,15 @@ async def register_commands(application: Application[Any, Any, Any, Any, Any, An
     """Command menus per scope and language (Telegram takes two-letter language codes)."""
     for code, language in COMMAND_LANGUAGES.items():
         translator = Translator(language)
-        commands = [
-            BotCommand(spec.slash[0], translator.t(f"cmd.{spec.name}")[:256])
-            for spec in COMMANDS
-            if spec.slash[0] not in ("addgang", "selfgang")
-        ]
-        for scope in (BotCommandScopeAllGroupChats(), BotCommandScopeAllPrivateChats()):
+        scopes = (
+            (Menu.GROUP, BotCommandScopeAllGroupChats()),
+            (Menu.PRIVATE, BotCommandScopeAllPrivateChats()),
+            (Menu.ADMINS, BotCommandScopeAllChatAdministrators()),
+        )
+        for which, scope in scopes:
+            commands = [BotCommand(spec.slash[0], translator.t(f"cmd.{spec.name}")[:256]) for spec in menu(which)]
+            if not commands:  # a menu no command is listed in (the admins' today) is not set
+                continue
             try:
                 await application.bot.set_my_commands(commands, scope=scope, language_code=code or None)
             except TelegramError as error:  # menus are a convenience: never a reason not to start

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from bot.chat.commands import SEAT_TOKEN, SELF, VERB, WORD, Command, parse, reads_with_names_of_then, scan
+from bot.chat.grammar import Command
 from bot.chat.handlers import repeats, tab
 from bot.chat.handlers.common import (
     Context,
@@ -37,6 +37,9 @@ from bot.chat.handlers.table_events import (
     win_event,
     winds_event,
 )
+from bot.chat.lexicon import SELF, VERB, WORD
+from bot.chat.parser import inner_command, parse, reads_with_names_of_then, scan
+from bot.chat.tokens import SEAT_TOKEN
 from bot.night.codec import EVENT_KINDS, event_kind, seat_change
 from bot.night.correction import Corrected
 from bot.night.fold import LaterEventBreaks, actor_of, table_event
@@ -74,7 +77,7 @@ def reads_as_a_fix(command: Command, names: list[str]) -> bool:
     if command.name != "fix" or command.number is None or not command.word:
         return False
     try:
-        inner = parse(command.word, names)
+        inner = inner_command(command, names)
     except EngineError:
         return True  # the corrected line is wrong: that is worth saying too
     if inner is None:  # `fix 2 Dave hu Bob …` with Dave gone since (or never there): answered too
@@ -220,7 +223,7 @@ async def undo(context: Context) -> Response:
         if held is not None:  # the table's latest word is a question about a line: that line goes
             return await withdraw(context, night, held)
     target = await target_of(night, context.command.number)
-    if context.command.number is None and context.incoming.chat_id in context.desk.unrecorded:
+    if context.command.number is None and context.incoming.chat_id in context.services.unrecorded:
         number = night.number_of(target.id)
         if number is not None:  # the newest line recorded nothing: an older event is undone only when named
             return await confirm_undo(context, night, target, number)
@@ -237,7 +240,7 @@ async def undo(context: Context) -> Response:
 async def held_line(context: Context, night: Night) -> PendingRepeat | None:
     """The newest open question of this hand, still in time, with nothing recorded since it was asked:
     the line it holds is what a bare /undo takes back (never the event recorded before it)."""
-    questions = await repeats.open_questions(context.desk, context.incoming.chat_id)
+    questions = await repeats.open_questions(context.services, context.incoming.chat_id)
     here = [q for q in questions if (q.night_id, q.hand_no) == (night.id, night.state.hand_no)]
     latest = [q for q in here if not expired(context, q) and nothing_recorded_since(night, q.after)]
     return max(latest, key=lambda q: q.question) if latest else None
@@ -258,7 +261,7 @@ def nothing_recorded_since(night: Night, after: int) -> bool:
 
 async def withdraw(context: Context, night: Night, held: PendingRepeat) -> Response:
     """The held line is withdrawn: its question answered, nothing written, no money moved."""
-    await repeats.withdraw(context.desk, context.incoming.chat_id, held.question)
+    await repeats.withdraw(context.services, context.incoming.chat_id, held.question)
     said = Reply("undo.withdrawn", {"what": describe(held.event, night.seats), "text": held.text})
     return Response((said,), context.language, settles=True, night_id=night.id, hand_no=night.state.hand_no)
 
@@ -277,7 +280,7 @@ def corrected_event(context: Context, night: Night, target: EventRow) -> Event:
     command = context.command
     then = seats_then(night, night.place_of(target.id))
     known = [*seated_names(night.seats), *seated_names(then)]
-    inner = parse(command.word or "", known)
+    inner = inner_command(command, known)
     if inner is None or inner.name not in EVENT_OF_COMMAND:
         unknown = unknown_name(command.word or "", known)
         if unknown is not None:  # 改 2 戊 胡 乙 …: a name nobody had tonight, not a wrong form
