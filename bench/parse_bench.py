@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 
-from bot.chat.commands import parse
+from bot.chat.parser import parse
 from tests.kit.phrasing import CORPUS, SEATED
 
 ROUNDS = 20

@@ -1,4 +1,4 @@
-"""Who pays for everyone (包牌/包子, RULES.md §8, §12): the liability rules, read off the hand so far.
+"""Who pays for everyone (包牌/包子, docs/rules.md §8, §12): the liability rules, read off the hand so far.
 
 At a win, the preset's liability kinds are asked in the order it lists them and the first that
 applies is the only one that pays (`liability_at_win`). At a meld, a 快照 or 三嘴 is announced, and

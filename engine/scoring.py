@@ -1,4 +1,4 @@
-"""Count a win: itemized flowers, the total, and whether the win stands (RULES.md §5-§7).
+"""Count a win: itemized flowers, the total, and whether the win stands (docs/rules.md §5-§7).
 
 Every reading of the hand (each decomposition, each place the winning tile can sit, seven pairs) is
 scored with the preset's units; the reading that scores highest is the one used. A declared win

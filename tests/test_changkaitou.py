@@ -1,4 +1,4 @@
-"""RULES.md §12, the changkaitou 敞开头 preset: one case per bullet, figures worked out by hand.
+"""docs/rules.md §12, the changkaitou 敞开头 preset: one case per bullet, figures worked out by hand.
 
 share = 10 + Σ patterns + 2 × (hard + soft); every payment ×2 (天胡 excepted).
 Seats: A=0 (East, first dealer), B=1, C=2, D=3.

@@ -159,7 +159,7 @@ async def _night_with_corrections(
             saved = await ledger.checkpoint(restarted.id, version(restarted.row.preset_json))
             if saved is not None:  # it was used: the restart folded only the events after it
                 assert restarted._from == saved[0]
-                assert all(p.slot > saved[0] for p in restarted._fold.played)
+                assert all(p.place > saved[0] for p in restarted._fold.played)
             head_only = await _head_only(ledger)
             _same_score(head_only, replay)
             # a valid checkpoint is used (a 改底 typed later never reaches back into the hands it covers)

@@ -1,4 +1,4 @@
-"""RULES.md §5 "Claims must fit the hand and the table": an impossible claim is refused, never scored.
+"""docs/rules.md §5 "Claims must fit the hand and the table": an impossible claim is refused, never scored.
 
 CLI: exit 1 with the reason (a hard-flower count outside 0–20 is bad input: exit 2).
 Table: the reducer refuses the win (ClaimRefused, nothing changes) — the bot records nothing.

@@ -80,7 +80,7 @@ async def test_a_gang_flow_records_once(table: Table) -> None:
 async def test_two_flows_of_the_same_minute_are_two_flows(table: Table) -> None:
     """Flows are named, not only timed: two penalties opened in one minute both record."""
     await table.say("/new A B C D")
-    table.referee.desk.clock = lambda: 1_800_000_000.0
+    table.referee.services.clock = lambda: 1_800_000_000.0
     first = await penalty_who_step(table)
     second = await penalty_who_step(table)
     assert command_of(first, "C") != command_of(second, "C")
@@ -121,7 +121,7 @@ async def test_a_flow_expires_after_ten_minutes(table: Table) -> None:
     await table.say("/new A B C D")
     who = await penalty_who_step(table)
     now = time.time()
-    table.referee.desk.clock = lambda: now + 11 * 60
+    table.referee.services.clock = lambda: now + 11 * 60
     answer = await table.respond(f"A: {command_of(who, 'C')}")
     assert answer is not None and not answer.recorded and "已过期" in text_of(answer)
 

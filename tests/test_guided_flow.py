@@ -105,7 +105,7 @@ async def test_an_expired_flow_records_nothing(fake: FakeTelegram, tmp_path: Pat
         await bot.say(ALICE, NEW)
         await start(bot, BOB, "/hu")
         await tap(bot, BOB, "bob")
-        referee(bot).desk.clock = lambda: time.time() + 3600
+        referee(bot).services.clock = lambda: time.time() + 3600
         assert says(str((await tap(bot, BOB, "carol")).params["text"]), "flow.expired")
         assert await balances(db) == [0, 0, 0, 0]
 

@@ -9,7 +9,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 # bottom to top: a module may import its own layer and the ones before it in this list
-LAYERS = ("engine", "bot.text", "bot.store", "bot.night", "bot.views", "bot.chat", "bot.front", "bot.__main__")
+LAYERS = (
+    "engine",
+    "bot.threads",
+    "bot.text",
+    "bot.store",
+    "bot.night",
+    "bot.views",
+    "bot.chat",
+    "bot.front",
+    "bot.__main__",
+)
 FRONT_ENDS = ("bot.telegram", "bot.console")
 
 
@@ -125,7 +135,7 @@ def test_the_seams_are_narrow() -> None:
 
 
 # Only the night layer and the store read or write the ledger; the views and the command layer ask
-# `Nights` (bot/night/night.py) by name. The one exception, and why:
+# `Nights` (bot/night/nights.py) by name. The one exception, and why:
 LEDGER_EXCEPTIONS = {
     "bot.chat.service": "Referee.open opens the database (Ledger.open) and hands the Ledger to Nights",
 }
@@ -156,8 +166,47 @@ def test_views_and_commands_never_import_the_ledger() -> None:
     assert excepted == ["bot.store.ledger.Ledger"]
 
 
+# What the views and the command layer hold of storage they read through the night's seam,
+# bot/night/records.py (its value types); bot/store itself only where LEDGER_EXCEPTIONS and
+# STORE_EXCEPTIONS say, and why:
+STORE_EXCEPTIONS = {
+    "bot.chat.service": {
+        "bot.store.ledger.Ledger": LEDGER_EXCEPTIONS["bot.chat.service"],
+        "bot.store.inbox.Inbox": "Referee.inbox hands the Telegram front end its intake, on the ledger's connection",
+        "bot.store.writer.storage_unavailable": "Referee tells the storage failing for now (busy, locked, full) from a "
+        "refusal: the update is handled again (Response.unwritten)",
+    },
+    # the front ends' one seam to the database's lock and availability (AVAILABILITY_SEAM)
+    "bot.chat.availability": {
+        "bot.store.database.owned": "a front end holds the database for its process while it runs",
+        "bot.store.database.DatabaseUnavailable": "and says why it cannot (in use, unopenable, replaced)",
+        "bot.store.database.EXIT_UNAVAILABLE": "and stops with this exit code then",
+        "bot.store.writer.storage_unavailable": "the Telegram front end handles an update again when the storage "
+        "failed for now",
+    },
+}
+
+
+def test_views_and_commands_reach_storage_only_through_the_records_seam() -> None:
+    importing = [
+        f"{module_name(path)} imports {name}"
+        for path in above_the_night()
+        for name in imports(path)
+        if (name == "bot.store" or name.startswith("bot.store."))
+        and name not in STORE_EXCEPTIONS.get(module_name(path), {})
+    ]
+    assert importing == []
+
+
+def test_the_records_seam_is_the_store_s_value_types_only() -> None:
+    """bot/night/records.py passes on rows and the repeated update's refusal, nothing that reads
+    or writes the ledger."""
+    seam = ROOT / "bot" / "night" / "records.py"
+    assert all(name.startswith("bot.store.rows.") for name in imports(seam) if name.startswith("bot."))
+
+
 def test_views_and_commands_never_reach_the_ledger_of_a_night() -> None:
-    """No `nights.ledger.…`, `context.desk.nights.ledger`, `night.ledger`: any attribute named
+    """No `nights.ledger.…`, `context.services.nights.ledger`, `night.ledger`: any attribute named
     `ledger` above the night layer is a way round it."""
     reaching = [
         f"{module_name(path)}:{node.lineno} reads .ledger"
@@ -170,12 +219,6 @@ def test_views_and_commands_never_reach_the_ledger_of_a_night() -> None:
 
 # An import circle says a name lives in the wrong module: the two modules are one idea split badly, or
 # a third idea is hiding in one of them. A type-only import (under TYPE_CHECKING) closes a circle too.
-# The one known circle, being taken apart next; it is removed from here when it is:
-KNOWN_CIRCLES = {
-    frozenset({"bot.night.night", "bot.night.tally"}): "the tally reads the Night's types, the Night its tally",
-}
-
-
 def module_graph() -> dict[str, set[str]]:
     """Each module of engine/ and bot/ and the modules of engine/ and bot/ it imports, wherever in
     the module the import is (at the top, in a function, under TYPE_CHECKING)."""
@@ -233,12 +276,7 @@ def test_circles_are_found() -> None:
 
 
 def test_no_import_circle_in_engine_or_bot() -> None:
-    assert [sorted(group) for group in circles(module_graph()) if group not in KNOWN_CIRCLES] == []
-
-
-def test_the_known_circles_are_still_circles() -> None:
-    """A known circle that has been taken apart is crossed off the list."""
-    assert set(KNOWN_CIRCLES) <= set(circles(module_graph()))
+    assert [sorted(group) for group in circles(module_graph())] == []
 
 
 def test_the_four_seats_are_named_once() -> None:

@@ -1,4 +1,4 @@
-"""RULES.md §4, §8, §9: exact amounts between specific people.
+"""docs/rules.md §4, §8, §9: exact amounts between specific people.
 
 Seats: A=0 (East, first dealer), B=1, C=2, D=3. Every expected figure is worked out by hand in the
 comment next to it; feeders are chosen so that two different readings of a rule (first vs last gang,

@@ -15,7 +15,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.chat.commands import Command, chinese_number, near_command, parse, pattern_keys
+from bot.chat.grammar import Command, pattern_keys
+from bot.chat.near_miss import near_command
+from bot.chat.parser import parse
+from bot.chat.scanner import chinese_number
 from bot.text.vocabulary import IMPLICIT_UNITS, flag_fields, flag_units
 from engine.errors import EngineError
 from engine.units import UNITS_BY_KEY

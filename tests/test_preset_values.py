@@ -1,4 +1,4 @@
-"""RULES.md §4, §6, §7: every number each preset gives, one hand per number that isolates it.
+"""docs/rules.md §4, §6, §7: every number each preset gives, one hand per number that isolates it.
 
 Each row: the item the hand isolates, the hand in notation, the flags, the item's flowers and the
 win's total, all worked out by hand from RULES.md (the arithmetic is in the comment of each table).

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from bot.__main__ import parser
-from bot.chat.commands import COMMANDS, parse
+from bot.chat.grammar import GRAMMARS as COMMANDS
+from bot.chat.parser import parse
 from bot.console import _arguments as console_arguments
 from bot.telegram.settings import VARIABLES
 

@@ -1,4 +1,4 @@
-"""RULES.md §4, §8, §9: instant payments, the win's settlement, liability, next dealer, 比下胡.
+"""docs/rules.md §4, §8, §9: instant payments, the win's settlement, liability, next dealer, 比下胡.
 
 Seats: A=0 (East, first dealer), B=1, C=2, D=3.
 """

@@ -1,4 +1,4 @@
-"""jinyuanzi 外包 as seed 003 words it (RULES.md §8, last liability bullet), each case as a short night.
+"""jinyuanzi 外包 as seed 003 words it (docs/rules.md §8, last liability bullet), each case as a short night.
 
 外包 is the fixed 50 chips (100 in a 比下胡 hand). 抢杠 and 大杠开 are 内包: three shares in chips.
 Seats: A=0 (East, the first dealer), B=1, C=2, D=3.

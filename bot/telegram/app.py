@@ -35,6 +35,7 @@ from typing import Any
 from telegram import (
     Bot,
     BotCommand,
+    BotCommandScopeAllChatAdministrators,
     BotCommandScopeAllGroupChats,
     BotCommandScopeAllPrivateChats,
     Update,
@@ -44,7 +45,7 @@ from telegram.ext import AIORateLimiter, Application, ApplicationBuilder
 from telegram.request import BaseRequest
 
 from bot.chat.availability import DatabaseUnavailable, owned
-from bot.chat.commands import COMMANDS
+from bot.chat.commands import Menu, menu
 from bot.chat.service import Referee
 from bot.store.queue import Row
 from bot.telegram.chats import Chats
@@ -135,7 +136,7 @@ class TelegramFrontEnd:
 
     def health(self) -> str | None:
         """What the heartbeat says of the bot's parts besides its loop: the drawing process."""
-        return self.connections.referee.desk.charts.health() if self.connections.opened() else None
+        return self.connections.referee.services.charts.health() if self.connections.opened() else None
 
     async def idle(self) -> None:
         """Wait until every queued update is processed and every answer delivered (tests, bench)."""
@@ -165,12 +166,15 @@ async def register_commands(application: Application[Any, Any, Any, Any, Any, An
     """Command menus per scope and language (Telegram takes two-letter language codes)."""
     for code, language in COMMAND_LANGUAGES.items():
         translator = Translator(language)
-        commands = [
-            BotCommand(spec.slash[0], translator.t(f"cmd.{spec.name}")[:256])
-            for spec in COMMANDS
-            if spec.slash[0] not in ("addgang", "selfgang")
-        ]
-        for scope in (BotCommandScopeAllGroupChats(), BotCommandScopeAllPrivateChats()):
+        scopes = (
+            (Menu.GROUP, BotCommandScopeAllGroupChats()),
+            (Menu.PRIVATE, BotCommandScopeAllPrivateChats()),
+            (Menu.ADMINS, BotCommandScopeAllChatAdministrators()),
+        )
+        for which, scope in scopes:
+            commands = [BotCommand(spec.slash[0], translator.t(f"cmd.{spec.name}")[:256]) for spec in menu(which)]
+            if not commands:  # a menu no command is listed in (the admins' today) is not set
+                continue
             try:
                 await application.bot.set_my_commands(commands, scope=scope, language_code=code or None)
             except TelegramError as error:  # menus are a convenience: never a reason not to start

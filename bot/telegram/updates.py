@@ -14,7 +14,6 @@ from dataclasses import dataclass, replace
 from telegram import CallbackQuery, Message, Update
 
 from bot.chat.availability import storage_unavailable
-from bot.chat.commands import asks_only
 from bot.chat.service import Incoming, Speaker
 from bot.store.queue import Row
 from bot.telegram.chats import Chats
@@ -104,16 +103,18 @@ class Updates:
         if read.sender is None or line is None or addressed_elsewhere(line, bot.username):
             return False
         chat_key = await self.chats.chat_key(read)
-        said = deep_link(line, bot.username)
+        referee = self.connections.referee
+        said = await referee.read(chat_key, deep_link(line, bot.username))  # read once
         incoming = Incoming(
             chat_id=chat_key,
-            speaker=await self.chats.speaker(read.sender, read, rights=not asks_only(said)),
-            text=said,
+            speaker=await self.chats.speaker(read.sender, read, rights=not said.asks_only),
+            text=said.text,
             update_key=row.key,
             private=read.private,
             mentions=self.chats.mentions(read),
+            read=said,
         )
-        response = await self.connections.referee.handle(incoming)
+        response = await referee.handle(incoming)
         if response is not None and response.unwritten:
             raise NotWrittenYet(row.update_id)
         if response is not None and (response.replies or response.attachments):

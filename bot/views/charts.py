@@ -30,7 +30,7 @@ from typing import Any
 from bot.night.night import Night
 from bot.night.people import merged_index, merged_names
 from bot.night.tally import Tally
-from bot.store.heap import in_thread
+from bot.threads import in_thread
 from bot.views import drawing, plot
 from engine.events import SEATS
 from locales import Translator

@@ -8,8 +8,8 @@ from decimal import Decimal
 from itertools import pairwise
 
 from bot.night.people import Person, merged_index
+from bot.night.records import EventRow, LineText, NightRow, PaymentRow, Seat
 from bot.night.tally import PlayerTally, Tally
-from bot.store.rows import EventRow, LineText, NightRow, PaymentRow, Seat
 from bot.text.replies import LIST, Chinese, Joined, Reply
 from engine.preset import PRESET_NAMES, Preset
 from engine.settlement import Factor

@@ -1,4 +1,4 @@
-"""Hands in notation that tests of several files score: RULES.md §11's two examples, a 快照 hand, and
+"""Hands in notation that tests of several files score: docs/rules.md §11's two examples, a 快照 hand, and
 the base hands of the preset values (each isolates one item: tests/test_preset_values.py's docstring)."""
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ YAJUE = "11p 234s 567s 79s [888s] +8s"  # sole 79s wait on 8s, the other three 8
 H4: dict[str, Any] = {"hard_flowers": 4}
 SELF: dict[str, Any] = {"hard_flowers": 4, "self_draw": True}
 
-# RULES.md §11's worked examples
+# docs/rules.md §11's worked examples
 EXAMPLE_1 = "123m 456m 789m 234p 5p +5p"  # §11.1: 46 with 2 hard flowers (门清, 缺一)
 EXAMPLE_2 = "11p 567s 79s [EEE] [444p] +8s"  # §11.2: 34 with 4 hard flowers
 

@@ -7,11 +7,11 @@ import re
 from dataclasses import replace
 from decimal import Decimal
 
-from bot.chat.commands import Command
+from bot.chat.grammar import Command
 from bot.chat.handlers.common import Context, Incoming, Refusal, open_night
 from bot.night.codec import SeatChange
+from bot.night.records import Seat
 from bot.night.seating import Speaker, claimable_seat, may_record, names_match, player_list, resolve, seat_of
-from bot.store.rows import Seat
 from bot.text.replies import BUTTON_COMMAND_BYTES, Choice, Reply, Response
 from bot.text.vocabulary import INVISIBLE, clean_name, fold, name_key
 from bot.views.lines import SEAT_KEYS, format_money
@@ -33,7 +33,7 @@ async def new(context: Context) -> Response:
         preset_json = {**preset_json, "start": start_points_of(command.options["start"])}
     stake_cents = stake_cents_of(command.options.get("stake", "1"))
     dealer = resolve(seats, command.options["dealer"]) if "dealer" in command.options else 0
-    nights = context.desk.nights
+    nights = context.services.nights
     night = await nights.open(
         incoming.chat_id,
         seats,
@@ -110,7 +110,7 @@ def openers_seat(seats: tuple[Seat, ...], opener: Speaker) -> tuple[Seat, ...]:
 
 
 def preset_choice(context: Context, command: Command) -> tuple[str, dict[str, object]]:
-    rules_dir = context.desk.rules_dir
+    rules_dir = context.services.rules_dir
     if "rules" in command.options:
         if rules_dir is None:
             raise Refusal(Reply("preset.files_console_only"))
@@ -276,12 +276,12 @@ async def close(context: Context) -> Response:
         raise Refusal(Reply("night.private_chat"))
     if not may_record(night.row, context.seats, context.incoming.speaker):
         raise Refusal(Reply("permission.not_at_table", {"players": player_list(context.seats)}))
-    pending = context.desk.pending_close
+    pending = context.services.pending_close
     if context.incoming.chat_id not in pending and context.command.plain:
         return Response((Reply("close.summary_first"),), context.language)
     pending.discard(context.incoming.chat_id)
     await night.record_mark(context.line, "close")
-    await store_after_close(context.desk.nights, night)  # /stats and /tab read the closed night from these figures
+    await store_after_close(context.services.nights, night)  # /stats and /tab read the closed night from these figures
     return Response((Reply("close.done", {"night": night.number}),), context.language, recorded=True, night_id=night.id)
 
 
@@ -306,7 +306,7 @@ async def lang(context: Context) -> Response:
     choice = normalize_language(context.command.word)
     if choice is None:
         raise Refusal(Reply("lang.unknown", {"given": context.command.word or "", "known": ", ".join(LANGUAGES)}))
-    await context.desk.nights.set_setting(context.incoming.chat_id, "language", choice)
+    await context.services.nights.set_setting(context.incoming.chat_id, "language", choice)
     return Response((Reply("lang.done"),), choice)
 
 
