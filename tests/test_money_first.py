@@ -109,3 +109,16 @@ async def test_english_reads_money_alone_too(table: Table) -> None:
     summary = await table.say("/summary")
     assert "1. 赵六: money 124" in summary and "4. 李四: money -136" in summary
     assert "flowers (money" not in summary
+
+
+async def test_the_board_turns_to_money_at_the_stake_change_and_for_who_left(table: Table) -> None:
+    table.default_speaker = "张三"
+    await table.play(f"开局 张三 李四 王五 赵六 底=1\n{HAND_1}\n{HAND_2}\n/swap 赵六 钱七")
+    # 赵六 leaves with −46 (hands 1–2 at 1); one stake so far: flowers with their money
+    assert "  赵六（已离座）：-46 花（-46 元）" in await table.say("/score")
+    await table.say("改底 5")
+    # hand 3, the hand being played, is for 5: the night mixes stakes from now on, before anything is
+    # paid at 5, so the board does not change its form in the middle of a hand
+    board = await table.say("/score")
+    assert "  赵六（已离座）：-46 元" in board
+    assert players_of(board) == ["  东 张三：0 元", "  南 李四：34 元", "  西 王五：12 元", "  北 钱七：0 元"]
