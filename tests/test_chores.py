@@ -43,9 +43,11 @@ async def test_a_night_with_every_chore(table: Table) -> None:
     assert night["money"] == {"A": "132", "B": "-40", "C": "38", "Dan": "-148", "Eve": "18"}
     assert "Dave" not in str(night["balances"])
     summary = await table.say("/summary")
-    # each player keeps their own figures: B's exposed gang +6, Eve's concealed gang +9
-    assert "  B：胡 0（自摸 0），放炮 0，杠钱 6 花" in summary
-    assert "  Eve：胡 0（自摸 0），放炮 0，杠钱 9 花" in summary
+    # each player keeps their own figures (B's exposed gang at 1, Eve's concealed gang at 2): the night
+    # mixes stakes, so they are said in money and no gang net in flowers is shown (docs/rules.md 17d)
+    assert "1. A：132 元\n2. C：38 元\n3. Eve：18 元\n4. B：-40 元\n5. Dan：-148 元\n" in summary
+    assert "  B：胡 0（自摸 0），放炮 0\n" in summary
+    assert "  Eve：胡 0（自摸 0），放炮 0\n" in summary
     assert "  Dan：胡 0（自摸 0），放炮 1" in summary
     stats = await table.say("/stats")
     assert "B：1 局，净 -40 花，合计金额 -40" in stats and "Eve：1 局，净 9 花，合计金额 18" in stats

@@ -161,8 +161,9 @@ async def test_a_stake_change_keeps_its_place_when_an_earlier_hand_is_undone(tab
     # C's win is now hand 1, still after the 改底 in the log: its money stays 92 (not 46)
     assert "West C: 46 flowers (money 92)" in out and "North D: -46 flowers (money -92)" in out
     out = await table.say("/stake 3")
-    # a later 改底 reprices nothing already played
-    assert "West C: 46 flowers (money 92)" in await table.say("/score")
+    # a later 改底 reprices nothing already played; hand 2 is now played for 3 after hand 1 at 2, so the
+    # board says money alone (docs/rules.md 17d)
+    assert "West C: money 92" in await table.say("/score")
 
 
 async def test_undoing_the_last_claim_of_a_merged_win_keeps_the_others(table: Table) -> None:
@@ -188,9 +189,10 @@ async def test_a_stake_change_after_an_undone_fix_reprices_no_closed_hand(table:
         A: /stake 2
         """
     )
-    # hand 1 is B's self-draw of 46 again, at 1 per flower: 138 in money; 改底 2 starts at hand 2
+    # hand 1 is B's self-draw of 46 again, at 1 per flower: 138 in money; 改底 2 starts at hand 2, the
+    # hand being played, so the night mixes stakes and the board says money alone (docs/rules.md 17d)
     out = await table.say("/score")
-    assert "South B: 138 flowers (money 138)" in out and "East A: -46 flowers (money -46)" in out
+    assert "South B: money 138" in out and "East A: money -46" in out
     await table.say(f"C: /hu self {HAND} flowers=2")
     # hand 2 at 2 per flower: C self-draws 46 from each, 92 money each: B 138 − 92 = 46
     night = await table.night()

@@ -25,7 +25,7 @@ from engine.tiles import tile_name
 from locales import Translator
 from tests.fake_telegram import Call, FakeTelegram
 from tests.harness import Table
-from tests.kit.flows import CONCEALED, NEW, buttons_of, console_step, press_label, start, tap_through
+from tests.kit.flows import CONCEALED, NEW, buttons_of, console_step, flow_lines, press_label, start, tap_through
 from tests.kit.replies import text_of
 from tests.kit.telegram import ALICE, BOB, Running, balances, buttons
 from tests.varied_hands import varied_hands
@@ -361,12 +361,64 @@ async def test_the_console_prints_the_pad_as_lines_to_type(referee: Referee) -> 
     await console.run_line("/new A B C D")
     steps = await console_step(console, out, "B: /hu")
     for label in ["B", "自摸", *CONCEALED]:
-        steps = await console_step(console, out, f"B: {steps[label]}")
+        # a pad's button is pressed by typing its label, printed on this step or an earlier one
+        steps = {**steps, **await console_step(console, out, f"B: {steps[label]}")}
     steps = await console_step(console, out, f"B: {steps['2']}")
     await console.run_line(f"B: {steps['确认']}")
     assert "✅" in out.getvalue()
     # RULES §11 example 1: 20 + 2×(2+1) + 门清 20 = 46 from each
     assert await Table(referee, "console-pad").balances() == {"A": -46, "B": 138, "C": -46, "D": -46}
+
+
+async def test_the_console_prints_the_pad_once_then_what_a_tap_changed(referee: Referee) -> None:
+    """#41 item 6: every tap reprinted the whole pad (8 lines a tap, 164 lines for the win below);
+    now the pad is printed once and a tap prints its question, the tiles picked and the rows whose
+    buttons changed (100 lines for the same win)."""
+    out = io.StringIO()
+    console = Console(referee, "console-count", None, out, Path("."))
+    await console.run_line("/new A B C D")
+    printed: list[list[str]] = []
+
+    async def step(label: str) -> None:
+        await console_step(console, out, f"B: {steps.get(label, label)}")
+        printed.append(out.getvalue().splitlines())
+        steps.update(flow_lines(out.getvalue()))
+
+    steps: dict[str, str] = {}
+    for label in ["/hu", "B", "自摸", *CONCEALED, "2", "确认"]:
+        await step(label)
+    everything = [line for lines in printed for line in lines]
+    assert sum(line.startswith("  [1万] [2万]") for line in everything) == 1  # the pad, once
+    taps = printed[3 : 2 + len(CONCEALED)]  # the last tile asks the hard flowers: a pad of its own
+    assert taps[0] == [
+        "🀄 B 自摸：点牌，还差 13 张，最后点胡的那张",
+        "已点：＋1万",
+        "  [东] [南] [西] [北] [⌫] [报番型]",  # ← 返回 became ⌫: the one row that changed
+        "",
+    ]
+    assert taps[1] == ["🀄 B 自摸：点牌，还差 12 张，最后点胡的那张", "已点：1万 ＋2万", ""]
+    assert all(len(lines) <= 4 for lines in taps)  # the question, the tiles picked, a row, the gap
+    assert len(everything) <= 110  # the whole win, from /hu to the board (164 when every tap reprinted the pad)
+    assert await Table(referee, "console-count").balances() == {"A": -46, "B": 138, "C": -46, "D": -46}
+
+
+async def test_a_tap_that_empties_a_tile_reprints_its_row(referee: Referee) -> None:
+    """The fourth 1万 tapped: 1万 leaves the pad, so its suit's row is printed again, and the row of
+    actions, where +杠 now stands beside +碰; the other suits' rows are not."""
+    out = io.StringIO()
+    console = Console(referee, "console-row", None, out, Path("."))
+    await console.run_line("/new A B C D")
+    steps = await console_step(console, out, "B: /hu")
+    for label in ["B", "自摸", "1万", "1万", "1万"]:
+        steps = {**steps, **await console_step(console, out, f"B: {steps[label]}")}
+    await console_step(console, out, "B: 1万")
+    assert out.getvalue().splitlines() == [
+        "🀄 B 自摸：点牌，还差 10 张，最后点胡的那张",
+        "已点：111万 ＋1万",
+        "  [2万] [3万] [4万] [5万] [6万] [7万] [8万] [9万]",
+        "  [东] [南] [西] [北] [⌫] [+碰] [+杠] [报番型]",
+        "",
+    ]
 
 
 async def test_a_meld_made_last_asks_which_tile_won(table: Table) -> None:

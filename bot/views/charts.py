@@ -22,7 +22,7 @@ import signal
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Sequence, Set
+from collections.abc import Callable, Sequence, Set
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
@@ -32,6 +32,7 @@ from bot.night.people import merged_index, merged_names
 from bot.night.tally import Tally
 from bot.threads import in_thread
 from bot.views import drawing, plot
+from bot.views.lines import mixes_stakes
 from engine.events import SEATS
 from locales import Translator
 
@@ -72,21 +73,29 @@ def cumulative_by_hand(
 PersonLine = tuple[str, list[int], list[int | None]]  # name, hands, balance after each (None: not seated)
 
 
-def tally_lines(tally: Tally, names: Sequence[str], people: Sequence[str], hands: int) -> list[PersonLine]:
+def tally_lines(
+    tally: Tally,
+    names: Sequence[str],
+    people: Sequence[str],
+    hands: int,
+    stake_of: Callable[[int], int] | None = None,
+) -> list[PersonLine]:
     """(name, hands, balance after each hand or None where they did not sit) for each of `people`
     (the night's, as `Night.people` names them; `names`: its occupancy, the tally's players): the line
     of one who left stops at their last hand at the balance they keep, a newcomer's starts at zero the
     hand before they sat down. Hand 0 is the start; the last is the `hands` played, or a later one
-    that already saw a payment."""
+    that already saw a payment. In flowers; in money (minor units) with `stake_of`, a hand's stake:
+    each hand's nets priced at its own stake, as /summary prices them."""
     merged = merged_index(names)
     first = merged_names(names)  # a person is named as they first sat down
     column = {name: at for at, name in enumerate(people)}
     columns = [column.get(first[merged[index]]) for index in range(len(names))]
     deltas = []
     for nets in tally.hands:
+        price = stake_of(nets.hand) if stake_of is not None else 1
         deltas.append((nets.hand, 0, 0))  # drawn, whatever its payments came to
         deltas.extend(
-            (nets.hand, at, net) for at, net in zip(columns, nets.nets, strict=False) if at is not None and net
+            (nets.hand, at, net * price) for at, net in zip(columns, nets.nets, strict=False) if at is not None and net
         )
     points = cumulative_by_hand(deltas, hands, len(people))
     sat: list[set[int]] = [set() for _ in people]
@@ -107,10 +116,18 @@ def tally_lines(tally: Tally, names: Sequence[str], people: Sequence[str], hands
     return lines
 
 
-def night_lines(night: Night, tally: Tally) -> list[PersonLine]:
-    """The night's chart lines, from its tally (`Night.tally`)."""
+def night_lines(night: Night, tally: Tally, priced: bool = False) -> list[PersonLine]:
+    """The night's chart lines, from its tally (`Night.tally`): in flowers, or `priced` in money
+    (minor units, each hand at its stake)."""
     people = [person.name for person in night.people()]
-    return tally_lines(tally, night.player_names(), people, night.hands_played())
+    stake_of = night.stake_at if priced else None
+    return tally_lines(tally, night.player_names(), people, night.hands_played(), stake_of)
+
+
+def chart_in_money(night: Night) -> bool:
+    """Whether the chart plots money: once the night mixes stakes (docs/rules.md 17d), as the board
+    and the ranking then do; flowers while every hand was played for one stake."""
+    return mixes_stakes(night.stake_schedule(), night.state.hand_no)
 
 
 def end_points(lines: Sequence[PersonLine]) -> dict[str, int]:
@@ -123,17 +140,23 @@ def end_points(lines: Sequence[PersonLine]) -> dict[str, int]:
 
 
 def balance_chart_of(
-    night_number: int, lines: Sequence[PersonLine], doubled: Set[int], language: str
+    night_number: int, lines: Sequence[PersonLine], doubled: Set[int], language: str, money: bool = False
 ) -> plot.LineChart:
     """What the night's chart shows, in the chat's language: small, so it is cheap to send to the
-    drawing process (the night's log stays here)."""
+    drawing process (the night's log stays here). `money`: the lines are money in minor units
+    (`night_lines(priced=True)`), plotted in whole units under a money axis."""
     translator = Translator(language)
+    series = (
+        tuple(plot.Series(name, tuple(None if v is None else v / 100 for v in values)) for name, _, values in lines)
+        if money
+        else tuple(plot.Series(name, tuple(values)) for name, _, values in lines)
+    )
     return plot.LineChart(
         title=translator.t("chart.title", night=night_number),
         x_label=translator.t("chart.hand_axis"),
-        y_label=translator.t("chart.balance_axis"),
+        y_label=translator.t("chart.money_axis" if money else "chart.balance_axis"),
         xs=tuple(lines[0][1]) if lines else (0,),
-        series=tuple(plot.Series(name, tuple(values)) for name, _, values in lines),
+        series=series,
         marked=frozenset(doubled),
         mark_label=translator.t("chart.doubled_mark"),
     )
@@ -141,8 +164,10 @@ def balance_chart_of(
 
 def night_chart(night: Night, tally: Tally, language: str) -> plot.LineChart:
     """The night's chart from its tally (`Night.tally`): each person's balance after each hand, the
-    比下胡 hands marked."""
-    return balance_chart_of(night.number, night_lines(night, tally), set(tally.doubled), language)
+    比下胡 hands marked; in money once the night mixes stakes (`chart_in_money`)."""
+    money = chart_in_money(night)
+    lines = night_lines(night, tally, priced=money)
+    return balance_chart_of(night.number, lines, set(tally.doubled), language, money)
 
 
 def balance_chart(

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from itertools import pairwise
 
-from bot.night.people import Person, merged_index
+from bot.night.people import Person, merged_index, stake_runs
 from bot.night.records import EventRow, LineText, NightRow, PaymentRow, Seat
 from bot.night.tally import PlayerTally, Tally
 from bot.text.replies import LIST, Chinese, Joined, Reply
@@ -60,6 +60,22 @@ def factor_lines(factors: Sequence[Factor], seats: Sequence[Seat]) -> list[Reply
     return lines
 
 
+def mixes_stakes(schedule: Sequence[tuple[int, int]], hand: int) -> bool:
+    """Whether the night's hands up to `hand` (the one being played) were played for more than one
+    stake (a 改底 that changed what a hand is played for): then flowers no longer say what anyone
+    takes home, and the board, the ranking and the chart go by money (docs/rules.md 17d)."""
+    return len(stake_runs(schedule, hand)) > 1
+
+
+def balance(amount: int, unit: Reply, cents: int, mixed: bool) -> Reply:
+    """A person's figure: `-47 花（8 元）` while every hand was played for one stake (money is the
+    flowers × the stake, so the two agree); money alone, `8 元`, in a night that mixes stakes, where
+    a net flower count can say the opposite of what the person takes home."""
+    if mixed:
+        return Reply("balance.money", {"money": format_money(cents)})
+    return Reply("balance.both", {"amount": amount, "unit": unit, "money": format_money(cents)})
+
+
 def seat_name(seat: Seat) -> str | Reply:
     """A seat's player, or `（空位）` for a seat freed by /unseat: never an empty name."""
     return seat.name or Reply("night.free_seat")
@@ -71,10 +87,14 @@ def scoreboard(
     amounts: Sequence[int],
     money: Sequence[int],
     left: Sequence[Person] = (),
+    mixed: bool = False,
 ) -> Reply:
     """The compact status line: hand, round, dealer, ×2, and each player's balance; then whoever
-    left the table tonight (a 换人) with what they keep, so the board follows people and sums to 0."""
+    left the table tonight (a 换人) with what they keep, so the board follows people and sums to 0.
+    `mixed`: the night mixes stakes (`mixes_stakes`), so each balance is money alone."""
     start = state.preset.start
+    # every figure says what it is: a preset that starts from a count (敞开头) shows points
+    unit = Reply("unit_name.points" if start else unit_key(state.preset))
     parts = [
         Reply(
             "board.person",
@@ -82,14 +102,13 @@ def scoreboard(
                 "seat": Reply(SEAT_KEYS[i]),
                 "name": seat_name(seats[i]),
                 "amount": start + amounts[i],
-                # every figure says what it is: a preset that starts from a count (敞开头) shows points
-                "unit": Reply("unit_name.points" if start else unit_key(state.preset)),
                 "money": format_money(money[i]),
+                "balance": balance(start + amounts[i], unit, money[i], mixed),
             },
         )
         for i in range(4)
     ]
-    parts.extend(left_line(person, state.preset) for person in left)
+    parts.extend(left_line(person, state.preset, mixed) for person in left)
     flags: list[Reply] = []
     if state.doubled or state.preset.every_hand_doubled:
         flags.append(Reply("board.doubled"))
@@ -111,11 +130,13 @@ def scoreboard(
     )
 
 
-def left_line(person: Person, preset: Preset) -> Reply:
-    """`  张伟（已离座）：-95 花（-95 元）`: one who stood up tonight, on the board until the night closes."""
+def left_line(person: Person, preset: Preset, mixed: bool = False) -> Reply:
+    """`  张伟（已离座）：-95 花（-95 元）`: one who stood up tonight, on the board until the night closes
+    (`-95 元` alone in a night that mixes stakes)."""
     unit = Reply("unit_name.points" if preset.start else unit_key(preset))
-    params = {"name": person.name, "amount": preset.start + person.amount, "unit": unit}
-    return Reply("score.left", {**params, "money": format_money(person.money_cents)})
+    amount = preset.start + person.amount
+    params = {"name": person.name, "amount": amount, "money": format_money(person.money_cents)}
+    return Reply("score.left", {**params, "balance": balance(amount, unit, person.money_cents, mixed)})
 
 
 def history(
@@ -323,22 +344,25 @@ def summary(
     """`seats`, `amounts`, `money`: everyone who played tonight (more than four after a 换人);
     `players`: the four seats now, for the per-seat statistics (default: `seats`); `stakes`: the
     night's runs of hands at one stake, (first hand, stake), as `bot.night.people.stake_runs` gives them."""
+    mixed = len(stakes) > 1  # docs/rules.md 17d: money alone, no net flower figure
     header = {"night": night.number, "preset": preset.name, "stake": _stakes_of(night.stake_cents, stakes)}
     lines = [Reply("summary.header", header, count=hands)]
     if preset.jiang_passes:
         lines.append(Reply("summary.jiang", {"passes": passes, "of": preset.jiang_passes}))
     # ranked by the money each takes home: after a 改底 the flowers alone can put a payer above a payee
     ranked = sorted(range(len(amounts)), key=lambda s: (-money[s], -amounts[s], s))
+    unit = Reply("unit_name.points" if preset.start else unit_key(preset))
     for place, seat in enumerate(ranked, start=1):
+        amount = preset.start + amounts[seat]
         lines.append(
             Reply(
                 "summary.rank",
                 {
                     "place": place,
                     "name": seats[seat].name,
-                    "amount": preset.start + amounts[seat],
-                    "unit": Reply("unit_name.points" if preset.start else unit_key(preset)),
+                    "amount": amount,
                     "money": format_money(money[seat]),
+                    "balance": balance(amount, unit, money[seat], mixed),
                 },
             )
         )
@@ -357,7 +381,9 @@ def summary(
     for seat, player in enumerate(stats):
         lines.append(
             Reply(
-                "summary.player_stats",
+                # a night that mixes stakes: no gang or penalty net in flowers (its sign can differ
+                # from the money those payments moved)
+                "summary.player_stats_mixed" if mixed else "summary.player_stats",
                 {
                     "name": (players or seats)[seat].name,
                     "wins": player.wins,

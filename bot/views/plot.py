@@ -68,7 +68,7 @@ class Series:
     """One line: its label and a value at each x (None where it has none: the line breaks there)."""
 
     label: str
-    values: tuple[int | None, ...]
+    values: tuple[float | None, ...]  # flowers, or money in whole units (a night that mixes stakes)
 
 
 @dataclass(frozen=True)

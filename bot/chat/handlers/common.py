@@ -20,7 +20,7 @@ from bot.night.seating import Speaker, may_record, player_list, resolve, seat_of
 from bot.text.replies import LIST, Choice, Joined, Reply, Response
 from bot.text.vocabulary import fold
 from bot.views.charts import Charts
-from bot.views.lines import factor_lines, payment_lines, scoreboard
+from bot.views.lines import factor_lines, mixes_stakes, payment_lines, scoreboard
 from engine.events import Draw, Event, FlowerGang, FourWinds, Gang, Notice, Penalty, Pong, RangeMark, SetDealer, Win
 from engine.melds import LoggedMeldMissing
 from engine.scoring import Item
@@ -211,7 +211,8 @@ def board(night: Night) -> Reply:
     amounts, money = night.seat_totals()
     seated = {fold(seat.name) for seat in night.seats}
     left = [person for person in night.people() if fold(person.name) not in seated]
-    return scoreboard(night.seats, night.state, amounts, money, left)
+    mixed = mixes_stakes(night.stake_schedule(), night.state.hand_no)  # money alone (docs/rules.md 17d)
+    return scoreboard(night.seats, night.state, amounts, money, left, mixed)
 
 
 def breakdown(winner: str, items: Sequence[Item], total: int) -> Reply:
