@@ -177,6 +177,22 @@ VARIABLES: tuple[Variable, ...] = (
         "`health` fails when an update has waited in the inbox longer than this",
         _positive_seconds,
     ),
+    Variable(
+        "CHART_SECONDS",
+        "chart_seconds",
+        "3",
+        "a number of seconds above 0",
+        "a chart not drawn within this is given up (the summary goes out without it) and the drawing process replaced",
+        _positive_seconds,
+    ),
+    Variable(
+        "REFEREE_BUSY_TIMEOUT",
+        "busy_timeout",
+        "10",
+        "a number of seconds, 0 or more",
+        "how long a write waits for a lock another process holds on the ledger before it is tried again",
+        _seconds(0),
+    ),
     Variable("LOG_LEVEL", "log_level", "INFO", "DEBUG, INFO, WARNING or ERROR", "how much the bot logs", _log_level),
     Variable(
         "LANG",
@@ -202,6 +218,8 @@ class Settings:
     heartbeat_file: str | None = None
     heartbeat_max_age: float = 90.0
     backlog_max_age: float = 300.0
+    chart_seconds: float = 3.0
+    busy_timeout: float = 10.0
     log_level: str = "INFO"
     language: str = "en"
 
