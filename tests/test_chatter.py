@@ -45,10 +45,11 @@ CHATTER = (
     "语言不通",
     "确认一下",
     "碰 东西",
-    # names that are not at the table (Carol and Bob are)
-    "花杠 Carl",
-    "胡 Carl 花2",
-    "碰 Carl",
+    # names that are not at the table (Carol and Bob are; Carl, a letter off Carol, gets a hint)
+    "花杠 Karl",
+    "胡 Karl 花2",
+    "碰 Karl",
+    "碰 Caroline",
     "杠 Bobb 5s",
     "罚 他 10",
     "胡 Carol 花2 谢谢",
@@ -85,7 +86,10 @@ async def test_chatter_gets_no_reply_and_records_nothing(table: Table) -> None:
 async def test_an_unknown_name_is_never_the_speakers_own_event(table: Table) -> None:
     await table.say("/new Alice Bob Carol Dave")
     before = await table.row_counts()
-    assert await table.respond("Bob: 花杠 Carl") is None
+    assert await table.respond("Bob: 花杠 Karl") is None
+    response = await table.respond("Bob: 花杠 Carl")  # a letter off Carol: a hint, never Bob's flower gang
+    assert response is not None and response.refused and not response.recorded
+    assert [c.command for c in response.choices] == ["/flowergang #2"]
     out = await table.say("Bob: /flowergang Carl")
     assert "没有这个玩家：Carl。在座的有：Alice, Bob, Carol, Dave" in out
     assert "写法：花杠 [名字]" in out  # the right form, one line

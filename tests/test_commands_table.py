@@ -22,12 +22,13 @@ def test_every_command_has_exactly_one_row_in_the_one_table() -> None:
     assert commands.handler_of(UNKNOWN) is not None and commands.handler_of("nosuch") is None
 
 
-def test_the_menus_are_every_command_but_the_gangs_typed_as_words() -> None:
-    # today's menus: every command in groups and private chats, but /addgang and /selfgang (`/gang add`)
-    listed = [spec.name for spec in COMMANDS if spec.name not in ("added_gang", "concealed_gang")]
-    assert [spec.name for spec in commands.menu(commands.Menu.GROUP)] == listed
-    assert [spec.name for spec in commands.menu(commands.Menu.PRIVATE)] == listed
-    assert commands.menu(commands.Menu.ADMINS) == ()
+def test_every_command_is_in_a_menu_or_only_in_help_by_its_row() -> None:
+    # the menus per scope are tests/test_help_and_menus.py's; here: every row names its menus and its
+    # place in /help, and none of the three menus lists a command twice
+    for which in commands.Menu:
+        names = [spec.name for spec in commands.menu(which)]
+        assert len(names) == len(set(names)), which
+    assert {row.name for row in commands.COMMANDS if row.section is None} == {"new", "join", "help"}
 
 
 def test_no_two_commands_share_a_slash_name() -> None:

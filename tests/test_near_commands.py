@@ -1,7 +1,8 @@
 """A near-command is answered, talk stays silent, and every command has English plain words.
 
 A plain line that is a table event's word and grammar with exactly one piece wrong — a name one
-character off a seated one, a tile that cannot be — gets a short hint and records nothing; the
+character off a seated one (of a name of four letters or more, one dropped or added too), a tile that
+cannot be — gets a short hint and records nothing; the
 mended line is offered as a button that records the speaker's event. Through the command layer,
 as the console runs it.
 """
@@ -149,7 +150,77 @@ async def test_two_letters_swapped_are_read_as_a_slip(table: Table) -> None:
     before = await table.row_counts()
     assert "did you mean Bob?" in await table.say("Dave: pong Bbo 2m")
     assert await table.row_counts() == before
-    assert await table.respond("Dave: pong Bbbo 2m") is None  # a letter added: as likely talk
+    assert await table.respond("Dave: pong Bbbo 2m") is None  # a letter added to a short name: as likely talk
+
+
+# A letter dropped, added, swapped or wrong in "Carol" (five letters): each is the slip of one seat
+SLIPS_OF_CAROL = (
+    ("pong Carl E", "pong Carol E", "/pong #1 #2 E"),  # dropped
+    ("pong Crol 4p", "pong Carol 4p", "/pong #1 #2 4p"),  # dropped
+    ("pong Carrol 5p", "pong Carol 5p", "/pong #1 #2 5p"),  # added
+    ("pong Caro 6p", "pong Carol 6p", "/pong #1 #2 6p"),  # dropped at the end
+    ("pong Craol 7p", "pong Carol 7p", "/pong #1 #2 7p"),  # two neighbours swapped
+)
+
+
+async def test_a_long_name_with_a_letter_dropped_or_added_gets_the_hint_and_the_button(table: Table) -> None:
+    await table.say("/lang en")
+    await table.say(ENGLISH)
+    before = await table.row_counts()
+    for line, mended, command in SLIPS_OF_CAROL:
+        response = await table.respond(f"Bob: {line}")
+        assert response is not None and response.refused and not response.recorded, line
+        typed = line.split()[1]
+        assert f"no {typed} at the table: did you mean Carol?" in await table.say(f"Bob: {line}"), line
+        # the button: Bob (#1) ponged Carol (#2), the tile as typed
+        assert [(c.label.params["line"], c.command) for c in response.choices] == [(mended, command)], line
+    assert await table.row_counts() == before
+    assert "✅" in await table.say("Bob: /pong #1 #2 E")  # the first button pressed: the pong is recorded
+
+
+async def test_a_slip_of_a_long_name_in_chinese_gets_the_chinese_hint(table: Table) -> None:
+    await table.say(ENGLISH)
+    before = await table.row_counts()
+    assert "没有 Carl，是 Carol 吗？" in await table.say("Bob: 碰 Carl 6s")
+    assert "没有 Dav，是 Dave 吗？" in await table.say("Bob: 花杠 Dav")
+    assert await table.row_counts() == before
+
+
+# Talk with pong in it, at a table of Alice Bob Carol Dave: no hint, nothing recorded
+ENGLISH_TALK = (
+    "pong with Carl",  # two words that are no piece of a pong
+    "pong Carl please",
+    "pong Carl?",
+    "pong Carol later",  # later is no one's slip
+    "pong with Dave",
+    "pong is Carol's game",
+    "pong Caroline 5p",  # three letters added: someone else
+    "pong Bobb 7p",  # Bob is short: a letter added is as likely someone else
+    "pong Bo 7p",
+    "did Carl pong",
+    "Carl pong Carol",
+    "I said pong Carl",
+    "pongs are fun Carl",
+    "ping pong Carl",
+)
+
+
+async def test_english_talk_with_pong_in_it_stays_silent(table: Table) -> None:
+    await table.say("/lang en")
+    await table.say(ENGLISH)
+    before = await table.row_counts()
+    for talk in ENGLISH_TALK:
+        assert await table.respond(f"Bob: {talk}") is None, talk
+    assert await table.row_counts() == before
+
+
+async def test_a_slip_two_seats_are_close_to_stays_silent(table: Table) -> None:
+    await table.say("/new Alice Bob Dave Davy")
+    before = await table.row_counts()
+    assert await table.respond("Bob: pong Dav 7p") is None  # Dave or Davy with a letter dropped: no guess
+    assert await table.respond("Bob: pong Davey 7p") is None  # Dave or Davy with a letter added
+    assert "没有 Davvy，是 Davy 吗？" in await table.say("Bob: pong Davvy 7p")  # a letter off Davy only
+    assert await table.row_counts() == before
 
 
 async def test_an_english_win_without_its_flowers_is_asked_for_them_in_english(table: Table) -> None:

@@ -144,6 +144,10 @@ class Player:
 
 NIGHT = """
 Alice: /help
+Alice: /help new
+Alice: /help join
+Alice: /help /help
+Alice: /help nosuch
 Alice: /score
 Alice: /history
 Alice: /rules

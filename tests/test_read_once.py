@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 
 from bot.chat import parser
-from bot.chat.commands import Menu, menu
 from bot.chat.parser import asks_only, parse
 from bot.chat.service import Incoming, Referee
 from bot.night.seating import Speaker
@@ -94,8 +93,3 @@ def test_a_fix_read_at_other_names_reads_its_line_again() -> None:
     assert again is not None and (again.name, again.names, again.tile) == ("pong", ("Eve",), "7p")
     # with the very names it was read with, the kept reading is the answer
     assert parser.inner_command(fix, list(NAMES)) is None
-
-
-def test_the_admins_menu_lists_nothing_today() -> None:
-    assert menu(Menu.ADMINS) == ()
-    assert len(menu(Menu.GROUP)) == len(menu(Menu.PRIVATE))

@@ -1,7 +1,7 @@
 """The one command table: a row per command names its grammar (how its line is read and what it may
 do, bot/chat/grammar.py), its handler (bot/chat/handlers/) and the menus it is listed in. A new command
-is its grammar row, one row here, its handler and its catalog lines (`help.<name>`, `cmd.<name>`,
-`words.command.<name>`).
+is its grammar row, one row here (its menus and its place in /help), its handler and its catalog lines
+(`help.<name>`, `cmd.<name>`, `words.command.<name>`).
 
 The table sits above the handlers, which read the grammar themselves (a fix parses its inner line),
 so the grammar cannot name them without an import circle.
@@ -16,6 +16,8 @@ from enum import Enum
 from bot.chat.grammar import GRAMMAR_BY_NAME, Grammar
 from bot.chat.handlers import board, chores, corrections, flows, opening, questions, tab, table_events, tile_flow
 from bot.chat.handlers.common import Context
+from bot.chat.handlers.help import Section
+from bot.chat.handlers.help import answer as help_answer
 from bot.chat.lexicon import UNKNOWN
 from bot.text.replies import Response
 
@@ -24,69 +26,81 @@ Handler = Callable[[Context], Awaitable[Response]]
 
 class Menu(Enum):
     """A command menu a front end shows (Telegram's scopes: every group, every private chat, and a
-    group's admins)."""
+    group's admins). A group's admins see their menu instead of the group's, so it lists the
+    group's commands too."""
 
     GROUP = "group"
     PRIVATE = "private"
     ADMINS = "admins"
 
 
-EVERY_CHAT = frozenset({Menu.GROUP, Menu.PRIVATE})
-NO_MENU: frozenset[Menu] = frozenset()  # typed as a word of another command (`/gang add`, `/gang self`)
+AT_THE_TABLE = frozenset({Menu.GROUP, Menu.ADMINS})  # the dozen a table uses during a night
+IN_PRIVATE = frozenset({Menu.PRIVATE})  # what answers in a private chat: your own figures
+SETTING = frozenset({Menu.ADMINS})  # the chat's settings: in its admins' menu
+NO_MENU: frozenset[Menu] = frozenset()  # in /help only
 
 
 @dataclass(frozen=True)
 class CommandRow:
     grammar: Grammar
     handler: Handler
-    menus: frozenset[Menu] = EVERY_CHAT
+    menus: frozenset[Menu]
+    section: Section | None  # where /help lists it after the first night (None: the first night, /help)
 
     @property
     def name(self) -> str:
         return self.grammar.name
 
 
-def _row(name: str, handler: Handler, menus: frozenset[Menu] = EVERY_CHAT) -> CommandRow:
-    return CommandRow(GRAMMAR_BY_NAME[name], handler, menus)
+def _row(name: str, handler: Handler, menus: frozenset[Menu], section: Section | None) -> CommandRow:
+    return CommandRow(GRAMMAR_BY_NAME[name], handler, menus, section)
 
 
-# In the grammar's order, which is the order of the menus and of /help.
+async def _help(context: Context) -> Response:
+    """/help and /help WORD, read from this table (the handlers sit below it)."""
+    return help_answer(context, tuple((row.grammar, row.section) for row in COMMANDS))
+
+
+HAND, CORRECTIONS, END = Section.HAND, Section.CORRECTIONS, Section.END
+ACROSS, SETTINGS = Section.ACROSS, Section.SETTINGS
+
+# In the grammar's order, which is the order of the menus and of /help's groups.
 COMMANDS: tuple[CommandRow, ...] = (
-    _row("new", opening.new),
-    _row("join", opening.join),
-    _row("pong", table_events.pong),
-    _row("gang", flows.guided_gang),
-    _row("added_gang", table_events.gang, NO_MENU),
-    _row("concealed_gang", table_events.gang, NO_MENU),
-    _row("flower_gang", table_events.flower_gang),
-    _row("penalty", flows.guided_penalty),
-    _row("winds", table_events.winds),
-    _row("range", table_events.range_mark),
-    _row("hu", tile_flow.guided_hu),
-    _row("draw", table_events.draw),
-    _row("undo", corrections.undo),
-    _row("again", table_events.again),
-    _row("fix", corrections.fix),
-    _row("unseat", opening.unseat),
-    _row("rename", chores.rename),
-    _row("swap", chores.swap),
-    _row("stake", chores.stake),
-    _row("dealer", chores.dealer),
-    _row("score", questions.score),
-    _row("history", questions.history),
-    _row("rules", questions.rules),
-    _row("summary", questions.summary),
-    _row("close", opening.close),
-    _row("reopen", opening.reopen),
-    _row("stats", questions.stats),
-    _row("tab", tab.show),
-    _row("paid", tab.paid),
-    _row("settled", tab.settled),
-    _row("me", questions.me),
-    _row("export", questions.export_),
-    _row("lang", opening.lang),
-    _row("board", board.board),
-    _row("help", questions.help_),
+    _row("new", opening.new, AT_THE_TABLE, None),
+    _row("join", opening.join, NO_MENU, None),  # the claim buttons seat players
+    _row("pong", table_events.pong, AT_THE_TABLE, HAND),
+    _row("gang", flows.guided_gang, AT_THE_TABLE, HAND),
+    _row("added_gang", table_events.gang, NO_MENU, HAND),  # typed as `/gang add`
+    _row("concealed_gang", table_events.gang, NO_MENU, HAND),  # typed as `/gang self`
+    _row("flower_gang", table_events.flower_gang, AT_THE_TABLE, HAND),
+    _row("penalty", flows.guided_penalty, AT_THE_TABLE, HAND),
+    _row("winds", table_events.winds, NO_MENU, HAND),  # changkaitou only
+    _row("range", table_events.range_mark, NO_MENU, HAND),  # changkaitou only
+    _row("hu", tile_flow.guided_hu, AT_THE_TABLE, HAND),
+    _row("draw", table_events.draw, AT_THE_TABLE, HAND),
+    _row("undo", corrections.undo, AT_THE_TABLE, CORRECTIONS),
+    _row("again", table_events.again, NO_MENU, HAND),  # the repeat question's buttons answer it
+    _row("fix", corrections.fix, AT_THE_TABLE, CORRECTIONS),
+    _row("unseat", opening.unseat, SETTING, SETTINGS),
+    _row("rename", chores.rename, NO_MENU, CORRECTIONS),
+    _row("swap", chores.swap, NO_MENU, CORRECTIONS),
+    _row("stake", chores.stake, NO_MENU, SETTINGS),
+    _row("dealer", chores.dealer, NO_MENU, CORRECTIONS),
+    _row("score", questions.score, AT_THE_TABLE, HAND),
+    _row("history", questions.history, NO_MENU, HAND),
+    _row("rules", questions.rules, NO_MENU, HAND),
+    _row("summary", questions.summary, AT_THE_TABLE, END),
+    _row("close", opening.close, NO_MENU, END),  # the summary's button closes the night
+    _row("reopen", opening.reopen, SETTING, SETTINGS),
+    _row("stats", questions.stats, IN_PRIVATE, ACROSS),
+    _row("tab", tab.show, NO_MENU, ACROSS),
+    _row("paid", tab.paid, NO_MENU, ACROSS),
+    _row("settled", tab.settled, NO_MENU, ACROSS),
+    _row("me", questions.me, IN_PRIVATE, ACROSS),  # answers in a private chat only
+    _row("export", questions.export_, NO_MENU, END),
+    _row("lang", opening.lang, IN_PRIVATE | SETTING, SETTINGS),
+    _row("board", board.board, SETTING, SETTINGS),
+    _row("help", _help, AT_THE_TABLE | IN_PRIVATE, None),  # its overview's last lines name /help WORD
 )
 ROW_BY_NAME = {row.name: row for row in COMMANDS}
 

@@ -528,7 +528,8 @@ GRAMMARS: tuple[Grammar, ...] = (
         chat_own=True,
     ),
     Grammar("board", ("board",), "/board each", whole=_one_of(mode_of), slash_whole=True, most_words=1, chat_own=True),
-    Grammar("help", ("help", "start"), "/help", most_words=0, looks_only=True),
+    # /help WORD: one command in full, the word read whole (`/help flower gang`)
+    Grammar("help", ("help", "start"), "/help", slash_whole=True, looks_only=True),
 )
 GRAMMAR_BY_NAME = {spec.name: spec for spec in GRAMMARS}
 BY_SLASH = {alias: spec for spec in GRAMMARS for alias in spec.slash}

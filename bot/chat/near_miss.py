@@ -45,11 +45,12 @@ class NearMiss:
 
 
 def closest_name(word: str, known: Sequence[str]) -> str | None:
-    """The one seated name that `word` is a slip of: the same length (two characters or more) with
+    """The one seated name that `word` is a slip of. Of the same length (two characters or more):
     exactly one character different — the wrong character an input method offers for the same
-    sound (李思 for 李四, 王伍 for 王五) — or two neighbours swapped (Bbo for Bob). A dropped or
-    added letter (Carl, Bobb) is not read as a slip:
-    such a line is as likely talk about someone else."""
+    sound (李思 for 李四, 王伍 for 王五) — or two neighbours swapped (Bbo for Bob). Of a name of four
+    characters or more, also a character dropped or added (Carl, Crol or Carrol for Carol): a short
+    name one letter longer or shorter is as likely someone else (Bobb, Bo). None when no seat or more
+    than one is that close."""
     folded = fold(word.lstrip("@"))
     if len(folded) < 2:
         return None
@@ -57,10 +58,21 @@ def closest_name(word: str, known: Sequence[str]) -> str | None:
     return close.pop() if len(close) == 1 else None
 
 
+LONG_NAME = 4  # a seated name this long is also matched with a character dropped or added
+
+
 def _one_slip(name: str, typed: str) -> bool:
-    """One character wrong, or two neighbours swapped (Bbo for Bob: a thumb on a phone)."""
-    if len(name) != len(typed):
+    """One character wrong, two neighbours swapped (Bbo for Bob: a thumb on a phone), or, in a long
+    name, one character dropped or added: an edit distance of one (Damerau)."""
+    if len(name) == len(typed):
+        return _one_wrong_or_swapped(name, typed)
+    if len(name) < LONG_NAME or abs(len(name) - len(typed)) != 1:
         return False
+    shorter, longer = sorted((name, typed), key=len)
+    return any(longer[:at] + longer[at + 1 :] == shorter for at in range(len(longer)))
+
+
+def _one_wrong_or_swapped(name: str, typed: str) -> bool:
     wrong = [at for at, (a, b) in enumerate(zip(name, typed, strict=True)) if a != b]
     if len(wrong) == 1:
         return True

@@ -1,4 +1,5 @@
-"""Handlers that answer and record nothing: score, history, rules, summary, stats, me, export, help."""
+"""Handlers that answer and record nothing: score, history, rules, summary, stats, me, export
+(help is bot/chat/handlers/help.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,6 @@ from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 
-from bot.chat.grammar import GRAMMAR_BY_NAME
 from bot.chat.handlers.common import Context, Refusal, board, describe, explained
 from bot.chat.handlers.opening import claim_button, unclaimed
 from bot.chat.parser import parse
@@ -240,13 +240,6 @@ async def summary(context: Context) -> Response:
 
 async def unknown_command(context: Context) -> Response:
     raise Refusal(Reply("command.unknown", {"command": context.command.word or ""}))
-
-
-async def help_(context: Context) -> Response:
-    lines = [Reply("help.header")]
-    lines.extend(Reply(f"help.{spec.name}", {"example": spec.example}) for spec in GRAMMAR_BY_NAME.values())
-    lines.append(Reply("rules.not_enforced"))
-    return Response(tuple(lines), context.language)
 
 
 async def stats(context: Context) -> Response:
