@@ -1019,10 +1019,20 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("summary", ("summary",), "/summary", _summary, slash_whole=True, looks_only=True, head_only=True),
     CommandSpec("close", ("close", "yes"), "yes", most_words=0),
     CommandSpec("reopen", ("reopen",), "/reopen", most_words=0),
-    CommandSpec("stats", ("stats",), "/stats", plain=frozenset({NAME}), most_words=1, looks_only=True),
+    CommandSpec(
+        "stats", ("stats",), "/stats", plain=frozenset({NAME}), most_words=1, looks_only=True, head_only=True
+    ),
     # the tab's commands (bot/chat/handlers/tab.py) read their words whole: names of people from other nights, amounts
     CommandSpec(
-        "tab", ("tab",), "/tab", _chore, whole=lambda words: not words, slash_whole=True, most_words=0, looks_only=True
+        "tab",
+        ("tab",),
+        "/tab",
+        _chore,
+        whole=lambda words: not words,
+        slash_whole=True,
+        most_words=0,
+        looks_only=True,
+        head_only=True,
     ),
     CommandSpec(
         "paid",
