@@ -5,11 +5,13 @@ A chat with N closed nights (500 and 5,000 by default). Building them by play wo
 and a draw; one night with a 换人, one with a rename; six regulars in turn, the stake varying) and their
 rows are copied in SQL, every table that belongs to a night (events, payments, checkpoints, the
 night's tally and stored figures, its per-person summary rows), with new ids, one day later each: the
-file is what that many nights of play would leave, stored figures included.
+file is what that many nights of play would leave, stored figures and rows per person included.
 
 Then each command is timed in a fresh process (nothing cached: the ledger is opened, the command
 handled, the process ends), from the line's arrival to its answer, the median of several processes.
 What counts is /stats and /tab less /score (the process's own start is the same for all three).
+`period` is the query a period's figures (a month, a season) will be read by: every night's rows
+per person summed by day (here the widest period, every night), through the ledger.
 
 Run: python -m bench.stats_age_bench [--nights 500 5000] [--runs 5]
 """
@@ -35,7 +37,8 @@ REGULARS = ("Alice", "Bob", "Carol", "Dave", "Erin", "Frank")
 HAND = "123m456m789m234p5p+5p"
 CHAT = "bench-chat"
 TEMPLATES = 6
-COMMANDS = ("/score", "/stats", "/tab")
+PERIOD = "period"  # a period's figures per person: every night's rows summed (the widest period)
+COMMANDS = ("/score", "/stats", "/tab", PERIOD)
 
 
 async def say(referee: Referee, who: str, text: str) -> str:
@@ -119,6 +122,8 @@ def copy_nights(path: Path, total: int) -> None:
                             chosen.append(f"id + {copy * payment_span}")
                         elif column == "update_key":
                             chosen.append(f"update_key || ':{copy}'")
+                        elif column == "day":
+                            chosen.append(f"date(day, '{days}')")
                         elif column == "created_at":
                             chosen.append(f"strftime('%Y-%m-%dT%H:%M:%fZ', created_at, '{days}')")
                         else:
@@ -144,7 +149,11 @@ async def time_one(path: Path, command: str) -> None:
     """In this (fresh) process: open the ledger, answer one line, print the milliseconds and the answer."""
     referee = await Referee.open(path, charts_enabled=False)
     begin = time.perf_counter()
-    answer = await say(referee, "Alice", command)
+    if command == PERIOD:
+        sums = await referee.nights.ledger.period_sums(CHAT, "0000-01-01", "9999-12-31")
+        answer = " ".join(f"{person}:{row.night_id}" for person, row in sums)
+    else:
+        answer = await say(referee, "Alice", command)
     elapsed = (time.perf_counter() - begin) * 1000
     await referee.close()
     print(json.dumps({"ms": elapsed, "answer": answer}, ensure_ascii=False))

@@ -20,7 +20,7 @@ import logging
 import sqlite3
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from functools import lru_cache
 
 from bot.night.codec import POSITIONAL, from_data, seat_change, to_data
@@ -28,7 +28,7 @@ from bot.night.night import Night, Nights, Played
 from bot.night.people import LEAVING, RENAMING, Person, merged_index, merged_names, player_of
 from bot.night.tally import joins_previous
 from bot.store.heap import in_thread
-from bot.store.rows import NightMarks, NightRow
+from bot.store.rows import NightMarks, NightRow, PersonNightRow, StoredFigures
 from bot.text.replies import LIST, Joined, Reply
 from bot.text.vocabulary import fold
 from bot.views.lines import format_money
@@ -275,8 +275,26 @@ def fresh(marks: NightMarks) -> NightFigures | None:
     return decode_figures(text)
 
 
-def stored_row(night: Night, figures: NightFigures) -> tuple[int, str, int, str]:
-    return night.id, FIGURES_VERSION, night.log_size(), encode_figures(figures)
+def person_rows(figures: NightFigures) -> tuple[PersonNightRow, ...]:
+    """The night's rows per person, as a period's figures sum them (`Ledger.period_sums`)."""
+    return tuple(
+        PersonNightRow(
+            figures.night_id,
+            Persons.node_of(p),
+            p.amount,
+            p.money_cents,
+            p.hands,
+            p.wins,
+            p.self_draws,
+            p.deal_ins,
+            max(p.win_totals, default=0),
+        )
+        for p in figures.persons
+    )
+
+
+def stored_row(night: Night, figures: NightFigures) -> StoredFigures:
+    return night.id, FIGURES_VERSION, night.log_size(), encode_figures(figures), person_rows(figures)
 
 
 async def store_closed(nights: Nights, night: Night) -> NightFigures:
@@ -308,12 +326,19 @@ async def figures_of(
 ) -> list[tuple[NightMarks, NightFigures]]:
     """Each night's figures: stored ones where they still count; the others (the open night, a
     night reopened or corrected since, an older database) are read, and stored once closed (in one
-    write for all of them). `rows` holds at least the nights to read."""
+    write for all of them, with their rows per person; a night whose figures were stored without
+    those rows gets them from its figures, not folded). `rows` holds at least the nights to read."""
     by_id = {row.id: row for row in rows}
     result: list[tuple[NightMarks, NightFigures]] = []
-    to_store: list[tuple[int, str, int, str]] = []
+    to_store: list[StoredFigures] = []
     for mark in marks:
         figures = fresh(mark)
+        if figures is not None and mark.stored is not None and not mark.summed:
+            # closed by code before the rows per person: they are written from its stored figures
+            version, built_after, text = mark.stored
+            # the figures as stored name the night they were built from; the rows are this night's
+            people = person_rows(replace(figures, night_id=mark.night_id))
+            to_store.append((mark.night_id, version, built_after, text, people))
         if figures is None:
             night = await nights.load(by_id[mark.night_id])
             figures = await in_thread(night_figures, night)
