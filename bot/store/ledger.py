@@ -14,7 +14,7 @@ import json
 import sqlite3
 import sys
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -780,8 +780,7 @@ class Ledger:
         """Each night of the chat, oldest first, with what says whether its stored figures still
         count: its newest event, whether it is closed now, and the figures stored for it (index
         seeks per night, no scan of the events)."""
-        marks = await self._marks("n.chat_id = ?", (chat_id,), counted=False)
-        return [replace(mark, number=number) for number, mark in enumerate(marks, 1)]  # a chat's own count
+        return await self._marks("n.chat_id = ?", (chat_id,), counted=False)
 
     async def night_marks_of(self, night_ids: Sequence[int]) -> list[NightMarks]:
         """`night_marks` of these nights, in any chat (their number is the chat's)."""
@@ -792,7 +791,8 @@ class Ledger:
         return found
 
     async def _marks(self, where: str, params: tuple[object, ...], counted: bool) -> list[NightMarks]:
-        """(`counted`: with each night's number in its chat, one count per night; else 0.)"""
+        """(`counted`: with each night's number in its chat, one count per night; else the nights
+        are the chat's own, numbered as they come.)"""
         number = "(SELECT COUNT(*) FROM nights m WHERE m.chat_id = n.chat_id AND m.id <= n.id)" if counted else "0"
         rows = await self._db.execute_fetchall(
             f"SELECT n.id, {number},"
@@ -805,10 +805,13 @@ class Ledger:
             params,
         )
         marks: list[NightMarks] = []
-        for night_id, number, last, closed, reopened, version, built_after, figures, summed in rows:
+        for position, (night_id, number, last, closed, reopened, version, built_after, figures, summed) in enumerate(
+            rows, 1
+        ):
             is_closed = closed is not None and (reopened is None or closed > reopened)
             stored = (str(version), int(built_after), str(figures)) if version is not None else None
-            marks.append(NightMarks(int(night_id), int(number), int(last or 0), is_closed, stored, bool(summed)))
+            numbered = int(number) if counted else position
+            marks.append(NightMarks(int(night_id), numbered, int(last or 0), is_closed, stored, bool(summed)))
         return marks
 
     async def store_figures(self, rows: Sequence[StoredFigures]) -> None:

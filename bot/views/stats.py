@@ -124,11 +124,14 @@ async def chat_stats(nights: Nights, chat_id: str, only: str | None) -> list[Rep
     if only and wanted is None:
         return [Reply("tab.stats_unknown", {"name": only, "persons": Joined(persons.everyone(), LIST)})]
     careers: dict[str, Career] = {}
+    keys: dict[str, str] = {}  # node -> person: looked up once each
     for _, figures in found:
         for person in figures.persons:
-            key = persons.key_of(person)
+            node = Persons.node_of(person)
+            key = keys.get(node) or keys.setdefault(node, persons.resolve(node))
             if wanted is None or key == wanted:
-                person.add_to(careers.setdefault(key, Career()))
+                career = careers.get(key)  # (a Career made only for a person not met before)
+                person.add_to(career if career is not None else careers.setdefault(key, Career()))
     replies = [Reply("stats.header", {"nights": len(found)}, count=len(found))]
     for key, career in sorted(careers.items(), key=lambda item: -item[1].net):
         replies.append(_career_reply(persons.name(key), career))
@@ -164,7 +167,8 @@ class PersonNight:
         career.self_draws += self.self_draws
         career.deal_ins += self.deal_ins
         career.win_totals.extend(self.win_totals)
-        career.patterns.update(dict(self.patterns))
+        for pattern, count in self.patterns:  # (Counter.update checks its argument's type each call)
+            career.patterns[pattern] += count
 
 
 @dataclass(frozen=True)
@@ -363,17 +367,22 @@ class Persons:
         self._account: dict[str, str | None] = {}  # root -> the account it holds
         self._name: dict[str, str] = {}  # root -> the latest name
         self._usernames: dict[str, str] = {}  # casefolded username -> node
+        joined: set[tuple[str, tuple[str, ...]]] = set()  # a join done once is done: a chat's regulars repeat
         for figures in nights:
             for person in figures.persons:
                 node = self.node_of(person)
-                for name in person.names:
-                    self._union(node, f"n:{name}")
+                if (node, person.names) not in joined:
+                    joined.add((node, person.names))
+                    for name in person.names:
+                        self._union(node, f"n:{name}")
                 if person.username:
                     self._usernames[person.username.casefold()] = node
         handles: dict[str, str] = {}
+        roots: dict[str, str] = {}  # node -> its root, fixed once every join is done
         for figures in nights:  # the latest name a person was called by
             for person in figures.persons:
-                root = self._find(self.node_of(person))
+                node = self.node_of(person)
+                root = roots.get(node) or roots.setdefault(node, self._find(node))
                 self._name[root] = person.name
                 if person.username:
                     handles[root] = person.username
