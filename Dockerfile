@@ -1,5 +1,8 @@
-# Nanjing Mahjong referee: the Telegram bot, ledger on a volume.
-FROM python:3.11-slim
+# Nanjing Mahjong referee: the Telegram bot, ledger on a volume (docker-compose.yml; docs/operating.md).
+# The base image pinned by digest: a rebuild gets the same Python and Debian until the pin is moved on
+# purpose (docs/operating.md, "Upgrading"). PYTHON_IMAGE may name another (a local mirror's copy).
+ARG PYTHON_IMAGE=python:3.11-slim@sha256:9c900dea9e8fb7e16277c179b555cc72d29a352dbc33cff48ad5a0412fd5bfc7
+FROM ${PYTHON_IMAGE}
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
@@ -35,11 +38,13 @@ VOLUME ["/data"]
 # the TLS reverse proxy in front of it.
 EXPOSE 8443
 
-# Healthy while the bot's update loop keeps going round: it touches HEARTBEAT_FILE after every long
-# poll (at least every 30 s, even while Telegram is unreachable) or every 15 s while the webhook
-# listens; stale for 90 s (a stuck inbox write, a blocked loop, a dead process) is unhealthy.
+# `python -m bot health`: healthy while the bot takes updates in and processes them (it touches
+# HEARTBEAT_FILE after every long poll, at least every 30 s even while Telegram is unreachable, or
+# every 15 s while the webhook listens, and only while its workers finish updates) and no update has
+# waited in the inbox longer than BACKLOG_MAX_AGE. A stale heartbeat (90 s) is unhealthy.
 HEALTHCHECK --interval=30s --timeout=10s --start-period=60s --retries=3 \
     CMD ["python", "-m", "bot", "health"]
 
-# TELEGRAM_BOT_TOKEN must be given at run time (docker run -e TELEGRAM_BOT_TOKEN=...).
-CMD ["nanjing-referee"]
+# TELEGRAM_BOT_TOKEN must be given at run time (an env file, docker-compose.yml); without it `run`
+# exits 2 naming it, and a restart policy shows it in `docker compose logs`.
+CMD ["python", "-m", "bot", "run"]

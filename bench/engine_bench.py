@@ -2,7 +2,7 @@
 HandCalculator on the same hands (4 sets + a pair, 14 concealed tiles), two ways:
 
 - the bot's path: hands this process has never scored, each night's preset decoded afresh from its
-  stored JSON as bot/night/night.py does (an equal preset, never the same object), `NIGHT` hands a night.
+  stored JSON as bot/night/nights.py does (an equal preset, never the same object), `NIGHT` hands a night.
   Every turn draws new hands, so no turn times a hand an earlier one has seen. The figure to quote.
 - seen hands: the same `HANDS` hands every turn, with the 8 preset objects loaded once: what the
   engine costs when everything it keeps is warm.
@@ -67,7 +67,7 @@ def loaded_presets() -> Callable[[int], Preset]:
 
 def nightly_presets() -> Callable[[int], Preset]:
     """Hand `index` is in night `index // NIGHT`, whose preset is decoded from the JSON the ledger
-    keeps (bot/night/night.py: `preset_from_dict(json.loads(row.preset_json))`), the presets in turn."""
+    keeps (bot/night/nights.py: `preset_from_dict(json.loads(row.preset_json))`), the presets in turn."""
     stored = [json.dumps(resolved_builtin(name), ensure_ascii=False) for name in PRESET_NAMES]
     nights: dict[int, Preset] = {}
 

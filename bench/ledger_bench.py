@@ -28,8 +28,9 @@ from bot.night.codec import encode_event, event_kind
 from bot.night.seating import Speaker
 from bot.store.ledger import Ledger
 from bot.store.rows import NewEvent
+from engine.events import Draw, Event, FlowerGang, Penalty, Pong
 from engine.preset import preset_from_dict
-from engine.table import Draw, Event, FlowerGang, Penalty, Pong, apply, new_table
+from engine.table import apply, new_table
 
 PLAYERS = ("Alice", "Bob", "Carol", "Dave")
 COMMANDS = 2_000

@@ -1,4 +1,4 @@
-"""Parser speed: lines per second over the phrasing corpus (tests/test_phrasing.py), and the worst
+"""Parser speed: lines per second over the phrasing corpus (tests/kit/phrasing.py), and the worst
 case a chat can send, a 4,096-character message (Telegram's limit) of talk, of tiles, of digits.
 
 Run: python -m bench.parse_bench
@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import time
 
-from bot.chat.commands import parse
-from tests.test_phrasing import CORPUS, SEATED
+from bot.chat.parser import parse
+from tests.kit.phrasing import CORPUS, SEATED
 
 ROUNDS = 20
 LONGEST = 4096  # characters in one Telegram message

@@ -1,68 +1,148 @@
-"""`python -m bot`: the Telegram bot when TELEGRAM_BOT_TOKEN is set, else the local console on a
-demo database. `python -m bot console [...]` always starts the console; `--help` explains both."""
+"""`python -m bot COMMAND`: `run` (the Telegram bot), `console`, `health`, `backup FILE`, `--version`.
+A bare `python -m bot` runs the bot when TELEGRAM_BOT_TOKEN is set, else opens the demo console (a
+newcomer's first try); the Docker image runs `run`. The environment is read once, here, into one
+validated Settings (bot/telegram/settings.py): a bad value exits 2 with one line, no traceback."""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import os
 import sys
 from collections.abc import Sequence
+from importlib import metadata
 
-USAGE = """\
-usage: python -m bot [--help]
-       python -m bot health
-       python -m bot console [--db FILE] [--script FILE] [--lang zh|zh-Hant|en] [--json] [--chat ID]
-                             [--out-dir DIR] [--keep-going | --stop-on-error]
+from bot.telegram.settings import EXIT_CONFIG, BadSetting, Settings, exit_codes_text, help_table, operator_language
 
+DESCRIPTION = """\
 Nanjing Mahjong (南京麻将) table referee, with two front ends over the same commands and ledger:
+the Telegram bot (add it to a group chat, type /new, 碰, 杠, 胡 ... and /help there) and a local
+console (type lines as `Name: /pong Bob`). A bare `python -m bot` runs the bot when
+TELEGRAM_BOT_TOKEN is set, else opens the console on a demo database."""
 
-  Telegram   when TELEGRAM_BOT_TOKEN is set, `python -m bot` runs the bot: long polling, or a webhook
-             when WEBHOOK_URL is set. Add it to a group chat and type /new, 碰, 杠, 胡 ... (/help there).
-  console    otherwise (or always with `python -m bot console`), a local prompt on a demo database:
-             type lines as `Name: /pong Bob`; `--script FILE` plays a file of such lines, answering
-             every line and going on after a refused one (`--keep-going`, the default), then exits
-             1 if any line was refused; `python -m bot console --help` lists its options.
 
-Environment variables (Telegram front end):
-  TELEGRAM_BOT_TOKEN  the bot token from @BotFather; when set, the Telegram bot starts
-  REFEREE_DB          the SQLite ledger file (default: referee.sqlite3)
-  TELEGRAM_BASE_URL   another Bot API server (default: https://api.telegram.org)
-  WEBHOOK_URL         public https URL: receive updates by webhook at WEBHOOK_URL/telegram instead of polling
-  LISTEN              the address the webhook listens on (default: 127.0.0.1, behind a TLS reverse proxy)
-  PORT                the port the webhook listens on (default: 8443)
-  WEBHOOK_SECRET      the secret Telegram sends with each webhook update; a random one is generated
-                      at each start when unset (updates without it are refused with 403)
-  BOARD_EDIT_SECONDS  the least time between two edits of a chat's pinned live board (default: 10)
-  HEARTBEAT_FILE      a file the running bot's update loop touches (polling: every round, at least
-                      every 30 s; webhook: every 15 s); `python -m bot health` exits 0 while it is
-                      younger than HEARTBEAT_MAX_AGE seconds (default: 90), else 1
-"""
+def epilog() -> str:
+    return (
+        "environment variables (read once at start; a bad value exits 2 naming it):\n"
+        f"{help_table()}\n\nexit status:\n{exit_codes_text()}\n\n"
+        "docs/operating.md has the same table, deployment, backup, restore and upgrade steps."
+    )
+
+
+def version() -> str:
+    try:
+        return metadata.version("nanjing-referee")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(
+        prog="python -m bot",
+        description=DESCRIPTION,
+        epilog=epilog(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    top.add_argument("--version", action="version", version=f"%(prog)s {version()}")
+    commands = top.add_subparsers(dest="command", metavar="COMMAND")
+    commands.add_parser(
+        "run", help="the Telegram bot: long polling, or a webhook when WEBHOOK_URL is set (needs TELEGRAM_BOT_TOKEN)"
+    )
+    commands.add_parser("console", help="a local prompt or a script over the same commands (console --help)")
+    commands.add_parser(
+        "health",
+        help="is it stuck? the inbox backlog, the heartbeat's age; exit 0 healthy, 1 not (the image's HEALTHCHECK)",
+    )
+    backup = commands.add_parser(
+        "backup",
+        help="a consistent copy of the ledger, safe while the bot runs",
+        description="Write a consistent copy of the ledger (REFEREE_DB) to FILE with SQLite's online backup; "
+        "safe while the bot runs. FILE must not exist yet.",
+    )
+    backup.add_argument("file", metavar="FILE", help="where the copy goes (a new file)")
+    return top
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    if args and args[0] in ("-h", "--help", "help"):
-        print(USAGE)
-        return 0
-    if args and args[0] == "health":
-        from bot.telegram.health import main as health
-
+    if args[:1] == ["console"]:  # the console has its own options (console --help)
+        return console(args[1:])
+    if not args:  # a newcomer's first try: the console, unless a token says this is the bot
+        return run() if os.environ.get("TELEGRAM_BOT_TOKEN", "").strip() else console([])
+    chosen = parser().parse_args(args)  # bad arguments: argparse says so and exits 2
+    if chosen.command == "run":
+        return run()
+    if chosen.command == "health":
         return health()
+    if chosen.command == "backup":
+        return backup(chosen.file)
+    parser().print_help()
+    return EXIT_CONFIG
+
+
+def settings() -> Settings | None:
+    """The environment, checked: None (and the one line printed) when a value is bad."""
+    try:
+        return Settings.from_environment(os.environ)
+    except BadSetting as error:
+        print(f"python -m bot: {error}", file=sys.stderr)
+        return None
+
+
+def run() -> int:
+    chosen = settings()
+    if chosen is None:
+        return EXIT_CONFIG
+    if not chosen.token:
+        print("python -m bot run: TELEGRAM_BOT_TOKEN is not set (the token @BotFather gave)", file=sys.stderr)
+        return EXIT_CONFIG
     from bot.store.heap import keep_collections_short
+    from bot.telegram.app import run_telegram
 
     keep_collections_short()  # a long night's objects never make one chat wait on the collector
-    if args and args[0] == "console":
-        from bot.console import run_console
+    return run_telegram(chosen)
 
-        return asyncio.run(run_console(args[1:]))
-    if os.environ.get("TELEGRAM_BOT_TOKEN"):
-        from bot.telegram.app import run_telegram
 
-        return run_telegram()
+def console(argv: list[str]) -> int:
     from bot.console import run_console
+    from bot.store.heap import keep_collections_short
 
-    return asyncio.run(run_console(args))
+    keep_collections_short()
+    return asyncio.run(run_console(argv, operator_language(os.environ.get("LANG", ""))))
+
+
+def health() -> int:
+    chosen = settings()
+    if chosen is None:
+        return EXIT_CONFIG
+    from bot.telegram.health import main as health_main
+
+    return health_main(chosen)
+
+
+def backup(target: str) -> int:
+    chosen = settings()
+    if chosen is None:
+        return EXIT_CONFIG
+    from bot.telegram.backup import main as backup_main
+
+    return backup_main(chosen, target)
+
+
+def entry() -> int:
+    """The console script and `python -m bot`: a closed pipe (`--help | head`) ends quietly."""
+    try:
+        try:
+            status = main()
+        except SystemExit as done:  # argparse's --help, --version and refusals end this way
+            status = done.code if isinstance(done.code, int) else (0 if done.code is None else EXIT_CONFIG)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # Python's own flush at exit must not fail again
+        return 1
+    return status
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(entry())

@@ -138,7 +138,9 @@ def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-async def run_console(argv: Sequence[str] | None = None) -> int:
+async def run_console(argv: Sequence[str] | None = None, operator_language: str | None = None) -> int:
+    """`operator_language` (from the process's LANG, bot/__main__.py): what a database refusal is
+    printed in when no --lang says otherwise."""
     args = _arguments(argv)
     language = normalize_language(args.lang) if args.lang else None
     if args.lang and language is None:
@@ -155,7 +157,8 @@ async def run_console(argv: Sequence[str] | None = None) -> int:
         with owned(args.db):  # one process per database, and a file SQLite can write
             return await _run(args, language, lines)
     except DatabaseUnavailable as error:
-        print(Translator(language or DEFAULT_LANGUAGE).t(error.key, **error.params), file=sys.stderr)
+        said = language or operator_language or DEFAULT_LANGUAGE
+        print(Translator(said).t(error.key, **error.params), file=sys.stderr)
         return EXIT_UNAVAILABLE
 
 

@@ -1,7 +1,7 @@
-"""The 包子 liabilities of 敞开头 (RULES.md §12), read off the melds logged during a hand.
+"""The 包子 liabilities of 敞开头 (docs/rules.md §12), read off the melds logged during a hand.
 
 Pure questions about one seat's melds: is a 三嘴 locked on a feeder, does a seat show 三清, is a
-discard inside a 全球 range. engine/table.py asks them in the order the preset lists its liability
+discard inside a 全球 range. engine/liability.py asks them in the order the preset lists its liability
 kinds, so the first that applies is the only one that pays.
 """
 

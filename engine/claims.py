@@ -1,4 +1,4 @@
-"""Claims must fit the hand and the table (RULES.md §5): a flag the players give is checked first.
+"""Claims must fit the hand and the table (docs/rules.md §5): a flag the players give is checked first.
 
 杠开, 小杠开, 天胡, 地胡, 抢杠 and 海底 are claims the tiles alone cannot show. One that cannot be true is
 refused with its reason (`ClaimRefused`: nothing is recorded, the CLI exits 1), never scored. A hard-

@@ -1,4 +1,4 @@
-"""Parse and format the hand notation of RULES.md §2.
+"""Parse and format the hand notation of docs/rules.md §2.
 
 `11p 567s 79s [EEE] [444p] +8s` — digits then a suit letter, winds `E S W N` or `1z`-`4z`, Chinese
 tile names (`五万`, `东`), melds `[777p]` pong, `[7777p]` exposed gang, `{7777p}` added gang,

@@ -1,4 +1,4 @@
-"""Count a win: itemized flowers, the total, and whether the win stands (RULES.md §5-§7).
+"""Count a win: itemized flowers, the total, and whether the win stands (docs/rules.md §5-§7).
 
 Every reading of the hand (each decomposition, each place the winning tile can sit, seven pairs) is
 scored with the preset's units; the reading that scores highest is the one used. A declared win
@@ -20,9 +20,9 @@ from engine.decompose import (
 )
 from engine.errors import EngineError
 from engine.hand import Hand, MeldKind
-from engine.preset import Preset, UnitRule
+from engine.preset import Preset
 from engine.tiles import Tile, is_wind, suit_of
-from engine.units import PATTERN_UNITS, SOFT_UNITS, UNITS_BY_KEY, WinFlags, WinView, flag_pattern_counts
+from engine.units import PATTERN_UNITS, SOFT_UNITS, UNITS_BY_KEY, UnitRule, WinFlags, WinView, flag_pattern_counts
 
 DISPLAY_ORDER = ("pao", *(u.key for u in SOFT_UNITS), *(u.key for u in PATTERN_UNITS if u.key != "pao"))
 DISPLAY_RANK = MappingProxyType({key: rank for rank, key in enumerate(DISPLAY_ORDER)})

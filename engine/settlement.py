@@ -1,4 +1,4 @@
-"""Who pays whom: instant payments 现场汇 and the settlement of a win (RULES.md §4, §8, §9).
+"""Who pays whom: instant payments 现场汇 and the settlement of a win (docs/rules.md §4, §8, §9).
 
 Every function returns transfers (payer -> payee, amount), so the payments of any event sum to zero
 by construction. Amounts are in the preset's unit: flowers, or chips for the 进园子 presets.
@@ -10,10 +10,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from engine.errors import EngineError
+from engine.events import SEATS
 from engine.preset import Preset
 from engine.scoring import WinScore
-
-SEATS = 4
 
 
 @dataclass(frozen=True)

@@ -2,32 +2,53 @@
 
 The state holds the dealer, hand and round numbers, the dealer's streak, whether this hand is a
 比下胡 (doubled) hand, each seat's melds with who fed them, the 比下胡 triggers seen in this hand, and
-chips for the 进园子 presets. Applying an event returns the new state, its payments and what the table
-should be told (notices as message keys). Nothing here does I/O: the bot replays the ledger's events
-through `apply` to rebuild the state.
+chips for the 进园子 presets. Applying an event (engine/events.py) returns the new state, its payments
+and what the table should be told (notices as message keys); who pays for everyone is asked of
+engine/liability.py. Nothing here does I/O: the bot replays the ledger's events through `apply`.
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 from typing import Any, assert_never
 
-from engine.baozi import SANQING_MELDS, SANZUI_MOUTHS, WINDS, in_range, sanqing_suit, sanzui_feeder, suit_key
-from engine.claims import (
-    ClaimRefused,
-    ClaimSituation,
-    check_claims,
-    check_hard_flowers,
-    situation_of,
-)
+from engine.claims import ClaimRefused, ClaimSituation, check_claims, check_hard_flowers, situation_of
 from engine.errors import EngineError
+from engine.events import (
+    FLOWER_SETS,
+    SEATS,
+    Act,
+    Draw,
+    Event,
+    FlowerGang,
+    FourWinds,
+    Gang,
+    MeldRecord,
+    Notice,
+    Penalty,
+    Pong,
+    RangeMark,
+    SetDealer,
+    Win,
+    WinInput,
+)
 from engine.hand import Hand, Meld, MeldKind
+from engine.liability import (
+    KUAIZHAO_MOUTHS,
+    Liability,
+    baozi_notices,
+    forced_end,
+    gang_liable_lasts,
+    kuaizhao_feeder,
+    liability_at_win,
+    meld_notices,
+    new_gang_liable,
+    paid_by_gang_liable,
+)
 from engine.melds import match_melds
 from engine.preset import Preset
 from engine.scoring import WinScore, score_declared, score_forced, score_hand
 from engine.settlement import (
-    SEATS,
     Factor,
     HandContext,
     Payment,
@@ -41,133 +62,13 @@ from engine.settlement import (
     win_factors,
     win_payments,
 )
-from engine.tiles import Tile, suit_of, tile_name
-from engine.units import WinFlags
-
-KUAIZHAO_MOUTHS = 3
-
-
-@dataclass(frozen=True)
-class Notice:
-    key: str
-    params: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class MeldRecord:
-    """A meld logged during the hand; the tile may be unknown until the win."""
-
-    kind: MeldKind
-    tile: Tile | None
-    fed_by: int | None
-
-
-@dataclass(frozen=True)
-class Act:
-    """A seat's last recorded event in the hand (杠开 must follow a gang: RULES §5)."""
-
-    kind: str  # pong, exposed_gang, added_gang, concealed_gang, flower_gang, penalty
-    feeder: int | None = None
+from engine.tiles import Tile, tile_name
 
 
 def _with_act(state: TableState, seat: int, act: Act) -> TableState:
     acts = list(state.last_acts)
     acts[seat] = act
     return _changed(state, last_acts=tuple(acts))
-
-
-# ---- events -------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Pong:
-    actor: int
-    feeder: int
-    tile: Tile | None = None
-    hard_flowers: int | None = None  # given when the pong ends the hand (敞开头 三嘴/三清)
-
-
-@dataclass(frozen=True)
-class Gang:
-    actor: int
-    kind: MeldKind  # exposed, added or concealed
-    feeder: int | None = None  # exposed gang: whose discard
-    tile: Tile | None = None
-    hard_flowers: int | None = None  # given when the gang ends the hand (敞开头 三嘴/三清)
-
-
-@dataclass(frozen=True)
-class FlowerGang:
-    actor: int
-
-
-@dataclass(frozen=True)
-class Penalty:
-    kind: str  # penalty_follow, penalty_four, penalty_custom, false_win
-    offender: int
-    amount: int | None = None
-
-
-@dataclass(frozen=True)
-class WinInput:
-    """One winner's claim as typed: a hand (tiles) or declared pattern keys, and the flags."""
-
-    winner: int
-    flags: WinFlags
-    concealed: tuple[Tile, ...] = ()
-    melds: tuple[Meld, ...] = ()
-    winning: Tile | None = None
-    declared: tuple[str, ...] | None = None
-    soft: int = 0
-
-
-@dataclass(frozen=True)
-class Win:
-    claims: tuple[WinInput, ...]
-    discarder: int | None  # None: self-draw; the robbed player for 抢杠
-    # Another winner on the discard of the win at this place in the night (一炮多响, as the table said
-    # it): `apply` plays a Win as given; the night (bot/night/night.py) joins the claims into one win.
-    joins: int | None = None
-
-
-@dataclass(frozen=True)
-class Draw:
-    pass
-
-
-@dataclass(frozen=True)
-class FourWinds:
-    """四风归齐 (敞开头): the actor's unbroken run of wind discards has covered E, S, W and N."""
-
-    actor: int
-
-
-@dataclass(frozen=True)
-class RangeMark:
-    """架 (敞开头 全球): after his fourth meld by a pong, the actor discards `tile`, marking a range."""
-
-    actor: int
-    tile: Tile
-
-
-@dataclass(frozen=True)
-class SetDealer:
-    """定庄: the table names the dealer before a hand starts (the dealer's streak starts again)."""
-
-    seat: int
-
-
-Event = Pong | Gang | FlowerGang | Penalty | Win | Draw | FourWinds | RangeMark | SetDealer
-
-
-@dataclass(frozen=True)
-class Liability:
-    """Who pays for everyone (包牌/包子) at a win, and what the liability itself gives the win."""
-
-    seat: int
-    why: str  # the preset's liability kind
-    forced: frozenset[str] = frozenset()  # patterns the rule gives (三嘴: 全球独钓)
-    self_draw: bool = False  # settled as a self-draw: the liable seat pays all three shares
 
 
 class WinRefused(EngineError):
@@ -276,41 +177,6 @@ def _add_meld(state: TableState, seat: int, record: MeldRecord) -> TableState:
     return _changed(state, melds=tuple(melds))
 
 
-def mouths_from(state: TableState, taker: int) -> Counter[int]:
-    """How many mouths 嘴 each feeder gave `taker` in this hand."""
-    return Counter(m.fed_by for m in state.melds[taker] if m.kind.is_mouth and m.fed_by is not None)
-
-
-def kuaizhao_feeder(state: TableState, taker: int) -> int | None:
-    """The seat that fed `taker` three mouths (快照), if any; a preset may count `taker`'s concealed
-    gangs toward it (002: two mouths + a concealed gang, one mouth + two concealed gangs)."""
-    concealed = sum(1 for m in state.melds[taker] if m.kind is MeldKind.CONCEALED_GANG)
-    extra = concealed if state.preset.liability.kuaizhao_concealed_counts else 0
-    for feeder, count in mouths_from(state, taker).most_common():
-        if count + extra >= KUAIZHAO_MOUTHS:
-            return feeder
-    return None
-
-
-def _meld_notices(state: TableState, taker: int, feeder: int | None) -> list[Notice]:
-    notices: list[Notice] = []
-    if "kuaizhao" in state.preset.liability.kinds and feeder is not None:
-        count = mouths_from(state, taker)[feeder]
-        if count == KUAIZHAO_MOUTHS:
-            notices.append(Notice("table.kuaizhao", {"feeder": feeder, "taker": taker}))
-        elif count > KUAIZHAO_MOUTHS and not state.preset.liability.fourth_mouth_at_once:
-            # the hand ends at once: the notice gives the line to send (003's 外包 is paid here instead)
-            notices.append(Notice("table.kuaizhao_fourth", {"feeder": feeder, "taker": taker}))
-    melds = state.melds[taker]
-    suits = {suit_of(m.tile) for m in melds if m.tile is not None}
-    known = all(m.tile is not None for m in melds)
-    if "qingyise_three" in state.preset.liability.kinds and len(melds) == 3 and known and len(suits) == 1:
-        suit = next(iter(suits))
-        if suit is not None:
-            notices.append(Notice("table.qingyise_three", {"taker": taker, "suit": "mps"[suit]}))
-    return notices
-
-
 def _apply_pong(state: TableState, event: Pong) -> Outcome:
     _check_seat(event.feeder)
     if event.feeder == event.actor:
@@ -319,10 +185,10 @@ def _apply_pong(state: TableState, event: Pong) -> Outcome:
     record = MeldRecord(MeldKind.PONG, event.tile, event.feeder)
     state = _add_meld(state, event.actor, record)
     state = _with_act(state, event.actor, Act("pong", event.feeder))
-    forced = _forced_end(before, event.actor, record)
+    forced = forced_end(before, event.actor, record)
     if forced is not None:
         return _settle_forced(state, event.actor, forced, event.hard_flowers, ())
-    notices = (*_meld_notices(state, event.actor, event.feeder), *_baozi_notices(state, event.actor))
+    notices = (*meld_notices(state, event.actor, event.feeder), *baozi_notices(state, event.actor))
     return _with_fourth_mouth(before, Outcome(state, (), notices), event.actor, record)
 
 
@@ -351,36 +217,6 @@ def _with_fourth_mouth(before: TableState, outcome: Outcome, taker: int, record:
         outcome.scores,
         outcome.factors,
     )
-
-
-# ---- 敞开头 包子 at a meld (RULES §12) -----------------------------------------------------------
-
-
-def _forced_end(before: TableState, actor: int, record: MeldRecord) -> Liability | None:
-    """A new mouth or meld that ends the hand at once: 三嘴's fourth mouth, 三清's fourth meld."""
-    for kind in before.preset.liability.kinds:
-        if kind == "sanzui" and (feeder := sanzui_feeder(before.melds[actor])) is not None:
-            forced = "quanqiu" if record.fed_by in (None, feeder) else "duiduihu"
-            return Liability(feeder, kind, frozenset({forced}), self_draw=True)
-        showing = before.melds[actor]
-        suit = sanqing_suit(showing) if kind == "sanqing" and len(showing) == SANQING_MELDS else None
-        feeder, tile = record.fed_by, record.tile
-        if suit is not None and feeder is not None and tile is not None and suit_key(tile) == suit:
-            forced_keys = {"quanqiu"} if suit == WINDS else {"qingyise", "quanqiu"}
-            return Liability(feeder, kind, frozenset(forced_keys), self_draw=True)
-    return None
-
-
-def _baozi_notices(state: TableState, actor: int) -> list[Notice]:
-    """Tell the table when a 三嘴 locks or a seat shows 三清, so the feeders know what they risk."""
-    kinds = state.preset.liability.kinds
-    melds = state.melds[actor]
-    notices: list[Notice] = []
-    if "sanzui" in kinds and len(melds) == SANZUI_MOUTHS and (feeder := sanzui_feeder(melds)) is not None:
-        notices.append(Notice("table.sanzui", {"feeder": feeder, "taker": actor}))
-    if "sanqing" in kinds and len(melds) == SANQING_MELDS and (suit := sanqing_suit(melds)) is not None:
-        notices.append(Notice("table.sanqing", {"taker": actor, "suit": suit}))
-    return notices
 
 
 def _settle_forced(
@@ -443,18 +279,18 @@ def _apply_gang(state: TableState, event: Gang) -> Outcome:
             raise EngineError("pong.own_discard")
         feeder = event.feeder
         record = MeldRecord(MeldKind.EXPOSED_GANG, event.tile, feeder)
-        forced = _forced_end(state, actor, record)
+        forced = forced_end(state, actor, record)
         state = _add_meld(state, actor, record)
-        notices = _meld_notices(state, actor, feeder)
+        notices = meld_notices(state, actor, feeder)
     elif event.kind is MeldKind.CONCEALED_GANG:
         feeder = None
         record = MeldRecord(MeldKind.CONCEALED_GANG, event.tile, None)
-        forced = _forced_end(state, actor, record)
+        forced = forced_end(state, actor, record)
         state = _add_meld(state, actor, record)
     else:
         raise EngineError("gang.unknown_kind", kind=str(event.kind))
     payments = tuple(gang_payments(event.kind.value, actor, feeder, state.preset, state.context()))
-    payments = _paid_by_gang_liable(state, actor, payments)
+    payments = paid_by_gang_liable(state, actor, payments)
     if forced is not None:
         paid = _with_chips(state, payments)
         return _settle_forced(paid, actor, forced, event.hard_flowers, payments)
@@ -463,10 +299,10 @@ def _apply_gang(state: TableState, event: Gang) -> Outcome:
         after,
         hand_gang_payments=(*state.hand_gang_payments, *payments),
         last_added_gang=(actor, payments) if event.kind is MeldKind.ADDED_GANG else None,
-        gang_liable=_new_gang_liable(state, actor, event.kind, feeder),
+        gang_liable=new_gang_liable(state, actor, event.kind, feeder),
     )
     after = _with_act(after, actor, Act(event.kind.value, feeder))
-    notices = [*notices, *_baozi_notices(after, actor)] if event.kind is not MeldKind.ADDED_GANG else notices
+    notices = [*notices, *baozi_notices(after, actor)] if event.kind is not MeldKind.ADDED_GANG else notices
     factors = _instant_factors(state, payments)
     outcome = Outcome(after, payments, (*notices, *_bust_notices(state, after)), factors=factors)
     if event.kind is MeldKind.EXPOSED_GANG:
@@ -474,51 +310,11 @@ def _apply_gang(state: TableState, event: Gang) -> Outcome:
     return outcome
 
 
-def _paid_by_gang_liable(state: TableState, actor: int, payments: tuple[Payment, ...]) -> tuple[Payment, ...]:
-    """杠后承包: while it lasts, the liable seat pays the gang-maker what the others would pay him."""
-    if state.gang_liable is None or state.gang_liable[0] != actor:
-        return payments
-    liable = state.gang_liable[1]
-    return tuple(Payment(liable, p.payee, p.amount, p.reason) if p.payee == actor else p for p in payments)
-
-
-def _new_gang_liable(state: TableState, actor: int, kind: MeldKind, feeder: int | None) -> tuple[int, int] | None:
-    """杠后承包 starts with an exposed gang (its feeder) or an added gang (the pong's feeder). The
-    first liable player is never replaced (RULES §12): a further gang by the same player before he
-    discards keeps the running one, and its money is paid by that liable player too."""
-    if "gang_after" not in state.preset.liability.kinds:
-        return None
-    running = state.gang_liable
-    if (running is not None and running[0] == actor) or kind is MeldKind.CONCEALED_GANG or feeder is None:
-        return running
-    return (actor, feeder)
-
-
-def _gang_liable_lasts(state: TableState, event: Event) -> tuple[int, int] | None:
-    """杠后承包 lasts until the gang-maker next discards. The table never sees a discard: it learns of
-    it from any later event by another player, from his own pong, penalty, 四风 or 架 (all after a
-    discard), or from a win on a discard. His own concealed or added gang, his flower gang and his
-    self-draw come before his discard, so they keep it."""
-    current = state.gang_liable
-    if current is None:
-        return None
-    maker = current[0]
-    own_turn = (
-        (isinstance(event, Gang) and event.actor == maker and event.kind is not MeldKind.EXPOSED_GANG)
-        or (isinstance(event, FlowerGang) and event.actor == maker)
-        or (isinstance(event, Win) and event.discarder is None and [c.winner for c in event.claims] == [maker])
-    )
-    return current if own_turn else None
-
-
-FLOWER_SETS = 5
-
-
 def _apply_flower_gang(state: TableState, event: FlowerGang) -> Outcome:
     if state.flower_gangs >= FLOWER_SETS:
         raise EngineError("flower_gang.all_made", count=FLOWER_SETS)
     payments = tuple(gang_payments("flower_gang", event.actor, None, state.preset, state.context()))
-    payments = _paid_by_gang_liable(state, event.actor, payments)
+    payments = paid_by_gang_liable(state, event.actor, payments)
     after = _with_chips(state, payments)
     after = _changed(
         after, triggers=after.triggers | {"flower_gang"}, last_added_gang=None, flower_gangs=state.flower_gangs + 1
@@ -604,131 +400,6 @@ def _check_robbed_pong(state: TableState, robbed: int, tile: Tile | None) -> Non
     raise ClaimRefused("claim.robbing_no_pong", seat=robbed, tile=tile_name(tile) if tile is not None else "")
 
 
-def _robbing_gang(state: TableState, claim: WinInput, score: WinScore, discarder: int | None) -> Liability | None:
-    if claim.flags.robbing_gang and discarder is not None:
-        return Liability(discarder, "robbing_gang")
-    return None
-
-
-def _dagangkai(state: TableState, claim: WinInput, score: WinScore, discarder: int | None) -> Liability | None:
-    """大杠开花: the gang just made (the claim was checked) makes its feeder liable if it was exposed or
-    added; after a concealed gang or a flower gang it is an ordinary self-draw (RULES §5, §8)."""
-    act = state.last_acts[claim.winner]
-    if not claim.flags.after_gang or act is None or act.feeder is None:
-        return None
-    return Liability(act.feeder, "dagangkai") if act.kind in ("exposed_gang", "added_gang") else None
-
-
-def _kuaizhao(state: TableState, claim: WinInput, score: WinScore, discarder: int | None) -> Liability | None:
-    """快照 (RULES §8): B took three mouths from A. If A fed the fourth, B wins at once as 对对胡 +
-    全球独钓 (+清一色/混一色 when the melds allow) and A pays all three shares, whether the win is
-    typed as a self-draw or on A's discard. A later 对对胡 by B: A pays in place of the discarder."""
-    if claim.winner in state.waibao_paid:
-        return None  # (003: a 外包 already paid at the fourth mouth settles the 快照)
-    feeder = kuaizhao_feeder(state, claim.winner)
-    if feeder is None:
-        return None
-    if discarder in (None, feeder) and _fed_fourth_mouth(state, claim.winner, feeder):
-        return Liability(feeder, "kuaizhao", _kuaizhao_forced(state.melds[claim.winner]), self_draw=True)
-    return Liability(feeder, "kuaizhao") if "duiduihu" in score.keys else None
-
-
-def _fed_fourth_mouth(state: TableState, taker: int, feeder: int) -> bool:
-    """The taker's last event is his fourth meld, a mouth fed by the 快照 feeder: the hand ends there."""
-    act = state.last_acts[taker]
-    fed = act is not None and act.kind in ("pong", "exposed_gang") and act.feeder == feeder
-    return fed and len(state.melds[taker]) == KUAIZHAO_MOUTHS + 1
-
-
-def _kuaizhao_forced(melds: tuple[MeldRecord, ...]) -> frozenset[str]:
-    """对对胡 + 全球独钓, and 清一色 (or 混一色 with wind melds) when every meld's tile is known and of
-    one suit: the melds decide, as the tile left in hand is not shown (docs/rules.md)."""
-    forced = {"duiduihu", "quanqiu"}
-    tiles = [m.tile for m in melds if m.tile is not None]
-    if len(tiles) == len(melds):
-        suits = {suit_of(tile) for tile in tiles}
-        if len(suits - {None}) == 1:
-            forced.add("hunyise" if None in suits else "qingyise")  # suit_of: None for a wind
-    return frozenset(forced)
-
-
-def _qingyise_three(state: TableState, claim: WinInput, score: WinScore, discarder: int | None) -> Liability | None:
-    melds = state.melds[claim.winner]
-    if "qingyise" not in score.keys or len(melds) != 4:
-        return None
-    first_suits = {suit_of(m.tile) for m in melds[:3] if m.tile is not None}
-    last = melds[3]
-    same = len(first_suits) == 1 and last.tile is not None and suit_of(last.tile) in first_suits
-    return Liability(last.fed_by, "qingyise_three") if same and last.fed_by is not None else None
-
-
-def _qingyise_discard(state: TableState, claim: WinInput, score: WinScore, discarder: int | None) -> Liability | None:
-    """003: whoever discards into the 清一色 of a player showing three melds of one suit owes 外包."""
-    melds = state.melds[claim.winner]
-    suits = {suit_of(m.tile) if m.tile is not None else None for m in melds}
-    one_suit = len(melds) == 3 and len(suits) == 1 and None not in suits
-    if discarder is None or not one_suit or "qingyise" not in score.keys:
-        return None
-    return Liability(discarder, "qingyise_discard")
-
-
-def _sanzui(state: TableState, claim: WinInput, score: WinScore, discarder: int | None) -> Liability | None:
-    """三嘴 at a win: B's 对对胡 self-drawn or on A's discard is B's 全球独钓 self-draw; on C's or D's
-    discard it is B's 对对胡 self-draw. A pays all three shares."""
-    feeder = sanzui_feeder(state.melds[claim.winner])
-    if feeder is None or not {"duiduihu", "quanqiu"} & score.keys:
-        return None
-    forced = frozenset({"quanqiu"}) if discarder in (None, feeder) else frozenset()
-    return Liability(feeder, "sanzui", forced, self_draw=True)
-
-
-def _sanqing(state: TableState, claim: WinInput, score: WinScore, discarder: int | None) -> Liability | None:
-    """三清 at a win: B discarding into A's 清一色 pays A's self-draw (清一色 对对胡: 清一色 + 全球独钓)."""
-    if discarder is None or sanqing_suit(state.melds[claim.winner]) is None or "qingyise" not in score.keys:
-        return None
-    forced = frozenset({"quanqiu"}) if "duiduihu" in score.keys else frozenset()
-    return Liability(discarder, "sanqing", forced, self_draw=True)
-
-
-def _quanqiu_range(state: TableState, claim: WinInput, score: WinScore, discarder: int | None) -> Liability | None:
-    """全球: a discard inside the range B marked (架) that B wins on as 全球独钓."""
-    mark = state.range_marks[claim.winner]
-    quanqiu = "quanqiu" in score.keys or len(state.melds[claim.winner]) == 4  # jinyuanzi scores no 全球独钓
-    if discarder is None or mark is None or claim.winning is None or not quanqiu:
-        return None
-    return Liability(discarder, "quanqiu_range", self_draw=True) if in_range(mark, claim.winning) else None
-
-
-def _gang_after(state: TableState, claim: WinInput, score: WinScore, discarder: int | None) -> Liability | None:
-    """杠后承包: B self-draws before his next discard; A pays the three shares."""
-    current = state.gang_liable
-    if discarder is None and current is not None and current[0] == claim.winner:
-        return Liability(current[1], "gang_after", self_draw=True)
-    return None
-
-
-_LIABILITY_CHECKS = {
-    "robbing_gang": _robbing_gang,
-    "dagangkai": _dagangkai,
-    "kuaizhao": _kuaizhao,
-    "qingyise_three": _qingyise_three,
-    "qingyise_discard": _qingyise_discard,
-    "sanzui": _sanzui,
-    "sanqing": _sanqing,
-    "quanqiu_range": _quanqiu_range,
-    "gang_after": _gang_after,
-}
-
-
-def _liability(state: TableState, claim: WinInput, score: WinScore, discarder: int | None) -> Liability | None:
-    """Who pays for everyone (包牌/包子) for one winner: the first of the preset's kinds that applies."""
-    for kind in state.preset.liability.kinds:
-        found = _LIABILITY_CHECKS[kind](state, claim, score, discarder)
-        if found is not None:
-            return found
-    return None
-
-
 def _apply_win(state: TableState, event: Win) -> Outcome:
     if not event.claims:
         raise EngineError("win.no_winner")
@@ -751,7 +422,7 @@ def _apply_win(state: TableState, event: Win) -> Outcome:
         score = _score_claim(state, claim, event.discarder)
         if not score.valid:
             raise WinRefused(score.reason or "win.refused", claim.winner, score)
-        liability = _liability(state, claim, score, event.discarder)
+        liability = liability_at_win(state, claim, score, event.discarder)
         liable = liability.seat if liability is not None else None
         if liability is not None:
             notices.append(Notice("table.liable", {"seat": liable, "winner": claim.winner, "why": liability.why}))
@@ -883,7 +554,7 @@ def apply(state: TableState, event: Event) -> Outcome:
     """Apply one event; raises EngineError (nothing changes) if it is not legal here."""
     for seat in (getattr(event, "actor", None), getattr(event, "offender", None)):
         _check_seat(seat)
-    state = _changed(state, gang_liable=_gang_liable_lasts(state, event))
+    state = _changed(state, gang_liable=gang_liable_lasts(state, event))
     # a closed set: an event type with no case here is a type error (mypy), never read as a draw
     match event:
         case Pong():

@@ -12,14 +12,33 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, fields
 from types import MappingProxyType
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from engine.decompose import Decomposition, SetKind, WaitShape
 from engine.hand import Hand, Meld, MeldKind
 from engine.tiles import COPIES, Tile, is_wind
 
-if TYPE_CHECKING:
-    from engine.preset import UnitRule
+MENQING_BROKEN_BY = ("pong", "added_gang")  # RULES §5: an added gang began as a pong
+
+
+@dataclass(frozen=True)
+class UnitRule:
+    """The numbers of one pattern or soft flower in a preset."""
+
+    key: str
+    value: int
+    big: bool = False  # a 大胡: lifts the 小胡 limit
+    excludes: frozenset[str] = frozenset()
+    needs_menqing: bool = False  # app 无花果 = 门清 + no hard flower
+    doubles_total: bool = False  # chengbei 大杠开花 兜底翻
+    takes_all: bool = False  # jinyuanzi 天胡 整铲
+    suit_counts: frozenset[int] = frozenset({2})  # 缺一: how many suits may be present
+    broken_by: frozenset[str] = frozenset(MENQING_BROKEN_BY)  # 门清: the meld kinds that lose it
+    any_pong: bool = False  # 压绝 on a pong held by anyone at the table (敞开头)
+    any_sole_wait: bool = False  # 压绝 on any sole wait, a two-sided one whose other side is dead too (敞开头)
+    flat: bool = False  # 敞开头 天胡: each payer pays `value`, nothing else counted, never doubled
+    skip_wind_gangs: bool = False  # nanjing-6: wind gangs are counted by the wind_gang_* units instead
+    melds_allowed: frozenset[str] = frozenset()  # 地胡: meld kinds the claim still allows (敞开头: gangs)
 
 
 @dataclass(frozen=True)

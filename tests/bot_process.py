@@ -40,10 +40,10 @@ def bot_environment(db: Path, base_url: str, without: Iterable[str] = (), **extr
 
 
 def start_bot(db: Path, base_url: str, log: Path, without: Iterable[str] = (), **extra: str) -> subprocess.Popen[str]:
-    """`python -m bot` with its stderr appended to `log`."""
+    """`python -m bot run` with its stderr appended to `log`."""
     with open(log, "a", encoding="utf-8") as stderr:
         return subprocess.Popen(
-            [sys.executable, "-m", "bot"],
+            [sys.executable, "-m", "bot", "run"],
             cwd=ROOT,
             env=bot_environment(db, base_url, without, **extra),
             stderr=stderr,

@@ -8,10 +8,11 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 
+from engine.events import Event, Win, WinInput
 from engine.notation import parse_hand_parts
 from engine.preset import load_preset
 from engine.settlement import Payment
-from engine.table import Event, Outcome, TableState, Win, WinInput, apply, new_table
+from engine.table import Outcome, TableState, apply, new_table
 from engine.units import WinFlags
 
 A, B, C, D = range(4)

@@ -21,7 +21,7 @@ from bot.store.rows import DuplicateUpdate
 from bot.text.replies import Response, render_response
 from locales import Translator
 from tests.fake_telegram import FakeTelegram, plain_user
-from tests.test_telegram import GROUP, Running, balances
+from tests.kit.telegram import GROUP, Running, balances
 
 CHAT = "tg:-100"
 OPENER = Speaker("1", "张三", "zhang", language="zh-hans", names=("张三",))

@@ -15,14 +15,8 @@ from bot.telegram.delivery import Outgoing, coalesce
 from bot.text.replies import Reply, Response
 from tests.fake_telegram import FakeTelegram
 from tests.harness import Table
-from tests.test_telegram import ALICE, BOB, CAROL, DAVE, EVE, GROUP, Running
-
-NEW = "/new @alice @bob @carol @dave"
-
-
-def lines(text: str) -> list[str]:
-    return [line for line in text.splitlines() if line.strip()]
-
+from tests.kit.replies import lines
+from tests.kit.telegram import ALICE, BOB, CAROL, DAVE, EVE, GROUP, NEW, Running, board_texts
 
 # ---- the quiet reply (command layer: console and Telegram alike) ----------------------------------
 
@@ -108,10 +102,6 @@ def test_a_backlog_shows_the_latest_board_once() -> None:
 
 
 # ---- the pinned live board in Telegram ---------------------------------------------------------
-
-
-def board_texts(fake: FakeTelegram) -> list[str]:
-    return [str(c.params["text"]) for c in fake.sent(chat_id=GROUP) if str(c.params["text"]).startswith("📋")]
 
 
 def edits_of(fake: FakeTelegram, message_id: int) -> list[str]:

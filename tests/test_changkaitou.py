@@ -1,4 +1,4 @@
-"""RULES.md §12, the changkaitou 敞开头 preset: one case per bullet, figures worked out by hand.
+"""docs/rules.md §12, the changkaitou 敞开头 preset: one case per bullet, figures worked out by hand.
 
 share = 10 + Σ patterns + 2 × (hard + soft); every payment ×2 (天胡 excepted).
 Seats: A=0 (East, first dealer), B=1, C=2, D=3.
@@ -8,25 +8,11 @@ import pytest
 
 from engine.claims import ClaimRefused
 from engine.errors import EngineError
+from engine.events import Draw, FlowerGang, FourWinds, Gang, Notice, Penalty, Pong, RangeMark, Win, WinInput
 from engine.hand import MeldKind
 from engine.notation import parse_hand_parts
 from engine.preset import load_preset
-from engine.table import (
-    Draw,
-    FlowerGang,
-    FourWinds,
-    Gang,
-    Notice,
-    Penalty,
-    Pong,
-    RangeMark,
-    TableState,
-    Win,
-    WinInput,
-    WinRefused,
-    apply,
-    new_table,
-)
+from engine.table import TableState, WinRefused, apply, new_table
 from engine.tiles import suited, wind
 from engine.units import WinFlags
 from tests.helpers import items, score

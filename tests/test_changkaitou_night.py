@@ -68,7 +68,7 @@ async def test_new_with_start_points_and_rules(table: Table) -> None:
 
 
 def test_command_words_for_four_winds_and_range() -> None:
-    from bot.chat.commands import parse
+    from bot.chat.parser import parse
 
     names = ("Alice", "Bob")
     for line in ("四风", "四風", "四风归齐", "四風歸齊", "winds", "/winds Bob", "Bob 四风"):

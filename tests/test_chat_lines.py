@@ -9,8 +9,8 @@ from bot.text.replies import Response, render
 from locales import Translator
 from tests.fake_telegram import FakeTelegram
 from tests.harness import Table
-from tests.test_board import NEW, board_texts, lines
-from tests.test_telegram import ALICE, BOB, CAROL, GROUP, Running
+from tests.kit.replies import lines
+from tests.kit.telegram import ALICE, BOB, CAROL, GROUP, NEW, Running, board_texts
 
 # B wins on C's discard: 跑 20 + 砸 2 × (4 hard + 风碰 1 + 缺一门 1 + 压档 1) = 20 + 8 + 2 + 2 + 2 = 34
 BOB_WINS = "B: 胡 C 11p 567s 79s [EEE] [444p] +8s 花4"

@@ -13,7 +13,7 @@ import pytest
 
 from tests.fake_telegram import FakeTelegram
 from tests.harness import Table
-from tests.test_telegram import ALICE, BOB, EVE, GROUP, Running, balances
+from tests.kit.telegram import ALICE, BOB, EVE, GROUP, Running, balances
 
 CHATTER = (
     # questions and sentence particles around command words

@@ -34,12 +34,13 @@ from bot.night.codec import STAKE, StakeChange, encode_stake
 from bot.night.night import Night
 from bot.store.ledger import Ledger
 from bot.store.rows import NewEvent, Seat
+from engine.events import Act, MeldRecord
 from engine.hand import MeldKind
 from engine.preset import load_preset
 from engine.settlement import Payment
-from engine.table import Act, MeldRecord, TableState, new_table
+from engine.table import TableState, new_table
 from tests.harness import Table
-from tests.test_ledger_guarantees import event_line
+from tests.kit.random_lines import event_line
 
 PRESETS = ["nanjing", "jinyuanzi", "app", "chengbei"]
 
@@ -158,7 +159,7 @@ async def _night_with_corrections(
             saved = await ledger.checkpoint(restarted.id, version(restarted.row.preset_json))
             if saved is not None:  # it was used: the restart folded only the events after it
                 assert restarted._from == saved[0]
-                assert all(p.slot > saved[0] for p in restarted._fold.played)
+                assert all(p.place > saved[0] for p in restarted._fold.played)
             head_only = await _head_only(ledger)
             _same_score(head_only, replay)
             # a valid checkpoint is used (a 改底 typed later never reaches back into the hands it covers)

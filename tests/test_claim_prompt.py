@@ -15,7 +15,7 @@ from bot.night.seating import Speaker
 from bot.text.replies import Response, render
 from locales import Translator
 from tests.fake_telegram import FakeTelegram, plain_user
-from tests.test_telegram import Running, balances, buttons
+from tests.kit.telegram import Running, balances, buttons
 
 CHAT = "tg:-100"
 ZHANG = Speaker("201", "张三", names=("张三",))

@@ -1,4 +1,4 @@
-"""RULES.md §5 "Claims must fit the hand and the table": an impossible claim is refused, never scored.
+"""docs/rules.md §5 "Claims must fit the hand and the table": an impossible claim is refused, never scored.
 
 CLI: exit 1 with the reason (a hard-flower count outside 0–20 is bad input: exit 2).
 Table: the reducer refuses the win (ClaimRefused, nothing changes) — the bot records nothing.
@@ -14,8 +14,9 @@ import pytest
 from engine.claims import ClaimRefused
 from engine.cli import main
 from engine.errors import EngineError
+from engine.events import FlowerGang, Gang, Pong, Win, WinInput
 from engine.hand import MeldKind
-from engine.table import FlowerGang, Gang, Pong, TableState, Win, WinInput, apply
+from engine.table import TableState, apply
 from engine.tiles import suited, wind
 from engine.units import WinFlags
 from tests.harness import Table

@@ -37,7 +37,7 @@ async def test_a_zero_money_event_prints_one_line_in_the_console(referee: Refere
 
 
 async def test_the_chart_is_written_where_the_path_says(referee: Referee, tmp_path: Path) -> None:
-    referee.desk.charts_enabled = True
+    referee.services.charts_enabled = True
     console = Console(referee, "console", None, io.StringIO(), tmp_path)
     await console.run_line("/new A B C D")
     await console.run_line("B: /gang D 5s")

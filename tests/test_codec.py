@@ -24,21 +24,9 @@ from bot.night.codec import (
     event_kind,
 )
 from engine.errors import EngineError
+from engine.events import Draw, Event, FlowerGang, FourWinds, Gang, Penalty, Pong, RangeMark, SetDealer, Win, WinInput
 from engine.hand import Meld, MeldKind
 from engine.notation import parse_tile
-from engine.table import (
-    Draw,
-    Event,
-    FlowerGang,
-    FourWinds,
-    Gang,
-    Penalty,
-    Pong,
-    RangeMark,
-    SetDealer,
-    Win,
-    WinInput,
-)
 from engine.units import WinFlags
 
 NINE_P = parse_tile("9p")

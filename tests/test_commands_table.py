@@ -1,18 +1,33 @@
-"""One row per command (bot/chat/commands.py `COMMANDS`): its names, grammar, rights and help; its handler
-is the row of the same name in bot/chat/service.py. Adding a command is one row, its handler and its
-catalog lines: nothing else keyed by command names may drift from the table."""
+"""One grammar row per command (bot/chat/grammar.py `GRAMMARS`): its names, grammar, rights and help; its
+handler and menus are its row in the one table, bot/chat/commands.py `COMMANDS`. Adding a command is its
+grammar row, its row in the table, its handler and its catalog lines: nothing else keyed by command names
+may drift from the table."""
 
 from __future__ import annotations
 
-from bot.chat.commands import COMMANDS, SPEC_BY_NAME, UNKNOWN, asks_only, parse
-from bot.chat.service import HANDLERS, Incoming, Referee
+from bot.chat import commands
+from bot.chat.grammar import GRAMMAR_BY_NAME as SPEC_BY_NAME
+from bot.chat.grammar import GRAMMARS as COMMANDS
+from bot.chat.lexicon import UNKNOWN
+from bot.chat.parser import asks_only, parse
+from bot.chat.service import Incoming, Referee
 from bot.night.seating import Speaker
 from engine.errors import EngineError
 from tests.harness import Table
 
 
-def test_every_command_has_exactly_one_handler() -> None:
-    assert set(HANDLERS) == {spec.name for spec in COMMANDS} | {UNKNOWN}
+def test_every_command_has_exactly_one_row_in_the_one_table() -> None:
+    # the one table (bot/chat/commands.py) names each grammar once, in the grammar's order
+    assert [row.grammar for row in commands.COMMANDS] == list(COMMANDS)
+    assert commands.handler_of(UNKNOWN) is not None and commands.handler_of("nosuch") is None
+
+
+def test_the_menus_are_every_command_but_the_gangs_typed_as_words() -> None:
+    # today's menus: every command in groups and private chats, but /addgang and /selfgang (`/gang add`)
+    listed = [spec.name for spec in COMMANDS if spec.name not in ("added_gang", "concealed_gang")]
+    assert [spec.name for spec in commands.menu(commands.Menu.GROUP)] == listed
+    assert [spec.name for spec in commands.menu(commands.Menu.PRIVATE)] == listed
+    assert commands.menu(commands.Menu.ADMINS) == ()
 
 
 def test_no_two_commands_share_a_slash_name() -> None:

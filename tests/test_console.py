@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
-ENV.pop("TELEGRAM_BOT_TOKEN", None)
+from tests.kit.console import ENV, ROOT, run_bot
 
 SCRIPT = """\
 # a night typed as the group would
@@ -22,21 +19,6 @@ Carol: 暗杠 9s
 Dave: /hu self 123m 456m 789m 234p 5p +5p flowers=2
 Alice: /undo
 """
-
-
-def run_bot(cwd: Path, *args: str, stdin: str | None = None) -> str:
-    """`python -m bot ARGS` as a newcomer runs it; returns what it printed."""
-    result = subprocess.run(
-        [sys.executable, "-m", "bot", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        env=ENV,
-        cwd=cwd,
-        timeout=120,
-        check=True,
-    )
-    return result.stdout
 
 
 def test_script_with_json_prints_one_object_with_the_balances(tmp_path: Path) -> None:

@@ -17,10 +17,9 @@ import time
 from pathlib import Path
 
 from tests.bot_process import ROOT, bot_against_fake, count, wait_until
-from tests.test_telegram import ALICE, BOB
-from tests.test_telegram_process import NEW
+from tests.kit.telegram import ALICE, BOB, NEW
 
-ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+ENV = {**os.environ, "PYTHONPATH": str(ROOT), "LANG": "zh_CN.UTF-8"}  # operator messages in LANG
 ENV.pop("TELEGRAM_BOT_TOKEN", None)
 IN_USE = "一个数据库只能由一个进程使用"
 LOST = "被替换或删除了"

@@ -8,8 +8,8 @@ from __future__ import annotations
 from bot.chat.service import Referee
 from bot.night.codec import Fix, encode_fix
 from bot.store.rows import NewEvent
+from engine.events import Pong, Win
 from engine.notation import parse_tile
-from engine.table import Pong, Win
 from tests.harness import Table
 
 # A wins on D's discard, declared 清一色 with 2 hard flowers, after two pongs of 筒:
@@ -63,7 +63,7 @@ async def test_a_stored_declared_win_is_kept_when_the_night_is_folded_again(tabl
     night = await referee.nights.latest(table.chat_id)
     assert night is not None
     wins = [p for p in night.whole_fold().played if isinstance(p.event, Win)]
-    assert len(wins) == 1 and wins[0].slot == 3  # the win is still played, not dropped
+    assert len(wins) == 1 and wins[0].place == 3  # the win is still played, not dropped
     assert night.state.hand_no == 2  # and its hand closed
     assert "第 2 盘" in await table.say("/score")
     assert await table.balances() == {"A": 84, "B": 0, "C": 0, "D": -84}

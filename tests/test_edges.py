@@ -14,27 +14,30 @@ import pytest
 
 from engine.claims import ClaimRefused
 from engine.errors import EngineError
+from engine.events import Draw, FlowerGang, Gang, Penalty, Pong, RangeMark, SetDealer, Win, WinInput
 from engine.hand import MeldKind
 from engine.notation import parse_tile
 from engine.preset import load_preset, load_preset_text
 from engine.scoring import Item, score_declared, score_forced
 from engine.settlement import HandContext, WinClaim, gang_payments, share_steps, win_payments
-from engine.table import Draw, FlowerGang, Gang, Penalty, Pong, RangeMark, SetDealer, Win, WinInput, apply, new_table
+from engine.table import apply, new_table
 from engine.units import WinFlags
 from tests.helpers import items, score
-from tests.test_money_between_players import EXAMPLE_1, EXAMPLE_2, KUAIZHAO, claim, hu, net, run
-from tests.test_preset_values import (
+from tests.kit.hands import (
     ADDED_GANG,
     BIANZHI,
     CLOSED,
     CONCEALED_GANG,
     DUDIAO,
     DUIDUIHU,
+    EXAMPLE_1,
+    EXAMPLE_2,
     EXPOSED_GANG,
     H4,
     HAOHUA,
     HUNYISE,
     KANZHANG,
+    KUAIZHAO,
     PONG,
     QIDUI,
     QINGYISE,
@@ -45,6 +48,7 @@ from tests.test_preset_values import (
     WIND_PONG,
     YAJUE,
 )
+from tests.table_play import claim, hu, net, run
 
 A, B, C, D = range(4)
 

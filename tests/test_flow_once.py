@@ -14,14 +14,23 @@ from pathlib import Path
 from bot.chat.handlers.flows import NAME_LENGTH, Head, flow_toggles
 from bot.chat.service import Referee
 from bot.console import Console
-from bot.telegram.app import CALLBACK_LIMIT
-from bot.text.replies import Response, render, render_response
+from bot.telegram.callback import CALLBACK_LIMIT
+from bot.text.replies import Response, render_response
 from engine.preset import PRESET_NAMES, preset_from_dict, resolved_builtin
 from locales import Translator
 from tests.fake_telegram import FakeTelegram
 from tests.harness import Table
-from tests.test_guided_flow import NEW, buttons_of, press_label, start, tap
-from tests.test_telegram import ALICE, BOB, Running, balances
+from tests.kit.flows import (
+    NEW,
+    buttons_of,
+    command_of,
+    console_step,
+    penalty_who_step,
+    press_label,
+    start,
+    tap,
+)
+from tests.kit.telegram import ALICE, BOB, Running, balances
 
 ALREADY = re.compile(r"已记录 #(\d+)")
 RECORDED = re.compile(r"✅ #(\d+)")
@@ -30,17 +39,6 @@ RECORDED = re.compile(r"✅ #(\d+)")
 def text_of(response: Response | None) -> str:
     assert response is not None
     return render_response(response, Translator(response.language))
-
-
-def command_of(response: Response, label: str) -> str:
-    translator = Translator(response.language)
-    return next(c.command for c in response.choices if render(c.label, translator) == label)
-
-
-async def penalty_who_step(table: Table) -> Response:
-    step = await table.respond("A: /penalty")
-    assert step is not None
-    return await press_label(table, step, "A", "跟牌")
 
 
 async def test_two_buttons_of_the_last_step_record_once(table: Table) -> None:
@@ -82,7 +80,7 @@ async def test_a_gang_flow_records_once(table: Table) -> None:
 async def test_two_flows_of_the_same_minute_are_two_flows(table: Table) -> None:
     """Flows are named, not only timed: two penalties opened in one minute both record."""
     await table.say("/new A B C D")
-    table.referee.desk.clock = lambda: 1_800_000_000.0
+    table.referee.services.clock = lambda: 1_800_000_000.0
     first = await penalty_who_step(table)
     second = await penalty_who_step(table)
     assert command_of(first, "C") != command_of(second, "C")
@@ -123,32 +121,12 @@ async def test_a_flow_expires_after_ten_minutes(table: Table) -> None:
     await table.say("/new A B C D")
     who = await penalty_who_step(table)
     now = time.time()
-    table.referee.desk.clock = lambda: now + 11 * 60
+    table.referee.services.clock = lambda: now + 11 * 60
     answer = await table.respond(f"A: {command_of(who, 'C')}")
     assert answer is not None and not answer.recorded and "已过期" in text_of(answer)
 
 
 # ---- the console: the lines it prints are typed back -------------------------------------------------
-
-
-def flow_lines(printed: str) -> dict[str, str]:
-    """`  [label] /hu ~…` lines the console printed last: label → line; a tile pad's `  [1万] [2万] …`
-    buttons are pressed by typing the label: label → label."""
-    found: dict[str, str] = {}
-    for line in printed.splitlines():
-        match = re.match(r"^\s+\[(.+?)\] (/\S+ ~\S+)$", line)
-        if match:
-            found[match.group(1)] = match.group(2)
-        elif re.match(r"^\s+(\[[^\]]+\] ?)+$", line):
-            found.update((label, label) for label in re.findall(r"\[([^\]]+)\]", line))
-    return found
-
-
-async def console_step(console: Console, out: io.StringIO, line: str) -> dict[str, str]:
-    out.seek(0)
-    out.truncate()
-    await console.run_line(line)
-    return flow_lines(out.getvalue())
 
 
 async def test_the_console_records_a_flow_line_once(referee: Referee) -> None:

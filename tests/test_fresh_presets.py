@@ -1,4 +1,4 @@
-"""The bot decodes a night's preset afresh from the ledger (bot/night/night.py), so scoring meets presets
+"""The bot decodes a night's preset afresh from the ledger (bot/night/nights.py), so scoring meets presets
 that are equal but not the same object, while its kept plans were worked out for another one. Every
 hand must score the same whichever it is given; presets are equal exactly when their contents are."""
 

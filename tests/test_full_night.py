@@ -5,7 +5,7 @@ correction or a chore still goes through for ROW_MARGIN rows more, then gets the
 nothing is written. A line an /undo took out does not count: typed again, it fits. Both are set
 small here (the night's rows after its opening, plus one) so the night stays short.
 
-Money (RULES.md §4): a 花杠 is paid 6 by each other player.
+Money (docs/rules.md §4): a 花杠 is paid 6 by each other player.
 """
 
 from __future__ import annotations

@@ -5,35 +5,16 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any
 
 from bot.chat.service import Referee
-from bot.text.replies import Response, render, render_response
+from bot.text.replies import render_response
 from locales import Translator
-from tests.fake_telegram import Call, FakeTelegram
+from tests.fake_telegram import FakeTelegram
 from tests.harness import Table
-from tests.test_telegram import ALICE, BOB, CAROL, Running, balances, buttons
+from tests.kit.flows import NEW, buttons_of, press_label, start, tap
+from tests.kit.telegram import ALICE, BOB, CAROL, Running, balances, buttons
 
-NEW = "/new @alice @bob @carol @dave preset=nanjing"
 STALE = Translator("zh-Hans").t("button.stale")
-
-
-async def tap(bot: Running, sender: dict[str, Any], label: str) -> Call:
-    """Press the button labelled `label` on the latest keyboard; the edit it caused."""
-    server = bot.fake
-    keyboard = [c for c in server.calls if "reply_markup" in c.params][-1]
-    data = buttons(server)[label]
-    before = len(server.calls)
-    update = server.press(sender, keyboard, data)
-    await server.wait_for(lambda: any(c.method == "editMessageText" for c in server.calls[before:]), timeout=30)
-    await server.settle(update)
-    return next(c for c in server.calls[before:] if c.method == "editMessageText")
-
-
-async def start(bot: Running, sender: dict[str, Any], line: str) -> int:
-    """Send the line that opens a flow; the id of the message the flow lives in."""
-    await bot.say(sender, line)
-    return int([c for c in bot.fake.calls if "reply_markup" in c.params][-1].params["_result"]["message_id"])
 
 
 def referee(bot: Running) -> Referee:
@@ -123,7 +104,7 @@ async def test_an_expired_flow_records_nothing(fake: FakeTelegram, tmp_path: Pat
         await bot.say(ALICE, NEW)
         await start(bot, BOB, "/hu")
         await tap(bot, BOB, "bob")
-        referee(bot).desk.clock = lambda: time.time() + 3600
+        referee(bot).services.clock = lambda: time.time() + 3600
         assert "已过期" in str((await tap(bot, BOB, "carol")).params["text"])
         assert await balances(db) == [0, 0, 0, 0]
 
@@ -141,20 +122,6 @@ async def test_gang_and_penalty_in_taps(fake: FakeTelegram, tmp_path: Path) -> N
         await tap(bot, ALICE, "跟牌")
         await tap(bot, ALICE, "dave")
         assert await balances(db) == [10, 16, 4, -30]  # 跟牌: dave → each other 10
-
-
-def buttons_of(call: Call) -> dict[str, str]:
-    markup = call.params["reply_markup"]
-    return {b["text"]: b["callback_data"] for row in markup["inline_keyboard"] for b in row}
-
-
-async def press_label(table: Table, response: Response, speaker: str, label: str) -> Response:
-    """The command layer alone (the console's view): answer with the command a button stands for."""
-    translator = Translator(response.language)
-    command = next(c.command for c in response.choices if render(c.label, translator) == label)
-    answer = await table.respond(f"{speaker}: {command}")
-    assert answer is not None
-    return answer
 
 
 async def test_a_flag_toggle_in_the_command_layer(table: Table) -> None:

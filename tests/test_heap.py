@@ -120,7 +120,7 @@ def test_installing_twice_keeps_one_pacer() -> None:
 
 
 async def answered_while(table: Table, other: Table, line: str, blocked: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """`line` in one chat is held inside its worker thread (at `blocked`, a function of bot/night/night.py
+    """`line` in one chat is held inside its worker thread (at `blocked`, a function bot/night/night.py calls
     or bot/chat/handlers/questions.py); another chat's /score must be answered meanwhile."""
     import bot.chat.handlers.questions as questions
     import bot.night.night as night_module
@@ -150,8 +150,8 @@ async def answered_while(table: Table, other: Table, line: str, blocked: str, mo
 @pytest.mark.parametrize(
     ("line", "blocked"),
     [
-        ("Carol: /undo", "_plan_correction"),
-        ("Carol: /fix 2 /pong Carol", "_settle_correction"),
+        ("Carol: /undo", "plan_correction"),
+        ("Carol: /fix 2 /pong Carol", "settle_correction"),
         ("Carol: /summary", "summary_replies"),
         ("Carol: /export", "night_csv"),
     ],

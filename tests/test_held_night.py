@@ -7,13 +7,13 @@ from __future__ import annotations
 import pytest
 
 from bot.night.codec import SeatChange, Unreadable, decode_body, decode_seat, seat_change
-from bot.night.night import table_event
+from bot.night.fold import table_event
+from bot.night.interner import Interner
 from bot.night.payment_log import PaymentLog
-from bot.night.sharing import Sharing
 from bot.store.rows import EventRow, PaymentRow
 from engine.errors import EngineError
+from engine.events import Notice, Pong, Win
 from engine.settlement import Payment
-from engine.table import Notice, Pong, Win
 from tests.harness import Table
 
 
@@ -30,22 +30,22 @@ def test_the_payment_log_reads_back_the_rows_it_was_given() -> None:
 
 
 def test_equal_values_met_in_one_reading_are_one_object() -> None:
-    sharing = Sharing()
+    interner = Interner()
     first, again = Pong(1, 2), Pong(1, 2)
-    assert sharing.one(first) is first and sharing.one(again) is first
+    assert interner.one(first) is first and interner.one(again) is first
     paid = (Payment(1, 0, 2, "gang"), Payment(2, 0, 2, "gang"))
-    assert sharing.all(paid) is paid  # met first: kept as it is
+    assert interner.all(paid) is paid  # met first: kept as it is
     same = (Payment(1, 0, 2, "gang"), Payment(2, 0, 2, "gang"))
-    assert sharing.all(same) is paid
+    assert interner.all(same) is paid
     # a notice holds a dict: looked up by its content, and 1 is not True (they are not shown alike)
     said = (Notice("table.next_hand", {"hand": 2, "dealer": 1}),)
-    assert sharing.all(said) is said
-    assert sharing.all((Notice("table.next_hand", {"dealer": 1, "hand": 2}),)) is said
-    assert sharing.all((Notice("table.next_hand", {"dealer": 1, "hand": 3}),)) is not said
-    assert sharing.one(Notice("k", {"x": 1})).params == {"x": 1}
-    assert sharing.one(Notice("k", {"x": True})).params["x"] is True
+    assert interner.all(said) is said
+    assert interner.all((Notice("table.next_hand", {"dealer": 1, "hand": 2}),)) is said
+    assert interner.all((Notice("table.next_hand", {"dealer": 1, "hand": 3}),)) is not said
+    assert interner.one(Notice("k", {"x": 1})).params == {"x": 1}
+    assert interner.one(Notice("k", {"x": True})).params["x"] is True
     listed = Notice("k", {"x": [1]})  # a list cannot be a key: kept as it is
-    assert sharing.one(listed) is listed and sharing.all((listed,))[0] is listed
+    assert interner.one(listed) is listed and interner.all((listed,))[0] is listed
 
 
 def test_a_payload_that_does_not_read_fails_where_it_is_read_as_it_always_did() -> None:
@@ -81,15 +81,17 @@ async def test_a_loaded_night_holds_each_event_once_and_no_typed_text(table: Tab
 
 
 def test_a_bounded_table_keeps_the_newest_values_met_and_looks_up_no_dict() -> None:
-    sharing = Sharing(bound=2, by_content=False)
+    interner = Interner(bound=2, by_content=False)
     first, second, third = Pong(1, 2), Pong(2, 3), Pong(3, 0)
-    assert sharing.one(first) is first and sharing.one(second) is second
-    assert sharing.one(third) is third  # the oldest (first) leaves the table
-    assert sharing.one(Pong(2, 3)) is second and sharing.one(Pong(3, 0)) is third
+    assert interner.one(first) is first and interner.one(second) is second
+    assert interner.one(third) is third  # the oldest (first) leaves the table
+    assert interner.one(Pong(2, 3)) is second and interner.one(Pong(3, 0)) is third
     again = Pong(1, 2)
-    assert sharing.one(again) is again  # met again after it left: this one is kept now
+    assert interner.one(again) is again  # met again after it left: this one is kept now
     said = (Notice("table.next_hand", {"hand": 2, "dealer": 1}),)
-    assert sharing.all(said) is said and sharing.all((Notice("table.next_hand", {"hand": 2, "dealer": 1}),)) is not said
+    assert (
+        interner.all(said) is said and interner.all((Notice("table.next_hand", {"hand": 2, "dealer": 1}),)) is not said
+    )
 
 
 async def test_a_night_played_here_holds_each_recorded_event_once(table: Table) -> None:

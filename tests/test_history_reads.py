@@ -6,7 +6,7 @@ import csv
 import io
 
 from tests.harness import Table
-from tests.test_flow_once import command_of, penalty_who_step
+from tests.kit.flows import command_of, penalty_who_step
 
 
 async def test_history_shows_the_event_a_flow_line_stands_for(table: Table) -> None:

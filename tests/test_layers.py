@@ -9,7 +9,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 # bottom to top: a module may import its own layer and the ones before it in this list
-LAYERS = ("engine", "bot.text", "bot.store", "bot.night", "bot.views", "bot.chat", "bot.front", "bot.__main__")
+LAYERS = (
+    "engine",
+    "bot.threads",
+    "bot.text",
+    "bot.store",
+    "bot.night",
+    "bot.views",
+    "bot.chat",
+    "bot.front",
+    "bot.__main__",
+)
 FRONT_ENDS = ("bot.telegram", "bot.console")
 
 
@@ -84,7 +94,7 @@ def test_front_ends_never_reach_the_ledger() -> None:
 
 
 # Only the night layer and the store read or write the ledger; the views and the command layer ask
-# `Nights` (bot/night/night.py) by name. The one exception, and why:
+# `Nights` (bot/night/nights.py) by name. The one exception, and why:
 LEDGER_EXCEPTIONS = {
     "bot.chat.service": "Referee.open opens the database (Ledger.open) and hands the Ledger to Nights",
 }
@@ -115,8 +125,39 @@ def test_views_and_commands_never_import_the_ledger() -> None:
     assert excepted == ["bot.store.ledger.Ledger"]
 
 
+# What the views and the command layer hold of storage they read through the night's seam,
+# bot/night/records.py (its value types); bot/store itself only where LEDGER_EXCEPTIONS and
+# STORE_EXCEPTIONS say, and why:
+STORE_EXCEPTIONS = {
+    "bot.chat.service": {
+        "bot.store.ledger.Ledger": LEDGER_EXCEPTIONS["bot.chat.service"],
+        "bot.store.inbox.Inbox": "Referee.inbox hands the Telegram front end its intake, on the ledger's connection",
+        "bot.store.writer.storage_unavailable": "Referee tells the storage failing for now (busy, locked, full) from a "
+        "refusal: the update is handled again (Response.unwritten)",
+    },
+}
+
+
+def test_views_and_commands_reach_storage_only_through_the_records_seam() -> None:
+    importing = [
+        f"{module_name(path)} imports {name}"
+        for path in above_the_night()
+        for name in imports(path)
+        if (name == "bot.store" or name.startswith("bot.store."))
+        and name not in STORE_EXCEPTIONS.get(module_name(path), {})
+    ]
+    assert importing == []
+
+
+def test_the_records_seam_is_the_store_s_value_types_only() -> None:
+    """bot/night/records.py passes on rows and the repeated update's refusal, nothing that reads
+    or writes the ledger."""
+    seam = ROOT / "bot" / "night" / "records.py"
+    assert all(name.startswith("bot.store.rows.") for name in imports(seam) if name.startswith("bot."))
+
+
 def test_views_and_commands_never_reach_the_ledger_of_a_night() -> None:
-    """No `nights.ledger.…`, `context.desk.nights.ledger`, `night.ledger`: any attribute named
+    """No `nights.ledger.…`, `context.services.nights.ledger`, `night.ledger`: any attribute named
     `ledger` above the night layer is a way round it."""
     reaching = [
         f"{module_name(path)}:{node.lineno} reads .ledger"
@@ -125,3 +166,91 @@ def test_views_and_commands_never_reach_the_ledger_of_a_night() -> None:
         if isinstance(node, ast.Attribute) and node.attr == "ledger"
     ]
     assert reaching == []
+
+
+# An import circle says a name lives in the wrong module: the two modules are one idea split badly, or
+# a third idea is hiding in one of them. A type-only import (under TYPE_CHECKING) closes a circle too.
+def module_graph() -> dict[str, set[str]]:
+    """Each module of engine/ and bot/ and the modules of engine/ and bot/ it imports, wherever in
+    the module the import is (at the top, in a function, under TYPE_CHECKING)."""
+    modules = {module_name(path): path for path in sources()}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        imported: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                imported |= {alias.name for alias in node.names if alias.name in modules}
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                for alias in node.names:
+                    if f"{node.module}.{alias.name}" in modules:  # `from bot.chat import handlers`
+                        imported.add(f"{node.module}.{alias.name}")
+                    elif node.module in modules:
+                        imported.add(node.module)
+        graph[name] = imported - {name}
+    return graph
+
+
+def circles(graph: dict[str, set[str]]) -> list[frozenset[str]]:
+    """The groups of modules that import each other round a circle (the graph's strongly connected
+    components of more than one module), by Tarjan's algorithm."""
+    order: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[frozenset[str]] = []
+
+    def visit(module: str) -> None:
+        order[module] = low[module] = len(order)
+        stack.append(module)
+        for imported in sorted(graph[module]):
+            if imported not in order:
+                visit(imported)
+                low[module] = min(low[module], low[imported])
+            elif imported in stack:
+                low[module] = min(low[module], order[imported])
+        if low[module] == order[module]:
+            group = {stack.pop()}
+            while module not in group:
+                group.add(stack.pop())
+            if len(group) > 1:
+                found.append(frozenset(group))
+
+    for module in sorted(graph):
+        if module not in order:
+            visit(module)
+    return found
+
+
+def test_circles_are_found() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}
+    assert circles(graph) == [frozenset({"a", "b", "c"})]
+    assert circles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_import_circle_in_engine_or_bot() -> None:
+    assert [sorted(group) for group in circles(module_graph())] == []
+
+
+def test_the_four_seats_are_named_once() -> None:
+    """The table's four seats are a rule of the table: engine/events.py says so, everyone imports it."""
+    defining = [
+        module_name(path)
+        for path in sources()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Assign | ast.AnnAssign)
+        for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+        if isinstance(target, ast.Name) and target.id == "SEATS"
+    ]
+    assert defining == ["engine.events"]
+
+
+def test_no_test_file_imports_another() -> None:
+    """What several test files share lives in tests/kit/ (or a named support module of tests/), so that
+    a test file can be run, moved or deleted on its own; bench/ reads the kit too."""
+    files = sorted((*ROOT.joinpath("tests").rglob("*.py"), *ROOT.joinpath("bench").rglob("*.py")))
+    importing = [
+        f"{path.relative_to(ROOT)} imports {name}"
+        for path in files
+        for name in imports(path)
+        if name.startswith("tests.test_")
+    ]
+    assert importing == []

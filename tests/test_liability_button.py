@@ -13,7 +13,7 @@ from bot.text.replies import Response, render
 from locales import Translator
 from tests.fake_telegram import FakeTelegram
 from tests.harness import Table
-from tests.test_telegram import ALICE, BOB, Running, balances, buttons
+from tests.kit.telegram import ALICE, BOB, Running, balances, buttons
 
 
 def labels(response: Response | None) -> dict[str, str]:

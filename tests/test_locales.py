@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.chat.commands import COMMANDS
+from bot.chat.grammar import GRAMMARS as COMMANDS
 from engine.preset import DEALER_STAYS_ON, LIABILITY_KINDS, TRIGGERS
 from engine.units import UNITS_BY_KEY
 from locales import LANGUAGES, load_catalog

@@ -37,8 +37,8 @@ def test_the_index_answers_as_the_whole_log_does_after_every_row() -> None:
             rows.append(new)  # the night appends to its list; the index catches up when asked
             whole = versions(rows)
             for r in rows:
-                assert index.slot(rows, r.id) == whole.slot(r.id)
-                assert index.current(rows, whole.slot(r.id)) == whole.current(whole.slot(r.id))
+                assert index.place(rows, r.id) == whole.place(r.id)
+                assert index.current(rows, whole.place(r.id)) == whole.current(whole.place(r.id))
                 assert index.event(rows, r.id) is r
             active = whole.active(rows)
             newest = next((r for r in reversed(rows) if r.kind in ("pong", "hu") and r.id in active), None)

@@ -1,4 +1,4 @@
-"""RULES.md §4, §8, §9: exact amounts between specific people.
+"""docs/rules.md §4, §8, §9: exact amounts between specific people.
 
 Seats: A=0 (East, first dealer), B=1, C=2, D=3. Every expected figure is worked out by hand in the
 comment next to it; feeders are chosen so that two different readings of a rule (first vs last gang,
@@ -11,27 +11,17 @@ from dataclasses import replace
 
 import pytest
 
+from engine.events import Draw, Event, FlowerGang, Gang, Penalty, Pong, Win
 from engine.hand import Hand, MeldKind
 from engine.notation import parse_hand_parts, parse_tile
 from engine.preset import load_preset
 from engine.scoring import score_hand
-from engine.table import (
-    Draw,
-    Event,
-    FlowerGang,
-    Gang,
-    Penalty,
-    Pong,
-    TableState,
-    Win,
-    apply,
-)
+from engine.table import TableState, apply
 from engine.units import WinFlags
+from tests.kit.hands import EXAMPLE_1, EXAMPLE_2, KUAIZHAO
 from tests.table_play import claim, fresh, hu, net, run
 
 A, B, C, D = range(4)
-EXAMPLE_1 = "123m 456m 789m 234p 5p +5p"  # §11.1: 46 with 2 hard flowers (门清, 缺一)
-EXAMPLE_2 = "11p 567s 79s [EEE] [444p] +8s"  # §11.2: 34 with 4 hard flowers
 
 
 def t(name: str) -> int:
@@ -144,11 +134,6 @@ def test_dagangkai_after_a_concealed_last_gang_is_an_ordinary_self_draw() -> Non
     ).state
     outcome = apply(state, hu(D, "123m 456m 5p [2222p] (7777s) +5p", None, hard_flowers=1, after_gang=True))
     assert net(outcome.payments) == {A: -92, B: -92, C: -92, D: 276}
-
-
-# B took three mouths from C: 999s 5p [111m] [222p] [EEE] +5p, 1 hard flower.
-# 对对胡 40 (excludes 独占); soft: hard 1 + 风碰 1; all three suits: no 缺一. 20 + 2×2 + 40 = 64.
-KUAIZHAO = "999s 5p [111m] [222p] [EEE] +5p"
 
 
 def _three_mouths_from_c(preset: str = "nanjing") -> TableState:

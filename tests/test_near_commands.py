@@ -12,7 +12,7 @@ from pathlib import Path
 
 from tests.fake_telegram import FakeTelegram
 from tests.harness import Table
-from tests.test_telegram import ALICE, BOB, CAROL, Running, balances, buttons
+from tests.kit.telegram import ALICE, BOB, CAROL, Running, balances, buttons
 
 CHINESE = "/new 张三 李四 王五 赵六"
 ENGLISH = "/new Alice Bob Carol Dave"

@@ -12,7 +12,8 @@ import sqlite3
 
 import pytest
 
-from bot.night.night import Night, Nights
+from bot.night.night import Night
+from bot.night.nights import Nights
 from bot.store.rows import NightRow, PersonNightRow
 from tests.harness import Table
 

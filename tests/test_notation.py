@@ -1,4 +1,4 @@
-"""RULES.md §2: hand notation, and every class of malformed input."""
+"""docs/rules.md §2: hand notation, and every class of malformed input."""
 
 import pytest
 

@@ -21,7 +21,7 @@ from bot.text.replies import Response, render
 from locales import Translator
 from tests.fake_telegram import FakeTelegram, plain_user
 from tests.harness import Table
-from tests.test_telegram import Running
+from tests.kit.telegram import Running
 
 CHAT = "tg:-100"
 OPEN = "开局 张三 李四 王五 赵六"

@@ -8,7 +8,7 @@ on a row of its own (id 6), so the next lines were announced `✅ #7 李四 碰 
 `✅ #8 赵六 花杠`. Today's code reads that night with those numbers, and a line typed after them
 takes #9.
 
-Money, worked by hand (RULES.md §4, §9): 王五's win off 李四, with the 荒庄 undone a plain hand: 跑 20
+Money, worked by hand (docs/rules.md §4, §9): 王五's win off 李四, with the 荒庄 undone a plain hand: 跑 20
 + 砸 2 × 2 hard flowers + 缺一门 2 + 门清 20 = 46 (李四 → 王五); 赵六's 花杠: 6 from each other.
 """
 

@@ -16,7 +16,7 @@ from typing import Any
 from bot.chat.handlers import repeats
 from tests.fake_telegram import Call, FakeTelegram
 from tests.harness import Table
-from tests.test_telegram import ALICE, BOB, CAROL, DAVE, EVE, GROUP, Running, balances
+from tests.kit.telegram import ALICE, BOB, CAROL, DAVE, EVE, GROUP, Running, balances
 
 OPEN = "/new A B C D"
 AFTER_FIRSTS = {"A": -12, "B": -12, "C": 12, "D": 12}
@@ -188,13 +188,13 @@ async def test_in_telegram_a_typed_answer_with_two_open_asks_with_buttons(fake: 
 
 async def test_taking_a_question_without_its_id_takes_only_the_one_open(table: Table) -> None:
     await two_questions(table)
-    desk = table.referee.desk
-    assert await repeats.take(desk, "group-1") is None  # two open: an answer must say which
-    assert [q.question for q in await repeats.open_questions(desk, "group-1")] == [1, 2]
-    taken = await repeats.take(desk, "group-1", 2)
+    services = table.referee.services
+    assert await repeats.take(services, "group-1") is None  # two open: an answer must say which
+    assert [q.question for q in await repeats.open_questions(services, "group-1")] == [1, 2]
+    taken = await repeats.take(services, "group-1", 2)
     assert taken is not None and taken.same_id == 3
-    only = await repeats.take(desk, "group-1")
-    assert only is not None and only.question == 1 and await repeats.open_questions(desk, "group-1") == ()
+    only = await repeats.take(services, "group-1")
+    assert only is not None and only.question == 1 and await repeats.open_questions(services, "group-1") == ()
     assert await table.balances() == AFTER_FIRSTS  # taking a question records nothing
 
 

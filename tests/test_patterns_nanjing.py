@@ -1,4 +1,4 @@
-"""RULES.md §5-§6, nanjing preset: one case per pattern, soft flower and exclusion.
+"""docs/rules.md §5-§6, nanjing preset: one case per pattern, soft flower and exclusion.
 
 total = 跑 20 + 砸 2 × (hard + soft) + Σ patterns.
 """

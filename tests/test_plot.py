@@ -15,6 +15,7 @@ from PIL import Image, ImageFont
 
 from bot.views import plot
 from bot.views.plot import LineChart, Series
+from tests.kit.processes import gone
 
 
 def test_a_step_is_one_two_two_and_a_half_or_five_times_a_power_of_ten() -> None:
@@ -298,15 +299,6 @@ async def test_a_dead_drawing_process_is_replaced_once_whatever_was_waiting_on_i
         assert charts._drawer is replaced  # the new process draws on: not replaced again
     finally:
         charts.stop_drawing()
-
-
-def gone(pid: int) -> bool:
-    """The process has exited (a zombie not yet reaped counts as gone)."""
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] in ("Z", "X")
-    except FileNotFoundError:
-        return True
 
 
 async def test_a_stopped_drawing_process_gives_the_chart_up_and_is_replaced() -> None:

@@ -9,7 +9,8 @@ from __future__ import annotations
 import pytest
 
 from engine.errors import EngineError
-from engine.table import Penalty, WinRefused, apply
+from engine.events import Penalty
+from engine.table import WinRefused, apply
 from tests.harness import Table
 from tests.helpers import items, score
 from tests.table_play import fresh, hu, net, run

@@ -1,4 +1,4 @@
-"""RULES.md §4, §6, §7: every number each preset gives, one hand per number that isolates it.
+"""docs/rules.md §4, §6, §7: every number each preset gives, one hand per number that isolates it.
 
 Each row: the item the hand isolates, the hand in notation, the flags, the item's flowers and the
 win's total, all worked out by hand from RULES.md (the arithmetic is in the comment of each table).
@@ -7,7 +7,7 @@ Base hands (4 hard flowers unless the row says otherwise):
 - PONG  `123m 456p 23s 99s [555p] +4s`: a pong (no 门清), all three suits (no 缺一), a two-sided
   23s wait (no wait flower), no winds: only 跑 and the hard flowers count.
 - CLOSED `123m 456p 23s 99s 777p +4s`: the same, all concealed (门清).
-Each other hand changes one thing about these.
+Each other hand changes one thing about these (tests/kit/hands.py holds them, shared with test_edges).
 """
 
 from __future__ import annotations
@@ -20,30 +20,31 @@ from engine.preset import load_preset
 from engine.scoring import score_declared
 from engine.units import WinFlags
 from tests.helpers import items, score
+from tests.kit.hands import (
+    ADDED_GANG,
+    BIANZHI,
+    CHAOCHAOHAOHUA,
+    CHAOHAOHUA,
+    CLOSED,
+    CONCEALED_GANG,
+    DUDIAO,
+    DUIDUIHU,
+    EXPOSED_GANG,
+    H4,
+    HAOHUA,
+    HUNYISE,
+    KANZHANG,
+    PONG,
+    QIDUI,
+    QINGYISE,
+    QUANQIU,
+    QUE_YI,
+    SELF,
+    SHUANG_QIDUI,
+    WIND_PONG,
+    YAJUE,
+)
 
-PONG = "123m 456p 23s 99s [555p] +4s"
-CLOSED = "123m 456p 23s 99s 777p +4s"
-WIND_PONG = "123m 456p 23s 99s [EEE] +4s"
-EXPOSED_GANG = "123m 456p 23s 99s [8888p] +4s"  # a direct gang keeps 门清 (§5)
-ADDED_GANG = "123m 456p 23s 99s {8888p} +4s"  # an added gang began as a pong: no 门清
-CONCEALED_GANG = "123m 456p 23s 99s (8888p) +4s"
-QUE_YI = "123m 456p 23p 99p [888p] +4p"  # no 条: exactly one suit absent
-KANZHANG = "123m 456p 13s 99s [888p] +2s"  # 13s waits on 2s alone
-BIANZHI = "123m 456p 12s 99s [888p] +3s"  # 12s waits on 3s alone
-DUDIAO = "123m 456p 789s 9p [888p] +9p"  # waits on the pair 9p alone
-HUNYISE = "123m 456m 23m 99m [EEE] +4m"  # 万 and winds; waits 1m/4m/7m
-QINGYISE = "123m 456m 23m 99m [777m] +4m"
-DUIDUIHU = "111m 999p 22s 55s [777s] +5s"
-QUANQIU = "5s [111m] [999p] [777s] [222s] +5s"  # four melds, won on the single tile: also 对对胡
-QIDUI = "11m 22m 33p 44p 55s 66s 7s +7s"
-HAOHUA = "1111m 22p 33p 44s 55s 6s +6s"
-CHAOHAOHUA = "1111m 2222p 33s 44s 5s +5s"
-CHAOCHAOHAOHUA = "1111m 2222p 3333s 4s +4s"
-SHUANG_QIDUI = "11m 22m 33p 44p 555s 66s +5s"  # the winning 5s completes a four of a kind
-YAJUE = "11p 234s 567s 79s [888s] +8s"  # sole 79s wait on 8s, the other three 8s ponged; no 万: 缺一
-
-H4: dict[str, Any] = {"hard_flowers": 4}
-SELF: dict[str, Any] = {"hard_flowers": 4, "self_draw": True}
 Row = tuple[str, str, dict[str, Any], int, int]
 
 

@@ -1,4 +1,4 @@
-"""RULES.md §6-§7: how each preset differs, and house-rules files."""
+"""docs/rules.md §6-§7: how each preset differs, and house-rules files."""
 
 import pytest
 

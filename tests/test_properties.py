@@ -2,7 +2,7 @@
 
 The hands come from tests/strategies.py (0-4 melds, sole and near-sole waits, 压绝 shapes, seven
 pairs); hard flowers run 0-20. Where a property needs a second opinion it is computed here, apart
-from the engine: the waits of a hand by brute force, what each payer owes from RULES.md §8-§9.
+from the engine: the waits of a hand by brute force, what each payer owes from docs/rules.md §8-§9.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from hypothesis import assume, event, given, settings
 from hypothesis import strategies as st
 
 from bot.chat.service import Referee
-from bot.night.night import table_event
+from bot.night.fold import table_event
 from bot.store.ledger import Ledger
 from bot.store.rows import EventRow
 from bot.text.replies import Reply, Response, render
@@ -31,13 +31,14 @@ from bot.views.charts import end_points, night_lines
 from engine.claims import ClaimRefused
 from engine.decompose import waiting_tiles
 from engine.errors import EngineError
+from engine.events import Win, WinInput
 from engine.hand import Hand, MeldKind
 from engine.notation import format_hand, parse_hand
 from engine.preset import PRESET_NAMES, Preset, load_preset
 from engine.reference import reference_score_hand
 from engine.scoring import score_hand
 from engine.settlement import HandContext, WinClaim, win_payments
-from engine.table import Win, WinInput, WinRefused, apply, new_table
+from engine.table import WinRefused, apply, new_table
 from engine.tiles import COPIES, FIRST_WIND, NUM_KINDS, SUIT_SIZE, Tile, format_tiles, suit_of
 from engine.units import WinFlags
 from locales import Translator
@@ -270,7 +271,7 @@ def test_the_small_win_limit(hand: Hand, hard: int, preset: str) -> None:
     )
 
 
-# ---- settlement: what each payer owes, recomputed from RULES.md §7-§9 ---------------------------
+# ---- settlement: what each payer owes, recomputed from docs/rules.md §7-§9 ---------------------------
 
 
 def expected_share(total: int, preset: Preset, doubled: bool, streak: int, self_draw: bool, after_gang: bool) -> int:

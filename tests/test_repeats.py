@@ -10,8 +10,8 @@ from pathlib import Path
 
 from tests.fake_telegram import FakeTelegram
 from tests.harness import Table
-from tests.test_console import run_bot
-from tests.test_telegram import ALICE, BOB, CAROL, Running, balances, buttons
+from tests.kit.console import run_bot
+from tests.kit.telegram import ALICE, BOB, CAROL, Running, balances, buttons
 
 OPEN = "/new A B C D"
 
@@ -63,11 +63,11 @@ async def test_the_question_expires_and_belongs_to_its_hand(table: Table) -> Non
     await table.say(OPEN)
     await table.say("A: 杠 B")
     await table.say("A: 杠 B")
-    start = table.referee.desk.clock()
-    table.referee.desk.clock = lambda: start + 10 * 60 + 1  # 10 minutes and a second later
+    start = table.referee.services.clock()
+    table.referee.services.clock = lambda: start + 10 * 60 + 1  # 10 minutes and a second later
     assert "过期" in await table.say("A: 再记一次")
     assert await table.balances() == {"A": 6, "B": -6, "C": 0, "D": 0}
-    table.referee.desk.clock = lambda: start
+    table.referee.services.clock = lambda: start
     await table.say("A: 杠 B")  # asked again
     await table.say("荒庄")  # the hand ends: its question with it
     assert "没有等着" in await table.say("A: 再记一次")

@@ -16,7 +16,7 @@ from tests.harness import Table
 async def started(path: Path, clock: Callable[[], float] | None = None) -> AsyncIterator[Table]:
     referee = await Referee.open(path, charts_enabled=False)
     if clock is not None:
-        referee.desk.clock = clock
+        referee.services.clock = clock
     try:
         yield Table(referee, "group-1")
     finally:
@@ -59,7 +59,7 @@ async def test_a_question_kept_over_a_restart_still_expires(tmp_path: Path) -> N
     path = tmp_path / "r.sqlite3"
     async with started(path) as table:
         await ask_twice(table)
-        asked = table.referee.desk.clock()
+        asked = table.referee.services.clock()
     async with started(path, clock=lambda: asked + 10 * 60 + 1) as table:  # 10 minutes and a second on
         out = await table.say("A: 再记一次")
         assert "这个问题过期了" in out and "✅" not in out

@@ -4,8 +4,8 @@ Seats: A=0 (East, the first dealer), B=1, C=2, D=3. The 敞开头 ones (抢杠�
 gangs) are in tests/test_changkaitou.py.
 """
 
+from engine.events import FlowerGang, Gang, Pong
 from engine.hand import MeldKind
-from engine.table import FlowerGang, Gang, Pong
 from engine.tiles import suited
 from tests.harness import Table
 from tests.table_play import A, B, C, D, fresh, hu, net, net_of_all, run

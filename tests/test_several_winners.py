@@ -15,7 +15,7 @@ from bot.text.replies import render
 from locales import Translator
 from tests.fake_telegram import FakeTelegram
 from tests.harness import Table
-from tests.test_telegram import ALICE, BOB, CAROL, Running, balances, buttons
+from tests.kit.telegram import ALICE, BOB, CAROL, Running, balances, buttons
 
 CKT = "/new Alice Bob Carol Dave preset=changkaitou start=1000"
 SANZUI = """

@@ -11,7 +11,8 @@ import sqlite3
 import pytest
 
 from bot.chat.service import Incoming, Referee
-from bot.night.night import Night, Nights
+from bot.night.night import Night
+from bot.night.nights import Nights
 from bot.night.seating import Speaker
 from bot.store.rows import NightRow
 from bot.text.replies import render_response

@@ -1,4 +1,4 @@
-"""RULES.md §4, §8, §9: instant payments, the win's settlement, liability, next dealer, 比下胡.
+"""docs/rules.md §4, §8, §9: instant payments, the win's settlement, liability, next dealer, 比下胡.
 
 Seats: A=0 (East, first dealer), B=1, C=2, D=3.
 """
@@ -6,22 +6,11 @@ Seats: A=0 (East, first dealer), B=1, C=2, D=3.
 import pytest
 
 from engine.errors import EngineError
+from engine.events import Draw, FlowerGang, Gang, Penalty, Pong, Win, WinInput
 from engine.hand import MeldKind
 from engine.notation import parse_hand_parts
 from engine.preset import load_preset_text
-from engine.table import (
-    Draw,
-    FlowerGang,
-    Gang,
-    Penalty,
-    Pong,
-    TableState,
-    Win,
-    WinInput,
-    WinRefused,
-    apply,
-    new_table,
-)
+from engine.table import TableState, WinRefused, apply, new_table
 from engine.tiles import suited, wind
 from engine.units import WinFlags
 from tests.table_play import fresh, hu, net, run

@@ -19,9 +19,9 @@ from bot.text.replies import render
 from locales import Translator
 from tests.fake_telegram import Call, FakeTelegram
 from tests.harness import Table
-from tests.test_guided_flow import NEW, buttons_of, start
-from tests.test_tap_tiles import CONCEALED, tap_through, text_of
-from tests.test_telegram import ALICE, BOB, GROUP, Running, balances
+from tests.kit.flows import CONCEALED, NEW, buttons_of, start, tap_through
+from tests.kit.replies import text_of
+from tests.kit.telegram import ALICE, BOB, GROUP, Running, balances
 
 EDIT_DELAY = 3.0
 

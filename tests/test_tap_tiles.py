@@ -16,17 +16,18 @@ import pytest
 from bot.chat.handlers.flows import NAME_LENGTH, Head, tile_label
 from bot.chat.service import Referee
 from bot.console import Console
-from bot.telegram.app import CALLBACK_LIMIT, ROW_LIMIT
-from bot.text.replies import Response, render, render_response
+from bot.telegram.app import ROW_LIMIT
+from bot.telegram.callback import CALLBACK_LIMIT
+from bot.text.replies import Response, render
 from engine.hand import MeldKind
 from engine.notation import format_hand
 from engine.tiles import tile_name
 from locales import Translator
 from tests.fake_telegram import Call, FakeTelegram
 from tests.harness import Table
-from tests.test_flow_once import console_step
-from tests.test_guided_flow import NEW, buttons_of, press_label, start
-from tests.test_telegram import ALICE, BOB, Running, balances, buttons
+from tests.kit.flows import CONCEALED, NEW, buttons_of, console_step, press_label, start, tap_through
+from tests.kit.replies import text_of
+from tests.kit.telegram import ALICE, BOB, Running, balances, buttons
 from tests.varied_hands import varied_hands
 
 # ---- Telegram: the taps counted --------------------------------------------------------------------
@@ -68,9 +69,6 @@ def check_keyboard(call: Call) -> None:
         assert len(row) <= ROW_LIMIT
         for button in row:
             assert len(button["callback_data"].encode()) <= CALLBACK_LIMIT
-
-
-CONCEALED = ["1万", "2万", "3万", "4万", "5万", "6万", "7万", "8万", "9万", "2筒", "3筒", "4筒", "5筒", "5筒"]
 
 
 async def test_a_concealed_hand_in_eighteen_taps(fake: FakeTelegram, tmp_path: Path) -> None:
@@ -137,18 +135,6 @@ async def test_a_fifth_copy_is_not_offered(fake: FakeTelegram, tmp_path: Path) -
 
 
 # ---- the command layer: tapped and typed move the same money ----------------------------------------
-
-
-async def tap_through(table: Table, speaker: str, labels: list[str]) -> Response:
-    step = await table.respond(f"{speaker}: /hu")
-    assert step is not None
-    for label in labels:
-        step = await press_label(table, step, speaker, label)
-    return step
-
-
-def text_of(response: Response) -> str:
-    return render_response(response, Translator(response.language))
 
 
 HANDS = [

@@ -7,80 +7,9 @@ from typing import Any
 
 import pytest
 
-from bot.store.ledger import Ledger
-from bot.telegram.app import TelegramFrontEnd, build_application
-from bot.telegram.delivery import RetryPolicy
-from bot.telegram.intake import Polling
 from tests.bot_process import bot_against_fake
-from tests.fake_telegram import FakeTelegram, user
-
-GROUP, OTHER_GROUP = -100111, -100222
-ALICE, BOB, CAROL, DAVE, EVE = (user(i, n) for i, n in enumerate(("Alice", "Bob", "Carol", "Dave", "Eve"), start=1))
-
-
-class Running:
-    def __init__(
-        self, fake: FakeTelegram, db: Path, policy: RetryPolicy | None = None, board_interval: float | None = None
-    ) -> None:
-        self.fake = fake
-        self.application = build_application(
-            "123:TEST", str(db), fake.base_url, policy=policy, board_interval=board_interval
-        )
-        self.front: TelegramFrontEnd = self.application.bot_data["front"]
-        self.intake = Polling(self.application.bot, self.front.accept_all, timeout=1)
-
-    async def __aenter__(self) -> Running:
-        await self.application.initialize()
-        await self.application.post_init(self.application)  # type: ignore[misc]
-        await self.application.start()
-        await self.intake.start()
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.intake.stop()
-        await self.application.stop()
-        await self.application.post_stop(self.application)  # type: ignore[misc]
-        await self.application.post_shutdown(self.application)  # type: ignore[misc]
-        await self.application.shutdown()
-
-    async def say(self, sender: dict[str, Any], text: str, chat: int = GROUP, **extra: Any) -> str:
-        """Send a line and wait for the bot's reply to it (a chart may take a second to render)."""
-        before = len(self.fake.calls)
-        update_id = self.fake.message(chat, sender, text, **extra)
-        await self.fake.wait_for(
-            lambda: any(c.method in ("sendMessage", "sendPhoto") for c in self.fake.calls[before:]), timeout=30
-        )
-        await self.fake.settle(update_id)
-        return "\n".join(
-            str(c.params.get("text", c.params.get("caption", "")))
-            for c in self.fake.calls[before:]
-            if c.method in ("sendMessage", "sendPhoto")
-        )
-
-    async def press(self, sender: dict[str, Any], data: str) -> str:
-        keyboard = [c for c in self.fake.calls if "reply_markup" in c.params][-1]
-        before = len(self.fake.calls)
-        await self.fake.settle(self.fake.press(sender, keyboard, data))
-        return "\n".join(
-            str(c.params.get("text", ""))
-            for c in self.fake.calls[before:]
-            if c.method in ("sendMessage", "answerCallbackQuery")
-        )
-
-
-def buttons(fake: FakeTelegram) -> dict[str, str]:
-    markup = [c for c in fake.calls if "reply_markup" in c.params][-1].params["reply_markup"]
-    return {b["text"]: b["callback_data"] for row in markup["inline_keyboard"] for b in row}
-
-
-async def balances(db: Path, chat: str = f"tg:{GROUP}") -> list[int]:
-    ledger = await Ledger.open(db)
-    try:
-        night = await ledger.latest_night(chat)
-        assert night is not None
-        return (await ledger.balances(night.id))[0]
-    finally:
-        await ledger.close()
+from tests.fake_telegram import FakeTelegram
+from tests.kit.telegram import ALICE, BOB, CAROL, DAVE, EVE, GROUP, OTHER_GROUP, Running, balances, buttons
 
 
 async def test_a_whole_night_in_a_group(fake: FakeTelegram, tmp_path: Path) -> None:

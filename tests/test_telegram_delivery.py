@@ -22,7 +22,7 @@ from bot.store.ledger import Ledger
 from bot.telegram.app import addressed_elsewhere, server_root
 from bot.telegram.delivery import MESSAGE_LIMIT, RetryPolicy, split_text
 from tests.fake_telegram import FakeTelegram, Fault
-from tests.test_telegram import ALICE, BOB, CAROL, DAVE, EVE, GROUP, OTHER_GROUP, Running, balances, buttons
+from tests.kit.telegram import ALICE, BOB, CAROL, DAVE, EVE, GROUP, OTHER_GROUP, Running, balances, buttons
 
 FAST = RetryPolicy(attempts=6, first_backoff=0.05, late_note_pause=0.2, late_note_attempts=5)
 NEW = "/new @alice @bob @carol @dave"

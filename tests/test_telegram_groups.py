@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.fake_telegram import CHANNEL_BOT, GROUP_ANONYMOUS_BOT, FakeTelegram, plain_user, user
-from tests.test_telegram import GROUP, Running, balances, buttons
+from tests.kit.telegram import GROUP, Running, balances, buttons
 
 ALICE, BOB, CAROL, DAVE, EVE = (user(i, n) for i, n in enumerate(("Alice", "Bob", "Carol", "Dave", "Eve"), start=1))
 OPEN = "/new @alice @bob @carol @dave"

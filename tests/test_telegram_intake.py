@@ -19,7 +19,7 @@ from bot.telegram.input import Kind, read_update
 from bot.telegram.intake import ALLOWED_UPDATES, SECRET_HEADER, Polling, Webhook
 from tests.bot_process import bot_against_fake, count, wait_until
 from tests.fake_telegram import FakeTelegram
-from tests.test_telegram import ALICE, GROUP, Running
+from tests.kit.telegram import ALICE, GROUP, Running
 
 ROOT = Path(__file__).resolve().parent.parent
 CHAT = {"id": GROUP, "type": "supergroup", "title": "Table"}
@@ -231,14 +231,15 @@ def test_the_health_check_says_what_the_bot_says_of_its_drawing_process(tmp_path
     assert healthy and message.endswith("; the drawing process did not answer and was replaced 1 time(s)")
     said.append(None)
     heartbeat.beat()
-    assert check(beat) == (True, "alive: heartbeat 0 s old")
+    assert check(beat) == (True, "heartbeat 0 s old (limit 90 s)")
 
 
 def test_the_running_bot_keeps_its_heartbeat_fresh_and_the_health_check_reads_it(tmp_path: Path) -> None:
     """`python -m bot` with HEARTBEAT_FILE: the file appears once the loop goes round and is touched
     again with every long poll; `python -m bot health` says alive (0), and not once the bot stopped."""
     db, log, beat = tmp_path / "beat.sqlite3", tmp_path / "bot.log", tmp_path / "alive"
-    env = {**os.environ, "HEARTBEAT_FILE": str(beat), "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "HEARTBEAT_FILE": str(beat), "REFEREE_DB": str(db), "PYTHONPATH": str(ROOT)}
+    said: list[str] = []
 
     def health(max_age: str = "90") -> int:
         run = subprocess.run(
@@ -246,8 +247,10 @@ def test_the_running_bot_keeps_its_heartbeat_fresh_and_the_health_check_reads_it
             cwd=ROOT,
             env={**env, "HEARTBEAT_MAX_AGE": max_age},
             capture_output=True,
+            text=True,
             timeout=30,
         )
+        said.append(run.stdout)
         return run.returncode
 
     async def scenario() -> None:
@@ -259,6 +262,7 @@ def test_the_running_bot_keeps_its_heartbeat_fresh_and_the_health_check_reads_it
             await fake.wait_for(lambda: bool(fake.sent("sendMessage")), timeout=30)
             await wait_until(lambda: beat.stat().st_mtime > first, timeout=30)  # touched again by the loop
             assert health() == 0
+            assert "inbox backlog 0, oldest 0 s" in said[-1] and said[-1].endswith("healthy\n")
             assert await bot.stop() == 0
         await asyncio.sleep(1.1)
         assert health(max_age="1") == 1  # the loop is gone: the heartbeat goes stale

@@ -23,11 +23,10 @@ import aiohttp
 
 from locales import Translator
 from tests.bot_process import ROOT, bot_against_fake, bot_environment, count, wait_until
-from tests.test_plot import gone as plot_gone
-from tests.test_telegram import ALICE, BOB
+from tests.kit.processes import gone as plot_gone
+from tests.kit.telegram import ALICE, BOB, NEW
 
 CHATS = (-100301, -100302, -100303, -100304)
-NEW = "/new @alice @bob @carol @dave"
 BURST = 200
 
 
@@ -77,9 +76,9 @@ def test_a_second_process_on_the_same_database_refuses_to_start(tmp_path: Path) 
             await fake.wait_for(lambda: bool(fake.sent("sendMessage")), timeout=30)
             started = time.monotonic()
             second = subprocess.run(
-                [sys.executable, "-m", "bot"],
+                [sys.executable, "-m", "bot", "run"],
                 cwd=ROOT,
-                env=bot_environment(db, fake.base_url),
+                env=bot_environment(db, fake.base_url, LANG="zh_CN.UTF-8"),  # operator messages in LANG
                 capture_output=True,
                 text=True,
                 timeout=30,
@@ -89,7 +88,7 @@ def test_a_second_process_on_the_same_database_refuses_to_start(tmp_path: Path) 
             console = subprocess.run(
                 [sys.executable, "-m", "bot", "console", "--db", str(db), "--script", os.devnull],
                 cwd=ROOT,
-                env={**os.environ, "PYTHONPATH": str(ROOT)},
+                env={**os.environ, "PYTHONPATH": str(ROOT), "LANG": "zh_CN.UTF-8"},  # operator messages in LANG
                 capture_output=True,
                 text=True,
                 timeout=30,
@@ -106,9 +105,9 @@ def test_a_second_process_on_the_same_database_refuses_to_start(tmp_path: Path) 
 def test_an_unopenable_database_exits_with_a_clear_message_in_both_front_ends(tmp_path: Path) -> None:
     junk = tmp_path / "junk.sqlite3"
     junk.write_text("this is not an SQLite database\n" * 200, encoding="utf-8")
-    env = bot_environment(junk, "http://127.0.0.1:9")
+    env = bot_environment(junk, "http://127.0.0.1:9", LANG="zh_CN.UTF-8")  # operator messages in LANG
     for argv, environment in (
-        (["-m", "bot"], env),
+        (["-m", "bot", "run"], env),
         (
             ["-m", "bot", "console", "--db", str(junk), "--script", os.devnull],
             {k: v for k, v in env.items() if k != "TELEGRAM_BOT_TOKEN"},
@@ -314,7 +313,7 @@ def test_a_stopped_drawing_process_holds_neither_the_summary_nor_the_chats_next_
     penalty (RULES.md: the offender pays 5 to each of the three others): her summary line says 5."""
     db, log, beat = tmp_path / "draw.sqlite3", tmp_path / "bot.log", tmp_path / "alive"
     other = CHATS[1]
-    env = {**os.environ, "HEARTBEAT_FILE": str(beat), "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "HEARTBEAT_FILE": str(beat), "REFEREE_DB": str(db), "PYTHONPATH": str(ROOT)}
 
     def health() -> tuple[int, str]:
         run = subprocess.run([sys.executable, "-m", "bot", "health"], cwd=ROOT, env=env, capture_output=True, text=True)

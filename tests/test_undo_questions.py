@@ -12,7 +12,7 @@ from pathlib import Path
 
 from tests.fake_telegram import FakeTelegram
 from tests.harness import Table
-from tests.test_telegram import ALICE, BOB, CAROL, Running, balances, buttons
+from tests.kit.telegram import ALICE, BOB, CAROL, Running, balances, buttons
 
 OPEN = "/new 刘洋 B C D stake=2"
 ZERO = {"刘洋": 0, "B": 0, "C": 0, "D": 0}

@@ -1,4 +1,4 @@
-"""jinyuanzi 外包 as seed 003 words it (RULES.md §8, last liability bullet), each case as a short night.
+"""jinyuanzi 外包 as seed 003 words it (docs/rules.md §8, last liability bullet), each case as a short night.
 
 外包 is the fixed 50 chips (100 in a 比下胡 hand). 抢杠 and 大杠开 are 内包: three shares in chips.
 Seats: A=0 (East, the first dealer), B=1, C=2, D=3.
@@ -6,10 +6,11 @@ Seats: A=0 (East, the first dealer), B=1, C=2, D=3.
 
 from __future__ import annotations
 
+from engine.events import Draw, Gang, Pong, RangeMark
 from engine.hand import MeldKind
 from engine.preset import load_preset
 from engine.settlement import Payment
-from engine.table import Draw, Gang, Pong, RangeMark, TableState, new_table
+from engine.table import TableState, new_table
 from engine.tiles import suited, wind
 from tests.harness import Table
 from tests.table_play import hu, play

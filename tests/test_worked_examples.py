@@ -1,4 +1,4 @@
-"""RULES.md §11: the four worked examples (nanjing, stake 1)."""
+"""docs/rules.md §11: the four worked examples (nanjing, stake 1)."""
 
 from tests.helpers import items, score
 

@@ -9,35 +9,39 @@ this: they never touch the ledger.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import replace
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from itertools import takewhile
 from pathlib import Path
 
-from bot.chat.commands import SPEC_BY_NAME, parse, reports_an_event, usage_hint
-from bot.chat.handlers import board, chores, corrections, flows, opening, questions, tab, table_events, tile_flow
+from bot.chat.commands import handler_of
+from bot.chat.grammar import GRAMMAR_BY_NAME
+from bot.chat.handlers import corrections, opening
 from bot.chat.handlers.causes import flower_choices
 from bot.chat.handlers.common import (
     Context,
-    Desk,
     Incoming,
     PendingLine,
     Refusal,
+    Services,
     meld_conflict,
     near_miss,
     readable,
     refused_win,
 )
+from bot.chat.parser import ReadLine, read_line, reports_an_event, usage_hint
 from bot.night.codec import EVENT_KINDS, SeatChange
+from bot.night.fold import Line
 from bot.night.log_index import LogIndex
-from bot.night.night import Line, Night, Nights
+from bot.night.night import Night
+from bot.night.nights import Nights
+from bot.night.records import DuplicateUpdate, EventRow, Seat
 from bot.night.seating import Speaker, claimable_seat, seat_of, seated_names
-from bot.store.heap import in_thread
 from bot.store.inbox import Inbox
 from bot.store.ledger import Ledger
-from bot.store.rows import DuplicateUpdate, EventRow, Seat
 from bot.store.writer import storage_unavailable
 from bot.text.replies import Reply, Response
+from bot.threads import in_thread
 from bot.views.board import DEFAULT_MODE, shaped
 from bot.views.board import SETTING as BOARD_SETTING
 from bot.views.lines import format_money, transfers_json, unit_key
@@ -49,53 +53,17 @@ from locales import DEFAULT_LANGUAGE, normalize_language
 
 __all__ = ["Incoming", "Referee", "Speaker"]
 
-SEATS = 4
 log = logging.getLogger(__name__)
-Handler = Callable[[Context], Awaitable[Response]]
-# Each command's handler, by the name of its row in bot/chat/commands.py's `COMMANDS` (that row says how
-# its line is read and what it may do; tests/test_commands_table.py holds the two to each other).
-HANDLERS: dict[str, Handler] = {
-    "new": opening.new,
-    "join": opening.join,
-    "unseat": opening.unseat,
-    "rename": chores.rename,
-    "swap": chores.swap,
-    "stake": chores.stake,
-    "dealer": chores.dealer,
-    "close": opening.close,
-    "reopen": opening.reopen,
-    "lang": opening.lang,
-    "board": board.board,
-    "pong": table_events.pong,
-    "gang": flows.guided_gang,
-    "added_gang": table_events.gang,
-    "concealed_gang": table_events.gang,
-    "flower_gang": table_events.flower_gang,
-    "winds": table_events.winds,
-    "range": table_events.range_mark,
-    "penalty": flows.guided_penalty,
-    "hu": tile_flow.guided_hu,
-    "draw": table_events.draw,
-    "again": table_events.again,
-    "undo": corrections.undo,
-    "fix": corrections.fix,
-    "score": questions.score,
-    "history": questions.history,
-    "rules": questions.rules,
-    "summary": questions.summary,
-    "help": questions.help_,
-    "stats": questions.stats,
-    "me": questions.me,
-    "export": questions.export_,
-    "tab": tab.show,
-    "paid": tab.paid,
-    "settled": tab.settled,
-    "unknown": questions.unknown_command,
-}
-
-
 KEPT_MINUTES = 10  # a line kept for its sender's seat claim is sent again at most this long after
 KEEP_TAPS_DAYS = 7  # a guided flow's taps are dropped this long after (a flow lasts FLOW_MINUTES)
+
+
+@dataclass(frozen=True)
+class Binding:
+    """An account bound to its seat by the line it sends."""
+
+    change: SeatChange
+    claimed: str | None  # the seat's name, claimed by the account's own name; None: seated by @username
 
 
 def row_after(events: Sequence[EventRow], bind_id: int) -> int | None:
@@ -107,7 +75,7 @@ def row_after(events: Sequence[EventRow], bind_id: int) -> int | None:
 
 class Referee:
     def __init__(self, ledger: Ledger, rules_dir: Path | None = None, charts_enabled: bool = True) -> None:
-        self.desk = Desk(Nights(ledger), rules_dir, charts_enabled)
+        self.services = Services(Nights(ledger), rules_dir, charts_enabled)
 
     @classmethod
     async def open(cls, path: str | Path, rules_dir: Path | None = None, charts_enabled: bool = True) -> Referee:
@@ -116,7 +84,7 @@ class Referee:
 
     @property
     def nights(self) -> Nights:
-        return self.desk.nights
+        return self.services.nights
 
     # ---- entry point ---------------------------------------------------------------------------
 
@@ -129,7 +97,7 @@ class Referee:
             return await self._guarded(incoming)
 
     async def _guarded(self, incoming: Incoming) -> Response | None:
-        before = await self._log_size(incoming.chat_id)
+        before = self.nights.recorded(incoming.chat_id)
         try:
             return await self._handle(incoming)
         except Exception as error:
@@ -141,7 +109,7 @@ class Referee:
             self.nights.forget(incoming.chat_id)
             language = await self._language_after_failure(incoming)
             # it failed after the line's commit: say so (a binding is only written with an event)
-            if await self._log_size(incoming.chat_id) != before:
+            if self.nights.recorded(incoming.chat_id) != before:
                 return Response((Reply("error.internal_after_recording"),), language, recorded=True)
             return Response((Reply("error.internal"),), language, refused=True, unwritten=busy)
 
@@ -152,53 +120,49 @@ class Referee:
         except Exception:
             return DEFAULT_LANGUAGE
 
-    async def _log_size(self, chat_id: str) -> tuple[int, int] | None:
-        try:
-            night = await self.nights.latest(chat_id, history=False)
-        except Exception:  # the ledger itself cannot be read: nothing can have been written either
-            log.exception("chat %s cannot be loaded", chat_id)
-            return None
-        return (night.id, night.log_size()) if night is not None else None
-
     async def _handle(self, incoming: Incoming) -> Response | None:
         language = await self.language(incoming.chat_id, incoming.speaker.language)
         # a restart's first /score reads only the events after the newest checkpoint; any other
         # command reads the whole night first (Night.load_history)
         night = await self.nights.latest(incoming.chat_id, history=False)
         seats = night.seats if night is not None else ()
-        try:
-            command = parse(incoming.text, seated_names(seats))
-        except EngineError as error:
-            replies = (Reply(error.key, error.params),)
+        read = incoming.read
+        if read is None or read.text != incoming.text or read.known != tuple(seated_names(seats)):
+            read = read_line(incoming.text, seated_names(seats))  # not read yet, or read at other names
+        if read.error is not None:
+            replies = (Reply(read.error.key, read.error.params),)
             hint = usage_hint(incoming.text, replies)  # the line's /command in its right form
             return self._noted(incoming, Response((*replies, hint) if hint else replies, language, refused=True))
+        command = read.command
         if command is None:
             return self._noted(incoming, near_miss(incoming, night, language))
-        handler = HANDLERS.get(command.name)
+        handler = handler_of(command.name)
         if handler is None:
             return None
-        spec = SPEC_BY_NAME.get(command.name)
+        spec = GRAMMAR_BY_NAME.get(command.name)
         if night is not None and not (spec is not None and spec.head_only):
             await night.load_history()
             await night.folded()  # a long night folds off the event loop, not inside the handler
-        context = Context(incoming, command, language, night, self.desk)
+        context = Context(incoming, command, language, night, self.services)
         try:
-            claimed = None
+            binding = None
             if night is not None and not night.closed and not (spec is not None and spec.seats_itself):
-                claimed = await self._bind_user(incoming, night, spec is not None and spec.claims_a_seat)
+                binding = self._binding(incoming, night, spec is not None and spec.claims_a_seat)
+                if binding is not None:
+                    await night.load_history()
             hand_before = night.state.hand_no if night is not None else None
-            try:
-                response = await handler(context)
-            finally:
-                unwritten = night.drop_unwritten_bind() if night is not None else None
+            if night is None or binding is None:
+                response, bound = await handler(context), False
+            else:
+                # a known account (seated by @username): bound once its line is answered, refusal-free
+                alone = Line(incoming.speaker.name, "(bind)") if binding.claimed is None else None
+                response, bound = await night.answer_bound(binding.change, alone, lambda: handler(context))
             # one quiet line per event, the board when the hand changes (or after each: /board each)
             mode = await self.nights.setting(incoming.chat_id, BOARD_SETTING) or DEFAULT_MODE
             response = shaped(response, mode, hand_before)
-            if night is not None and unwritten is not None and claimed is None:
-                # a known account (seated by @username): bound once its line is answered, refusal-free
-                await night.record_seat(Line(incoming.speaker.name, "(bind)"), "bind", unwritten)
-            elif claimed is not None and unwritten is None:  # one line saying who the account was bound to
-                said = Reply("telegram.claimed", {"name": claimed})
+            if binding is not None and binding.claimed is not None and bound:
+                # one line saying who the account was bound to
+                said = Reply("telegram.claimed", {"name": binding.claimed})
                 live = (said, *response.live) if response.live is not None else None
                 response = replace(response, replies=(said, *response.replies), live=live)
         except DuplicateUpdate:
@@ -217,8 +181,8 @@ class Referee:
             prompt = opening.claim_prompt(context, response)  # an account with no seat yet: which one?
             if prompt is not None:
                 assert night is not None
-                kept = PendingLine(incoming.text, night.id, night.state.hand_no, self.desk.clock())
-                self.desk.pending_lines[(incoming.chat_id, incoming.speaker.id)] = kept
+                kept = PendingLine(incoming.text, night.id, night.state.hand_no, self.services.clock())
+                self.services.pending_lines[(incoming.chat_id, incoming.speaker.id)] = kept
                 return prompt
             if command.name == "hu" and response.replies[0].key == "hu.needs_flowers" and night is not None:
                 # a win typed whole but for its hard flowers: the count as buttons, each the line with it
@@ -228,7 +192,7 @@ class Referee:
             if hint is not None:  # a /command in the wrong form: show the right one
                 response = replace(response, replies=(*response.replies, hint))
         if spec is None or not spec.looks_only:  # /score or /export after /summary: `yes` still closes
-            self.desk.pending_close.discard(incoming.chat_id)
+            self.services.pending_close.discard(incoming.chat_id)
             self._noted(incoming, response)  # a look at the night is no line of the table
         claims = command.name == "join" and response.recorded and response.replies[:1]
         if claims and response.replies[0].key == "telegram.claimed":
@@ -242,24 +206,24 @@ class Referee:
         if response is None:
             return None
         if response.recorded:
-            self.desk.unrecorded.discard(incoming.chat_id)
+            self.services.unrecorded.discard(incoming.chat_id)
         elif response.refused or response.choices or response.settles:
-            self.desk.unrecorded.add(incoming.chat_id)
+            self.services.unrecorded.add(incoming.chat_id)
         return response
 
     async def _line_kept(self, incoming: Incoming, claimed: Response) -> Response:
         """A seat claimed by an account whose line was refused for want of one (`我是 陈静` after
         `碰 李娜 北`): the line is recorded now, as if sent again, if the hand is still the same and it
         is at most KEPT_MINUTES old."""
-        kept = self.desk.pending_lines.pop((incoming.chat_id, incoming.speaker.id), None)
+        kept = self.services.pending_lines.pop((incoming.chat_id, incoming.speaker.id), None)
         night = await self.nights.latest(incoming.chat_id, history=False)
         if kept is None or night is None or (night.id, night.state.hand_no) != (kept.night_id, kept.hand_no):
             return claimed
-        if self.desk.clock() - kept.at > KEPT_MINUTES * 60:
+        if self.services.clock() - kept.at > KEPT_MINUTES * 60:
             return claimed
         key = f"{incoming.update_key}:kept" if incoming.update_key else None
         bind_id = night.log_size()  # the claim's row: the last the chat wrote
-        line = await self._handle(replace(incoming, text=kept.text, update_key=key, press=None))
+        line = await self._handle(replace(incoming, text=kept.text, update_key=key, press=None, read=None))
         if line is None:
             return claimed
         replies = (*claimed.replies, *line.replies)
@@ -287,13 +251,13 @@ class Referee:
             return Response(refused_win(context.seats, error), context.language)
         return Response((Reply(error.key, readable(error.params, context.seats, context.night)),), context.language)
 
-    async def _bind_user(self, incoming: Incoming, night: Night, recording: bool) -> str | None:
+    @staticmethod
+    def _binding(incoming: Incoming, night: Night, recording: bool) -> Binding | None:
         """A player seated by @username gets their Telegram id the first time they speak, so that
         /me finds their nights later (recorded as a `bind` event: the ledger stays append-only). A
         seat opened by plain name is claimed by the one account whose own name folds equal to it,
-        when it records; returns that seat's name. The binding is held in memory and written with
-        the line's own event (bot.night.night.Night.bind_with_next_write): a refused line binds nobody,
-        and a claim by name is written only with an event it served."""
+        when it records. The binding is written with the line's own event (Night.answer_bound): a
+        refused line binds nobody, and a claim by name is written only with an event it served."""
         speaker = incoming.speaker
         seat = seat_of(night.seats, speaker)
         claimed = None
@@ -303,19 +267,30 @@ class Referee:
         if seat is None or speaker.by_name or not speaker.id or night.seats[seat].user_id is not None:
             return None
         current = night.seats[seat]
-        await night.load_history()
-        night.bind_with_next_write(SeatChange(seat, current.name, speaker.id, speaker.username))
-        return current.name if claimed is not None else None
+        change = SeatChange(seat, current.name, speaker.id, speaker.username)
+        return Binding(change, current.name if claimed is not None else None)
 
     # ---- what the front ends may ask -----------------------------------------------------------
+
+    async def read(self, chat_id: str, text: str) -> ReadLine:
+        """The line read with the names seated in the chat's night, once: a front end asks it whether
+        the line only asks (`asks_only`, no admin lookup needed) and hands it back in `Incoming.read`.
+        Never raises: a night that cannot be loaded leaves the line unread, for `handle` to answer."""
+        try:
+            async with self.nights.using(chat_id):
+                night = await self.nights.latest(chat_id, history=False)
+                return read_line(text, seated_names(night.seats) if night is not None else ())
+        except Exception:
+            log.exception("line %r in chat %s could not be read", text, chat_id)
+            return ReadLine(text, None)
 
     async def warm(self) -> None:
         """Build what a process builds once, in a worker, before the first line: the engine's table of
         suit shapes (about 0.35 s and 18 MB), which the first win scored would otherwise build on the
         event loop, holding every chat that long; and the process charts are drawn in, so that a chart
         never holds the chats this process answers meanwhile."""
-        if self.desk.charts_enabled:
-            self.desk.charts.start_drawing()
+        if self.services.charts_enabled:
+            self.services.charts.start_drawing()
         await in_thread(reading_table)
 
     async def language(self, chat_id: str, speaker_language: str | None = None) -> str:
@@ -367,7 +342,7 @@ class Referee:
         await self.nights.forget_flow_taps(days)
 
     async def close(self) -> None:
-        self.desk.charts.stop_drawing()
+        self.services.charts.stop_drawing()
         await self.nights.close()
 
     def inbox(self) -> Inbox:

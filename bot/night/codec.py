@@ -15,20 +15,9 @@ from functools import cache
 from typing import TYPE_CHECKING, Any, TypeVar, Union, get_args, get_origin, get_type_hints
 
 from engine.errors import EngineError
-from engine.table import (
-    Draw,
-    Event,
-    FlowerGang,
-    FourWinds,
-    Gang,
-    Penalty,
-    Pong,
-    RangeMark,
-    SetDealer,
-    Win,
-)
+from engine.events import Draw, Event, FlowerGang, FourWinds, Gang, Penalty, Pong, RangeMark, SetDealer, Win
 
-# The one list of table events and their stored names: every member of `engine.table.Event`, no other
+# The one list of table events and their stored names: every member of `engine.events.Event`, no other
 # (tests/test_codec.py holds the two to each other).
 EVENT_KINDS: dict[str, type[Event]] = {
     "pong": Pong,

@@ -4,7 +4,7 @@ place, the newest row of some kinds) answered without reading the whole log agai
 A night's rows are only ever appended (a correction is a new row), so the index folds each new row
 once, the first time a question is asked after it was appended: a question late in a 50,000-event
 night costs what it costs early on, and a `/undo` does not walk the night on the event loop. The
-index belongs to the night (bot/night/night.py) and is rebuilt if the night reads its log anew.
+index belongs to the night (bot/night/reading.py) and is rebuilt if the night reads its log anew.
 
 It also numbers the night's lines: the number a player sees (`✅ #3`, `撤销 3`, /history) counts the
 lines the table typed, per night, the opening being #1. A row no one typed as a line of the table
@@ -136,13 +136,13 @@ class LogIndex:
         at = bisect_left(rows, event_id, key=_row_id)
         return rows[at] if at < len(rows) and rows[at].id == event_id else None
 
-    def slot(self, rows: list[EventRow], event_id: int) -> int:
+    def place(self, rows: list[EventRow], event_id: int) -> int:
         """The place in the night a row stands for (bot/night/versions.py)."""
-        return self.catch_up(rows).slot(event_id)
+        return self.catch_up(rows).place(event_id)
 
-    def current(self, rows: list[EventRow], slot: int) -> int | None:
+    def current(self, rows: list[EventRow], place: int) -> int | None:
         """The id of the version in force at this place, None once it is undone."""
-        return self.catch_up(rows).current(slot)
+        return self.catch_up(rows).current(place)
 
     def last(self, rows: list[EventRow], kinds: Sequence[str], counts: Callable[[EventRow], bool]) -> EventRow | None:
         """The newest row of one of these kinds that `counts` (undone rows are passed over)."""

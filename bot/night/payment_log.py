@@ -10,7 +10,7 @@ from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from typing import overload
 
-from bot.night.appended import same_items
+from bot.night.append_only import same_items
 from bot.store.rows import PaymentRow
 
 

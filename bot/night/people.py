@@ -14,8 +14,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from bot.night.codec import STAKE, SWAP, seat_change, stake_change
+from bot.night.fold import Fold
+from bot.night.schedule import placed_schedule
 from bot.night.versions import versions
-from bot.store.rows import EventRow, PaymentRow, Seat
+from bot.store.rows import EventRow, NightRow, PaymentRow, Seat
 from bot.text.vocabulary import fold
 
 RENAMING = ("join", "bind", "rename")  # the seat's occupant is called something new
@@ -143,7 +145,7 @@ def index_totals(
 ) -> tuple[list[int], list[int]]:
     """(flowers, money) per occupancy index, starting from `base` (a checkpoint's head, by index)."""
     by_id = {event.id: event for event in events}
-    places = versions(events).slot_of
+    place_of = versions(events).place_of
     amounts = [0] * len(seating.names)
     money = [0] * len(seating.names)
     for index, (amount, cents) in enumerate(zip(*base, strict=True)):
@@ -152,8 +154,8 @@ def index_totals(
         event = by_id.get(payment.event_id)
         if event is None:
             continue
-        # a correction's money belongs to the hand and the players of the place (slot) it corrects
-        source = by_id.get(places.get(event.id, event.id), event)  # its slot's first row
+        # a correction's money belongs to the hand and the players of the place it corrects
+        source = by_id.get(place_of.get(event.id, event.id), event)  # its place's first row
         sitting = seating.at.get(source.id, seating.now)
         hand = hand_of(source.id) or source.hand_no
         cents = payment.amount * stake_at(schedule, hand)
@@ -180,3 +182,36 @@ def merged_people(
         for key, (name, amount, cents) in merged.items()
         if (key in seated and name) or amount or cents
     ]
+
+
+def player_totals(
+    night: NightRow,
+    events: Sequence[EventRow],
+    active: set[int],
+    payments: Sequence[PaymentRow],
+    fold: Callable[[], Fold],
+) -> tuple[PlayerTotals, list[tuple[int, int]]]:
+    """Players by index and their totals from the whole log, and the night's stake schedule. The
+    fold is asked for only when the stake changed (it picks each payment's hand, for its stake)."""
+    seating = occupancy(night.seats, events, active)
+    schedule = placed_schedule(night.stake_cents, events, active, fold)
+    hand_of = fold().hand_of if len(schedule) > 1 else no_hand
+    amounts, money = index_totals(seating, events, payments, schedule, hand_of)
+    totals = PlayerTotals((len(events), len(payments)), seating.names, seating.now, amounts, money)
+    return totals, schedule
+
+
+@dataclass(frozen=True)
+class PlayerTotals:
+    """The night's players by index (occupancy names, who sits where now) and each one's totals,
+    as of `version` (events, payments in memory)."""
+
+    version: tuple[int, int]
+    names: tuple[str, ...]
+    now: tuple[int, ...]
+    amounts: Sequence[int]
+    money: Sequence[int]
+
+
+def no_hand(event_id: int) -> int | None:
+    return None

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
-from bot.store.rows import NightRow, Seat
+from bot.night.codec import SEAT_KINDS, seat_change
+from bot.store.rows import EventRow, NightRow, Seat
 from bot.text.vocabulary import fold, name_key
 from engine.errors import EngineError
 
@@ -72,17 +74,32 @@ def resolve(seats: Sequence[Seat], token: str) -> int:
     if len(token) == 2 and token[0] == "#" and token[1] in "0123" and seats[int(token[1])].name:
         return int(token[1])
     folded = name_key(token.lstrip("@"))
-    hits = [
-        index
-        for index, seat in enumerate(seats)
-        if (seat.name and name_key(seat.name) == folded) or (seat.username and fold(seat.username) == folded)
-    ]
+    hits = [index for index, keys in enumerate(_seat_keys(tuple(seats))) if folded in keys]
     if len(hits) == 1:
         return hits[0]
     key = "player.ambiguous" if hits else "player.unknown"
     raise EngineError(key, name=token, players=player_list(seats))
 
 
+@lru_cache(maxsize=256)
+def _seat_keys(seats: tuple[Seat, ...]) -> tuple[tuple[str, ...], ...]:
+    """What each seat answers to, as matching sees it (its name's key, its @username folded): worked
+    out once for a seating, not once for each name a line holds."""
+    return tuple(
+        (*([name_key(seat.name)] if seat.name else []), *([fold(seat.username)] if seat.username else []))
+        for seat in seats
+    )
+
+
 def may_record(night: NightRow, seats: Sequence[Seat], speaker: Speaker) -> bool:
     """Seated players, whoever opened the night, and chat admins may record or undo."""
     return seat_of(seats, speaker) is not None or speaker.id == night.opened_by or speaker.is_admin
+
+
+def seats_from(row: NightRow, events: Iterable[EventRow], active: set[int]) -> tuple[Seat, ...]:
+    seats = list(row.seats)
+    for event in events:
+        if event.kind in SEAT_KINDS and event.id in active:
+            change = seat_change(event.body)
+            seats[change.seat] = Seat(change.name, change.user_id, change.username)
+    return tuple(seats)

@@ -11,7 +11,7 @@ place it corrects), in that place's hand, exactly as /summary's totals and the C
 The ledger keeps it as of the newest closed hand: the hand that closes stores the figures and adds
 its nets to the hands' rows, in the transaction of its checkpoint (`TallyUpdate`: what a hand adds
 costs the same late in a long night as early on), and a correction stores the whole night's tally
-again; the night adds the hand being played in memory (bot/night/night.py). It is a cache, never
+again; the night adds the hand being played in memory (bot/night/running.py). It is a cache, never
 the truth: it is read only in this code's version and only if no correction came after it (one
 whose whole tally never got stored: a crash in between); otherwise the whole night is tallied from
 its fold and stored.
@@ -23,18 +23,15 @@ import hashlib
 import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING
 
 from bot.night.codec import POSITIONAL, from_data, to_data
+from bot.night.played import Played
 from bot.store.rows import PaymentRow, TallyRows
 from engine.errors import EngineError
+from engine.events import Draw, Win
 from engine.settlement import Payment
-from engine.table import Draw, Win
 
-if TYPE_CHECKING:
-    from bot.night.night import Played
-
-Sitting = Callable[[int], Sequence[int]]  # a place (slot) -> the player index in each seat there
+Sitting = Callable[[int], Sequence[int]]  # a place -> the player index in each seat there
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,7 +186,7 @@ class _Sums:
     last_hand: int = 0
 
 
-class Tallying:
+class TallyBuilder:
     """Figures being added to, and the hands the additions moved: `played` for each event as
     played, in the night's order; `paid` for each payment booked, with the players at its place and
     its hand. `figures()` is the base's figures and these; `hands()` the hands these moved (the
@@ -277,17 +274,17 @@ class Tallying:
 
 
 def tallied(
-    tallying: Tallying,
+    builder: TallyBuilder,
     played: Iterable[Played],
     payments: Iterable[tuple[PaymentRow, int, int]],
     sitting: Sitting,
     previous: Played | None = None,
-) -> Tallying:
-    """`tallying` with these events as played (in the night's order, after `previous`) and these
+) -> TallyBuilder:
+    """`builder` with these events as played (in the night's order, after `previous`) and these
     payments booked, each with the place it belongs to and that place's hand."""
     for entry in played:
-        tallying.played(entry, sitting(entry.slot), previous)
+        builder.played(entry, sitting(entry.place), previous)
         previous = entry
     for payment, place, hand in payments:
-        tallying.paid(payment, sitting(place), hand)
-    return tallying
+        builder.paid(payment, sitting(place), hand)
+    return builder

@@ -18,10 +18,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ParamSpec, TypeVar
-
-P = ParamSpec("P")
-T = TypeVar("T")
+from typing import Any
 
 SLOW_MS = 10.0  # a full collection slower than this freezes what it kept
 OLDEST = len(gc.get_threshold()) - 1  # the generation a full collection is of
@@ -105,23 +102,3 @@ def _attributes(thing: object) -> list[str]:
         slots = kind.__dict__.get("__slots__", ())
         names.extend([slots] if isinstance(slots, str) else slots)
     return names
-
-
-async def in_thread(work: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
-    """`work(*args, **kwargs)` in a worker thread, its result handed back outside the futures that carried it.
-    `asyncio.to_thread` leaves the result in a pair of futures that refer to each other, so a night
-    or a fold came back held by a cycle: freed only by a full collection, and never if that cycle
-    was frozen while the work was under way (bot/store/heap.py freezes during exactly such work)."""
-    box: list[T] = []
-    failed: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            box.append(work(*args, **kwargs))
-        except BaseException as error:  # raised here, on the loop, not kept by the futures either
-            failed.append(error)
-
-    await asyncio.to_thread(run)
-    if failed:
-        raise failed.pop()
-    return box.pop()

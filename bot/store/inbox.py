@@ -28,6 +28,7 @@ from bot.store.writer import Writer
 
 KEEP_DONE_DAYS = 7  # done rows answer "already recorded #N" for a repeated button press
 RIDE_SECONDS = 0.05  # a row riding with its update's events is committed on its own after this
+MARK_SECONDS = 5.0  # a done mark waits at most this long for a transaction to ride with (`health` reads it)
 INSERT = "INSERT OR IGNORE INTO inbox (update_id, chat, key, body) VALUES (?, ?, ?, ?)"
 log = logging.getLogger(__name__)
 
@@ -45,6 +46,7 @@ class Inbox:
         self._db = connection  # reads
         self._writer = writer  # writes: updates arriving together (many chats) share one commit
         self._riding: dict[int, asyncio.Future[None]] = {}  # rows waiting for the next transaction
+        self._marking: asyncio.Task[None] | None = None  # commits the done marks of a quiet bot
 
     async def add(self, row: Row, meanwhile: Callable[[], None] | None = None) -> bool:
         """Store an update (committed when this returns); False if it was stored before.
@@ -104,6 +106,12 @@ class Inbox:
         self._writer.defer("UPDATE inbox SET done = 1 WHERE update_id = ? AND done = 0", (update_id,))
         if update_id in self._riding:  # its own row waits for a transaction: this is it
             asyncio.get_running_loop().create_task(self._flush_quietly())
+        elif self._marking is None or self._marking.done():  # else a quiet bot's backlog looks stuck
+            self._marking = asyncio.get_running_loop().create_task(self._flush_later())
+
+    async def _flush_later(self) -> None:
+        await asyncio.sleep(MARK_SECONDS)
+        await self._flush_quietly()
 
     async def _flush_quietly(self) -> None:
         try:
@@ -113,6 +121,9 @@ class Inbox:
 
     async def flush(self) -> None:
         """Commit the marks still waiting (at shutdown)."""
+        marking = self._marking
+        if marking is not None and marking is not asyncio.current_task() and not marking.done():
+            marking.cancel()
         await self._writer.run(_nothing)
 
     async def earlier(self, key: str, update_id: int) -> int | None:

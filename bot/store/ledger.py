@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import sys
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +21,6 @@ from typing import Any, TypeVar
 
 import aiosqlite
 
-from bot.store.heap import in_thread
 from bot.store.inbox import Inbox
 from bot.store.rows import (
     DuplicateUpdate,
@@ -39,6 +39,7 @@ from bot.store.rows import (
     TallyUpdate,
 )
 from bot.store.writer import Writer, pragmas
+from bot.threads import in_thread
 
 SCHEMA_VERSION = 10
 _MIGRATIONS: dict[int, str] = {
@@ -462,6 +463,9 @@ class Ledger:
         # committed rows. Every write goes through the writer (group commit, bot/store/writer.py).
         self._db = connection
         self._writer = writer
+        # by chat: how many commits wrote its nights' events (an opening too), so that a line that
+        # failed can say whether it recorded anything without reading the log before and after it
+        self._recorded: Counter[str] = Counter()
 
     @classmethod
     async def open(cls, path: str | Path) -> Ledger:
@@ -476,6 +480,11 @@ class Ledger:
     async def close(self) -> None:
         await self._writer.close()
         await self._db.close()
+
+    def recorded(self, chat_id: str) -> int:
+        """How many commits this process made of the chat's events (a night opened counts): a line
+        that failed recorded something if the count moved while it was answered."""
+        return self._recorded[chat_id]
 
     def inbox(self) -> Inbox:
         """The Telegram intake: an update is marked done by the transaction that records its events
@@ -516,7 +525,9 @@ class Ledger:
             _insert_event(db, (chat_id, night_id, 1, "open", None, "{}", raw_text, opened_by, update_key, None))
             return night_id
 
-        return await self._writer.run(write)
+        night_id = await self._writer.run(write)
+        self._recorded[chat_id] += 1
+        return night_id
 
     async def append(
         self,
@@ -562,7 +573,9 @@ class Ledger:
                 _add_to_tally(db, night_id, ids[-1], tally)
             return _read_back(db, ids, decode)
 
-        return await self._writer.run(write)
+        rows = await self._writer.run(write)
+        self._recorded[chat_id] += 1
+        return rows
 
     async def checkpoint(self, night_id: int, version: str) -> tuple[int, str] | None:
         """(last event id, state) of the night's newest checkpoint of this version that no later

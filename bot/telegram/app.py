@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import secrets
 import sqlite3
 import sys
@@ -27,6 +26,7 @@ import httpx
 from telegram import (
     Bot,
     BotCommand,
+    BotCommandScopeAllChatAdministrators,
     BotCommandScopeAllGroupChats,
     BotCommandScopeAllPrivateChats,
     CallbackQuery,
@@ -37,15 +37,24 @@ from telegram import (
     Message,
     Update,
 )
-from telegram.error import BadRequest, ChatMigrated, NetworkError, RetryAfter, TelegramError, TimedOut
+from telegram.error import (
+    BadRequest,
+    ChatMigrated,
+    InvalidToken,
+    NetworkError,
+    RetryAfter,
+    TelegramError,
+    TimedOut,
+)
 from telegram.ext import AIORateLimiter, Application, ApplicationBuilder
 from telegram.request import BaseRequest
 
-from bot.chat.commands import COMMANDS, asks_only
+from bot.chat.commands import Menu, menu
 from bot.chat.service import Incoming, Referee, Speaker
-from bot.store.database import EXIT_UNAVAILABLE, DatabaseUnavailable, owned
+from bot.store.database import DatabaseUnavailable, owned
 from bot.store.inbox import Inbox, Row
 from bot.store.writer import storage_unavailable
+from bot.telegram.callback import CallbackData, CallbackTooLong
 from bot.telegram.delivery import (
     MESSAGE_LIMIT,
     Failure,
@@ -56,7 +65,7 @@ from bot.telegram.delivery import (
     split_text,
     with_retries,
 )
-from bot.telegram.health import Heartbeat
+from bot.telegram.health import Heartbeat, check_health
 from bot.telegram.input import (
     PER_PRESSER,
     Input,
@@ -68,13 +77,13 @@ from bot.telegram.input import (
     read_update,
 )
 from bot.telegram.intake import WEBHOOK_PATH, Intake, Polling, Webhook, retry_after_seconds, serve
+from bot.telegram.settings import EXIT_DATABASE, EXIT_REFUSED, Settings
 from bot.text.replies import Choice, Reply, Response, render, render_response
 from locales import DEFAULT_LANGUAGE, Translator
 
 log = logging.getLogger(__name__)
 DEFAULT_BASE_URL = "https://api.telegram.org"
 CAPTION_LIMIT = 1024
-CALLBACK_LIMIT = 64
 ROW_LIMIT = 8  # buttons in one inline keyboard row
 CALLBACK_ANSWER_LIMIT = 200
 ADMIN_CACHE_SECONDS = 600
@@ -86,6 +95,7 @@ STORE_MAX_DELAY = 5.0
 NO_NIGHT_BUTTON = "/new"  # the one button of no night: the privacy note's, data `-:*:/new`
 PRIVACY_WARNED = "privacy_warned"  # chat setting: "1" while the chat was told plain words are not seen
 BOARD_EDIT_SECONDS = 10.0  # the pinned board is edited at most this often per chat (BOARD_EDIT_SECONDS)
+WORK_STALL_SECONDS = 60.0  # a worker that finished no update for this long while some wait is stuck
 PIN_RIGHT_SECONDS = 600  # how long the bot's own right to pin in a chat is trusted before asking again
 __all__ = ["PER_PRESSER", "TelegramFrontEnd", "addressed_elsewhere", "build_application", "update_key"]
 
@@ -124,6 +134,7 @@ class TelegramFrontEnd:
     _inbox: Inbox | None = None
     _bot: Bot | None = None
     _queues: dict[str | None, deque[tuple[Row, Update]]] = field(default_factory=dict)
+    progressed: float = field(default_factory=time.monotonic)  # an update last finished (or work began)
     _workers: dict[str | None, asyncio.Task[None]] = field(default_factory=dict)
     _refreshing: dict[int, asyncio.Task[tuple[float, frozenset[int]]]] = field(default_factory=dict)
     outbox: Outbox = field(init=False)
@@ -190,7 +201,7 @@ class TelegramFrontEnd:
 
     def health(self) -> str | None:
         """What the heartbeat says of the bot's parts besides its loop: the drawing process."""
-        return self._referee.desk.charts.health() if self._referee is not None else None
+        return self._referee.services.charts.health() if self._referee is not None else None
 
     async def idle(self) -> None:
         """Wait until every queued update is processed and every answer delivered (tests, bench)."""
@@ -198,6 +209,13 @@ class TelegramFrontEnd:
             await asyncio.gather(*self._workers.values(), return_exceptions=True)
             await self.outbox.idle()
             await self.live.idle()
+
+    def working(self) -> bool:
+        """Whether updates are being processed (what the heartbeat vouches for): nothing waits, or
+        an update was finished within WORK_STALL_SECONDS. A loop that takes updates in while every
+        worker hangs is not healthy."""
+        waiting = any(self._queues.values())
+        return not waiting or time.monotonic() - self.progressed < WORK_STALL_SECONDS
 
     # ---- intake and scheduling -----------------------------------------------------------------
 
@@ -263,6 +281,8 @@ class TelegramFrontEnd:
         return await self.base_key(chat) if chat is not None else None
 
     def enqueue(self, row: Row, update: Update, lane: str | None) -> None:
+        if not any(self._queues.values()):
+            self.progressed = time.monotonic()  # idle until now: the clock of "stuck" starts here
         self._queues.setdefault(lane, deque()).append((row, update))
         if lane not in self._workers:
             self._workers[lane] = asyncio.create_task(self._work(lane))
@@ -275,6 +295,7 @@ class TelegramFrontEnd:
                 row, update = queue[0]
                 await self.process_until_written(row, update)
                 queue.popleft()
+                self.progressed = time.monotonic()
         finally:
             del self._workers[chat]
             if not queue:
@@ -435,14 +456,15 @@ class TelegramFrontEnd:
         if read.sender is None or line is None or addressed_elsewhere(line, self.bot.username):
             return False
         chat_key = await self.chat_key(read)
-        said = deep_link(line, self.bot.username)
+        said = await self.referee.read(chat_key, deep_link(line, self.bot.username))  # read once
         incoming = Incoming(
             chat_id=chat_key,
-            speaker=await self.speaker(read.sender, read, rights=not asks_only(said)),
-            text=said,
+            speaker=await self.speaker(read.sender, read, rights=not said.asks_only),
+            text=said.text,
             update_key=row.key,
             private=read.private,
             mentions=self.mentions(read),
+            read=said,
         )
         response = await self.referee.handle(incoming)
         if response is not None and response.unwritten:
@@ -592,15 +614,15 @@ class TelegramFrontEnd:
             return None
         if response.night_id is None and any(c.command != NO_NIGHT_BUTTON for c in response.choices):
             return None  # a button belongs to a night; only /new (the privacy note's) to none
-        night = "-" if response.night_id is None else str(response.night_id)
-        hand = "*" if response.hand_no is None else str(response.hand_no)
         rows: list[list[InlineKeyboardButton]] = []
         row_of_last: int | None = None
         for choice in response.choices:
-            data = f"{night}:{'*' if choice.anytime else hand}:{choice.command}"
-            if len(data.encode()) > CALLBACK_LIMIT:
+            try:
+                data = CallbackData.of(response.night_id, None if choice.anytime else response.hand_no, choice.command)
+            except CallbackTooLong as error:  # a bug of the chat layer's (tests/test_buttons.py): said, not hidden
+                log.error("button %r dropped: its data is %s", choice.command, error)
                 continue
-            button = InlineKeyboardButton(render(choice.label, translator), callback_data=data)
+            button = InlineKeyboardButton(render(choice.label, translator), callback_data=data.text)
             # a button joins the row before it: two a row, or all of one `row` (up to Telegram's 8)
             width = 2 if choice.row is None else ROW_LIMIT
             if rows and choice.row == row_of_last and len(rows[-1]) < width:
@@ -834,12 +856,15 @@ async def register_commands(application: Application[Any, Any, Any, Any, Any, An
     """Command menus per scope and language (Telegram takes two-letter language codes)."""
     for code, language in COMMAND_LANGUAGES.items():
         translator = Translator(language)
-        commands = [
-            BotCommand(spec.slash[0], translator.t(f"cmd.{spec.name}")[:256])
-            for spec in COMMANDS
-            if spec.slash[0] not in ("addgang", "selfgang")
-        ]
-        for scope in (BotCommandScopeAllGroupChats(), BotCommandScopeAllPrivateChats()):
+        scopes = (
+            (Menu.GROUP, BotCommandScopeAllGroupChats()),
+            (Menu.PRIVATE, BotCommandScopeAllPrivateChats()),
+            (Menu.ADMINS, BotCommandScopeAllChatAdministrators()),
+        )
+        for which, scope in scopes:
+            commands = [BotCommand(spec.slash[0], translator.t(f"cmd.{spec.name}")[:256]) for spec in menu(which)]
+            if not commands:  # a menu no command is listed in (the admins' today) is not set
+                continue
             try:
                 await application.bot.set_my_commands(commands, scope=scope, language_code=code or None)
             except TelegramError as error:  # menus are a convenience: never a reason not to start
@@ -853,14 +878,11 @@ def build_application(
     request: BaseRequest | None = None,
     rate_limit: bool = True,
     policy: RetryPolicy | None = None,
-    board_interval: float | None = None,
+    board_interval: float = BOARD_EDIT_SECONDS,
 ) -> Application[Any, Any, Any, Any, Any, Any]:
     """The bot; `request` and `rate_limit=False` are for benchmarks that record instead of send.
-    `board_interval` (default: `BOARD_EDIT_SECONDS` from the environment, else 10): the least time
-    between two edits of a chat's pinned board."""
+    `board_interval` (BOARD_EDIT_SECONDS): the least time between two edits of a chat's pinned board."""
     root = server_root(base_url)
-    if board_interval is None:
-        board_interval = float(os.environ.get("BOARD_EDIT_SECONDS", BOARD_EDIT_SECONDS))
     front = TelegramFrontEnd(db_path, policy or RetryPolicy(), board_interval=board_interval)
     front.lookup_request = request
     builder = (
@@ -883,44 +905,54 @@ def build_application(
     return application
 
 
-def run_telegram() -> int:
+def run_telegram(settings: Settings) -> int:
     """Long polling, or a webhook when WEBHOOK_URL is set. Pending updates are never dropped. One
-    process per database: a second one, or a database that cannot be opened, exits at once."""
-    logging.basicConfig(format="%(asctime)s %(levelname)s %(name)s: %(message)s", level=logging.INFO)
-    logging.getLogger("httpx").setLevel(logging.WARNING)
-    token = os.environ["TELEGRAM_BOT_TOKEN"]
-    database = os.environ.get("REFEREE_DB", "referee.sqlite3")
+    process per database: a second one, or a database that cannot be opened, exits at once (3); a
+    token Telegram refuses exits 1 (bot/telegram/settings.py, EXIT_CODES)."""
+    logging.basicConfig(format="%(asctime)s %(levelname)s %(name)s: %(message)s", level=settings.log_level_number)
+    logging.getLogger("httpx").setLevel(max(logging.WARNING, settings.log_level_number))
+    assert settings.token, "python -m bot run checks the token first"
     try:
-        with owned(database):
-            return _serve(token, database)
+        with owned(settings.database):
+            return _serve(settings)
     except DatabaseUnavailable as error:
-        print(Translator(DEFAULT_LANGUAGE).t(error.key, **error.params), file=sys.stderr)
-        return EXIT_UNAVAILABLE
+        print(Translator(settings.language).t(error.key, **error.params), file=sys.stderr)
+        return EXIT_DATABASE
+    except InvalidToken as error:
+        print(f"python -m bot run: Telegram refused TELEGRAM_BOT_TOKEN ({error})", file=sys.stderr)
+        return EXIT_REFUSED
+    except TelegramError as error:  # getMe, deleteWebhook or setWebhook at start, after their retries
+        print(f"python -m bot run: Telegram could not be reached or refused the start: {error}", file=sys.stderr)
+        return EXIT_REFUSED
+    except sqlite3.Error as error:  # opening the ledger or migrating its schema (rolled back whole)
+        print(f"python -m bot run: the database {settings.database} cannot be used: {error}", file=sys.stderr)
+        return EXIT_DATABASE
 
 
-def webhook_secret() -> str:
+def webhook_secret(configured: str | None) -> str:
     """`WEBHOOK_SECRET`, or a random one for this run: a webhook never accepts unsigned updates
     (Telegram sends the secret in X-Telegram-Bot-Api-Secret-Token; the webhook answers 403 without it)."""
-    configured = os.environ.get("WEBHOOK_SECRET", "").strip()
     return configured or secrets.token_urlsafe(32)
 
 
-def _serve(token: str, database: str) -> int:
-    application = build_application(token, database, os.environ.get("TELEGRAM_BASE_URL"))
+def _serve(settings: Settings) -> int:
+    assert settings.token
+    application = build_application(
+        settings.token, settings.database, settings.base_url, board_interval=settings.board_edit_seconds
+    )
     front: TelegramFrontEnd = application.bot_data["front"]
-    heartbeat = Heartbeat.from_environment()
-    heartbeat.status = front.health  # a stuck drawing process shows in `python -m bot health`
-    webhook = os.environ.get("WEBHOOK_URL")
+    heartbeat = Heartbeat(settings.heartbeat_file, status=front.health, working=front.working)
     intake: Intake
-    if webhook:
+    if settings.webhook_url:
         intake = Webhook(
             application.bot,
             front.accept,
-            url=webhook.rstrip("/") + WEBHOOK_PATH,
-            listen=os.environ.get("LISTEN", "127.0.0.1"),
-            port=int(os.environ.get("PORT", "8443")),
-            secret=webhook_secret(),
+            url=settings.webhook_url.rstrip("/") + WEBHOOK_PATH,
+            listen=settings.listen,
+            port=settings.port,
+            secret=webhook_secret(settings.webhook_secret),
             heartbeat=heartbeat,
+            health=lambda: check_health(settings),
         )
     else:
         intake = Polling(application.bot, front.accept_all, heartbeat=heartbeat)

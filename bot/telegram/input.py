@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from bot.chat.commands import question_of
+from bot.chat.tokens import question_of
 
 PER_PRESSER = ("/join", "/claim")  # buttons whose meaning depends on who presses them: single-use per person
 GROUP_TYPES = ("group", "supergroup")

@@ -50,6 +50,7 @@ FIRST_POLL_BACKOFF = 1.0  # a failed getUpdates is tried again after this, doubl
 MAX_POLL_BACKOFF = 30.0
 WEBHOOK_BEAT_SECONDS = 15.0
 WEBHOOK_PATH = "/telegram"
+HEALTH_PATH = "/healthz"
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
 SETUP_ATTEMPTS = 5  # deleteWebhook / setWebhook at start: tried this often before giving up
 
@@ -169,12 +170,14 @@ class Webhook(Intake):
     port: int
     secret: str
     heartbeat: Heartbeat = field(default_factory=lambda: Heartbeat(None))
+    health: Callable[[], tuple[bool, str]] | None = None  # `GET /healthz` answers it (bot/telegram/health.py)
     _runner: web.AppRunner | None = None
     _beating: asyncio.Task[None] | None = None
 
     def application(self) -> web.Application:
         app = web.Application()
         app.router.add_post(WEBHOOK_PATH, self.receive)
+        app.router.add_get(HEALTH_PATH, self.healthz)
         return app
 
     async def start(self) -> None:
@@ -203,6 +206,14 @@ class Webhook(Intake):
         while True:
             self.heartbeat.beat()
             await asyncio.sleep(WEBHOOK_BEAT_SECONDS)
+
+    async def healthz(self, request: web.Request) -> web.Response:
+        """What `python -m bot health` says, 200 when healthy and 503 when not (read off the loop:
+        the backlog is an SQLite read)."""
+        if self.health is None:
+            return web.Response(text="healthy\n")
+        healthy, report = await asyncio.to_thread(self.health)
+        return web.Response(status=200 if healthy else 503, text=report + "\n")
 
     async def receive(self, request: web.Request) -> web.Response:
         given = request.headers.get(SECRET_HEADER, "")

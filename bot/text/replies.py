@@ -58,10 +58,14 @@ class Attachment:
     path: str | None = None  # where the console writes it, as the player typed it (`--chart out/x.png`)
 
 
+BUTTON_COMMAND_BYTES = 52  # bytes of UTF-8 a button's command may take (bot/telegram/callback.py)
+
+
 @dataclass(frozen=True)
 class Choice:
     """A button: its label (a Reply) and the command line it stands for. Buttons next to each other
-    with the same `row` share a keyboard row (a tile pad); without one they go two a row."""
+    with the same `row` share a keyboard row (a tile pad); without one they go two a row. The command
+    stays within BUTTON_COMMAND_BYTES (Telegram carries it in 64 bytes with its night and hand)."""
 
     label: Reply
     command: str

@@ -27,11 +27,12 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
-from bot.night.night import SEATS, Night
+from bot.night.night import Night
 from bot.night.people import merged_index, merged_names
 from bot.night.tally import Tally
-from bot.store.heap import in_thread
+from bot.threads import in_thread
 from bot.views import drawing, plot
+from engine.events import SEATS
 from locales import Translator
 
 KEPT_CHARTS = 64  # charts kept by their night's version (30–100 KB each)

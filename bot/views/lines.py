@@ -8,13 +8,14 @@ from decimal import Decimal
 from itertools import pairwise
 
 from bot.night.people import Person, merged_index
+from bot.night.records import EventRow, LineText, NightRow, PaymentRow, Seat
 from bot.night.tally import PlayerTally, Tally
-from bot.store.rows import EventRow, LineText, NightRow, PaymentRow, Seat
 from bot.text.replies import LIST, Chinese, Joined, Reply
-from engine.preset import PRESET_NAMES, Preset, UnitRule
+from engine.preset import PRESET_NAMES, Preset
 from engine.settlement import Factor
 from engine.table import TableState
 from engine.transfers import minimal_transfers
+from engine.units import UnitRule
 
 SEAT_KEYS = ("seat.east", "seat.south", "seat.west", "seat.north")
 

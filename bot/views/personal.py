@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from bot.night.night import Night
 from bot.night.people import merged_index, stake_at
-from bot.store.rows import LineText
+from bot.night.records import LineText
 
 
 @dataclass(frozen=True)
@@ -72,9 +72,9 @@ def night_people(night: Night, texts: Mapping[int, LineText] | None = None) -> N
         event = by_id.get(payment.event_id)
         if event is None:
             continue
-        # a correction's money belongs to the hand and the people of the place (slot) it corrects,
+        # a correction's money belongs to the hand and the people of the place it corrects,
         # exactly as `bot.night.people.index_totals` counts it for /summary
-        source = by_id.get(night.slot_of(event.id), event)
+        source = by_id.get(night.place_of(event.id), event)
         hand = night.hand_in_log(source)  # as /history shows it, a superseded fix included
         by_event.setdefault(event.id, []).append(
             PersonPayment(

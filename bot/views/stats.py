@@ -24,16 +24,18 @@ from dataclasses import dataclass, field, fields, replace
 from functools import lru_cache
 
 from bot.night.codec import POSITIONAL, from_data, seat_change, to_data
-from bot.night.night import Night, Nights, Played
+from bot.night.night import Night
+from bot.night.nights import Nights
 from bot.night.people import LEAVING, RENAMING, Person, merged_index, merged_names, player_of
+from bot.night.played import Played
+from bot.night.records import NightMarks, NightRow, PersonNightRow, StoredFigures
 from bot.night.tally import joins_previous
-from bot.store.heap import in_thread
-from bot.store.rows import NightMarks, NightRow, PersonNightRow, StoredFigures
 from bot.text.replies import LIST, Joined, Reply
 from bot.text.vocabulary import fold
+from bot.threads import in_thread
 from bot.views.lines import format_money
 from engine.errors import EngineError
-from engine.table import Draw, Win
+from engine.events import Draw, Win
 
 log = logging.getLogger(__name__)
 
@@ -66,18 +68,23 @@ def _add_night(night: Night, player: int, career: Career) -> None:
         joined, previous = joins_previous(played, previous), played  # 一炮多响: one hand, one deal-in
         # a hand counts for whoever sat at the event that ended it: after a 换人 the rates of the one
         # who left and of the newcomer are over the hands each of them played
-        if isinstance(event, Draw | Win) and not joined and any(who(played.slot, seat) == player for seat in range(4)):
+        if isinstance(event, Draw | Win) and not joined and any(who(played.place, seat) == player for seat in range(4)):
             career.hands += 1
         if not isinstance(event, Win):
             continue
         self_draw = event.discarder is None or any(c.flags.robbing_gang for c in event.claims)
         for winner, score in played.scores:
-            if who(played.slot, winner) == player:
+            if who(played.place, winner) == player:
                 career.wins += 1
                 career.self_draws += 1 if self_draw else 0
                 career.win_totals.append(score.total)
                 career.patterns.update(item.key for item in score.items if item.key not in ("pao", "hard"))
-        if event.discarder is not None and who(played.slot, event.discarder) == player and not self_draw and not joined:
+        if (
+            event.discarder is not None
+            and who(played.place, event.discarder) == player
+            and not self_draw
+            and not joined
+        ):
             career.deal_ins += 1
 
 

@@ -11,7 +11,7 @@ from bot.views.board import DEFAULT_MODE, SETTING, mode_of
 async def board(context: Context) -> Response:
     """Alone it says the setting; with a word it changes it. Changing it needs the right /lang
     needs: whoever may record at the chat's latest night, anyone before the first night."""
-    nights, chat = context.desk.nights, context.incoming.chat_id
+    nights, chat = context.services.nights, context.incoming.chat_id
     word = context.command.word
     if not word:
         current = await nights.setting(chat, SETTING) or DEFAULT_MODE

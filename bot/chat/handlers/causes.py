@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from bot.night.night import Played
-from bot.store.rows import Seat
+from bot.night.played import Played
+from bot.night.records import Seat
 from bot.text.replies import LIST, Choice, Joined, Reply
+from engine.events import Draw, FlowerGang, Penalty, Win
 from engine.preset import Preset
-from engine.table import Draw, FlowerGang, Penalty, Win
 
 BETWEEN = Reply("doubled.separator")  # between two events: "；" / "; "
 
@@ -37,7 +37,7 @@ def doubled_causes(
     triggers: str,
     seats: Sequence[Seat],
     preset: Preset,
-    number: Callable[[int], int | str] = lambda slot: slot,
+    number: Callable[[int], int | str] = lambda place: place,
 ) -> Joined | None:
     """The events of `hand` behind the facts `triggers` (the engine's comma list), in order; None when
     no event can be named (the warning then lists the facts alone). `number`: the number a place is
@@ -59,7 +59,7 @@ def doubled_causes(
         left = set()
     if not causes or left:
         return None
-    causes.sort(key=lambda cause: cause[0].slot)
+    causes.sort(key=lambda cause: cause[0].place)
     return Joined(tuple(cause_line(p, own, seats, preset, number) for p, own in causes), BETWEEN)
 
 
@@ -81,7 +81,7 @@ def cause_line(
     facts: set[str],
     seats: Sequence[Seat],
     preset: Preset,
-    number: Callable[[int], int | str] = lambda slot: slot,
+    number: Callable[[int], int | str] = lambda place: place,
 ) -> Reply:
     """`#12 李四 清一色`: a big win names its big patterns rather than "大胡"."""
     names: list[Reply] = []
@@ -93,8 +93,8 @@ def cause_line(
     what = Joined(tuple(names), LIST)
     who = actors(played, seats)
     if not who:
-        return Reply("doubled.cause_event", {"id": number(played.slot), "what": what})
-    return Reply("doubled.cause", {"id": number(played.slot), "who": who, "what": what})
+        return Reply("doubled.cause_event", {"id": number(played.place), "what": what})
+    return Reply("doubled.cause", {"id": number(played.place), "who": who, "what": what})
 
 
 def _is_big(preset: Preset, key: str) -> bool:

@@ -11,7 +11,7 @@ from bot.text.replies import Reply, Response
 from bot.text.vocabulary import fold, name_key
 from bot.views.lines import SEAT_KEYS, format_money
 from engine.errors import EngineError
-from engine.table import SetDealer
+from engine.events import SetDealer
 
 # A seat named by its wind, as the table says it (换人 东 钱七).
 SEAT_WORDS = {

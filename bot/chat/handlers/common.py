@@ -7,31 +7,24 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from bot.chat.commands import Command, near_command
+from bot.chat.grammar import Command
 from bot.chat.handlers.causes import doubled_causes, notice_choices
-from bot.night.night import Line, Night, Nights, Played, Recorded
+from bot.chat.near_miss import near_command
+from bot.chat.parser import ReadLine
+from bot.night.fold import Line
+from bot.night.night import Night, Recorded
+from bot.night.nights import Nights
+from bot.night.played import Played
+from bot.night.records import PaymentRow, Seat
 from bot.night.seating import Speaker, may_record, player_list, resolve, seat_of, seated_names
-from bot.store.rows import PaymentRow, Seat
 from bot.text.replies import LIST, Choice, Joined, Reply, Response
 from bot.text.vocabulary import fold
 from bot.views.charts import Charts
 from bot.views.lines import factor_lines, payment_lines, scoreboard
+from engine.events import Draw, Event, FlowerGang, FourWinds, Gang, Notice, Penalty, Pong, RangeMark, SetDealer, Win
 from engine.melds import LoggedMeldMissing
 from engine.scoring import Item
-from engine.table import (
-    Draw,
-    Event,
-    FlowerGang,
-    FourWinds,
-    Gang,
-    Notice,
-    Penalty,
-    Pong,
-    RangeMark,
-    SetDealer,
-    Win,
-    WinRefused,
-)
+from engine.table import WinRefused
 from engine.tiles import WIND_LETTERS, tile_name
 
 
@@ -44,11 +37,14 @@ class Incoming:
     private: bool = False
     mentions: tuple[Speaker, ...] = ()  # users the line @mentions or replies to (Telegram)
     press: str | None = None  # a button press's own id (Telegram's callback query): a tap counted once
+    read: ReadLine | None = None  # the line as the front end had it read (Referee.read): not read again
 
 
 @dataclass
-class Desk:
-    """The referee's shared parts: the nights' owner and the front end's settings."""
+class Services:
+    """The services every handler may use: the nights' owner, the charts, the clock, the front end's
+    settings, and what the referee keeps between lines (a summary awaiting `yes`, repeat questions
+    not answered yet, lines kept for a seat claim)."""
 
     nights: Nights
     rules_dir: Path | None = None  # where /new rules=FILE may read house rules (console only)
@@ -100,7 +96,7 @@ class Context:
     command: Command
     language: str
     night: Night | None
-    desk: Desk
+    services: Services
     seated: tuple[Seat, ...] | None = None  # who sat where at an earlier place (a fix): names resolve there
 
     @property

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from bot.chat.commands import SEAT_TOKEN, SELF, VERB, WORD, Command, parse, reads_with_names_of_then, scan
+from bot.chat.grammar import Command
 from bot.chat.handlers import repeats, tab
 from bot.chat.handlers.common import (
     Context,
@@ -37,15 +37,21 @@ from bot.chat.handlers.table_events import (
     win_event,
     winds_event,
 )
+from bot.chat.lexicon import SELF, VERB, WORD
+from bot.chat.parser import inner_command, parse, reads_with_names_of_then, scan
+from bot.chat.tokens import SEAT_TOKEN
 from bot.night.codec import EVENT_KINDS, event_kind, seat_change
-from bot.night.night import Corrected, LaterEventBreaks, Night, actor_of, table_event
+from bot.night.correction import Corrected
+from bot.night.fold import LaterEventBreaks, actor_of, table_event
+from bot.night.night import Night
+from bot.night.records import EventRow, Seat
 from bot.night.seating import Speaker, player_list, resolve, seat_of, seated_names
-from bot.store.rows import EventRow, Seat
 from bot.text.replies import LIST, Choice, Joined, Reply, Response
 from bot.views.lines import format_money
 from engine.errors import EngineError
+from engine.events import Draw, Event, Win
 from engine.melds import DeclaredPatternContradicted, LoggedMeldMissing
-from engine.table import Draw, Event, TableState, Win, WinRefused
+from engine.table import TableState, WinRefused
 
 EVENT_OF_COMMAND = {
     "pong": "pong",
@@ -71,7 +77,7 @@ def reads_as_a_fix(command: Command, names: list[str]) -> bool:
     if command.name != "fix" or command.number is None or not command.word:
         return False
     try:
-        inner = parse(command.word, names)
+        inner = inner_command(command, names)
     except EngineError:
         return True  # the corrected line is wrong: that is worth saying too
     if inner is None:  # `fix 2 Dave hu Bob …` with Dave gone since (or never there): answered too
@@ -122,7 +128,7 @@ async def target_of(night: Night, number: int | None) -> EventRow:
     named = night.numbered(number)
     if named is None:
         raise no_such_event(night, number)
-    root = night.event(night.slot_of(named.id)) or named  # a claim takes no number: never named here
+    root = night.event(night.place_of(named.id)) or named  # a claim takes no number: never named here
     if root.kind not in REVERSIBLE or named.kind not in REVERSIBLE:
         raise Refusal(Reply("undo.not_undoable", {"id": number, "kind": Reply(f"kind.{named.kind}")}))
     current = night.current_version(root.id)
@@ -151,9 +157,9 @@ def correction_replies(night: Night, corrected: Corrected) -> list[Reply]:
 
 def stakes_involved(night: Night, corrected: Corrected) -> list[tuple[int, int]]:
     """(hand, money per flower) of each place the correction booked money at, by hand."""
-    slot = night.slot_of(corrected.target.id)
-    root = night.event(slot)
-    own_hand = night.whole_fold().hand_of(slot) or (root.hand_no if root is not None else night.state.hand_no)
+    place = night.place_of(corrected.target.id)
+    root = night.event(place)
+    own_hand = night.whole_fold().hand_of(place) or (root.hand_no if root is not None else night.state.hand_no)
     found: dict[int, int] = {}
     for row in corrected.payments:
         written = night.event(row.event_id)
@@ -175,13 +181,13 @@ async def correct(
         raise Refusal(meld_conflict(night, error, hand)) from error
     except LaterEventBreaks as error:
         if isinstance(error.cause, DeclaredPatternContradicted):  # a later declared win: name it
-            raise Refusal(later_declared(night, error.slot, error.cause)) from error
+            raise Refusal(later_declared(night, error.place, error.cause)) from error
         reason = Reply(error.cause.key, readable(error.cause.params, night.seats, night))
         if isinstance(error.cause, LoggedMeldMissing):  # the later win's meld, named by its event
-            reason = meld_conflict(night, error.cause, night.whole_fold().hand_of(error.slot) or night.state.hand_no)
+            reason = meld_conflict(night, error.cause, night.whole_fold().hand_of(error.place) or night.state.hand_no)
         elif isinstance(error.cause, WinRefused):
             reason = Reply(error.cause.key, {"winner": night.seats[error.cause.params["winner"]].name, "total": ""})
-        raise Refusal(Reply("fix.breaks_later", {"id": night.shown(error.slot), "reason": reason})) from error
+        raise Refusal(Reply("fix.breaks_later", {"id": night.shown(error.place), "reason": reason})) from error
 
 
 # The pattern a declared-pattern refusal is about, by its reason (engine.claims.check_declared)
@@ -194,7 +200,7 @@ DECLARED_PATTERN = {
 }
 
 
-def later_declared(night: Night, slot: int, cause: DeclaredPatternContradicted) -> Reply:
+def later_declared(night: Night, place: int, cause: DeclaredPatternContradicted) -> Reply:
     """`#14 李四 报了清一色，改了以后不成立（碰 6s）`: the stored win stays as it is, the correction is
     refused (a Nanjing table would not let a fix quietly void a win everyone saw declared)."""
     pattern = Reply(f"unit.{DECLARED_PATTERN.get(cause.key, 'qingyise')}")
@@ -202,7 +208,7 @@ def later_declared(night: Night, slot: int, cause: DeclaredPatternContradicted) 
     tile = cause.params.get("tile")
     meld = Reply("meld.named", {"kind": kind, "tile": tile_word(str(tile))}) if tile else kind
     winner = night.seats[int(cause.params["seat"])].name
-    return Reply("fix.breaks_declared", {"id": night.shown(slot), "winner": winner, "pattern": pattern, "meld": meld})
+    return Reply("fix.breaks_declared", {"id": night.shown(place), "winner": winner, "pattern": pattern, "meld": meld})
 
 
 async def undo(context: Context) -> Response:
@@ -217,7 +223,7 @@ async def undo(context: Context) -> Response:
         if held is not None:  # the table's latest word is a question about a line: that line goes
             return await withdraw(context, night, held)
     target = await target_of(night, context.command.number)
-    if context.command.number is None and context.incoming.chat_id in context.desk.unrecorded:
+    if context.command.number is None and context.incoming.chat_id in context.services.unrecorded:
         number = night.number_of(target.id)
         if number is not None:  # the newest line recorded nothing: an older event is undone only when named
             return await confirm_undo(context, night, target, number)
@@ -234,7 +240,7 @@ async def undo(context: Context) -> Response:
 async def held_line(context: Context, night: Night) -> PendingRepeat | None:
     """The newest open question of this hand, still in time, with nothing recorded since it was asked:
     the line it holds is what a bare /undo takes back (never the event recorded before it)."""
-    questions = await repeats.open_questions(context.desk, context.incoming.chat_id)
+    questions = await repeats.open_questions(context.services, context.incoming.chat_id)
     here = [q for q in questions if (q.night_id, q.hand_no) == (night.id, night.state.hand_no)]
     latest = [q for q in here if not expired(context, q) and nothing_recorded_since(night, q.after)]
     return max(latest, key=lambda q: q.question) if latest else None
@@ -255,7 +261,7 @@ def nothing_recorded_since(night: Night, after: int) -> bool:
 
 async def withdraw(context: Context, night: Night, held: PendingRepeat) -> Response:
     """The held line is withdrawn: its question answered, nothing written, no money moved."""
-    await repeats.withdraw(context.desk, context.incoming.chat_id, held.question)
+    await repeats.withdraw(context.services, context.incoming.chat_id, held.question)
     said = Reply("undo.withdrawn", {"what": describe(held.event, night.seats), "text": held.text})
     return Response((said,), context.language, settles=True, night_id=night.id, hand_no=night.state.hand_no)
 
@@ -272,9 +278,9 @@ def corrected_event(context: Context, night: Night, target: EventRow) -> Event:
     """The corrected line, parsed as if typed at the corrected event's place in the night: its names
     are of who sat at the table then (丁 before `/swap 丁 Eve`), whoever sits there now."""
     command = context.command
-    then = seats_then(night, night.slot_of(target.id))
+    then = seats_then(night, night.place_of(target.id))
     known = [*seated_names(night.seats), *seated_names(then)]
-    inner = parse(command.word or "", known)
+    inner = inner_command(command, known)
     if inner is None or inner.name not in EVENT_OF_COMMAND:
         unknown = unknown_name(command.word or "", known)
         if unknown is not None:  # 改 2 戊 胡 乙 …: a name nobody had tonight, not a wrong form
@@ -283,7 +289,7 @@ def corrected_event(context: Context, night: Night, target: EventRow) -> Event:
     original = table_event(target)
     if original is None:
         raise Refusal(Reply("fix.not_fixable", {"id": night.shown(target.id), "kind": Reply(f"kind.{target.kind}")}))
-    seated_then(night, then, night.slot_of(target.id), inner.names)
+    seated_then(night, then, night.place_of(target.id), inner.names)
     kind = EVENT_OF_COMMAND[inner.name]
     exposed = inner.name == "gang" and (inner.kind or "exposed") == "exposed"
     if (inner.name in NEEDS_A_NAME or exposed) and not inner.names:  # typed alone it asks with buttons: here, the line
@@ -314,18 +320,18 @@ def unknown_name(line: str, known: Sequence[str]) -> str | None:
     return words[0] if words else None
 
 
-def seats_then(night: Night, slot: int) -> tuple[Seat, ...]:
-    """Who sat in each seat at the event `slot`: the one sitting there now, or whoever stood up since
+def seats_then(night: Night, place: int) -> tuple[Seat, ...]:
+    """Who sat in each seat at the event `place`: the one sitting there now, or whoever stood up since
     (换人), called by their name now (a rename follows the person, as everywhere else)."""
     seating = night.seating()
-    sitting = seating.at.get(slot, seating.now)
+    sitting = seating.at.get(place, seating.now)
     return tuple(
         night.seats[seat] if person == seating.now[seat] else Seat(seating.names[person])
         for seat, person in enumerate(sitting)
     )
 
 
-def seated_then(night: Night, then: Sequence[Seat], slot: int, names: Sequence[str]) -> None:
+def seated_then(night: Night, then: Sequence[Seat], place: int, names: Sequence[str]) -> None:
     """The corrected line names who sat at the table at the corrected place: a player who sat down
     later (换人) is refused, never read as whoever sat in that seat then."""
     for name in names:
@@ -339,7 +345,7 @@ def seated_then(night: Night, then: Sequence[Seat], slot: int, names: Sequence[s
             except EngineError:
                 raise Refusal(Reply("player.unknown", {"name": name, "players": player_list(then)})) from None
             raise Refusal(
-                Reply("fix.not_seated_then", {"name": name, "id": night.shown(slot), "who": then[seat].name})
+                Reply("fix.not_seated_then", {"name": name, "id": night.shown(place), "who": then[seat].name})
             ) from None
 
 
@@ -381,10 +387,10 @@ async def fix(context: Context) -> Response:
         if refused.replies[0].key == "undo.not_undoable":
             raise Refusal(Reply("fix.not_fixable", refused.replies[0].params)) from None
         raise
-    if (night.event(night.slot_of(target.id)) or target).kind == "join":
+    if (night.event(night.place_of(target.id)) or target).kind == "join":
         raise Refusal(Reply("fix.not_fixable", {"id": context.command.number, "kind": Reply("kind.join")}))
     event = corrected_event(context, night, target)
-    then = seats_then(night, night.slot_of(target.id))  # before the correction: who played the event
+    then = seats_then(night, night.place_of(target.id))  # before the correction: who played the event
     corrected = await correct(context, night, target, event, then)
     params = {"id": night.shown(corrected.event_id), "target": night.shown(target.id), "text": context.command.word}
     replies = [Reply("fix.done", params)]

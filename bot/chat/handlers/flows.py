@@ -32,22 +32,24 @@ import string
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 
-from bot.chat.commands import Command
+from bot.chat.grammar import Command
 from bot.chat.handlers import tile_pad
 from bot.chat.handlers.common import Context, Refusal, explained, readable, recording_night
 from bot.chat.handlers.table_events import gang, hu, penalty, win_event
-from bot.night.night import PENDING_ID, Night
+from bot.night.fold import PENDING_ID
+from bot.night.night import Night
+from bot.night.records import DuplicateUpdate, PaymentRow
 from bot.night.seating import seat_of
-from bot.store.rows import DuplicateUpdate, PaymentRow
 from bot.text.replies import Choice, Reply, Response
 from bot.text.vocabulary import flag_fields, flag_units, pattern_words
 from bot.views.lines import payment_lines
 from engine.checks import logged_copies
 from engine.claims import check_claims, check_declared, situation_of
 from engine.errors import EngineError
+from engine.events import MeldRecord
 from engine.hand import MeldKind
 from engine.preset import Preset
-from engine.table import MeldRecord, WinRefused
+from engine.table import WinRefused
 from engine.tiles import NUM_KINDS, SUITS, Tile, is_wind, rank_of, suit_of, tile_name
 from engine.units import WinFlags
 
@@ -93,7 +95,7 @@ class Head:
 
 def new_head(context: Context, night: Night) -> Head:
     name = "".join(secrets.choice(NAME_LETTERS) for _ in range(NAME_LENGTH))
-    return Head(int(minute_stamp(context.desk.clock())), night.id, night.state.hand_no, name)
+    return Head(int(minute_stamp(context.services.clock())), night.id, night.state.hand_no, name)
 
 
 def read_state(pattern: re.Pattern[str], state: str) -> tuple[Head, tuple[str | None, ...]]:
@@ -109,10 +111,10 @@ def read_state(pattern: re.Pattern[str], state: str) -> tuple[Head, tuple[str | 
 async def ended(context: Context, night: Night, head: Head) -> Response | None:
     """Why this flow cannot take a step any more, if it cannot: already recorded (told to the
     presser alone), of another night or hand, from the future, or expired."""
-    recorded = await context.desk.nights.event_of_update(head.update_key)
+    recorded = await context.services.nights.event_of_update(head.update_key)
     if recorded is not None:
         return already_recorded(context, recorded)
-    now = context.desk.clock()
+    now = context.services.clock()
     if head.night != night.id or head.hand != night.state.hand_no or head.minute * 60 > now:
         return Response((Reply("flow.stale"),), context.language, edits=True)
     if now - head.minute * 60 > FLOW_MINUTES * 60:
@@ -140,7 +142,7 @@ async def finish(context: Context, head: Head, command: Command, handler: Handle
     try:
         response = await handler(as_flow(context, head, command))
     except DuplicateUpdate:
-        recorded = await context.desk.nights.event_of_update(head.update_key)
+        recorded = await context.services.nights.event_of_update(head.update_key)
         return already_recorded(context, recorded)
     return replace(response, edits=True)
 

@@ -7,19 +7,18 @@ import re
 from dataclasses import replace
 from decimal import Decimal
 
-from bot.chat.commands import Command
+from bot.chat.grammar import Command
 from bot.chat.handlers.common import Context, Incoming, Refusal, open_night
 from bot.night.codec import SeatChange
+from bot.night.records import Seat
 from bot.night.seating import Speaker, claimable_seat, may_record, names_match, player_list, resolve, seat_of
-from bot.store.rows import Seat
-from bot.text.replies import Choice, Reply, Response
+from bot.text.replies import BUTTON_COMMAND_BYTES, Choice, Reply, Response
 from bot.text.vocabulary import INVISIBLE, clean_name, fold, name_key
 from bot.views.lines import SEAT_KEYS, format_money
 from bot.views.stats import store_after_close
+from engine.events import SEATS
 from engine.preset import PRESET_NAMES, resolved_builtin, resolved_text
 from locales import LANGUAGES, normalize_language
-
-SEATS = 4
 
 
 async def new(context: Context) -> Response:
@@ -34,7 +33,7 @@ async def new(context: Context) -> Response:
         preset_json = {**preset_json, "start": start_points_of(command.options["start"])}
     stake_cents = stake_cents_of(command.options.get("stake", "1"))
     dealer = resolve(seats, command.options["dealer"]) if "dealer" in command.options else 0
-    nights = context.desk.nights
+    nights = context.services.nights
     night = await nights.open(
         incoming.chat_id,
         seats,
@@ -64,7 +63,7 @@ async def new(context: Context) -> Response:
         replies.append(Reply("night.join_hint"))
         choices = (Choice(Reply("button.join"), "/join"),)
     if not incoming.speaker.by_name:  # Telegram: a seat opened by plain name is claimed by a tap
-        choices += tuple(Choice(Reply("telegram.claim", {"name": s.name}), f"/join {s.name}") for s in unclaimed(seats))
+        choices += tuple(claim_button(seats, s) for s in unclaimed(seats))
     return Response(tuple(replies), language, choices=choices, recorded=True, night_id=night.id, hand_no=1)
 
 
@@ -111,7 +110,7 @@ def openers_seat(seats: tuple[Seat, ...], opener: Speaker) -> tuple[Seat, ...]:
 
 
 def preset_choice(context: Context, command: Command) -> tuple[str, dict[str, object]]:
-    rules_dir = context.desk.rules_dir
+    rules_dir = context.services.rules_dir
     if "rules" in command.options:
         if rules_dir is None:
             raise Refusal(Reply("preset.files_console_only"))
@@ -158,6 +157,8 @@ async def join(context: Context) -> Response:
     if speaker.id and not speaker.by_name:  # `我是 李四`, or a plain /join by the one whose name a seat carries
         word = context.command.word
         claimed = claim(context.seats, word) if word else claimable_seat(context.seats, speaker)
+        if claimed is None and word and re.fullmatch(r"#[0-3]", word):  # a long name's seat, taken meanwhile
+            raise Refusal(Reply("button.used"))
     if claimed is not None:  # `我是 李四`: the presser's account takes the seat opened by that name
         current = context.seats[claimed]
         change = SeatChange(claimed, current.name, speaker.id, speaker.username)
@@ -233,7 +234,7 @@ def claim_prompt(context: Context, refusal: Response) -> Response | None:
     free = unclaimed(context.seats)
     if not free:
         return None
-    choices = tuple(Choice(Reply("telegram.claim", {"name": s.name}), f"/join {s.name}") for s in free)
+    choices = tuple(claim_button(context.seats, s) for s in free)
     other = next(s.name for s in context.seats if s.name and s.name != free[0].name)  # for the example
     return Response(
         (Reply("claim.which_seat", {"name": free[0].name, "other": other}),),
@@ -251,10 +252,22 @@ def unclaimed(seats: tuple[Seat, ...]) -> list[Seat]:
 
 
 def claim(seats: tuple[Seat, ...], word: str | None) -> int | None:
+    """The unclaimed seat `word` names: by its name, or `#N` (a long name's button)."""
     if not word:
         return None
+    if re.fullmatch(r"#[0-3]", word):
+        index = int(word[1])
+        return index if seats[index] in unclaimed(seats) else None
     hits = [i for i, s in enumerate(seats) if s in unclaimed(seats) and fold(s.name) == fold(word)]
     return hits[0] if len(hits) == 1 else None
+
+
+def claim_button(seats: tuple[Seat, ...], seat: Seat) -> Choice:
+    """Take this seat: `/join Name`, or `/join #N` for a name too long for a button's data."""
+    command = f"/join {seat.name}"
+    if len(command.encode()) > BUTTON_COMMAND_BYTES:
+        command = f"/join #{seats.index(seat)}"
+    return Choice(Reply("telegram.claim", {"name": seat.name}), command)
 
 
 async def close(context: Context) -> Response:
@@ -263,12 +276,12 @@ async def close(context: Context) -> Response:
         raise Refusal(Reply("night.private_chat"))
     if not may_record(night.row, context.seats, context.incoming.speaker):
         raise Refusal(Reply("permission.not_at_table", {"players": player_list(context.seats)}))
-    pending = context.desk.pending_close
+    pending = context.services.pending_close
     if context.incoming.chat_id not in pending and context.command.plain:
         return Response((Reply("close.summary_first"),), context.language)
     pending.discard(context.incoming.chat_id)
     await night.record_mark(context.line, "close")
-    await store_after_close(context.desk.nights, night)  # /stats and /tab read the closed night from these figures
+    await store_after_close(context.services.nights, night)  # /stats and /tab read the closed night from these figures
     return Response((Reply("close.done", {"night": night.number}),), context.language, recorded=True, night_id=night.id)
 
 
@@ -293,7 +306,7 @@ async def lang(context: Context) -> Response:
     choice = normalize_language(context.command.word)
     if choice is None:
         raise Refusal(Reply("lang.unknown", {"given": context.command.word or "", "known": ", ".join(LANGUAGES)}))
-    await context.desk.nights.set_setting(context.incoming.chat_id, "language", choice)
+    await context.services.nights.set_setting(context.incoming.chat_id, "language", choice)
     return Response((Reply("lang.done"),), choice)
 
 

@@ -7,18 +7,20 @@ from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 
-from bot.chat.commands import SPEC_BY_NAME, parse
+from bot.chat.grammar import GRAMMAR_BY_NAME
 from bot.chat.handlers.common import Context, Refusal, board, describe, explained
-from bot.chat.handlers.opening import unclaimed
+from bot.chat.handlers.opening import claim_button, unclaimed
 from bot.chat.handlers.tab import read_tab, tab_replies
-from bot.night.night import Night, table_event
+from bot.chat.parser import parse
+from bot.night.fold import table_event
+from bot.night.night import Night
 from bot.night.people import kept_indices, stake_runs
+from bot.night.records import EventRow, LineText, PaymentRow, Seat
 from bot.night.seating import seated_names
 from bot.night.tally import Tally
-from bot.store.heap import in_thread
-from bot.store.rows import EventRow, LineText, PaymentRow, Seat
 from bot.text.replies import Attachment, Choice, Reply, Response, render
 from bot.text.vocabulary import fold
+from bot.threads import in_thread
 from bot.views import export
 from bot.views.charts import ChartNotDrawn, night_chart
 from bot.views.lines import history as history_lines
@@ -29,8 +31,8 @@ from bot.views.personal import night_people
 from bot.views.plot import format_for
 from bot.views.stats import chat_stats, my_stats
 from engine.errors import EngineError
+from engine.events import Win
 from engine.preset import PRESET_NAMES, preset_from_dict, resolved_builtin
-from engine.table import Win
 from locales import Translator
 
 # A page of /history: 15 lines of about 100 characters stay well under Telegram's 4,096 a message.
@@ -49,9 +51,7 @@ async def score(context: Context) -> Response:
     night = any_night(context)
     claims: tuple[Choice, ...] = ()
     if not context.closed and not context.incoming.speaker.by_name:  # Telegram: seats still to be claimed
-        claims = tuple(
-            Choice(Reply("telegram.claim", {"name": s.name}), f"/join {s.name}") for s in unclaimed(night.seats)
-        )
+        claims = tuple(claim_button(night.seats, s) for s in unclaimed(night.seats))
     if not context.closed:
         return Response((board(night),), context.language, night_id=night.id, choices=claims)
     # the night is over: the board still lists whoever stood up during it, with what they keep
@@ -102,9 +102,9 @@ async def in_full(context: Context, night: Night, number: int) -> Response:
     texts, merged = await night.texts([row]), merges(night, await night.texts_of_kind("fix"))
     shown = flow_lines(night, [row], texts)
     replies.extend(history_lines([row], texts, undone, hands, fixed_by, shown, merged, night.shown))
-    slot = night.slot_of(row.id)
-    played = night.whole_fold().played.first(slot) if night.current_version(slot) is not None else None
-    if played is not None and played.slot == slot:
+    place = night.place_of(row.id)
+    played = night.whole_fold().played.first(place) if night.current_version(place) is not None else None
+    if played is not None and played.place == place:
         seating = night.seating()  # the names of who sat there at that event, after any 换人
         sitting = seating.at.get(played.event_id, seating.now)
         seats = tuple(Seat(seating.names[index]) for index in sitting)
@@ -213,18 +213,18 @@ async def summary(context: Context) -> Response:
     tally = await night.tally()  # stored with the last closed hand, and this one (or the whole night, once)
     lines = await in_thread(summary_replies, night, tally)
     attachments: list[Attachment] = []
-    if context.desk.charts_enabled:
+    if context.services.charts_enabled:
         version = (night.id, night.log_size(), context.language)  # drawn again once something is recorded
         wanted = context.command.options.get("chart")
         named = wanted if wanted and Path(wanted).name not in ("", ".", "..") else None
         # a photo goes as JPEG (what Telegram makes of any photo); a file asked for by name (the
         # console's --chart x.png) is what its ending says
         image_format = format_for(named) if named else "JPEG"
-        image = context.desk.charts.kept(version, image_format)
+        image = context.services.charts.kept(version, image_format)
         if image is None:
             shown = await in_thread(night_chart, night, tally, context.language)  # a long night's too
             try:
-                image = await context.desk.charts.chart(version, shown, image_format)
+                image = await context.services.charts.chart(version, shown, image_format)
             except ChartNotDrawn:  # a hung drawing process: the figures go now, the chart another time
                 lines.append(Reply("summary.chart_skipped"))
         if image is not None:
@@ -235,7 +235,7 @@ async def summary(context: Context) -> Response:
     choices: tuple[Choice, ...] = ()
     if not context.closed:
         lines.append(Reply("summary.confirm"))
-        context.desk.pending_close.add(context.incoming.chat_id)
+        context.services.pending_close.add(context.incoming.chat_id)
         choices = (Choice(Reply("button.close_night"), "/close"),)
     return Response(tuple(lines), context.language, attachments=tuple(attachments), choices=choices, night_id=night.id)
 
@@ -246,20 +246,20 @@ async def unknown_command(context: Context) -> Response:
 
 async def help_(context: Context) -> Response:
     lines = [Reply("help.header")]
-    lines.extend(Reply(f"help.{spec.name}", {"example": spec.example}) for spec in SPEC_BY_NAME.values())
+    lines.extend(Reply(f"help.{spec.name}", {"example": spec.example}) for spec in GRAMMAR_BY_NAME.values())
     lines.append(Reply("rules.not_enforced"))
     return Response(tuple(lines), context.language)
 
 
 async def stats(context: Context) -> Response:
-    replies = await chat_stats(context.desk.nights, context.incoming.chat_id, context.command.word)
+    replies = await chat_stats(context.services.nights, context.incoming.chat_id, context.command.word)
     return Response(tuple(replies), context.language)
 
 
 async def me(context: Context) -> Response:
     if not context.incoming.private:
         return Response((Reply("me.private_only"),), context.language)
-    replies = await my_stats(context.desk.nights, context.incoming.speaker.id)
+    replies = await my_stats(context.services.nights, context.incoming.speaker.id)
     return Response(tuple(replies), context.language)
 
 
@@ -291,10 +291,10 @@ async def export_all(context: Context) -> Response:
     closed = [(marks, figures) for marks, figures in found if marks.closed]
     if not closed:
         raise Refusal(Reply("export.nothing_closed"))
-    rows = {row.id: row for row in await context.desk.nights.night_rows(context.incoming.chat_id)}
+    rows = {row.id: row for row in await context.services.nights.night_rows(context.incoming.chat_id)}
     exported: list[export.ExportedNight] = []
     for marks, figures in closed:
-        night = await context.desk.nights.load(rows[marks.night_id])
+        night = await context.services.nights.load(rows[marks.night_id])
         people = await in_thread(night_people, night)
         names = {alias: persons.name(persons.key_of(p)) for p in figures.persons for alias in (*p.names, fold(p.name))}
         exported.append(export.ExportedNight(marks.number, night.row.created_at[:10], people, names))

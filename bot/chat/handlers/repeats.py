@@ -1,7 +1,7 @@
 """Unanswered repeat questions (`和 #11 一样：…？[再记一次] [重复了，不记]`) outlive a restart.
 
 A chat may have several questions open at once (C's and D's flower gangs, both reported twice): each
-has its own id, and its buttons carry it (`/again q7`, `/again q7 no`, bot/chat/commands.py QUESTION), so a
+has its own id, and its buttons carry it (`/again q7`, `/again q7 no`, bot/chat/tokens.py QUESTION), so a
 pressed button answers its own question and no other; a question is answered once. The open questions
 are kept in the chat's settings (the ledger's `chat_settings`, append-only: a newer value replaces an
 older one), with the last id given, so an id is never given twice in a chat and `再记一次` after a
@@ -18,8 +18,8 @@ import json
 from dataclasses import replace
 from typing import Any
 
-from bot.chat.commands import question_token
-from bot.chat.handlers.common import Desk, PendingRepeat
+from bot.chat.handlers.common import PendingRepeat, Services
+from bot.chat.tokens import question_token
 from bot.night.codec import decode_event, encode_event, event_kind
 from engine.errors import EngineError
 
@@ -98,27 +98,27 @@ def decode_withdrawn(stored: str | None) -> tuple[int, ...]:
         return ()
 
 
-async def _load(desk: Desk, chat_id: str) -> tuple[tuple[PendingRepeat, ...], int, tuple[int, ...]]:
+async def _load(services: Services, chat_id: str) -> tuple[tuple[PendingRepeat, ...], int, tuple[int, ...]]:
     """The open questions, the last id given, and the ids withdrawn lately."""
-    stored = await desk.nights.setting(chat_id, SETTING)
+    stored = await services.nights.setting(chat_id, SETTING)
     return (*decode(stored), decode_withdrawn(stored))
 
 
 async def _store(
-    desk: Desk, chat_id: str, questions: tuple[PendingRepeat, ...], last_id: int, withdrawn: tuple[int, ...]
+    services: Services, chat_id: str, questions: tuple[PendingRepeat, ...], last_id: int, withdrawn: tuple[int, ...]
 ) -> None:
-    desk.pending_repeats[chat_id] = questions
-    await desk.nights.set_setting(chat_id, SETTING, encode(questions, last_id, withdrawn[-WITHDRAWN_KEPT:]))
+    services.pending_repeats[chat_id] = questions
+    await services.nights.set_setting(chat_id, SETTING, encode(questions, last_id, withdrawn[-WITHDRAWN_KEPT:]))
 
 
-async def remember(desk: Desk, chat_id: str, pending: PendingRepeat) -> PendingRepeat:
+async def remember(services: Services, chat_id: str, pending: PendingRepeat) -> PendingRepeat:
     """Hold the question with a new id (committed before the question is sent); returns it with its id.
     The same question asked again while it is open (a third report of the same gang) replaces it:
     the table answers it once."""
-    questions, last, withdrawn = await _load(desk, chat_id)
+    questions, last, withdrawn = await _load(services, chat_id)
     asked = replace(pending, question=last + 1)
     kept = tuple(q for q in questions if not same_question(q, asked))
-    await _store(desk, chat_id, (*kept, asked), asked.question, withdrawn)
+    await _store(services, chat_id, (*kept, asked), asked.question, withdrawn)
     return asked
 
 
@@ -127,45 +127,45 @@ def same_question(one: PendingRepeat, other: PendingRepeat) -> bool:
     return key == (other.night_id, other.hand_no, other.same_id, other.event)
 
 
-async def open_questions(desk: Desk, chat_id: str) -> tuple[PendingRepeat, ...]:
+async def open_questions(services: Services, chat_id: str) -> tuple[PendingRepeat, ...]:
     """The chat's questions not answered yet, oldest first (expired or stale ones too: `take` says so)."""
-    return (await _load(desk, chat_id))[0]
+    return (await _load(services, chat_id))[0]
 
 
-async def take(desk: Desk, chat_id: str, question: int | None = None) -> PendingRepeat | None:
+async def take(services: Services, chat_id: str, question: int | None = None) -> PendingRepeat | None:
     """Question `question`, answered once: it is removed (in the ledger too) as it is taken; None when
     it is not open (answered already, or never asked). Without an id: the chat's one open question,
     None when there are more (an answer must say which)."""
-    questions, last, withdrawn = await _load(desk, chat_id)
+    questions, last, withdrawn = await _load(services, chat_id)
     if question is None:
         found = questions[0] if len(questions) == 1 else None
     else:
         found = next((q for q in questions if q.question == question), None)
     if found is not None:
-        await _store(desk, chat_id, tuple(q for q in questions if q is not found), last, withdrawn)
+        await _store(services, chat_id, tuple(q for q in questions if q is not found), last, withdrawn)
     return found
 
 
-async def withdraw(desk: Desk, chat_id: str, question: int) -> PendingRepeat | None:
+async def withdraw(services: Services, chat_id: str, question: int) -> PendingRepeat | None:
     """Question `question` withdrawn by a bare /undo (its line never recorded): taken like an answer,
     and its id kept so that its buttons, pressed later, are told so."""
-    questions, last, withdrawn = await _load(desk, chat_id)
+    questions, last, withdrawn = await _load(services, chat_id)
     found = next((q for q in questions if q.question == question), None)
     if found is not None:
-        await _store(desk, chat_id, tuple(q for q in questions if q is not found), last, (*withdrawn, question))
+        await _store(services, chat_id, tuple(q for q in questions if q is not found), last, (*withdrawn, question))
     return found
 
 
-async def was_withdrawn(desk: Desk, chat_id: str, question: int) -> bool:
-    return question in (await _load(desk, chat_id))[2]
+async def was_withdrawn(services: Services, chat_id: str, question: int) -> bool:
+    return question in (await _load(services, chat_id))[2]
 
 
-async def drop(desk: Desk, chat_id: str, gone: tuple[PendingRepeat, ...]) -> None:
+async def drop(services: Services, chat_id: str, gone: tuple[PendingRepeat, ...]) -> None:
     """Forget questions that can no longer be answered (expired, or their hand is over)."""
-    questions, last, withdrawn = await _load(desk, chat_id)
+    questions, last, withdrawn = await _load(services, chat_id)
     kept = tuple(q for q in questions if q not in gone)
     if kept != questions:
-        await _store(desk, chat_id, kept, last, withdrawn)
+        await _store(services, chat_id, kept, last, withdrawn)
 
 
 def again_command(pending: PendingRepeat, record: bool) -> str:

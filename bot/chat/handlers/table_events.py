@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from bot.chat.commands import Command, not_whole_amount, question_of
+from bot.chat.grammar import Command
 from bot.chat.handlers import repeats
 from bot.chat.handlers.common import (
     Context,
@@ -17,26 +17,18 @@ from bot.chat.handlers.common import (
     recorded_response,
     recording_night,
 )
-from bot.night.night import Line, Night, win_with_dealer
+from bot.chat.near_miss import not_whole_amount
+from bot.chat.tokens import question_of
+from bot.night.fold import Line, win_with_dealer
+from bot.night.night import Night
 from bot.night.seating import resolve, seat_of
 from bot.text.replies import Choice, Reply, Response
 from engine.claims import conflicting_patterns
 from engine.errors import EngineError
+from engine.events import Draw, Event, FlowerGang, FourWinds, Gang, Penalty, Pong, RangeMark, Win, WinInput
 from engine.hand import MeldKind
 from engine.notation import parse_hand_parts, parse_tile
-from engine.table import (
-    Draw,
-    Event,
-    FlowerGang,
-    FourWinds,
-    Gang,
-    Penalty,
-    Pong,
-    RangeMark,
-    TableState,
-    Win,
-    WinInput,
-)
+from engine.table import TableState
 from engine.units import WinFlags
 
 GANG_KINDS = {"exposed": MeldKind.EXPOSED_GANG, "added": MeldKind.ADDED_GANG, "concealed": MeldKind.CONCEALED_GANG}
@@ -102,7 +94,7 @@ def repeat_of(night: Night, event: Event) -> int | None:
     played (`repeated_win`)."""
     if isinstance(event, Win):
         return repeated_win(night, event)
-    return next((p.slot for p in reversed(night.in_hand()) if same_report(event, p.event)), None)
+    return next((p.place for p in reversed(night.in_hand()) if same_report(event, p.event)), None)
 
 
 def repeated_win(night: Night, event: Win) -> int | None:
@@ -118,18 +110,18 @@ def repeated_win(night: Night, event: Win) -> int | None:
     if win_with_dealer(replace(event, joins=None), -1) != win_with_dealer(replace(previous, joins=None), -1):
         return None
     newest = night.last_active(REVERSIBLE)  # nothing typed since (a chore, a fix elsewhere)
-    if newest is None or night.slot_of(newest.id) != last.slot:
+    if newest is None or night.place_of(newest.id) != last.place:
         return None
-    return last.slot
+    return last.place
 
 
 async def ask_repeat(context: Context, night: Night, event: Event, same: int) -> Response:
     """Hold the event and ask (the question outlives a restart: bot/chat/handlers/repeats.py); the money
     moves only on 再记一次 (`/again`). Its buttons carry its own id: they answer this question only."""
     speaker = context.incoming.speaker.name
-    text, asked_at = context.incoming.text.strip(), context.desk.clock()
+    text, asked_at = context.incoming.text.strip(), context.services.clock()
     held = PendingRepeat(night.id, night.state.hand_no, same, event, speaker, text, asked_at, after=night.log_size())
-    held = await repeats.remember(context.desk, context.incoming.chat_id, held)
+    held = await repeats.remember(context.services, context.incoming.chat_id, held)
     question = Reply("repeat.ask", {"id": night.shown(same), "what": describe(event, night.seats)})
     choices = (
         Choice(Reply("button.again"), repeats.again_command(held, True)),
@@ -163,14 +155,14 @@ async def again(context: Context) -> Response:
     night = recording_night(context)
     command, next_hand = next_hand_answer(context.command)
     question, number, drop = again_args(command)
-    desk, chat = context.desk, context.incoming.chat_id
+    services, chat = context.services, context.incoming.chat_id
     if question is not None:
-        asked = [q for q in await repeats.open_questions(desk, chat) if q.question == question]
+        asked = [q for q in await repeats.open_questions(services, chat) if q.question == question]
         if next_hand and asked and not is_same_discard(asked[0]):
             raise Refusal(Reply("command.extra_args", {"extra": "next"}))
-        pending = await repeats.take(desk, chat, question)
+        pending = await repeats.take(services, chat, question)
         if pending is None:  # answered already (by this button, another one, a typed answer, or /undo)
-            said = "repeat.withdrawn" if await repeats.was_withdrawn(desk, chat, question) else "repeat.answered"
+            said = "repeat.withdrawn" if await repeats.was_withdrawn(services, chat, question) else "repeat.answered"
             return Response((Reply(said),), context.language, spent=True)
         return await answer_repeat(context, night, pending, drop, next_hand)
     waiting = await live_questions(context, night)
@@ -184,7 +176,7 @@ async def again(context: Context) -> Response:
             raise Refusal(Reply("command.extra_args", {"extra": "next"}))
     if len(waiting) > 1:
         return which_question(context, night, waiting, drop)
-    pending = await repeats.take(desk, chat, waiting[0].question)
+    pending = await repeats.take(services, chat, waiting[0].question)
     if pending is None:
         raise Refusal(Reply("repeat.nothing"))
     return await answer_repeat(context, night, pending, drop, next_hand)
@@ -206,13 +198,13 @@ def is_same_discard(pending: PendingRepeat) -> bool:
 async def live_questions(context: Context, night: Night) -> list[PendingRepeat]:
     """The questions of this hand still within their time; the others are forgotten. None at all:
     refused (`expired` when the only ones left had run out of time)."""
-    desk, chat = context.desk, context.incoming.chat_id
-    questions = await repeats.open_questions(desk, chat)
+    services, chat = context.services, context.incoming.chat_id
+    questions = await repeats.open_questions(services, chat)
     current = [q for q in questions if (q.night_id, q.hand_no) == (night.id, night.state.hand_no)]
     live = [q for q in current if not expired(context, q)]
     gone = tuple(q for q in questions if q not in live)
     if gone:
-        await repeats.drop(desk, chat, gone)
+        await repeats.drop(services, chat, gone)
     if not live:
         raise Refusal(Reply("repeat.expired" if current else "repeat.nothing"))
     return live
@@ -230,7 +222,7 @@ def is_stale(night: Night, pending: PendingRepeat) -> bool:
 
 
 def expired(context: Context, pending: PendingRepeat) -> bool:
-    return context.desk.clock() - pending.asked_at > REPEAT_MINUTES * 60
+    return context.services.clock() - pending.asked_at > REPEAT_MINUTES * 60
 
 
 def which_question(context: Context, night: Night, waiting: list[PendingRepeat], drop: bool) -> Response:
@@ -482,7 +474,7 @@ def shown_win(night: Night, root: int) -> int | str:
     """The number a win several claims share is called by: its first claim still in force (the
     first one typed may have been undone since; the others share its place in the night)."""
     group = night.whole_fold().joined_group(root)
-    return night.shown(group[0].slot if group else root)
+    return night.shown(group[0].place if group else root)
 
 
 def joinable_win(night: Night, event: Win) -> int | None:
@@ -497,7 +489,7 @@ def joinable_win(night: Night, event: Win) -> int | None:
     if not isinstance(previous, Win) or previous.discarder != event.discarder:
         return None
     root = (
-        previous.joins if previous.joins is not None and night.whole_fold().joined_group(previous.joins) else last.slot
+        previous.joins if previous.joins is not None and night.whole_fold().joined_group(previous.joins) else last.place
     )
     group = night.whole_fold().joined_group(root)
     claims = [c for p in group if isinstance(p.event, Win) for c in p.event.claims]
@@ -507,7 +499,7 @@ def joinable_win(night: Night, event: Win) -> int | None:
     if len(tiles) > 1:
         return None  # another tile: another discard, the next hand's win
     newest = night.last_active(REVERSIBLE)  # nothing typed since (a chore, a fix elsewhere)
-    if newest is None or night.slot_of(newest.id) != last.slot:
+    if newest is None or night.place_of(newest.id) != last.place:
         return None
     return root
 
@@ -517,9 +509,9 @@ async def ask_same_discard(context: Context, night: Night, event: Win, first: in
     kept in the ledger, answered once, bot/chat/handlers/repeats.py); no money moves before the answer."""
     night.check(event)  # what the table refuses anyway is refused, not asked about
     speaker = context.incoming.speaker.name
-    text, asked_at = context.incoming.text.strip(), context.desk.clock()
+    text, asked_at = context.incoming.text.strip(), context.services.clock()
     held = PendingRepeat(night.id, night.state.hand_no, first, event, speaker, text, asked_at, after=night.log_size())
-    held = await repeats.remember(context.desk, context.incoming.chat_id, held)
+    held = await repeats.remember(context.services, context.incoming.chat_id, held)
     same = repeats.again_command(held, True)
     choices = (Choice(Reply("button.same_discard"), same), Choice(Reply("button.next_hand"), f"{same} next"))
     return ask(context, Reply("hu.same_discard", {"id": shown_win(night, first)}), choices)

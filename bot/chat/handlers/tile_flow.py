@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from bot.chat.commands import Command
+from bot.chat.grammar import Command
 from bot.chat.handlers import tile_pad
 from bot.chat.handlers.common import Context, Refusal, recording_night
 from bot.chat.handlers.flows import (
@@ -132,7 +132,7 @@ async def tile_flow(context: Context, state: str) -> Response:
     stop = await ended(context, night, head)
     if stop is not None:
         return stop
-    nights = context.desk.nights
+    nights = context.services.nights
     taps = await nights.flow_taps(head.update_key)
     pad = fold(night, [tap for tap, _ in taps])
     press = context.incoming.press

@@ -32,7 +32,6 @@ from engine.hand import MAX_MELDS, WINNING_HAND_SIZE, Meld, MeldKind
 from engine.tiles import COPIES, NUM_KINDS, Tile
 
 SELF = 4  # the source of a self-drawn win
-SEATS = 4
 MAX_FLOWERS = 20
 ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 

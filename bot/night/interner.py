@@ -2,7 +2,7 @@
 values again and again (碰 王五 by the same seat, a win's flags, a gang's payment of 2 from each other
 seat, a self-drawn win's three equal payments), and each was a new object of some 100 bytes.
 
-A `Sharing` lasts one reading (the rows decoded, or a fold folded): equal values it meets come out as
+An `Interner` lasts one reading (the rows decoded, or a fold folded): equal values it meets come out as
 the first one met, and it is dropped when the reading is done (what it shared stays shared, and it
 holds nothing once the night is cached). Every value shared is a frozen dataclass or a tuple of them,
 so an equal one is the same value: nothing tells the copies apart but their identity, which no one
@@ -19,8 +19,8 @@ from functools import cache
 from typing import Any, TypeVar, cast
 
 from bot.night.codec import Fix, SeatChange, StakeChange, decode_body
+from engine.events import Draw, Event, FlowerGang, FourWinds, Gang, Penalty, Pong, RangeMark, SetDealer, Win
 from engine.scoring import WinScore
-from engine.table import Draw, Event, FlowerGang, FourWinds, Gang, Penalty, Pong, RangeMark, SetDealer, Win
 
 T = TypeVar("T")
 
@@ -57,7 +57,7 @@ def _content_or_none(value: object) -> Hashable | None:
         return None
 
 
-class Sharing:
+class Interner:
     """`bound`: at most this many values are kept, the newest met (a night being played keeps its
     table as long as it is played); `by_content`: whether a value holding a dict is looked up (its
     key is a value of its own, which a bounded table would keep for nothing)."""

@@ -1,7 +1,7 @@
 """An immutable sequence that grows by one item in constant time: a night's fold gains an event per
 line, and copying the fold's history at every line made recording cost grow with the night.
 
-`Appended` is a view of the first `length` items of a list that is only ever appended to (never
+`AppendOnlyView` is a view of the first `length` items of a list that is only ever appended to (never
 changed in place, never shortened), plus at most one item of its own (`tail`). Adding an item first
 settles the tail into the shared list (an append, when nobody has extended the list past this view
 yet), so a chain of additions shares one list. A view's items never change under it, so a reader
@@ -56,7 +56,7 @@ class _Store(Generic[T]):
         return at if at is not None and at < length else None
 
 
-class Appended(Sequence[T]):
+class AppendOnlyView(Sequence[T]):
     __slots__ = ("_length", "_store", "_tail")
 
     def __init__(self, items: Iterable[T] = (), keys: Keys[T] = _no_keys) -> None:
@@ -66,8 +66,8 @@ class Appended(Sequence[T]):
         self._tail: tuple[T] | None = None  # a 1-tuple, so that any T (None too) can be a tail
 
     @classmethod
-    def _view(cls, store: _Store[T], length: int, tail: tuple[T] | None) -> Appended[T]:
-        view: Appended[T] = cls.__new__(cls)
+    def _view(cls, store: _Store[T], length: int, tail: tuple[T] | None) -> AppendOnlyView[T]:
+        view: AppendOnlyView[T] = cls.__new__(cls)
         view._store, view._length, view._tail = store, length, tail
         return view
 
@@ -84,10 +84,10 @@ class Appended(Sequence[T]):
             store = _Store([*items[:length], tail], store.keys)
         return store, length + 1
 
-    def plus(self, item: T) -> Appended[T]:
+    def plus(self, item: T) -> AppendOnlyView[T]:
         """This sequence and one more item (constant time, amortized)."""
         store, length = self._settled()
-        return Appended._view(store, length, (item,))
+        return AppendOnlyView._view(store, length, (item,))
 
     def first(self, key: Hashable) -> T | None:
         """The first item with this key (in order), or None."""
@@ -140,4 +140,4 @@ class Appended(Sequence[T]):
     __hash__ = None  # type: ignore[assignment]  # equal to other sequences by content, so not hashable
 
     def __repr__(self) -> str:
-        return f"Appended({list(self)!r})"
+        return f"AppendOnlyView({list(self)!r})"

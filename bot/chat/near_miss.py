@@ -1,0 +1,134 @@
+"""Near-commands: a plain line one piece away from a table event (`碰 李思 6s`), and the hint that
+says which piece — a name close to a seated one, a tile that cannot be, an amount not whole."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from bot.chat.grammar import GRAMMAR_BY_NAME, ONE_SUITED_TILE, Command
+from bot.chat.lexicon import PARTICLE, SENTENCE_PARTICLES, TILE, WORD
+from bot.chat.parser import TRAILING_MARKS, one_tile, parse, scan, verb
+from bot.text.vocabulary import fold, normalize_width
+from engine.errors import EngineError
+
+_NOT_WHOLE = re.compile(r"^(?:[-+]\d+|[-+]?\d*[.,/]\d+)$")  # 1.5, -5, 1/2 (a plain 5 is whole)
+
+
+def not_whole_amount(word: str) -> bool:
+    """A penalty amount typed as a number that is not whole flowers (`1.5`, `-5`, `1/2`): the
+    scanner leaves it a word, so the line would read it as a name."""
+    return _NOT_WHOLE.match(word) is not None
+
+
+@dataclass(frozen=True)
+class NearMiss:
+    """Why a plain line is not the command it almost is: a hint key and its fields, and the line
+    with the one failing piece mended (`corrected`, names as seated) when there is one."""
+
+    key: str
+    params: Mapping[str, str]
+    corrected: str | None = None
+    slash: str = ""  # the command's /name
+    lead: tuple[str, ...] = ()  # the names typed before the command word
+    args: tuple[str, ...] = ()  # the pieces after it, as typed; args[bad] is the failing one
+    bad: int = 0
+    needs_actor: bool = False  # the mended line's event is the speaker's (no actor named in it)
+
+    def button(self, replacement: str, actor: str | None) -> str:
+        """The mended line as a /command for a button (`/pong #3 #1 6s`): the failing piece
+        replaced (by a seat token), the speaker's seat named first when the event is theirs."""
+        args = [replacement if index == self.bad else text for index, text in enumerate(self.args)]
+        words = [*self.lead, *([actor] if actor and self.needs_actor else []), *args]
+        return " ".join([f"/{self.slash}", *words])
+
+
+def closest_name(word: str, known: Sequence[str]) -> str | None:
+    """The one seated name that `word` is a slip of: the same length (two characters or more) with
+    exactly one character different — the wrong character an input method offers for the same
+    sound (李思 for 李四, 王伍 for 王五) — or two neighbours swapped (Bbo for Bob). A dropped or
+    added letter (Carl, Bobb) is not read as a slip:
+    such a line is as likely talk about someone else."""
+    folded = fold(word.lstrip("@"))
+    if len(folded) < 2:
+        return None
+    close = {name for name in known if _one_slip(fold(name), folded)}
+    return close.pop() if len(close) == 1 else None
+
+
+def _one_slip(name: str, typed: str) -> bool:
+    """One character wrong, or two neighbours swapped (Bbo for Bob: a thumb on a phone)."""
+    if len(name) != len(typed):
+        return False
+    wrong = [at for at, (a, b) in enumerate(zip(name, typed, strict=True)) if a != b]
+    if len(wrong) == 1:
+        return True
+    return (
+        len(wrong) == 2
+        and wrong[1] == wrong[0] + 1
+        and name[wrong[0]] == typed[wrong[1]]
+        and name[wrong[1]] == typed[wrong[0]]
+    )
+
+
+def near_command(text: str, known: Sequence[str]) -> NearMiss | None:
+    """For a plain line that `parse` read as chatter: a hint when it is a table event's word and
+    grammar with exactly one piece wrong — an unknown name close to a seated one, or a tile that
+    cannot be (`0m`). Talk (a question, a sentence particle, stray words) gets None: silence."""
+    line = normalize_width(text.strip())
+    if line.startswith("/") or "?" in line:
+        return None
+    line = line.rstrip(TRAILING_MARKS).rstrip()
+    if not line or line[-1] in SENTENCE_PARTICLES:
+        return None
+    pieces = scan(line, known)
+    found = verb(pieces)
+    if found is None or not GRAMMAR_BY_NAME[found[0]].hinted:
+        return None
+    name, lead, args = found
+    spec = GRAMMAR_BY_NAME[name]
+    bad = [
+        p for p in args if p.kind not in spec.plain or (p.kind == TILE and spec.single_tile and not one_tile(p.text))
+    ]
+    if len(bad) != 1:
+        return None
+    piece = bad[0]
+    typed = line[piece.start : piece.end]
+    if piece.kind in (TILE, WORD) and ONE_SUITED_TILE.match(typed.lower()) and not one_tile(typed):
+        return NearMiss("hint.no_such_tile", {"tile": typed})
+    if name == "penalty" and piece.kind == WORD and not_whole_amount(typed):
+        return NearMiss("penalty.bad_amount", {"amount": typed})  # 罚 李四 1.5: whole flowers only
+    if piece.kind != WORD:
+        return None
+    seated = closest_name(typed, known)
+    if seated is None:
+        return None
+    corrected = line[: piece.start] + seated + line[piece.end :]
+    try:
+        command = parse(corrected, known)
+    except EngineError:
+        return None
+    if command is None:
+        return None
+    texts = tuple(line[p.start : p.end] for p in args if p.kind != PARTICLE)
+    return NearMiss(
+        "hint.no_such_name",
+        {"typed": typed, "name": seated},
+        corrected,
+        GRAMMAR_BY_NAME[name].slash[0],
+        tuple(line[p.start : p.end] for p in lead),
+        texts,
+        [p for p in args if p.kind != PARTICLE].index(piece),
+        len(command.names) < _names_with_actor(command),
+    )
+
+
+def _names_with_actor(command: Command) -> int:
+    """How many names an event's line holds when its actor is named (the handlers read the first
+    of them as the actor): two where someone fed the meld or the win, one otherwise; a penalty
+    names its offender and never means the speaker."""
+    if command.name == "penalty":
+        return 0
+    fed = command.name == "pong" or (command.name == "gang" and command.kind == "exposed")
+    return 2 if fed or (command.name == "hu" and not command.self_draw and not command.flags) else 1

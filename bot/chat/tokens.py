@@ -1,0 +1,43 @@
+"""The short tokens buttons and typed lines carry, read without the grammar: a seat by number (`#2`),
+a question's id (`q7`), the rows an undo-claim button names, and the tab's amounts and undo word."""
+
+from __future__ import annotations
+
+import re
+
+from bot.chat.scanner import chinese_number
+from bot.text.vocabulary import catalog_words, fold
+
+SEAT_TOKEN = re.compile(r"^#[0-3]$")  # a seat by number: what buttons send, to keep callback data short
+
+CLAIM_ROWS = re.compile(r"^claim=(\d{1,12})(?:,(\d{1,12}))?$")  # the undo-claim button's: bind row, line row
+
+# A question's own id in a button's command (`/again q7 no`): the button answers that question, once
+# (bot/chat/handlers/repeats.py); a front end keys the press by it (bot/telegram/input.py).
+QUESTION = re.compile(r"(?<!\S)q(\d{1,9})(?!\S)")
+
+
+def question_token(question: int) -> str:
+    return f"q{question}"
+
+
+def question_of(command_line: str) -> int | None:
+    """The question a button's command answers (`/again q7` → 7), or None."""
+    match = QUESTION.search(command_line)
+    return int(match[1]) if match else None
+
+
+TAB_AMOUNT = re.compile(r"(\d{1,9})(?:\.(\d{1,2}))?(?:元|块|塊)?")
+
+
+def tab_amount_cents(word: str) -> int | None:
+    """An amount as typed (`120`, `12.5`, `120元`, `五十块`, `一百二`) in cents; None if it is none."""
+    match = TAB_AMOUNT.fullmatch(word)
+    if match is not None:
+        return int(match[1]) * 100 + int((match[2] or "0").ljust(2, "0"))
+    value = chinese_number(word.rstrip("元块塊"))
+    return None if value is None else value * 100
+
+
+def tab_undo_word(word: str) -> bool:
+    return fold(word) in {fold(w) for w in catalog_words("tab.undo", with_name=False)}
