@@ -326,6 +326,9 @@ def _history(name: str, raw: str, tokens: list[str], known: Sequence[str], plain
     return Command(name, raw, number=page, plain=plain)
 
 
+EXPORT_ALL = ("all", "全部")  # `/export all`
+
+
 def _summary(name: str, raw: str, tokens: list[str], known: Sequence[str], plain: bool) -> Command:
     options: dict[str, str] = {}
     rest = list(tokens)
@@ -335,6 +338,8 @@ def _summary(name: str, raw: str, tokens: list[str], known: Sequence[str], plain
             options["chart"] = rest.pop(0)
         elif token.startswith("--chart=") and "chart" not in options:
             options["chart"] = token.split("=", 1)[1]
+        elif name == "export" and token.casefold() in EXPORT_ALL and "all" not in options:
+            options["all"] = token  # every closed night of the chat, not the latest
         else:  # every word it cannot use named, not the first alone
             raise EngineError("command.extra_args", extra=" ".join([token, *rest]))
     return Command(name, raw, options=options, plain=plain)
@@ -493,10 +498,18 @@ GRAMMARS: tuple[Grammar, ...] = (
     Grammar("summary", ("summary",), "/summary", _summary, slash_whole=True, looks_only=True, head_only=True),
     Grammar("close", ("close", "yes"), "yes", most_words=0),
     Grammar("reopen", ("reopen",), "/reopen", most_words=0),
-    Grammar("stats", ("stats",), "/stats", plain=frozenset({NAME}), most_words=1, looks_only=True),
+    Grammar("stats", ("stats",), "/stats", plain=frozenset({NAME}), most_words=1, looks_only=True, head_only=True),
     # the tab's commands (bot/chat/handlers/tab.py) read their words whole: names of people from other nights, amounts
     Grammar(
-        "tab", ("tab",), "/tab", _chore, whole=lambda words: not words, slash_whole=True, most_words=0, looks_only=True
+        "tab",
+        ("tab",),
+        "/tab",
+        _chore,
+        whole=lambda words: not words,
+        slash_whole=True,
+        most_words=0,
+        looks_only=True,
+        head_only=True,
     ),
     Grammar(
         "paid",

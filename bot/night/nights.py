@@ -28,6 +28,7 @@ from bot.store.rows import (
     NightMarks,
     NightRow,
     Seat,
+    StoredFigures,
     TabEventRow,
 )
 from bot.threads import in_thread
@@ -243,8 +244,8 @@ class Nights:
         """`night_marks` of these nights, in any chat."""
         return await self.ledger.night_marks_of(night_ids)
 
-    async def store_figures(self, rows: Sequence[tuple[int, str, int, str]]) -> None:
-        """(night, version, built after event, figures) for each night: one transaction for them all."""
+    async def store_figures(self, rows: Sequence[StoredFigures]) -> None:
+        """Each night's figures with its rows per person: one transaction for them all."""
         await self.ledger.store_figures(rows)
 
     async def tab_events(self, chat_id: str) -> list[TabEventRow]:

@@ -5,6 +5,28 @@ is the night layer's to reach (tests/test_layers.py holds them to it)."""
 
 from __future__ import annotations
 
-from bot.store.rows import DuplicateUpdate, EventRow, LineText, NightMarks, NightRow, PaymentRow, Seat, TabEventRow
+from bot.store.rows import (
+    DuplicateUpdate,
+    EventRow,
+    LineText,
+    NightMarks,
+    NightRow,
+    PaymentRow,
+    PersonNightRow,
+    Seat,
+    StoredFigures,
+    TabEventRow,
+)
 
-__all__ = ["DuplicateUpdate", "EventRow", "LineText", "NightMarks", "NightRow", "PaymentRow", "Seat", "TabEventRow"]
+__all__ = [
+    "DuplicateUpdate",
+    "EventRow",
+    "LineText",
+    "NightMarks",
+    "NightRow",
+    "PaymentRow",
+    "PersonNightRow",
+    "Seat",
+    "StoredFigures",
+    "TabEventRow",
+]

@@ -15,7 +15,7 @@ import sqlite3
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -30,7 +30,9 @@ from bot.store.rows import (
     NightMarks,
     NightRow,
     PaymentRow,
+    PersonNightRow,
     Seat,
+    StoredFigures,
     StoredTally,
     TabEventRow,
     TallyRows,
@@ -39,7 +41,7 @@ from bot.store.rows import (
 from bot.store.writer import Writer, pragmas
 from bot.threads import in_thread
 
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 _MIGRATIONS: dict[int, str] = {
     1: """
     CREATE TABLE chat_settings (
@@ -213,6 +215,29 @@ _MIGRATIONS: dict[int, str] = {
     # set by `_keep_row_id_numbers` on an upgrade from schema 6 or older.
     9: """
     ALTER TABLE nights ADD COLUMN ids_numbered_through INTEGER NOT NULL DEFAULT 0;
+    """,
+    # 10: each closed night's figures per person as plain rows, so that a period's (a month's, a
+    # season's) are one indexed sum by the nights' day. Written with the night's stored figures
+    # (night_figures), in the same transaction; a night closed by older code gets them at the next
+    # /stats or /tab, from its stored figures. Like them a cache: `last_event_id` says which state of
+    # the night they are of (a reopened night's rows stand for nothing until it closes again).
+    10: """
+    CREATE TABLE night_people (
+        night_id INTEGER NOT NULL REFERENCES nights (id),
+        person TEXT NOT NULL,
+        chat_id TEXT NOT NULL,
+        day TEXT NOT NULL,
+        last_event_id INTEGER NOT NULL,
+        amount INTEGER NOT NULL,
+        money_cents INTEGER NOT NULL,
+        hands INTEGER NOT NULL,
+        wins INTEGER NOT NULL,
+        self_draws INTEGER NOT NULL,
+        deal_ins INTEGER NOT NULL,
+        biggest INTEGER NOT NULL,
+        PRIMARY KEY (night_id, person)
+    ) WITHOUT ROWID;
+    CREATE INDEX night_people_by_day ON night_people (chat_id, day);
     """,
 }
 # The last schema that code numbering lines by their row id may have written (per-night numbers
@@ -768,8 +793,7 @@ class Ledger:
         """Each night of the chat, oldest first, with what says whether its stored figures still
         count: its newest event, whether it is closed now, and the figures stored for it (index
         seeks per night, no scan of the events)."""
-        marks = await self._marks("n.chat_id = ?", (chat_id,), counted=False)
-        return [replace(mark, number=number) for number, mark in enumerate(marks, 1)]  # a chat's own count
+        return await self._marks("n.chat_id = ?", (chat_id,), counted=False)
 
     async def night_marks_of(self, night_ids: Sequence[int]) -> list[NightMarks]:
         """`night_marks` of these nights, in any chat (their number is the chat's)."""
@@ -780,34 +804,66 @@ class Ledger:
         return found
 
     async def _marks(self, where: str, params: tuple[object, ...], counted: bool) -> list[NightMarks]:
-        """(`counted`: with each night's number in its chat, one count per night; else 0.)"""
+        """(`counted`: with each night's number in its chat, one count per night; else the nights
+        are the chat's own, numbered as they come.)"""
         number = "(SELECT COUNT(*) FROM nights m WHERE m.chat_id = n.chat_id AND m.id <= n.id)" if counted else "0"
         rows = await self._db.execute_fetchall(
             f"SELECT n.id, {number},"
             " (SELECT MAX(id) FROM events e WHERE e.night_id = n.id),"
             " (SELECT MAX(id) FROM events e WHERE e.night_id = n.id AND e.kind = 'close'),"
             " (SELECT MAX(id) FROM events e WHERE e.night_id = n.id AND e.kind = 'reopen'),"
-            " f.version, f.last_event_id, f.figures"
+            " f.version, f.last_event_id, f.figures,"
+            " EXISTS (SELECT 1 FROM night_people p WHERE p.night_id = n.id AND p.last_event_id = f.last_event_id)"
             f" FROM nights n LEFT JOIN night_figures f ON f.night_id = n.id WHERE {where} ORDER BY n.id",
             params,
         )
         marks: list[NightMarks] = []
-        for night_id, number, last, closed, reopened, version, built_after, figures in rows:
+        for position, (night_id, number, last, closed, reopened, version, built_after, figures, summed) in enumerate(
+            rows, 1
+        ):
             is_closed = closed is not None and (reopened is None or closed > reopened)
             stored = (str(version), int(built_after), str(figures)) if version is not None else None
-            marks.append(NightMarks(int(night_id), int(number), int(last or 0), is_closed, stored))
+            numbered = int(number) if counted else position
+            marks.append(NightMarks(int(night_id), numbered, int(last or 0), is_closed, stored, bool(summed)))
         return marks
 
-    async def store_figures(self, rows: Sequence[tuple[int, str, int, str]]) -> None:
-        """(night, version, built after event, figures) for each night: one transaction for them all."""
+    async def store_figures(self, rows: Sequence[StoredFigures]) -> None:
+        """Each night's figures and its rows per person (replacing those stored for it): one
+        transaction for them all."""
 
         def write(db: sqlite3.Connection) -> None:
             db.executemany(
                 "INSERT OR REPLACE INTO night_figures (night_id, version, last_event_id, figures) VALUES (?, ?, ?, ?)",
-                rows,
+                [row[:4] for row in rows],
+            )
+            db.executemany("DELETE FROM night_people WHERE night_id = ?", [(row[0],) for row in rows])
+            db.executemany(
+                "INSERT INTO night_people (night_id, person, chat_id, day, last_event_id, amount, money_cents,"
+                " hands, wins, self_draws, deal_ins, biggest) SELECT ?, ?, chat_id, substr(created_at, 1, 10),"
+                " ?, ?, ?, ?, ?, ?, ?, ? FROM nights WHERE id = ?",
+                [
+                    (p.night_id, p.person, built_after, p.amount, p.money_cents, p.hands, p.wins, *p.counts, p.night_id)
+                    for _, _, built_after, _, people in rows
+                    for p in people
+                ],
             )
 
         await self._writer.run(write)
+
+    async def period_sums(self, chat_id: str, first_day: str, last_day: str) -> list[tuple[str, PersonNightRow]]:
+        """Per person (as stored: an account or a folded name; `Persons` joins them), their closed
+        nights from `first_day` to `last_day` (YYYY-MM-DD, the day each night was opened) summed:
+        (person, the sums with `night_id` holding how many nights). One indexed read of the period's
+        rows; a night reopened since its rows were written is left out (its newest event is newer)."""
+        rows = await self._db.execute_fetchall(
+            "SELECT person, COUNT(*), SUM(amount), SUM(money_cents), SUM(hands), SUM(wins), SUM(self_draws),"
+            " SUM(deal_ins), MAX(biggest) FROM night_people p"
+            " WHERE chat_id = ? AND day BETWEEN ? AND ?"
+            " AND last_event_id = (SELECT MAX(id) FROM events e WHERE e.night_id = p.night_id)"
+            " GROUP BY person ORDER BY person",
+            (chat_id, first_day, last_day),
+        )
+        return [(str(r[0]), PersonNightRow(int(r[1]), str(r[0]), *(int(v) for v in r[2:]))) for r in rows]
 
     async def tab_events(self, chat_id: str) -> list[TabEventRow]:
         rows = await self._db.execute_fetchall(

@@ -123,6 +123,32 @@ class NightMarks:
     last_event_id: int
     closed: bool
     stored: tuple[str, int, str] | None  # (version, built after event, figures) when stored
+    summed: bool = False  # its per-person rows (`night_people`) are stored beside those figures
+
+
+@dataclass(frozen=True)
+class PersonNightRow:
+    """One person's night as a row a period's figures sum (`night_people`): `person` is the node
+    `bot.views.stats.Persons` starts from (`u:<account>` or `n:<folded name>`)."""
+
+    night_id: int
+    person: str
+    amount: int
+    money_cents: int
+    hands: int
+    wins: int
+    self_draws: int
+    deal_ins: int
+    biggest: int  # the biggest win's total (0: no win)
+
+    @property
+    def counts(self) -> tuple[int, int, int]:
+        """Self-draws, deal-ins and the biggest win, as the ledger stores them after the wins."""
+        return self.self_draws, self.deal_ins, self.biggest
+
+
+# A night's stored figures: (night, version, built after event, figures, its rows per person).
+StoredFigures = tuple[int, str, int, str, tuple[PersonNightRow, ...]]
 
 
 @dataclass(frozen=True)

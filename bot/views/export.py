@@ -1,4 +1,5 @@
-"""The night's events and payments as CSV, UTF-8 with a BOM so spreadsheet programs read Chinese.
+"""The night's events and payments as CSV (`/export`; `/export all`: every closed night, below),
+UTF-8 with a BOM so spreadsheet programs read Chinese.
 
 Each row carries its line's number tonight (`number`, as /history shows it; numbered per night) and
 the number of the line a correction corrects (`undoes`). Rows no one typed as a line (a seat claim,
@@ -14,8 +15,10 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
+from bot.text.vocabulary import fold
 from bot.views.lines import format_money
 from bot.views.personal import NightPeople
 
@@ -60,4 +63,56 @@ def night_csv(people: NightPeople, shown: Mapping[int, str] | None = None) -> by
             # amounts are numbers (a negative one is not a formula); only text cells are neutralised
             row = [*map(cell, base), cell(p.payer), cell(p.payee), p.amount, format_money(p.money_cents), p.reason]
             writer.writerow(row)
+    return ("\ufeff" + buffer.getvalue()).encode("utf-8")
+
+
+# ---- every closed night of the chat (`/export all`) ----------------------------------------------
+
+CHAT_HEADER = ("night", "date", "hand", "event", "person", "amount", "reason")
+TAB_HEADER = ("kind", "person", "to", "amount")
+
+
+@dataclass(frozen=True)
+class ExportedNight:
+    """A closed night as `/export all` lists it: its number in the chat, the day it was opened, its
+    log by person, and who each of its people is across the chat's nights (by the name the night
+    gave them: a rename or a 换人 is followed by `bot.views.stats.Persons`)."""
+
+    number: int
+    date: str
+    people: NightPeople
+    persons: Mapping[str, str]
+
+
+def chat_csv(nights: Sequence[ExportedNight]) -> bytes:
+    """One row per person a payment moved money for: the payee's row with the money received, the
+    payer's with it negative (so a person's rows sum to their money over these nights, and every
+    event's rows to zero). `event` is the line's number that night, as /history shows it (empty for
+    a row no one typed, a correction's re-pricing at another place); the amount is money, at that
+    hand's stake."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow(CHAT_HEADER)
+    for night in nights:
+        for entry in night.people.log:
+            event = "" if entry.number is None else entry.number
+            for p in entry.payments:
+                for name, cents in ((p.payee, p.money_cents), (p.payer, -p.money_cents)):
+                    person = night.persons.get(fold(name), name)
+                    writer.writerow(
+                        [night.number, night.date, entry.hand, event, cell(person), format_money(cents), p.reason]
+                    )
+    return ("\ufeff" + buffer.getvalue()).encode("utf-8")
+
+
+def tab_csv(balances: Sequence[tuple[str, int]], transfers: Sequence[tuple[str, str, int]]) -> bytes:
+    """The tab as /tab shows it: each person's balance (positive: owed), then the fewest transfers
+    that settle it (`person` pays `to`)."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow(TAB_HEADER)
+    for name, cents in balances:
+        writer.writerow(["balance", cell(name), "", format_money(cents)])
+    for payer, payee, cents in transfers:
+        writer.writerow(["transfer", cell(payer), cell(payee), format_money(cents)])
     return ("\ufeff" + buffer.getvalue()).encode("utf-8")

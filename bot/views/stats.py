@@ -20,7 +20,7 @@ import logging
 import sqlite3
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from functools import lru_cache
 
 from bot.night.codec import POSITIONAL, from_data, seat_change, to_data
@@ -28,7 +28,7 @@ from bot.night.night import Night
 from bot.night.nights import Nights
 from bot.night.people import LEAVING, RENAMING, Person, merged_index, merged_names, player_of
 from bot.night.played import Played
-from bot.night.records import NightMarks, NightRow
+from bot.night.records import NightMarks, NightRow, PersonNightRow, StoredFigures
 from bot.night.tally import joins_previous
 from bot.text.replies import LIST, Joined, Reply
 from bot.text.vocabulary import fold
@@ -131,11 +131,14 @@ async def chat_stats(nights: Nights, chat_id: str, only: str | None) -> list[Rep
     if only and wanted is None:
         return [Reply("tab.stats_unknown", {"name": only, "persons": Joined(persons.everyone(), LIST)})]
     careers: dict[str, Career] = {}
+    keys: dict[str, str] = {}  # node -> person: looked up once each
     for _, figures in found:
         for person in figures.persons:
-            key = persons.key_of(person)
+            node = Persons.node_of(person)
+            key = keys.get(node) or keys.setdefault(node, persons.resolve(node))
             if wanted is None or key == wanted:
-                person.add_to(careers.setdefault(key, Career()))
+                career = careers.get(key)  # (a Career made only for a person not met before)
+                person.add_to(career if career is not None else careers.setdefault(key, Career()))
     replies = [Reply("stats.header", {"nights": len(found)}, count=len(found))]
     for key, career in sorted(careers.items(), key=lambda item: -item[1].net):
         replies.append(_career_reply(persons.name(key), career))
@@ -171,7 +174,8 @@ class PersonNight:
         career.self_draws += self.self_draws
         career.deal_ins += self.deal_ins
         career.win_totals.extend(self.win_totals)
-        career.patterns.update(dict(self.patterns))
+        for pattern, count in self.patterns:  # (Counter.update checks its argument's type each call)
+            career.patterns[pattern] += count
 
 
 @dataclass(frozen=True)
@@ -282,8 +286,26 @@ def fresh(marks: NightMarks) -> NightFigures | None:
     return decode_figures(text)
 
 
-def stored_row(night: Night, figures: NightFigures) -> tuple[int, str, int, str]:
-    return night.id, FIGURES_VERSION, night.log_size(), encode_figures(figures)
+def person_rows(figures: NightFigures) -> tuple[PersonNightRow, ...]:
+    """The night's rows per person, as a period's figures sum them (`Ledger.period_sums`)."""
+    return tuple(
+        PersonNightRow(
+            figures.night_id,
+            Persons.node_of(p),
+            p.amount,
+            p.money_cents,
+            p.hands,
+            p.wins,
+            p.self_draws,
+            p.deal_ins,
+            max(p.win_totals, default=0),
+        )
+        for p in figures.persons
+    )
+
+
+def stored_row(night: Night, figures: NightFigures) -> StoredFigures:
+    return night.id, FIGURES_VERSION, night.log_size(), encode_figures(figures), person_rows(figures)
 
 
 async def store_closed(nights: Nights, night: Night) -> NightFigures:
@@ -315,12 +337,19 @@ async def figures_of(
 ) -> list[tuple[NightMarks, NightFigures]]:
     """Each night's figures: stored ones where they still count; the others (the open night, a
     night reopened or corrected since, an older database) are read, and stored once closed (in one
-    write for all of them). `rows` holds at least the nights to read."""
+    write for all of them, with their rows per person; a night whose figures were stored without
+    those rows gets them from its figures, not folded). `rows` holds at least the nights to read."""
     by_id = {row.id: row for row in rows}
     result: list[tuple[NightMarks, NightFigures]] = []
-    to_store: list[tuple[int, str, int, str]] = []
+    to_store: list[StoredFigures] = []
     for mark in marks:
         figures = fresh(mark)
+        if figures is not None and mark.stored is not None and not mark.summed:
+            # closed by code before the rows per person: they are written from its stored figures
+            version, built_after, text = mark.stored
+            # the figures as stored name the night they were built from; the rows are this night's
+            people = person_rows(replace(figures, night_id=mark.night_id))
+            to_store.append((mark.night_id, version, built_after, text, people))
         if figures is None:
             night = await nights.load(by_id[mark.night_id])
             figures = await in_thread(night_figures, night)
@@ -345,17 +374,22 @@ class Persons:
         self._account: dict[str, str | None] = {}  # root -> the account it holds
         self._name: dict[str, str] = {}  # root -> the latest name
         self._usernames: dict[str, str] = {}  # casefolded username -> node
+        joined: set[tuple[str, tuple[str, ...]]] = set()  # a join done once is done: a chat's regulars repeat
         for figures in nights:
             for person in figures.persons:
                 node = self.node_of(person)
-                for name in person.names:
-                    self._union(node, f"n:{name}")
+                if (node, person.names) not in joined:
+                    joined.add((node, person.names))
+                    for name in person.names:
+                        self._union(node, f"n:{name}")
                 if person.username:
                     self._usernames[person.username.casefold()] = node
         handles: dict[str, str] = {}
+        roots: dict[str, str] = {}  # node -> its root, fixed once every join is done
         for figures in nights:  # the latest name a person was called by
             for person in figures.persons:
-                root = self._find(self.node_of(person))
+                node = self.node_of(person)
+                root = roots.get(node) or roots.setdefault(node, self._find(node))
                 self._name[root] = person.name
                 if person.username:
                     handles[root] = person.username

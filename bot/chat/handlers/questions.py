@@ -10,6 +10,7 @@ from pathlib import Path
 
 from bot.chat.handlers.common import Context, Refusal, board, describe, explained
 from bot.chat.handlers.opening import claim_button, unclaimed
+from bot.chat.handlers.tab import read_tab, tab_replies
 from bot.chat.parser import parse
 from bot.night.fold import table_event
 from bot.night.night import Night
@@ -18,6 +19,7 @@ from bot.night.records import EventRow, LineText, PaymentRow, Seat
 from bot.night.seating import seated_names
 from bot.night.tally import Tally
 from bot.text.replies import Attachment, Choice, Reply, Response, render
+from bot.text.vocabulary import fold
 from bot.threads import in_thread
 from bot.views import export
 from bot.views.charts import ChartNotDrawn, night_chart
@@ -263,6 +265,8 @@ def night_csv(night: Night, texts: Mapping[int, LineText], language: str) -> byt
 
 async def export_(context: Context) -> Response:
     """Built in a worker thread, as the summary is."""
+    if "all" in context.command.options:
+        return await export_all(context)
     night = any_night(context)
     texts = await night.texts()  # every row's typed line and time: the night holds neither
     data = await in_thread(night_csv, night, texts, context.language)
@@ -270,4 +274,32 @@ async def export_(context: Context) -> Response:
         (Reply("export.done", {"night": night.number}),),
         context.language,
         attachments=(Attachment("document", f"night-{night.id}.csv", data),),
+    )
+
+
+async def export_all(context: Context) -> Response:
+    """`/export all`: every closed night of the chat in one CSV, and the tab beside it in a second
+    file (a CSV of its own: a spreadsheet reads one table a file, so the two are never mixed up)."""
+    tab, persons, _, found = await read_tab(context)
+    closed = [(marks, figures) for marks, figures in found if marks.closed]
+    if not closed:
+        raise Refusal(Reply("export.nothing_closed"))
+    rows = {row.id: row for row in await context.services.nights.night_rows(context.incoming.chat_id)}
+    exported: list[export.ExportedNight] = []
+    for marks, figures in closed:
+        night = await context.services.nights.load(rows[marks.night_id])
+        people = await in_thread(night_people, night)
+        names = {alias: persons.name(persons.key_of(p)) for p in figures.persons for alias in (*p.names, fold(p.name))}
+        exported.append(export.ExportedNight(marks.number, night.row.created_at[:10], people, names))
+    data = await in_thread(export.chat_csv, exported)
+    balances = [(persons.name(key), cents) for key, cents in tab.balances]
+    transfers = [(persons.name(payer), persons.name(payee), cents) for payer, payee, cents in tab.transfers]
+    chat = re.sub(r"[^0-9A-Za-z_-]", "_", context.incoming.chat_id)
+    return Response(
+        (Reply("export.all_done", {"nights": len(closed)}, count=len(closed)), *tab_replies(tab, persons)),
+        context.language,
+        attachments=(
+            Attachment("document", f"nights-{chat}.csv", data),
+            Attachment("document", f"tab-{chat}.csv", export.tab_csv(balances, transfers)),
+        ),
     )
