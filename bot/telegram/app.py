@@ -173,7 +173,7 @@ async def register_commands(application: Application[Any, Any, Any, Any, Any, An
         )
         for which, scope in scopes:
             commands = [BotCommand(spec.slash[0], translator.t(f"cmd.{spec.name}")[:256]) for spec in menu(which)]
-            if not commands:  # a menu no command is listed in (the admins' today) is not set
+            if not commands:  # a menu no command is listed in is not set
                 continue
             try:
                 await application.bot.set_my_commands(commands, scope=scope, language_code=code or None)
