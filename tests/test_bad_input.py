@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from bot.chat.service import Referee
-from bot.store.ledger import _MIGRATIONS, SCHEMA_VERSION, Ledger
+from bot.store.ledger import Ledger
+from bot.store.schema import _MIGRATIONS, SCHEMA_VERSION
 from tests.harness import Table
 
 NEW = "/new Alice Bob Carol Dave"

@@ -23,7 +23,8 @@ from pathlib import Path
 import pytest
 
 from bot.chat.service import Referee
-from bot.store.ledger import SCHEMA_VERSION, Ledger
+from bot.store.ledger import Ledger
+from bot.store.schema import SCHEMA_VERSION
 from tests.harness import Table
 
 FIXTURES = Path(__file__).parent / "fixtures"

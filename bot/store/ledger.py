@@ -21,273 +21,22 @@ from typing import Any, TypeVar
 
 import aiosqlite
 
+from bot.store.history import ChatHistory, is_recorded
 from bot.store.inbox import Inbox
 from bot.store.rows import (
     DuplicateUpdate,
     EventRow,
     LineText,
     NewEvent,
-    NightMarks,
     NightRow,
     PaymentRow,
-    PersonNightRow,
     Seat,
-    StoredFigures,
-    StoredTally,
-    TabEventRow,
-    TallyRows,
     TallyUpdate,
 )
+from bot.store.schema import migrate
+from bot.store.tallies import Tallies, add_to_tally
 from bot.store.writer import Writer, pragmas
 from bot.threads import in_thread
-
-SCHEMA_VERSION = 10
-_MIGRATIONS: dict[int, str] = {
-    1: """
-    CREATE TABLE chat_settings (
-        id INTEGER PRIMARY KEY,
-        chat_id TEXT NOT NULL,
-        key TEXT NOT NULL,
-        value TEXT NOT NULL,
-        created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
-    );
-    CREATE INDEX chat_settings_by_chat ON chat_settings (chat_id, key, id);
-    CREATE TABLE nights (
-        id INTEGER PRIMARY KEY,
-        chat_id TEXT NOT NULL,
-        preset_name TEXT NOT NULL,
-        preset_json TEXT NOT NULL,
-        stake_cents INTEGER NOT NULL CHECK (stake_cents > 0),
-        players TEXT NOT NULL,
-        dealer INTEGER NOT NULL,
-        opened_by TEXT NOT NULL,
-        created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
-    );
-    CREATE INDEX nights_by_chat ON nights (chat_id, id);
-    CREATE TABLE events (
-        id INTEGER PRIMARY KEY,
-        chat_id TEXT NOT NULL,
-        night_id INTEGER NOT NULL REFERENCES nights (id),
-        hand_no INTEGER NOT NULL,
-        kind TEXT NOT NULL,
-        actor INTEGER,
-        payload TEXT NOT NULL,
-        raw_text TEXT NOT NULL,
-        speaker TEXT NOT NULL,
-        update_key TEXT UNIQUE,
-        reverses INTEGER REFERENCES events (id),
-        created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
-    );
-    CREATE INDEX events_by_night ON events (night_id, id);
-    CREATE UNIQUE INDEX one_reversal_each ON events (reverses) WHERE reverses IS NOT NULL;
-    CREATE TABLE payments (
-        id INTEGER PRIMARY KEY,
-        event_id INTEGER NOT NULL REFERENCES events (id),
-        night_id INTEGER NOT NULL REFERENCES nights (id),
-        payer INTEGER NOT NULL CHECK (payer BETWEEN 0 AND 3),
-        payee INTEGER NOT NULL CHECK (payee BETWEEN 0 AND 3),
-        amount INTEGER NOT NULL,
-        money_cents INTEGER NOT NULL,
-        reason TEXT NOT NULL,
-        CHECK (payer <> payee)
-    );
-    CREATE INDEX payments_by_night ON payments (night_id);
-    CREATE INDEX payments_by_event ON payments (event_id);
-    """,
-    # 2: find a night's events of one kind (join, win, close/reopen) without scanning the night
-    2: """
-    CREATE INDEX events_by_night_kind ON events (night_id, kind, id);
-    """,
-    # 3: the Telegram inbox (bot/store/inbox.py); an update's row is marked done by the same transaction
-    # that records its events, so a crash can neither lose an acknowledged update nor apply it twice
-    3: """
-    CREATE TABLE inbox (
-        update_id INTEGER PRIMARY KEY,
-        chat INTEGER,
-        key TEXT,
-        body TEXT NOT NULL,
-        done INTEGER NOT NULL DEFAULT 0,
-        event_id INTEGER,
-        received_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
-    );
-    CREATE INDEX inbox_pending ON inbox (update_id) WHERE done = 0;
-    CREATE INDEX inbox_by_key ON inbox (key, update_id);
-    CREATE TRIGGER inbox_done_with_its_events AFTER INSERT ON events WHEN NEW.update_key IS NOT NULL
-    BEGIN
-        UPDATE inbox SET done = 1, event_id = NEW.id
-        WHERE update_id = (SELECT MIN(update_id) FROM inbox WHERE key = NEW.update_key AND done = 0);
-    END;
-    CREATE TABLE chat_aliases (
-        chat INTEGER PRIMARY KEY,
-        chat_key TEXT NOT NULL
-    );
-    INSERT OR REPLACE INTO chat_aliases (chat, chat_key)
-        SELECT CAST(substr(chat_id, 4) AS INTEGER), value FROM chat_settings
-        WHERE key = 'migrated_from' AND chat_id LIKE 'tg:%' ORDER BY id;
-    """,
-    # 4: the night's folded table state at closed hands (bot/night/checkpoint.py): a cache, never the truth
-    4: """
-    CREATE TABLE checkpoints (
-        night_id INTEGER NOT NULL REFERENCES nights (id),
-        last_event_id INTEGER NOT NULL,
-        version TEXT NOT NULL,
-        state TEXT NOT NULL,
-        PRIMARY KEY (night_id, last_event_id)
-    );
-    """,
-    # 5: a place in the night has versions (bot/night/versions.py): a fix of a fix, and an undo of a fix
-    # followed by an undo of what it brought back, reverse the same row twice; each is a new row
-    5: """
-    DROP INDEX one_reversal_each;
-    CREATE INDEX events_by_reverses ON events (reverses) WHERE reverses IS NOT NULL;
-    """,
-    # 6: the tab across nights (bot/chat/handlers/tab.py). `night_figures` caches each closed night's figures per
-    # person (a cache, never the truth: it counts only while its night's newest event is the one it
-    # was built after, and its version is the code's). `tab_events` is the chat's own append-only
-    # log of payments between people and nights settled on their own, with their undos; an update
-    # it records marks its inbox row done in the same transaction, as `events` does.
-    6: """
-    CREATE TABLE night_figures (
-        night_id INTEGER PRIMARY KEY REFERENCES nights (id),
-        version TEXT NOT NULL,
-        last_event_id INTEGER NOT NULL,
-        figures TEXT NOT NULL
-    );
-    CREATE TABLE tab_events (
-        id INTEGER PRIMARY KEY,
-        chat_id TEXT NOT NULL,
-        kind TEXT NOT NULL CHECK (kind IN ('paid', 'settled', 'undo')),
-        payload TEXT NOT NULL,
-        raw_text TEXT NOT NULL,
-        speaker TEXT NOT NULL,
-        update_key TEXT UNIQUE,
-        reverses INTEGER REFERENCES tab_events (id),
-        created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
-    );
-    CREATE INDEX tab_events_by_chat ON tab_events (chat_id, id);
-    CREATE TRIGGER inbox_done_with_its_tab_events AFTER INSERT ON tab_events WHEN NEW.update_key IS NOT NULL
-    BEGIN
-        UPDATE inbox SET done = 1
-        WHERE update_id = (SELECT MIN(update_id) FROM inbox WHERE key = NEW.update_key AND done = 0);
-    END;
-    """,
-    # 7: the taps of a guided 胡's tile pad (bot/chat/handlers/tile_flow.py), in the order they came, keyed
-    # by the flow: the pad is their fold, so a tap on a keyboard an edit has not replaced yet still
-    # counts, and a restart keeps the pad. `press` is the button press's own id (a repeated update
-    # is counted once); money is never here (the flow's win is an event like any other).
-    7: """
-    CREATE TABLE flow_taps (
-        id INTEGER PRIMARY KEY,
-        flow_key TEXT NOT NULL,
-        op TEXT NOT NULL,
-        press TEXT UNIQUE,
-        created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
-    );
-    CREATE INDEX flow_taps_by_flow ON flow_taps (flow_key, id);
-    """,
-    # 8: the night's running tally (bot/night/tally.py): what /summary and its chart show, as of the
-    # newest closed hand (`last_event_id`): each closed hand replaces the figures and adds to its
-    # hand's rows, in its checkpoint's transaction; a correction stores it whole again. A cache, never
-    # the truth: one of another version, or with a correction after it, is ignored and rebuilt.
-    8: """
-    CREATE TABLE tallies (
-        night_id INTEGER PRIMARY KEY REFERENCES nights (id),
-        last_event_id INTEGER NOT NULL,
-        version TEXT NOT NULL,
-        figures TEXT NOT NULL
-    );
-    CREATE TABLE tally_nets (
-        night_id INTEGER NOT NULL REFERENCES nights (id),
-        hand INTEGER NOT NULL,
-        player INTEGER NOT NULL,
-        net INTEGER NOT NULL,
-        PRIMARY KEY (night_id, hand, player)
-    ) WITHOUT ROWID;
-    CREATE TABLE tally_doubled (
-        night_id INTEGER NOT NULL REFERENCES nights (id),
-        hand INTEGER NOT NULL,
-        PRIMARY KEY (night_id, hand)
-    ) WITHOUT ROWID;
-    """,
-    # 9: a night's numbers never change, across an upgrade too (bot/night/log_index.py). The code
-    # before per-night numbers showed a line's row id as its number; a night it wrote keeps those:
-    # `ids_numbered_through` is the newest row so numbered (0: the night numbers its lines from #1),
-    # set by `_keep_row_id_numbers` on an upgrade from schema 6 or older.
-    9: """
-    ALTER TABLE nights ADD COLUMN ids_numbered_through INTEGER NOT NULL DEFAULT 0;
-    """,
-    # 10: each closed night's figures per person as plain rows, so that a period's (a month's, a
-    # season's) are one indexed sum by the nights' day. Written with the night's stored figures
-    # (night_figures), in the same transaction; a night closed by older code gets them at the next
-    # /stats or /tab, from its stored figures. Like them a cache: `last_event_id` says which state of
-    # the night they are of (a reopened night's rows stand for nothing until it closes again).
-    10: """
-    CREATE TABLE night_people (
-        night_id INTEGER NOT NULL REFERENCES nights (id),
-        person TEXT NOT NULL,
-        chat_id TEXT NOT NULL,
-        day TEXT NOT NULL,
-        last_event_id INTEGER NOT NULL,
-        amount INTEGER NOT NULL,
-        money_cents INTEGER NOT NULL,
-        hands INTEGER NOT NULL,
-        wins INTEGER NOT NULL,
-        self_draws INTEGER NOT NULL,
-        deal_ins INTEGER NOT NULL,
-        biggest INTEGER NOT NULL,
-        PRIMARY KEY (night_id, person)
-    ) WITHOUT ROWID;
-    CREATE INDEX night_people_by_day ON night_people (chat_id, day);
-    """,
-}
-# The last schema that code numbering lines by their row id may have written (per-night numbers
-# came while the schema was 6), and the first checkpoint codec only per-night code wrote.
-ROW_ID_NUMBERS_SCHEMA = 6
-PER_NIGHT_NUMBERS_CODEC = 3
-
-
-def _add_to_tally(db: sqlite3.Connection, night_id: int, last_event_id: int, update: TallyUpdate) -> None:
-    """What a closed hand adds to the night's running tally, if the stored tally is the one it adds
-    to (written after event `update.after`, in its version); else the stored one is dropped, so that
-    no one adds to it or reads it: the night is tallied whole when next asked."""
-    current = db.execute(
-        "UPDATE tallies SET last_event_id = ?, figures = ? WHERE night_id = ? AND version = ? AND last_event_id = ?",
-        (last_event_id, update.figures, night_id, update.version, update.after),
-    )
-    if current.rowcount == 1:
-        _add_hands(db, night_id, update.hands)
-    else:
-        db.execute("DELETE FROM tallies WHERE night_id = ?", (night_id,))
-
-
-def _add_hands(db: sqlite3.Connection, night_id: int, hands: TallyRows) -> None:
-    """Add the rows to the night's stored hands (a net adds to the player's in that hand)."""
-    if hands.nets:
-        db.executemany(
-            "INSERT INTO tally_nets (night_id, hand, player, net) VALUES (?, ?, ?, ?)"
-            " ON CONFLICT (night_id, hand, player) DO UPDATE SET net = net + excluded.net",
-            [(night_id, hand, player, net) for hand, player, net in hands.nets],
-        )
-    if hands.doubled:
-        db.executemany(
-            "INSERT OR IGNORE INTO tally_doubled (night_id, hand) VALUES (?, ?)",
-            [(night_id, hand) for hand in hands.doubled],
-        )
-
-
-def _statements(script: str) -> list[str]:
-    """Split a migration into statements; a trigger's body holds `;` of its own."""
-    statements: list[str] = []
-    current = ""
-    for line in script.splitlines(keepends=True):
-        current += line
-        if sqlite3.complete_statement(current):
-            statements.append(current.strip())
-            current = ""
-    if current.strip():
-        statements.append(current.strip())
-    return statements
-
 
 R = TypeVar("R")
 
@@ -320,42 +69,6 @@ def as_text(kind: str, payload: str) -> str:
 _NIGHTS = (
     "SELECT n.*, (SELECT COUNT(*) FROM nights m WHERE m.chat_id = n.chat_id AND m.id <= n.id) AS number FROM nights n"
 )
-
-
-def _migrate(db: sqlite3.Connection) -> None:
-    """Bring the schema to SCHEMA_VERSION (on the writer, in one transaction)."""
-    row = db.execute("PRAGMA user_version").fetchone()
-    version = row[0] if row else 0
-    for target in sorted(v for v in _MIGRATIONS if v > version):
-        for statement in _statements(_MIGRATIONS[target]):
-            db.execute(statement)
-        db.execute(f"PRAGMA user_version = {target}")
-    if 0 < version <= ROW_ID_NUMBERS_SCHEMA:
-        _keep_row_id_numbers(db)
-
-
-def _keep_row_id_numbers(db: sqlite3.Connection) -> None:
-    """Mark the nights whose lines were shown by their row id (`✅ #8` was row 8), so that they
-    keep those numbers. Schema 6 was written both before and after per-night numbers came; what
-    tells them apart is the checkpoints' codec (its version's first part): a night with a checkpoint
-    of per-night code (codec 3 on) was numbered per night when it was last played; one with only
-    older checkpoints was not; one with none (no hand closed yet) was, if no night in the file has
-    a checkpoint of per-night code either."""
-    codec = "CAST(substr(c.version, 1, instr(c.version, ':') - 1) AS INTEGER)"
-    per_night = f"SELECT 1 FROM checkpoints c WHERE {codec} >= {PER_NIGHT_NUMBERS_CODEC}"
-    db.execute(
-        "UPDATE nights SET ids_numbered_through = (SELECT COALESCE(MAX(id), 0) FROM events e"
-        " WHERE e.night_id = nights.id)"
-        f" WHERE NOT EXISTS ({per_night} AND c.night_id = nights.id)"
-        " AND (EXISTS (SELECT 1 FROM checkpoints c WHERE c.night_id = nights.id)"
-        f" OR NOT EXISTS ({per_night}))"
-    )
-
-
-def _is_recorded(db: sqlite3.Connection, update_key: str | None) -> bool:
-    if update_key is None:
-        return False
-    return db.execute("SELECT 1 FROM events WHERE update_key = ?", (update_key,)).fetchone() is not None
 
 
 _EventValues = tuple[str, int, int, str, int | None, str, str, str, str | None, int | None]
@@ -451,13 +164,10 @@ def _read_back(db: sqlite3.Connection, ids: list[int], decode: Decode) -> list[E
     return [make(*row) for row in rows]
 
 
-def _tally_rows(rows: Iterable[Sequence[Any]]) -> TallyRows:
-    """The tally's hands as read: (hand, player, net) rows, a 比下胡 hand as player -1."""
-    nets = tuple((int(h), int(p), int(n)) for h, p, n in rows if p >= 0)
-    return TallyRows(nets, tuple(int(h) for h, p, _ in rows if p < 0))
+class Ledger(Tallies, ChatHistory):
+    """The ledger: a night's events and payments, settings, the inbox; a night's tallies
+    (bot/store/tallies.py) and the chat's history across nights (bot/store/history.py)."""
 
-
-class Ledger:
     def __init__(self, connection: aiosqlite.Connection, writer: Writer) -> None:
         # Reads use their own connection: under WAL they never wait for a write, and they see only
         # committed rows. Every write goes through the writer (group commit, bot/store/writer.py).
@@ -470,7 +180,7 @@ class Ledger:
     @classmethod
     async def open(cls, path: str | Path) -> Ledger:
         writer = await Writer.open(path)
-        await writer.run(_migrate)
+        await writer.run(migrate)
         connection = await aiosqlite.connect(str(path), isolation_level=None)
         connection.row_factory = aiosqlite.Row
         for pragma in pragmas():
@@ -513,7 +223,7 @@ class Ledger:
         """Create a night and its `open` event; raises DuplicateUpdate for a repeated update."""
 
         def write(db: sqlite3.Connection) -> int:
-            if _is_recorded(db, update_key):
+            if is_recorded(db, update_key):
                 raise DuplicateUpdate(update_key)
             cursor = db.execute(
                 "INSERT INTO nights (chat_id, preset_name, preset_json, stake_cents, players, dealer, opened_by)"
@@ -570,81 +280,12 @@ class Ledger:
                     (night_id, ids[-1], *checkpoint),
                 )
             if tally is not None and ids:
-                _add_to_tally(db, night_id, ids[-1], tally)
+                add_to_tally(db, night_id, ids[-1], tally)
             return _read_back(db, ids, decode)
 
         rows = await self._writer.run(write)
         self._recorded[chat_id] += 1
         return rows
-
-    async def checkpoint(self, night_id: int, version: str) -> tuple[int, str] | None:
-        """(last event id, state) of the night's newest checkpoint of this version that no later
-        correction reaches into (an undo or fix of an event it covers invalidates it). Walked from
-        the newest checkpoint back, taking in the corrections newer than each: one pass over both,
-        where asking every checkpoint about every later event took 78 s in a 50,000-event night."""
-        corrections = [
-            (int(row[0]), int(row[1]))
-            for row in await self._db.execute_fetchall(
-                "SELECT id, reverses FROM events WHERE night_id = ? AND reverses IS NOT NULL ORDER BY id DESC",
-                (night_id,),
-            )
-        ]
-        marks = await self._db.execute_fetchall(
-            "SELECT last_event_id FROM checkpoints WHERE night_id = ? AND version = ? ORDER BY last_event_id DESC",
-            (night_id, version),
-        )
-        reach, taken = None, 0  # the earliest event reached back into by a correction newer than the mark
-        for (last,) in marks:
-            while taken < len(corrections) and corrections[taken][0] > last:
-                reverses = corrections[taken][1]
-                reach = reverses if reach is None else min(reach, reverses)
-                taken += 1
-            if reach is None or reach > last:
-                rows = await self._db.execute_fetchall(
-                    "SELECT state FROM checkpoints WHERE night_id = ? AND version = ? AND last_event_id = ?",
-                    (night_id, version, last),
-                )
-                return int(last), str(next(iter(rows))[0])
-        return None
-
-    async def tally(self, night_id: int, hands: bool = True) -> StoredTally | None:
-        """The night's running tally as stored (its hands' rows too, unless not `hands`), or None."""
-        rows = await self._db.execute_fetchall(
-            "SELECT last_event_id, version, figures FROM tallies WHERE night_id = ?", (night_id,)
-        )
-        row = next(iter(rows), None)
-        if row is None:
-            return None
-        by_hand = TallyRows()
-        if hands:  # one read: a 比下胡 hand comes as player -1
-            rows = await self._db.execute_fetchall(
-                "SELECT hand, player, net FROM tally_nets WHERE night_id = ?"
-                " UNION ALL SELECT hand, -1, 0 FROM tally_doubled WHERE night_id = ? ORDER BY 1, 2",
-                (night_id, night_id),
-            )
-            by_hand = await in_thread(_tally_rows, rows)  # a long night's hands: off the event loop
-        return StoredTally(int(row[0]), str(row[1]), str(row[2]), by_hand)
-
-    async def store_tally(
-        self, night_id: int, last_event_id: int, version: str, figures: str, hands: TallyRows
-    ) -> bool:
-        """Store the night's whole running tally, worked out after event `last_event_id`; nothing
-        (False) if the night has a newer event by now (the tally would not be current)."""
-
-        def write(db: sqlite3.Connection) -> bool:
-            newest = db.execute("SELECT MAX(id) FROM events WHERE night_id = ?", (night_id,)).fetchone()[0]
-            if newest != last_event_id:
-                return False
-            db.execute("DELETE FROM tally_nets WHERE night_id = ?", (night_id,))
-            db.execute("DELETE FROM tally_doubled WHERE night_id = ?", (night_id,))
-            db.execute(
-                "INSERT OR REPLACE INTO tallies (night_id, last_event_id, version, figures) VALUES (?, ?, ?, ?)",
-                (night_id, last_event_id, version, figures),
-            )
-            _add_hands(db, night_id, hands)
-            return True
-
-        return await self._writer.run(write)
 
     async def set_setting(self, chat_id: str, key: str, value: str) -> None:
         def write(db: sqlite3.Connection) -> None:
@@ -786,115 +427,6 @@ class Ledger:
         )
         row = next(iter(rows), None)
         return (int(row[0]), bool(row[1])) if row else None
-
-    # ---- the tab across nights (bot/chat/handlers/tab.py) ----------------------------------------------------
-
-    async def night_marks(self, chat_id: str) -> list[NightMarks]:
-        """Each night of the chat, oldest first, with what says whether its stored figures still
-        count: its newest event, whether it is closed now, and the figures stored for it (index
-        seeks per night, no scan of the events)."""
-        return await self._marks("n.chat_id = ?", (chat_id,), counted=False)
-
-    async def night_marks_of(self, night_ids: Sequence[int]) -> list[NightMarks]:
-        """`night_marks` of these nights, in any chat (their number is the chat's)."""
-        found: list[NightMarks] = []
-        for start in range(0, len(night_ids), 500):  # SQLite's limit on bound values
-            chunk = list(night_ids[start : start + 500])
-            found += await self._marks(f"n.id IN ({', '.join('?' for _ in chunk)})", tuple(chunk), counted=True)
-        return found
-
-    async def _marks(self, where: str, params: tuple[object, ...], counted: bool) -> list[NightMarks]:
-        """(`counted`: with each night's number in its chat, one count per night; else the nights
-        are the chat's own, numbered as they come.)"""
-        number = "(SELECT COUNT(*) FROM nights m WHERE m.chat_id = n.chat_id AND m.id <= n.id)" if counted else "0"
-        rows = await self._db.execute_fetchall(
-            f"SELECT n.id, {number},"
-            " (SELECT MAX(id) FROM events e WHERE e.night_id = n.id),"
-            " (SELECT MAX(id) FROM events e WHERE e.night_id = n.id AND e.kind = 'close'),"
-            " (SELECT MAX(id) FROM events e WHERE e.night_id = n.id AND e.kind = 'reopen'),"
-            " f.version, f.last_event_id, f.figures,"
-            " EXISTS (SELECT 1 FROM night_people p WHERE p.night_id = n.id AND p.last_event_id = f.last_event_id)"
-            f" FROM nights n LEFT JOIN night_figures f ON f.night_id = n.id WHERE {where} ORDER BY n.id",
-            params,
-        )
-        marks: list[NightMarks] = []
-        for position, (night_id, number, last, closed, reopened, version, built_after, figures, summed) in enumerate(
-            rows, 1
-        ):
-            is_closed = closed is not None and (reopened is None or closed > reopened)
-            stored = (str(version), int(built_after), str(figures)) if version is not None else None
-            numbered = int(number) if counted else position
-            marks.append(NightMarks(int(night_id), numbered, int(last or 0), is_closed, stored, bool(summed)))
-        return marks
-
-    async def store_figures(self, rows: Sequence[StoredFigures]) -> None:
-        """Each night's figures and its rows per person (replacing those stored for it): one
-        transaction for them all."""
-
-        def write(db: sqlite3.Connection) -> None:
-            db.executemany(
-                "INSERT OR REPLACE INTO night_figures (night_id, version, last_event_id, figures) VALUES (?, ?, ?, ?)",
-                [row[:4] for row in rows],
-            )
-            db.executemany("DELETE FROM night_people WHERE night_id = ?", [(row[0],) for row in rows])
-            db.executemany(
-                "INSERT INTO night_people (night_id, person, chat_id, day, last_event_id, amount, money_cents,"
-                " hands, wins, self_draws, deal_ins, biggest) SELECT ?, ?, chat_id, substr(created_at, 1, 10),"
-                " ?, ?, ?, ?, ?, ?, ?, ? FROM nights WHERE id = ?",
-                [
-                    (p.night_id, p.person, built_after, p.amount, p.money_cents, p.hands, p.wins, *p.counts, p.night_id)
-                    for _, _, built_after, _, people in rows
-                    for p in people
-                ],
-            )
-
-        await self._writer.run(write)
-
-    async def period_sums(self, chat_id: str, first_day: str, last_day: str) -> list[tuple[str, PersonNightRow]]:
-        """Per person (as stored: an account or a folded name; `Persons` joins them), their closed
-        nights from `first_day` to `last_day` (YYYY-MM-DD, the day each night was opened) summed:
-        (person, the sums with `night_id` holding how many nights). One indexed read of the period's
-        rows; a night reopened since its rows were written is left out (its newest event is newer)."""
-        rows = await self._db.execute_fetchall(
-            "SELECT person, COUNT(*), SUM(amount), SUM(money_cents), SUM(hands), SUM(wins), SUM(self_draws),"
-            " SUM(deal_ins), MAX(biggest) FROM night_people p"
-            " WHERE chat_id = ? AND day BETWEEN ? AND ?"
-            " AND last_event_id = (SELECT MAX(id) FROM events e WHERE e.night_id = p.night_id)"
-            " GROUP BY person ORDER BY person",
-            (chat_id, first_day, last_day),
-        )
-        return [(str(r[0]), PersonNightRow(int(r[1]), str(r[0]), *(int(v) for v in r[2:]))) for r in rows]
-
-    async def tab_events(self, chat_id: str) -> list[TabEventRow]:
-        rows = await self._db.execute_fetchall(
-            "SELECT id, kind, payload, speaker, reverses, created_at FROM tab_events WHERE chat_id = ? ORDER BY id",
-            (chat_id,),
-        )
-        return [TabEventRow(int(r[0]), str(r[1]), str(r[2]), str(r[3]), r[4], str(r[5])) for r in rows]
-
-    async def append_tab_event(
-        self, chat_id: str, kind: str, payload: str, line: tuple[str, str, str | None], reverses: int | None = None
-    ) -> int:
-        """One entry of the chat's tab (speaker, raw text, update key); DuplicateUpdate for a repeated update."""
-        speaker, raw_text, update_key = line
-
-        def write(db: sqlite3.Connection) -> int:
-            if _is_recorded(db, update_key):
-                raise DuplicateUpdate(update_key)
-            try:
-                cursor = db.execute(
-                    "INSERT INTO tab_events (chat_id, kind, payload, raw_text, speaker, update_key, reverses)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (chat_id, kind, payload, raw_text, speaker, update_key, reverses),
-                )
-            except sqlite3.IntegrityError as error:
-                if update_key is not None and "update_key" in str(error):
-                    raise DuplicateUpdate(update_key) from error
-                raise
-            assert cursor.lastrowid is not None
-            return cursor.lastrowid
-
-        return await self._writer.run(write)
 
     async def latest_event_time(self, night_id: int) -> str | None:
         """When the night's newest event was recorded (its `created_at`)."""
