@@ -152,7 +152,7 @@ class Referee:
             return self._noted(incoming, Response((*replies, hint) if hint else replies, language, refused=True))
         command = read.command
         if command is None:
-            return self._noted(incoming, near_miss(incoming, night, language))
+            return self._noted(incoming, near_miss(incoming, read, night, language))
         handler = handler_of(command.name)
         if handler is None:
             return None
