@@ -346,3 +346,15 @@ def test_only_the_entry_point_reads_the_environment() -> None:
     assert reading == []
     for name in READS_THE_ENVIRONMENT:  # the exception is real: it does read it
         assert environment_reads(ROOT.joinpath(*name.split(".")).with_suffix(".py").read_text(encoding="utf-8"))
+
+
+MOST_LINES = 600  # #40: a file is one idea a newcomer can name from its name; past this it holds several
+
+
+def test_no_source_file_is_over_600_lines() -> None:
+    longer = {
+        str(path.relative_to(ROOT)): lines
+        for path in sources()
+        if (lines := len(path.read_text(encoding="utf-8").splitlines())) > MOST_LINES
+    }
+    assert longer == {}
