@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from bot.chat.handlers.reply_to import typed_correction, with_number
+from bot.telegram.input import Input, read_update
 from tests.bot_process import bot_against_fake, count, wait_until
-from tests.fake_telegram import BOT_USER, FakeTelegram, bad_request, topic_root
+from tests.fake_telegram import BOT_USER, FakeTelegram, bad_request, plain_user, topic_root
 from tests.kit.messages import rendered, says
 from tests.kit.telegram import ALICE, BOB, CAROL, DAVE, GROUP, NEW, Running, balances, buttons
 
@@ -75,6 +76,28 @@ def test_only_an_undo_or_a_fix_is_a_correction() -> None:
         assert typed_correction(talk, names) is None
 
 
+def test_which_message_a_line_replies_to() -> None:
+    """Bot API: `reply_to_message` is the replied message in this chat and thread; in a forum topic a
+    line that is no reply carries the topic's first message there; `external_reply`: another chat's."""
+    forum = {"id": GROUP, "type": "supergroup", "title": "Table", "is_forum": True}
+
+    def read(**fields: Any) -> Input:
+        body = {"message_id": 50, "date": 1700000000, "chat": forum, "from": BOB, "text": "/undo", **fields}
+        return read_update({"update_id": 1, "message": body})
+
+    bots = {"message_id": 41, "date": 1700000000, "chat": forum, "from": BOT_USER, "text": "✅ #2 …"}
+    topic = {"message_thread_id": 7, "is_topic_message": True}
+    assert read().reply_to is None
+    assert read(reply_to_message=topic_root(GROUP, 7), **topic).reply_to is None  # the topic itself
+    assert read(reply_to_message=topic_root(GROUP, 7), **topic).replied_to is None  # nor its creator named
+    in_topic = read(reply_to_message={**bots, "message_thread_id": 7, "is_topic_message": True}, **topic)
+    assert in_topic.reply_to == 41 and in_topic.replied_to is not None and in_topic.replied_to.is_bot
+    general = read(reply_to_message=bots, message_thread_id=41)  # in General: the replied message's id
+    assert general.reply_to == 41 and general.topic is None
+    elsewhere = read(external_reply={"origin": {"type": "hidden_user", "sender_user_name": "X", "date": 1}})
+    assert elsewhere.reply_to is None and elsewhere.replies_elsewhere
+
+
 # ---- through Telegram ------------------------------------------------------------------------------
 
 
@@ -121,6 +144,38 @@ async def test_a_reply_to_an_edited_line_acts_on_its_latest_version(fake: FakeTe
         out = await bot.say(CAROL, "撤销", reply_to=first)
         assert says(out, "undo.done", id=5, target=4)
     assert await balances(db) == total(ON_DAVE, ON_CAROL)
+
+
+async def test_a_reply_to_a_guided_flows_message_acts_on_what_it_recorded(fake: FakeTelegram, tmp_path: Path) -> None:
+    """The flow's question is written over with its result (`✅ #2 …`): a reply to that message."""
+    db = tmp_path / "tg.sqlite3"
+    async with Running(fake, db) as bot:
+        await bot.say(ALICE, NEW)
+        await bot.say(ALICE, "/penalty")  # kind, then who: one message, edited
+        flow = fake.sent()[-1].params["_result"]
+        assert await bot.say(DAVE, "/undo", reply_to=flow) == rendered("reply_to.nothing_recorded")
+        await bot.press(ALICE, buttons(fake)["跟牌"])
+        await bot.press(ALICE, buttons(fake)["dave"])
+        edited = [c for c in fake.calls if c.method == "editMessageText" and "✅" in str(c.params.get("text"))]
+        assert int(edited[-1].params["message_id"]) == flow["message_id"]
+        assert await balances(db) == ON_DAVE
+        assert says(await bot.say(BOB, "/undo", reply_to=flow), "undo.done", id=3, target=2)
+    assert await balances(db) == [0, 0, 0, 0]
+
+
+async def test_a_line_kept_for_a_seat_claim_stands_for_what_it_recorded(fake: FakeTelegram, tmp_path: Path) -> None:
+    """Wu (no seat) types a penalty: it is kept while he claims 王五's seat, and recorded then (#2).
+    His message recorded nothing when sent, and #2 once the claim recorded it: a reply says #2."""
+    db = tmp_path / "tg.sqlite3"
+    zhang, wu = plain_user(201, "张三"), plain_user(203, "Wu")
+    async with Running(fake, db) as bot:
+        await bot.say(zhang, "开局 张三 李四 王五 赵六")
+        assert says(await bot.say(wu, "罚 跟牌 赵六"), "claim.which_seat")
+        kept = fake.last_message
+        assert says(await bot.press(wu, buttons(fake)["我是 王五"]), "event.recorded", id=2)
+        assert await balances(db) == ON_DAVE  # 赵六 sits North
+        assert says(await bot.say(zhang, "撤销", reply_to=kept), "undo.done", id=3, target=2)
+    assert await balances(db) == [0, 0, 0, 0]
 
 
 async def test_a_reply_to_what_recorded_nothing_says_so_and_changes_nothing(fake: FakeTelegram, tmp_path: Path) -> None:

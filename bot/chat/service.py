@@ -187,7 +187,8 @@ class Referee:
             prompt = opening.claim_prompt(context, response)  # an account with no seat yet: which one?
             if prompt is not None:
                 assert night is not None
-                kept = PendingLine(incoming.text, night.id, night.state.hand_no, self.services.clock())
+                clock = self.services.clock()
+                kept = PendingLine(incoming.text, night.id, night.state.hand_no, clock, incoming.update_key)
                 self.services.pending_lines[(incoming.chat_id, incoming.speaker.id)] = kept
                 return prompt
             if command.name == "hu" and response.replies[0].key == "hu.needs_flowers" and night is not None:
@@ -227,7 +228,9 @@ class Referee:
             return claimed
         if self.services.clock() - kept.at > KEPT_MINUTES * 60:
             return claimed
-        key = f"{incoming.update_key}:kept" if incoming.update_key else None
+        # under the line's own key (it recorded nothing when sent): its message stands for what it
+        # recorded now; a line with no key (the console's) under the claim's
+        key = kept.update_key or (f"{incoming.update_key}:kept" if incoming.update_key else None)
         bind_id = night.log_size()  # the claim's row: the last the chat wrote
         line = await self._handle(replace(incoming, text=kept.text, update_key=key, press=None, read=None))
         if line is None:

@@ -1,7 +1,8 @@
 """What a message a line replies to recorded (Telegram): a reply with /undo or /fix acts on it.
 
-A player's message is found by its update key (`msg:<chat>:<id>`, its edits `edit:<chat>:<id>:<date>`,
-the line a seat claim kept `msg:<chat>:<id>:kept`): the events and the tab's entries keep it. The
+A player's message is found by its update key (`msg:<chat>:<id>`, its edits `edit:<chat>:<id>:<date>`;
+a line kept while its sender claimed a seat is recorded under its own key, and one kept by older code
+under the claim's, `msg:<chat>:<id>:kept`): the events and the tab's entries keep it. The
 bot's own answers are kept here once sent, in `answers`: a row for each answer a message carried
 (several when a backlog went out as one message), with the ledger row its first line reports
 (`✅ #N`, `✏️ #N`, `↩️ #N`) and whether it recorded anything. Only what the bot itself sent is here,

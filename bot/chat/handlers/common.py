@@ -80,6 +80,9 @@ class PendingLine:
     night_id: int
     hand_no: int
     at: float
+    # the line's own update key: the line is recorded under it once the seat is claimed, so that its
+    # message stands for what it recorded (an edit of it, a reply to it: bot/chat/handlers/reply_to.py)
+    update_key: str | None = None
 
 
 @dataclass(frozen=True)
