@@ -29,6 +29,7 @@ from engine.events import (
     Pong,
     RangeMark,
     SetDealer,
+    SetRules,
     Win,
     WinInput,
 )
@@ -47,6 +48,7 @@ from engine.liability import (
 )
 from engine.melds import match_melds
 from engine.preset import Preset
+from engine.rule_keys import rules_after
 from engine.scoring import WinScore, score_declared, score_forced, score_hand
 from engine.settlement import (
     Factor,
@@ -100,6 +102,8 @@ class TableState:
     gang_liable: tuple[int, int] | None = None  # 杠后承包: (gang-maker, liable seat) until his next discard
     range_marks: tuple[Tile | None, ...] = (None, None, None, None)  # 全球 架: the tile each seat marked
     waibao_paid: frozenset[int] = frozenset()  # takers whose 快照 外包 was paid at the fourth mouth (003)
+    begun: bool = False  # an event other than 定庄 or 改规则 was played in this hand
+    next_preset: Preset | None = None  # the rules a 改规则 made while this hand was played: from the next one
 
     @property
     def round_no(self) -> int:
@@ -546,6 +550,9 @@ def _end_hand(state: TableState) -> Outcome:
         range_marks=(None,) * SEATS,
         waibao_paid=frozenset(),
         flower_gangs=0,
+        begun=False,
+        preset=state.next_preset or preset,  # the hand just played was settled by its own rules
+        next_preset=None,
     )
     return Outcome(new_state, (), tuple(notices))
 
@@ -554,7 +561,8 @@ def apply(state: TableState, event: Event) -> Outcome:
     """Apply one event; raises EngineError (nothing changes) if it is not legal here."""
     for seat in (getattr(event, "actor", None), getattr(event, "offender", None)):
         _check_seat(seat)
-    state = _changed(state, gang_liable=gang_liable_lasts(state, event))
+    if not isinstance(event, SetDealer | SetRules):  # chores, not play: the hand has not begun by them
+        state = _changed(state, gang_liable=gang_liable_lasts(state, event), begun=True)
     # a closed set: an event type with no case here is a type error (mypy), never read as a draw
     match event:
         case Pong():
@@ -575,6 +583,8 @@ def apply(state: TableState, event: Event) -> Outcome:
             return _apply_range_mark(state, event)
         case SetDealer():
             return _apply_set_dealer(state, event)
+        case SetRules():
+            return _apply_set_rules(state, event)
         case Draw():
             return _apply_draw(state)
         case _:
@@ -592,3 +602,11 @@ def _apply_set_dealer(state: TableState, event: SetDealer) -> Outcome:
         raise EngineError("dealer.hand_started", hand=state.hand_no)
     after = _changed(state, dealer=event.seat, dealer_streak=0)
     return Outcome(after, (), (Notice("table.dealer_set", {"dealer": event.seat, "hand": state.hand_no}),))
+
+
+def _apply_set_rules(state: TableState, event: SetRules) -> Outcome:
+    """改规则: from the next hand once this one has begun (its money stays as it was played), else
+    from this one (docs/rules.md 20)."""
+    preset = rules_after(state.next_preset or state.preset, event)
+    after = _changed(state, next_preset=preset) if state.begun else _changed(state, preset=preset, next_preset=None)
+    return Outcome(after, (), (Notice("table.rules_from", {"hand": state.hand_no + after.begun}),))
