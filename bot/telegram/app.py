@@ -30,6 +30,7 @@ import sqlite3
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from telegram import (
@@ -87,6 +88,7 @@ class TelegramFrontEnd:
     policy: RetryPolicy = field(default_factory=RetryPolicy)
     board_interval: float = BOARD_EDIT_SECONDS
     lookup_request: BaseRequest | None = None  # the lookup client's transport when the application's is given
+    rules_dir: Path | None = None  # RULES_DIR: the operator's house rules files, for every group
     connections: Connections = field(init=False)
     chats: Chats = field(init=False)
     sender: Sender = field(init=False)
@@ -113,7 +115,7 @@ class TelegramFrontEnd:
     async def open(self, application: Application[Any, Any, Any, Any, Any, Any]) -> None:
         """post_init: open the ledger on the application's own event loop, register the menus, and
         queue what the inbox still holds (a crash's leftovers) before any new update arrives."""
-        await self.connections.open(self.db_path, application.bot, self.lookup_request)
+        await self.connections.open(self.db_path, application.bot, self.lookup_request, self.rules_dir)
         await self.connections.inbox.prune()
         await self.connections.referee.tidy()
         await self.connections.referee.warm()
@@ -189,11 +191,15 @@ def build_application(
     rate_limit: bool = True,
     policy: RetryPolicy | None = None,
     board_interval: float = BOARD_EDIT_SECONDS,
+    rules_dir: Path | None = None,
 ) -> Application[Any, Any, Any, Any, Any, Any]:
     """The bot; `request` and `rate_limit=False` are for benchmarks that record instead of send.
-    `board_interval` (BOARD_EDIT_SECONDS): the least time between two edits of a chat's pinned board."""
+    `board_interval` (BOARD_EDIT_SECONDS): the least time between two edits of a chat's pinned board;
+    `rules_dir` (RULES_DIR): house rules files any group may open a night with."""
     root = server_root(base_url)
-    front = TelegramFrontEnd(db_path, policy or RetryPolicy(), board_interval=board_interval, lookup_request=request)
+    front = TelegramFrontEnd(
+        db_path, policy or RetryPolicy(), board_interval=board_interval, lookup_request=request, rules_dir=rules_dir
+    )
     builder = (
         ApplicationBuilder()
         .token(token)
@@ -247,7 +253,11 @@ def webhook_secret(configured: str | None) -> str:
 def _serve(settings: Settings) -> int:
     assert settings.token
     application = build_application(
-        settings.token, settings.database, settings.base_url, board_interval=settings.board_edit_seconds
+        settings.token,
+        settings.database,
+        settings.base_url,
+        board_interval=settings.board_edit_seconds,
+        rules_dir=Path(settings.rules_dir) if settings.rules_dir else None,
     )
     front: TelegramFrontEnd = application.bot_data["front"]
     heartbeat = Heartbeat(settings.heartbeat_file, status=front.health, working=front.working)

@@ -5,6 +5,7 @@ bot, and a Bot API client of its own for lookups outside the replies' rate limit
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from telegram import Bot
@@ -45,9 +46,12 @@ class Connections:
     def opened(self) -> bool:
         return self._referee is not None
 
-    async def open(self, db_path: str, bot: ExtBot[Any], lookup_request: BaseRequest | None) -> None:
-        """Open the ledger on the running event loop; a rate-limited bot gets a lookup client."""
-        self._referee = await Referee.open(db_path)
+    async def open(
+        self, db_path: str, bot: ExtBot[Any], lookup_request: BaseRequest | None, rules_dir: Path | None = None
+    ) -> None:
+        """Open the ledger on the running event loop (with the operator's rules files, RULES_DIR); a
+        rate-limited bot gets a lookup client."""
+        self._referee = await Referee.open(db_path, rules_dir=rules_dir)
         self._inbox = self.referee.inbox()
         self._bot = bot
         if bot.rate_limiter is not None:
