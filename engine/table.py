@@ -9,8 +9,7 @@ engine/liability.py. Nothing here does I/O: the bot replays the ledger's events 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
-from typing import Any, assert_never
+from typing import assert_never
 
 from engine.claims import ClaimRefused, ClaimSituation, check_claims, check_hard_flowers, situation_of
 from engine.errors import EngineError
@@ -47,12 +46,10 @@ from engine.liability import (
     paid_by_gang_liable,
 )
 from engine.melds import match_melds
-from engine.preset import Preset
 from engine.rule_keys import rules_after
 from engine.scoring import WinScore, score_declared, score_forced, score_hand
 from engine.settlement import (
     Factor,
-    HandContext,
     Payment,
     WinClaim,
     cap_to_chips,
@@ -64,6 +61,12 @@ from engine.settlement import (
     win_factors,
     win_payments,
 )
+
+# the table's state and an event's outcome live in engine/table_state.py; their names stay here too
+from engine.table_state import Outcome as Outcome
+from engine.table_state import TableState as TableState
+from engine.table_state import changed as _changed
+from engine.table_state import new_table as new_table
 from engine.tiles import Tile, tile_name
 
 
@@ -79,68 +82,6 @@ class WinRefused(EngineError):
     def __init__(self, key: str, winner: int, score: WinScore) -> None:
         super().__init__(key, winner=winner, total=score.total)
         self.score = score
-
-
-# ---- state --------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class TableState:
-    preset: Preset
-    dealer: int = 0
-    hand_no: int = 1
-    dealer_passes: int = 0  # how often the deal moved on; 4 make a round 圈
-    dealer_streak: int = 0  # 连庄 count
-    doubled: bool = False  # this hand is a 比下胡 hand
-    melds: tuple[tuple[MeldRecord, ...], ...] = ((), (), (), ())
-    triggers: frozenset[str] = frozenset()
-    hand_gang_payments: tuple[Payment, ...] = ()
-    flower_gangs: int = 0  # flower gangs made this hand: there are five sets (中 发 白 春夏秋冬 梅兰竹菊)
-    last_added_gang: tuple[int, tuple[Payment, ...]] | None = None
-    last_acts: tuple[Act | None, ...] = (None, None, None, None)  # each seat's last event this hand
-    chips: tuple[int, ...] | None = None
-    gang_liable: tuple[int, int] | None = None  # 杠后承包: (gang-maker, liable seat) until his next discard
-    range_marks: tuple[Tile | None, ...] = (None, None, None, None)  # 全球 架: the tile each seat marked
-    waibao_paid: frozenset[int] = frozenset()  # takers whose 快照 外包 was paid at the fourth mouth (003)
-    begun: bool = False  # an event other than 定庄 or 改规则 was played in this hand
-    next_preset: Preset | None = None  # the rules a 改规则 made while this hand was played: from the next one
-
-    @property
-    def round_no(self) -> int:
-        return self.dealer_passes // SEATS + 1
-
-    def context(self) -> HandContext:
-        return HandContext(self.doubled, self.dealer_streak, self.chips)
-
-
-_TABLE_FIELDS = frozenset(f.name for f in fields(TableState))
-
-
-def _changed(state: TableState, **changes: Any) -> TableState:
-    """The table with these fields changed: `dataclasses.replace` without its per-field work (it
-    reads all 16 fields and calls the constructor, a quarter of a night's fold; the table has no
-    __post_init__ to run). A field name that is not the table's is refused, as replace would."""
-    unknown = changes.keys() - _TABLE_FIELDS
-    if unknown:
-        raise TypeError(f"TableState has no field {sorted(unknown)[0]!r}")
-    changed = object.__new__(TableState)
-    changed.__dict__.update(state.__dict__)
-    changed.__dict__.update(changes)
-    return changed
-
-
-def new_table(preset: Preset, dealer: int = 0) -> TableState:
-    chips = (preset.chips.start,) * SEATS if preset.chips.enabled else None
-    return TableState(preset=preset, dealer=dealer, chips=chips)
-
-
-@dataclass(frozen=True)
-class Outcome:
-    state: TableState
-    payments: tuple[Payment, ...]
-    notices: tuple[Notice, ...] = ()
-    scores: tuple[tuple[int, WinScore], ...] = ()
-    factors: tuple[Factor, ...] = ()  # what turned totals into payments (比下胡, 垒宝塔, 包牌, ...)
 
 
 def _instant_factors(state: TableState, payments: tuple[Payment, ...]) -> tuple[Factor, ...]:

@@ -41,10 +41,25 @@ MAX_KEPT = 20  # house rules a group keeps: a handful in practice (each change s
 
 
 def operator_files(rules_dir: Path | None) -> list[str]:
-    """The operator's rules files (RULES_DIR, or the console's folder): their names without `.toml`."""
+    """The operator's rules files (RULES_DIR, or the console's folder) that read as rules, by their
+    names without `.toml` (a folder may hold other TOML files: a project's pyproject.toml is no rules)."""
     if rules_dir is None or not rules_dir.is_dir():
         return []
-    return sorted(path.stem for path in rules_dir.glob("*.toml") if path.is_file())
+    return sorted(path.stem for path in rules_dir.glob("*.toml") if path.is_file() and _reads_as_rules(path))
+
+
+def _reads_as_rules(path: Path) -> bool:
+    try:
+        return read_file(path.read_text(encoding="utf-8"))[0] is not None
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def operator_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        raise Refusal(Reply("house.file_unread", {"name": path.name})) from None
 
 
 def operator_file(rules_dir: Path | None, name: str) -> Path | None:
@@ -85,7 +100,7 @@ async def rules_named(context: Context, name: str) -> tuple[str, dict[str, Any]]
         return kept, dict(house.rules[kept])
     path = operator_file(context.services.rules_dir, name)
     if path is not None:
-        raw = checked_text(path.read_text(encoding="utf-8"))
+        raw = checked_text(operator_text(path))
         return str(raw.get("name") or path.stem), raw
     known = [*PRESET_NAMES, *house.rules, *operator_files(context.services.rules_dir)]
     raise Refusal(Reply("preset.unknown", {"name": name, "known": ", ".join(dict.fromkeys(known))}))
