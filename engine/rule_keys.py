@@ -86,7 +86,13 @@ def values_of(preset: Preset) -> Mapping[str, Any]:
 
 def rules_after(preset: Preset, change: SetRules) -> Preset:
     """The rules `change` makes of `preset`; EngineError (the key and value named) if they are not
-    rules, or if they change what a night is opened with."""
+    rules, or if they change what a night is opened with. Kept for the rules and change they were
+    made of: every re-fold of a night (a correction, a restart) meets the same ones again."""
+    return _rules_after(preset, change)
+
+
+@lru_cache(maxsize=64)
+def _rules_after(preset: Preset, change: SetRules) -> Preset:
     if change.whole:
         after = preset_from_dict(json.loads(change.whole))
     else:

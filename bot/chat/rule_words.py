@@ -80,7 +80,8 @@ def bool_words() -> Mapping[str, bool]:
 
 @dataclass(frozen=True)
 class Read:
-    """The changes a line asks for, or the errors that refuse it (every one of them)."""
+    """The changes of the words that read, and an error for each word that did not (a repeated key
+    too): the line is refused while any error stands, naming them all."""
 
     changes: tuple[RuleChange, ...]
     errors: tuple[Reply, ...]
@@ -100,6 +101,7 @@ def read_changes(words: Sequence[str]) -> Read:
             continue
         if found.key in seen:
             errors.append(Reply("house.twice", {"key": short_names()[found.key]}))
+            continue
         seen.add(found.key)
         changes.append(found)
     return Read(tuple(changes), tuple(errors))

@@ -207,11 +207,9 @@ async def set_values(context: Context) -> Response:
     then one 改规则 event, from the next hand (this one if nothing was played in it yet)."""
     night = changing_night(context)
     read = read_changes(context.command.names)
-    if read.errors:
-        raise Refusal(Reply("house.refused"), *read.errors, Reply("error.nothing_recorded"))
     before = night.next_preset  # a change made earlier this hand waits for the next one too: on top of it
-    errors = []
-    for change in read.changes:  # each on its own first, so every bad value is named
+    errors = list(read.errors)
+    for change in read.changes:  # each well-typed one on the rules, on its own: every bad value is named
         try:
             rules_after(before, SetRules((change,)))
         except EngineError as error:
