@@ -33,9 +33,10 @@ from bot.chat.lexicon import (
     plain_words,
 )
 from bot.chat.lexicon import by_first_char as _by_first_char
+from bot.chat.rule_words import rules_actions
 from bot.chat.scanner import MAX_DIGITS, Words
 from bot.chat.tokens import SEAT_TOKEN, tab_amount_cents, tab_undo_word
-from bot.text.vocabulary import catalog_words, fold, normalize_width
+from bot.text.vocabulary import fold, normalize_width
 from bot.views.board import mode_of
 from engine.errors import EngineError
 from engine.notation import parse_hand_parts
@@ -343,17 +344,6 @@ def _summary(name: str, raw: str, tokens: list[str], known: Sequence[str], plain
         else:  # every word it cannot use named, not the first alone
             raise EngineError("command.extra_args", extra=" ".join([token, *rest]))
     return Command(name, raw, options=options, plain=plain)
-
-
-RULES_ACTIONS = ("set", "save", "default", "drop")  # /rules set KEY=VALUE …, /rules save NAME …
-
-
-@cache
-def rules_actions() -> dict[str, str]:
-    """The words that start a change of the rules (`set`, 改 …), folded: the catalogs' `words.rules.<action>`."""
-    return {
-        fold(word): action for action in RULES_ACTIONS for word in (action, *catalog_words(f"rules.{action}", False))
-    }
 
 
 def _rules(name: str, raw: str, tokens: list[str], known: Sequence[str], plain: bool) -> Command:

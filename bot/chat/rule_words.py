@@ -22,10 +22,17 @@ from bot.views.house_rules import item_key, label_key, short_names
 from engine.events import RuleChange
 from engine.rule_keys import NIGHT_ONLY, SET_KINDS, change_of, chat_key, chat_keys, format_keys, section
 
+RULES_ACTIONS = ("set", "save", "default", "drop")  # /rules set KEY=VALUE …, /rules save NAME …
 MAX_NUMBER = 100_000  # flowers, points or a factor: anything above is a typo
 _WORD = re.compile(r"^(?P<key>[^=+]+?)(?P<op>\+=|-=|=)(?P<value>.*)$")
 _ITEMS = re.compile(r"[,，、]")
 OPS = {"=": "=", "+=": "+", "-=": "-"}
+
+
+@cache
+def rules_actions() -> dict[str, str]:
+    """The words that start a change of the rules (`set`, 改 …), folded: the catalogs' `words.rules.<action>`."""
+    return {fold(w): action for action in RULES_ACTIONS for w in (action, *catalog_words(f"rules.{action}", False))}
 
 
 def _spoken(word: str) -> str:

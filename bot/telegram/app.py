@@ -88,6 +88,8 @@ class TelegramFrontEnd:
     policy: RetryPolicy = field(default_factory=RetryPolicy)
     board_interval: float = BOARD_EDIT_SECONDS
     lookup_request: BaseRequest | None = None  # the lookup client's transport when the application's is given
+    chart_seconds: float | None = None  # CHART_SECONDS (None: the referee's default)
+    busy_timeout: float | None = None  # REFEREE_BUSY_TIMEOUT (None: the ledger's default)
     rules_dir: Path | None = None  # RULES_DIR: the operator's house rules files, for every group
     connections: Connections = field(init=False)
     chats: Chats = field(init=False)
@@ -115,7 +117,9 @@ class TelegramFrontEnd:
     async def open(self, application: Application[Any, Any, Any, Any, Any, Any]) -> None:
         """post_init: open the ledger on the application's own event loop, register the menus, and
         queue what the inbox still holds (a crash's leftovers) before any new update arrives."""
-        await self.connections.open(self.db_path, application.bot, self.lookup_request, self.rules_dir)
+        await self.connections.open(
+            self.db_path, application.bot, self.lookup_request, self.chart_seconds, self.busy_timeout, self.rules_dir
+        )
         await self.connections.inbox.prune()
         await self.connections.referee.tidy()
         await self.connections.referee.warm()
@@ -191,14 +195,23 @@ def build_application(
     rate_limit: bool = True,
     policy: RetryPolicy | None = None,
     board_interval: float = BOARD_EDIT_SECONDS,
+    chart_seconds: float | None = None,
+    busy_timeout: float | None = None,
     rules_dir: Path | None = None,
 ) -> Application[Any, Any, Any, Any, Any, Any]:
     """The bot; `request` and `rate_limit=False` are for benchmarks that record instead of send.
     `board_interval` (BOARD_EDIT_SECONDS): the least time between two edits of a chat's pinned board;
+    `chart_seconds`, `busy_timeout`: the settings CHART_SECONDS and REFEREE_BUSY_TIMEOUT (None: defaults);
     `rules_dir` (RULES_DIR): house rules files any group may open a night with."""
     root = server_root(base_url)
     front = TelegramFrontEnd(
-        db_path, policy or RetryPolicy(), board_interval=board_interval, lookup_request=request, rules_dir=rules_dir
+        db_path,
+        policy or RetryPolicy(),
+        board_interval=board_interval,
+        lookup_request=request,
+        chart_seconds=chart_seconds,
+        busy_timeout=busy_timeout,
+        rules_dir=rules_dir,
     )
     builder = (
         ApplicationBuilder()
@@ -257,6 +270,8 @@ def _serve(settings: Settings) -> int:
         settings.database,
         settings.base_url,
         board_interval=settings.board_edit_seconds,
+        chart_seconds=settings.chart_seconds,
+        busy_timeout=settings.busy_timeout,
         rules_dir=Path(settings.rules_dir) if settings.rules_dir else None,
     )
     front: TelegramFrontEnd = application.bot_data["front"]
