@@ -8,7 +8,9 @@ It behaves like Telegram where the bot could get it wrong: users may lack `usern
 replies are shaped as the Bot API sends them; and it refuses what Telegram refuses (texts over 4,096
 characters, captions over 1,024, `callback_data` over 64 bytes, an edit that changes nothing, a send
 to a group that became a supergroup (400 with `migrate_to_chat_id`), a send to a chat that removed
-the bot (403), a keyboard row over 8 buttons or over 100 buttons in all). Pinning: in a group only a
+the bot (403), a keyboard row over 8 buttons or over 100 buttons in all). Files sent as documents
+(`document`) are served as Telegram serves them: `getFile` gives a `file_path` (refused over 20 MB,
+"file is too big"), and the bytes are downloaded from `/file/bot<token>/<file_path>`. Pinning: in a group only a
 bot that is an administrator with `can_pin_messages` (`pinners`) may pin or unpin, in a private chat
 always; the message must exist, and an edit of a message that does not exist is refused (its text or
 its keyboard: `editMessageReplyMarkup` without `reply_markup` removes the buttons). Edits are
@@ -45,6 +47,7 @@ Fault = tuple[int, dict[str, Any]] | str
 
 TEXT_LIMIT, CAPTION_LIMIT, CALLBACK_DATA_LIMIT = 4096, 1024, 64
 PHOTO_BYTES_LIMIT = 10 * 1024 * 1024  # a photo sent by upload (Bot API, sendPhoto)
+GET_FILE_LIMIT = 20 * 1024 * 1024  # getFile: "bots can currently download files of up to 20MB in size"
 ROW_LIMIT = 8  # inline keyboard buttons in one row
 BUTTON_LIMIT = 100  # inline keyboard buttons in all
 CHANNEL_BOT = {"id": 136817688, "is_bot": True, "first_name": "Channel", "username": "Channel_Bot"}
@@ -119,10 +122,13 @@ class FakeTelegram:
     allowed_updates: list[str] | None = None  # as the bot last asked (getUpdates or setWebhook); None: never
     hold_edits: asyncio.Event | None = None  # set: editMessageText waits until it is released
     edit_delay: float = 0.0  # seconds each editMessageText takes to land (a busy minute's rate limiter)
+    files: dict[str, bytes] = field(default_factory=dict)  # file_id -> the bytes of a document sent
+    downloads: list[str] = field(default_factory=list)  # file paths the bot downloaded
 
     async def start(self) -> None:
         app = web.Application()
         app.router.add_route("POST", "/bot{token}/{method}", self._handle)
+        app.router.add_route("GET", "/file/bot{token}/{path:.+}", self._download)
         self._runner = web.AppRunner(app)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
@@ -170,16 +176,34 @@ class FakeTelegram:
         if entities:
             message["entities"] = entities
         message.update(extra)
-        if "caption" in extra:  # a photo with a caption: the text's entities are the caption's
+        if "caption" in extra:  # a photo (or a document) with a caption: the text's entities are the caption's
             del message["text"]
             if entities:
                 message["caption_entities"] = message.pop("entities")
-            message.setdefault("photo", [{"file_id": "ph", "file_unique_id": "ph", "width": 9, "height": 9}])
+            if "document" not in extra:
+                message.setdefault("photo", [{"file_id": "ph", "file_unique_id": "ph", "width": 9, "height": 9}])
         self.last_message = message
         if self.withheld_by_privacy(message):
             self.withheld.append(message)
             return self.next_update_id - 1  # nothing new to wait for
         return self._queue({"message": message})
+
+    def document(
+        self, chat_id: int, sender: dict[str, Any], caption: str, name: str, data: bytes, size: int | None = None
+    ) -> int:
+        """Queue a file sent as a document with a caption, as Telegram shapes it: `document` with its
+        file_id, file_name, mime_type and file_size (`size`: what it claims, the data's length by
+        default); the caption's command is a `caption_entities` bot_command. Returns its update id."""
+        file_id = f"doc{len(self.files) + 1}"
+        self.files[file_id] = data
+        document = {
+            "file_id": file_id,
+            "file_unique_id": f"u{file_id}",
+            "file_name": name,
+            "mime_type": "application/toml",
+            "file_size": len(data) if size is None else size,
+        }
+        return self.message(chat_id, sender, caption, caption=caption, document=document)
 
     def edit(self, message: dict[str, Any], text: str) -> int:
         """Queue the `edited_message` of a message sent earlier: the same id, a new text and edit_date."""
@@ -383,6 +407,19 @@ class FakeTelegram:
                     await asyncio.wait_for(self._new_update.wait(), LONG_POLL_CAP)
                 pending = [u for u in self.updates if u["update_id"] >= offset and self.wanted(u)]
             result = pending[:limit]
+        elif method == "getFile":
+            data = self.files.get(str(params.get("file_id")))
+            if data is None:
+                return web.json_response(bad_request("invalid file_id")[1], status=400)
+            if len(data) > GET_FILE_LIMIT:
+                return web.json_response(bad_request("file is too big")[1], status=400)
+            file_id = str(params["file_id"])
+            result = {
+                "file_id": file_id,
+                "file_unique_id": f"u{file_id}",
+                "file_size": len(data),
+                "file_path": f"documents/{file_id}.toml",
+            }
         elif method == "getChatMember":
             result = self._member(int(params["chat_id"]), int(params["user_id"]))
         elif method == "pinChatMessage":
@@ -449,6 +486,15 @@ class FakeTelegram:
         if method != "getUpdates":
             self.calls.append(Call(method, {**params, "_result": result}))
         return web.json_response({"ok": True, "result": result})
+
+    async def _download(self, request: web.Request) -> web.StreamResponse:
+        """A file's bytes by the `file_path` getFile gave (404 for any other path)."""
+        path = request.match_info["path"]
+        self.downloads.append(path)
+        file_id = path.removeprefix("documents/").removesuffix(".toml")
+        if not path.startswith("documents/") or file_id not in self.files:
+            return web.Response(status=404)
+        return web.Response(body=self.files[file_id])
 
     def _remember_allowed(self, params: dict[str, Any]) -> None:
         """`allowed_updates` is kept until the bot asks again (Telegram: "the previous setting is used")."""

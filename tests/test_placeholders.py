@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from bot.chat.service import Incoming, Referee, Replied
+from bot.chat.service import Incoming, Referee, Replied, Upload
 from bot.night.seating import Speaker
 from bot.text.replies import Reply, Response, render
 from locales import LANGUAGES, Translator, load_catalog
@@ -539,6 +539,48 @@ async def replies_to(player: Player) -> None:
     await player.referee.nights.answers.flush()  # written before the ledger closes
 
 
+HOUSE = """
+Alice: /new Alice Bob Carol Dave
+Bob: /rules set 跑=10
+Alice: /rules set
+Alice: /rules set 跑=x foo=1 门清+=1 比下胡+=nope 自定罚分=maybe mode=both start=3 yajue.big=1 zha=2 zha=3 乱写
+Alice: /rules set 跑=20
+Alice: /rules set 跑=10 比下胡-=荒庄
+Bob: /pong Carol
+Alice: /rules set 门清=10
+Alice: /rules
+Alice: /history #2
+Alice: /rules save
+Alice: /rules save nanjing
+Alice: /rules save ours
+Alice: /rules default
+Alice: /rules default nosuch
+Alice: /rules default ours
+Alice: /rules drop
+Alice: /rules drop nosuch
+"""
+HOUSE_FILE = 'base = "nanjing"\nname = "friday"\n[patterns]\npao = 15\n'
+
+
+async def house_rules(player: Player) -> None:
+    """A group's own rules (#43): a change refused for every reason at once, made, shown, kept; files."""
+    await player.play(HOUSE)
+    await player.say("/rules set 跑=1", private=True)
+    for upload in (
+        Upload("big.toml", 100_000),
+        Upload("odd.toml", 10),
+        Upload("lost.toml", 10, fetched=False),
+        Upload("bad.toml", 40, 'base = "nanjing"\nname = "x"\n[patterns]\npao = "ten"\nnope = 1\n'),
+        Upload("nanjing.toml", 30, 'base = "nanjing"\nname = "nanjing"\n'),
+        Upload("start.toml", 40, 'base = "nanjing"\nname = "start"\nstart = 1000\n'),
+        Upload("friday.toml", 40, HOUSE_FILE),
+        Upload("friday.toml", 40, HOUSE_FILE),
+    ):
+        await player.say("/rules", upload=upload)
+    await player.say("/rules set 跑=1", upload=Upload("x.toml", 10, HOUSE_FILE))
+    await player.play("Alice: /rules drop friday\nAlice: /summary\nAlice: yes\nAlice: /rules set 跑=1\nAlice: /rules")
+
+
 async def night_in(referee: Referee, language: str) -> None:
     player = Player(referee, f"chat-{language}", language)
     await player.say(f"/lang {language}")
@@ -569,6 +611,9 @@ async def night_in(referee: Referee, language: str) -> None:
     replying = Player(referee, f"reply-{language}", language)
     await replying.say(f"/lang {language}")
     await replies_to(replying)
+    house = Player(referee, f"house-{language}", language)
+    await house.say(f"/lang {language}")
+    await house_rules(house)
 
 
 async def test_no_rendered_message_keeps_an_unfilled_field(referee: Referee, tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from bot.chat.grammar import GRAMMAR_BY_NAME, Grammar
-from bot.chat.handlers import board, chores, corrections, flows, opening, questions, tab, table_events, tile_flow
+from bot.chat.handlers import board, chores, corrections, flows, house, opening, questions, tab, table_events, tile_flow
 from bot.chat.handlers.common import Context
 from bot.chat.handlers.help import Section
 from bot.chat.handlers.help import answer as help_answer
@@ -88,7 +88,7 @@ COMMANDS: tuple[CommandRow, ...] = (
     _row("dealer", chores.dealer, NO_MENU, CORRECTIONS),
     _row("score", questions.score, AT_THE_TABLE, HAND),
     _row("history", questions.history, NO_MENU, HAND),
-    _row("rules", questions.rules, NO_MENU, HAND),
+    _row("rules", house.rules, NO_MENU, HAND),
     _row("summary", questions.summary, AT_THE_TABLE, END),
     _row("close", opening.close, NO_MENU, END),  # the summary's button closes the night
     _row("reopen", opening.reopen, SETTING, SETTINGS),

@@ -33,9 +33,10 @@ from bot.chat.lexicon import (
     plain_words,
 )
 from bot.chat.lexicon import by_first_char as _by_first_char
+from bot.chat.rule_words import rules_actions
 from bot.chat.scanner import MAX_DIGITS, Words
 from bot.chat.tokens import SEAT_TOKEN, tab_amount_cents, tab_undo_word
-from bot.text.vocabulary import fold
+from bot.text.vocabulary import fold, normalize_width
 from bot.views.board import mode_of
 from engine.errors import EngineError
 from engine.notation import parse_hand_parts
@@ -345,6 +346,34 @@ def _summary(name: str, raw: str, tokens: list[str], known: Sequence[str], plain
     return Command(name, raw, options=options, plain=plain)
 
 
+def _rules(name: str, raw: str, tokens: list[str], known: Sequence[str], plain: bool) -> Command:
+    """`/rules` (in force), `/rules NAME` (any rules by name), `/rules ACTION WORDS…` (a change: `kind`)."""
+    action = rules_actions().get(fold(tokens[0])) if tokens else None
+    if action is not None:  # its words split at spaces only: a set's values are split at commas (比下胡=荒庄,花杠)
+        words = normalize_width(raw).split()[2:]
+        return Command(name, raw, names=tuple(words), kind=action, plain=plain)
+    if len(tokens) > 1:
+        raise EngineError("command.extra_args", extra=" ".join(tokens[1:]))
+    return Command(name, raw, word=tokens[0] if tokens else None, plain=plain)
+
+
+def _plain_rules(words: Sequence[str]) -> bool:
+    """A plain line of the rules: 规则 alone, 规则 and a built-in preset's name, or a change whose
+    every word is KEY=VALUE (`规则 改 跑=10`): anything else after 规则 is talk."""
+    if not words:
+        return True
+    if len(words) == 1:
+        return words[0].lower() in PRESET_NAMES
+    return rules_actions().get(fold(words[0])) == "set" and all("=" in word for word in words[1:])
+
+
+def only_looks(command: Command) -> bool:
+    """Whether a command's line is a question (answered alike whoever asks, changes nothing): a
+    question's grammar read with no action (`/rules set …` changes the rules)."""
+    spec = GRAMMAR_BY_NAME.get(command.name)
+    return spec is not None and spec.looks_only and command.kind is None
+
+
 def _chore(name: str, raw: str, tokens: list[str], known: Sequence[str], plain: bool) -> Command:
     return Command(name, raw, names=tuple(tokens), plain=plain)
 
@@ -486,15 +515,7 @@ GRAMMARS: tuple[Grammar, ...] = (
     Grammar(
         "history", ("history",), "/history 2", _history, frozenset({NUMBER}), most_words=1, looks_only=True
     ),  # 记录 2: the page
-    Grammar(
-        "rules",
-        ("rules",),
-        "/rules",
-        whole=_one_of(lambda word: word.lower() in PRESET_NAMES or None),
-        slash_whole=True,
-        most_words=1,
-        looks_only=True,
-    ),
+    Grammar("rules", ("rules",), "/rules", _rules, whole=_plain_rules, slash_whole=True, looks_only=True),
     Grammar("summary", ("summary",), "/summary", _summary, slash_whole=True, looks_only=True, head_only=True),
     Grammar("close", ("close", "yes"), "yes", most_words=0),
     Grammar("reopen", ("reopen",), "/reopen", most_words=0),

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from bot.chat import scanner
-from bot.chat.grammar import BY_SLASH, GRAMMAR_BY_NAME, Command, Grammar, Inner, fixed_words, is_name
+from bot.chat.grammar import BY_SLASH, GRAMMAR_BY_NAME, Command, Grammar, Inner, fixed_words, is_name, only_looks
 from bot.chat.lexicon import FLAG, NAME, PARTICLE, SEAT, SELF, SENTENCE_PARTICLES, TILE, UNKNOWN, VERB, WORD
 from bot.chat.scanner import MAX_DIGITS, Piece, split_words
 from bot.chat.tokens import CLAIM_ROWS
@@ -79,8 +79,7 @@ class ReadLine:
     def asks_only(self) -> bool:
         """Whether the line is a question (/score, /summary, 查分 …): answered alike whoever asks, so a
         front end need not look up the speaker's rights in the chat (an admin list) to answer it."""
-        spec = GRAMMAR_BY_NAME.get(self.command.name) if self.command is not None else None
-        return spec is not None and spec.looks_only
+        return self.command is not None and only_looks(self.command)
 
 
 def read_line(text: str, known: Sequence[str] = ()) -> ReadLine:

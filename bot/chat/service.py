@@ -15,7 +15,7 @@ from itertools import takewhile
 from pathlib import Path
 
 from bot.chat.commands import handler_of
-from bot.chat.grammar import GRAMMAR_BY_NAME
+from bot.chat.grammar import GRAMMAR_BY_NAME, only_looks
 from bot.chat.handlers import corrections, opening, reply_to
 from bot.chat.handlers.causes import flower_choices
 from bot.chat.handlers.common import (
@@ -25,11 +25,13 @@ from bot.chat.handlers.common import (
     Refusal,
     Replied,
     Services,
+    Upload,
     meld_conflict,
     near_miss,
     readable,
     refused_win,
 )
+from bot.chat.handlers.house import MAX_RULES_BYTES
 from bot.chat.parser import ReadLine, read_line, reports_an_event, usage_hint
 from bot.night.codec import EVENT_KINDS, SeatChange
 from bot.night.fold import Line
@@ -53,7 +55,7 @@ from engine.suit_shapes import reading_table
 from engine.table import WinRefused
 from locales import DEFAULT_LANGUAGE, normalize_language
 
-__all__ = ["Incoming", "Referee", "Replied", "Speaker"]
+__all__ = ["MAX_RULES_BYTES", "Incoming", "Referee", "Replied", "Speaker", "Upload"]
 
 log = logging.getLogger(__name__)
 KEPT_MINUTES = 10  # a line kept for its sender's seat claim is sent again at most this long after
@@ -215,7 +217,7 @@ class Referee:
             hint = usage_hint(command, response.replies)
             if hint is not None:  # a /command in the wrong form: show the right one
                 response = replace(response, replies=(*response.replies, hint))
-        if spec is None or not spec.looks_only:  # /score or /export after /summary: `yes` still closes
+        if not only_looks(command):  # /score or /export after /summary: `yes` still closes
             self.services.pending_close.discard(incoming.chat_id)
             self._noted(incoming, response)  # a look at the night is no line of the table
         claims = command.name == "join" and response.recorded and response.replies[:1]

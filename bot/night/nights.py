@@ -20,12 +20,14 @@ from bot.night.fold import (
 from bot.night.interner import Interner
 from bot.night.night import Night
 from bot.night.people import stake_schedule
+from bot.store import house_rules
 from bot.store.answers import MessageRecords, Reported
 from bot.store.heap import free_off_loop
 from bot.store.inbox import Inbox
 from bot.store.ledger import Ledger
 from bot.store.rows import (
     EventRow,
+    HouseRules,
     NightMarks,
     NightRow,
     Seat,
@@ -207,6 +209,13 @@ class Nights:
     async def set_setting(self, chat_id: str, key: str, value: str) -> None:
         await self.ledger.set_setting(chat_id, key, value)
         self._settings.setdefault(chat_id, {})[key] = value
+
+    async def house_rules(self, chat_id: str) -> HouseRules:
+        """The group's house rules by name (bot/store/house_rules.py: a chat setting of the group's)."""
+        return await house_rules.read(self, chat_id)
+
+    async def keep_house_rules(self, chat_id: str, house: HouseRules) -> None:
+        await house_rules.write(self, chat_id, house)
 
     # ---- what the layers above read and write of the ledger, named (they never reach it) ---------
 

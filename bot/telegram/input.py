@@ -53,6 +53,15 @@ class Mention:
 
 
 @dataclass(frozen=True)
+class Document:
+    """A file sent as a document (its caption is the line): what getFile needs, and what it says of itself."""
+
+    file_id: str
+    name: str
+    size: int | None  # Telegram may leave it out
+
+
+@dataclass(frozen=True)
 class Input:
     kind: Kind
     update_id: int
@@ -73,6 +82,7 @@ class Input:
     migrate_from: int | None = None
     member_status: str | None = None  # my_chat_member: the bot's new status
     member_can_read: bool | None = None  # my_chat_member: administrators read every message
+    document: Document | None = None  # a file sent with the line (a rules file with the caption /rules)
 
     @property
     def group(self) -> bool:
@@ -188,6 +198,14 @@ def line_kind(message: dict[str, Any], edited: bool) -> Kind:
     return Kind.EDITED if edited else Kind.NEW
 
 
+def document_of(message: dict[str, Any]) -> Document | None:
+    found = message.get("document")
+    if not isinstance(found, dict) or not found.get("file_id"):
+        return None
+    size = found.get("file_size")
+    return Document(str(found["file_id"]), str(found.get("file_name") or "rules.toml"), int(size) if size else None)
+
+
 def read_message(update_id: int, message: dict[str, Any], edited: bool) -> Input:
     chat = message.get("chat", {})
     text = message.get("text", message.get("caption"))
@@ -209,6 +227,7 @@ def read_message(update_id: int, message: dict[str, Any], edited: bool) -> Input
         replies_elsewhere=message.get("external_reply") is not None,
         migrate_to=message.get("migrate_to_chat_id"),
         migrate_from=message.get("migrate_from_chat_id"),
+        document=document_of(message),
     )
 
 

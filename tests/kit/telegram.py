@@ -18,11 +18,16 @@ ALICE, BOB, CAROL, DAVE, EVE = (user(i, n) for i, n in enumerate(("Alice", "Bob"
 
 class Running:
     def __init__(
-        self, fake: FakeTelegram, db: Path, policy: RetryPolicy | None = None, board_interval: float | None = None
+        self,
+        fake: FakeTelegram,
+        db: Path,
+        policy: RetryPolicy | None = None,
+        board_interval: float | None = None,
+        rules_dir: Path | None = None,
     ) -> None:
         self.fake = fake
         self.application = build_application(
-            "123:TEST", str(db), fake.base_url, policy=policy, board_interval=board_interval
+            "123:TEST", str(db), fake.base_url, policy=policy, board_interval=board_interval, rules_dir=rules_dir
         )
         self.front: TelegramFrontEnd = self.application.bot_data["front"]
         self.intake = Polling(self.application.bot, self.front.accept_all, timeout=1)
@@ -54,6 +59,14 @@ class Running:
             for c in self.fake.calls[before:]
             if c.method in ("sendMessage", "sendPhoto")
         )
+
+    async def send_file(self, sender: dict[str, Any], caption: str, name: str, data: bytes, **extra: Any) -> str:
+        """Send a document with a caption and wait for the bot's reply to it."""
+        before = len(self.fake.calls)
+        update_id = self.fake.document(GROUP, sender, caption, name, data, **extra)
+        await self.fake.wait_for(lambda: any(c.method == "sendMessage" for c in self.fake.calls[before:]), timeout=30)
+        await self.fake.settle(update_id)
+        return "\n".join(str(c.params.get("text", "")) for c in self.fake.calls[before:] if c.method == "sendMessage")
 
     async def press(self, sender: dict[str, Any], data: str) -> str:
         keyboard = [c for c in self.fake.calls if "reply_markup" in c.params][-1]

@@ -20,8 +20,22 @@ from bot.night.seating import Speaker, may_record, player_list, resolve, seat_of
 from bot.text.replies import LIST, Choice, Joined, Reply, Response
 from bot.text.vocabulary import fold
 from bot.views.charts import Charts
+from bot.views.house_rules import what as rule_change
 from bot.views.lines import factor_lines, mixes_stakes, payment_lines, scoreboard
-from engine.events import Draw, Event, FlowerGang, FourWinds, Gang, Notice, Penalty, Pong, RangeMark, SetDealer, Win
+from engine.events import (
+    Draw,
+    Event,
+    FlowerGang,
+    FourWinds,
+    Gang,
+    Notice,
+    Penalty,
+    Pong,
+    RangeMark,
+    SetDealer,
+    SetRules,
+    Win,
+)
 from engine.melds import LoggedMeldMissing
 from engine.scoring import Item
 from engine.table import WinRefused
@@ -39,6 +53,17 @@ class Replied:
 
 
 @dataclass(frozen=True)
+class Upload:
+    """A file sent with the line (Telegram: a document whose caption is the line): its name, its size
+    in bytes, and its text (None when it was not read: too big, or not text)."""
+
+    name: str
+    size: int
+    text: str | None = None
+    fetched: bool = True  # False: the front end could not fetch it (a network failure): sending it again may do
+
+
+@dataclass(frozen=True)
 class Incoming:
     chat_id: str
     speaker: Speaker
@@ -49,6 +74,7 @@ class Incoming:
     press: str | None = None  # a button press's own id (Telegram's callback query): a tap counted once
     read: ReadLine | None = None  # the line as the front end had it read (Referee.read): not read again
     replied: Replied | None = None  # the message the line replies to (Telegram), None: no reply
+    upload: Upload | None = None  # a rules file sent with `/rules` (bot/chat/handlers/house.py)
 
 
 @dataclass
@@ -58,7 +84,7 @@ class Services:
     not answered yet, lines kept for a seat claim)."""
 
     nights: Nights
-    rules_dir: Path | None = None  # where /new rules=FILE may read house rules (console only)
+    rules_dir: Path | None = None  # the operator's rules files (RULES_DIR; the console: its folder)
     charts_enabled: bool = True
     pending_close: set[str] = field(default_factory=set)  # chats shown /summary, awaiting `yes`
     clock: Callable[[], float] = time.time  # guided flows expire (tests move it on)
@@ -280,6 +306,8 @@ def describe(event: Event, seats: Sequence[Seat]) -> Reply:
         )
     if isinstance(event, SetDealer):
         return Reply("what.dealer", {"dealer": who(event.seat)})
+    if isinstance(event, SetRules):
+        return rule_change(event)
     assert isinstance(event, Draw)
     return Reply("what.draw")
 

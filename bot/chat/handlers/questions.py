@@ -1,5 +1,5 @@
-"""Handlers that answer and record nothing: score, history, rules, summary, stats, me, export
-(help is bot/chat/handlers/help.py)."""
+"""Handlers that answer and record nothing: score, history, summary, stats, me, export (help is
+bot/chat/handlers/help.py, rules bot/chat/handlers/house.py)."""
 
 from __future__ import annotations
 
@@ -25,14 +25,12 @@ from bot.views import export
 from bot.views.charts import ChartNotDrawn, night_chart
 from bot.views.lines import history as history_lines
 from bot.views.lines import payment_lines, player_stats
-from bot.views.lines import rules as rules_lines
 from bot.views.lines import summary as summary_lines
 from bot.views.personal import night_people
 from bot.views.plot import format_for
 from bot.views.stats import chat_stats, my_stats
 from engine.errors import EngineError
 from engine.events import Win
-from engine.preset import PRESET_NAMES, preset_from_dict, resolved_builtin
 from locales import Translator
 
 # A page of /history: 15 lines of about 100 characters stay well under Telegram's 4,096 a message.
@@ -170,19 +168,6 @@ def flow_lines(night: Night, events: list[EventRow], texts: Mapping[int, LineTex
             sitting = seating.at.get(event.id, seating.now)
             shown[event.id] = describe(decoded, tuple(Seat(seating.names[index]) for index in sitting))
     return shown
-
-
-async def rules(context: Context) -> Response:
-    """The open night's numbers, or any built-in preset's when named (`/rules chengbei`)."""
-    night = context.night
-    name = (context.command.word or "").lower()
-    if not name and night is not None and not context.closed:
-        # the stake in force now: a 改底 changes what the next hands are played for
-        return Response(tuple(rules_lines(night.preset, night.stake_at(night.state.hand_no))), context.language)
-    name = name or "nanjing"
-    if name not in PRESET_NAMES:
-        raise Refusal(Reply("preset.unknown", {"name": name, "known": ", ".join(PRESET_NAMES)}))
-    return Response(tuple(rules_lines(preset_from_dict(resolved_builtin(name)), 100)), context.language)
 
 
 def summary_replies(night: Night, tally: Tally) -> list[Reply]:

@@ -47,6 +47,7 @@ REVERSIBLE = (
     "swap",
     "stake",
     "dealer",
+    "rules",
 )
 
 
