@@ -1,15 +1,17 @@
 """A night as a table plays it in a Telegram group, and the lines it puts there (issue #41 item 2).
 
 Eight hands of four friends, through the Telegram front end (PTB's real HTTP stack) against the fake
-Bot API, in-process (`InProcess`) or as the real `python -m bot run` (`AsProcess`). The bot may pin
-from the start (an administrator with that right, so it reads every line); privacy mode is on at
-BotFather for the first hands and turned off halfway (getMe says so; nothing else changes for an
-administrator). Every message the bot sends into the group is counted by its lines, under the part
-of the night it answered: setup (/new, the seats claimed), the hands, the end (结算, its chart's
-caption, 确认). How a line is counted: each text line of a message (its caption for a photo), empty
-ones too, once per message; a message edited later counts as the longest it was; the pinned board
-counts once, as first sent (its edits replace it where it stands: they add no line); what goes to a
-private chat, a toast (answerCallbackQuery) and the players' own lines are not counted.
+Bot API, in-process (`InProcess`) or as the real `python -m bot run` (`AsProcess`). It is the group's
+first night: the bot is added with privacy mode on at BotFather (it says once what that keeps from
+it), then made an administrator allowed to pin (it says once that it reads every line now and pins
+the board: an administrator receives every message, as Telegram does), so the board is pinned from
+the first event; privacy mode is turned off at BotFather halfway, which changes nothing the chat
+sees. Every message the bot sends into the group is counted by its lines, under the part of the
+night it answered: setup (the bot added, /new, the seats claimed), the hands, the end (查分, 结算 and
+its chart's caption, 确认). How a line is counted: each text line of a message (its caption for a
+photo), empty ones too, once per message; a message edited later counts as the longest it was; the
+pinned board counts once, as first sent (its edits replace it where it stands: they add no line);
+what goes to a private chat, a toast (answerCallbackQuery) and the players' own lines are not counted.
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ from tests.fake_telegram import FakeTelegram, plain_user
 GROUP = -100414
 PARTS = ("setup", "hands", "end")
 PRIVACY_OFF = "(privacy off)"  # not a line: privacy mode turned off at BotFather
+ADDED = "(bot added)"  # not a line: the speaker adds the bot to the group (privacy mode on)
+PROMOTED = "(bot promoted)"  # not a line: the speaker makes the bot an administrator allowed to pin
 TAP = "tap:"  # not a line: the speaker taps the newest button whose label starts with what follows
 
 
@@ -61,13 +65,15 @@ def steps(part: str, *lines: tuple[dict[str, Any] | None, str]) -> tuple[Step, .
 ZH_NIGHT: tuple[Step, ...] = (
     *steps(
         "setup",
+        (ZHANG, ADDED),  # a new group: the bot says once what privacy mode keeps from it …
+        (ZHANG, PROMOTED),  # … and, made an administrator, that it reads every line and pins the board
         (ZHANG, "/new 张伟 李娜 王芳 陈静"),  # 张伟 opens: his own seat is his account from the start
         (LI, TAP + "我是 李娜"),  # two claim their seats by a tap, 陈静 by her first line
         (WANG, TAP + "我是 王芳"),
     ),
     *steps(
         "hands",
-        # hand 1, 张伟 deals (privacy on: the bot is an administrator, so it reads plain words all the same)
+        # hand 1, 张伟 deals
         (LI, "碰 王芳 7p"),
         (WANG, "杠 陈静 5s"),
         (CHEN, "花杠"),  # a flower gang: the next hand is 比下胡
@@ -112,6 +118,8 @@ ZH_NIGHT: tuple[Step, ...] = (
 EN_NIGHT: tuple[Step, ...] = (
     *steps(
         "setup",
+        (BEN, ADDED),
+        (BEN, PROMOTED),
         (BEN, "/new Ben Amy Carl Dora"),
         (AMY, TAP + "I'm Amy"),
         (CARL, TAP + "I'm Carl"),
@@ -159,6 +167,7 @@ class Tally:
     lines: Counter[str] = field(default_factory=Counter)
     messages: list[tuple[str, str, str]] = field(default_factory=list)  # (part, line typed, text)
     refused: list[str] = field(default_factory=list)  # taps that found no button
+    board: str = ""  # the pinned board as it stands after the night
 
     @property
     def total(self) -> int:
@@ -263,7 +272,11 @@ async def play(bot: Bot, night: tuple[Step, ...], tally: Tally) -> None:
             continue
         assert step.who is not None
         before = len(fake.calls)
-        if step.line.startswith(TAP):
+        if step.line == ADDED:
+            update_id = fake.member(GROUP, step.who)
+        elif step.line == PROMOTED:
+            update_id = fake.promote(GROUP, step.who)
+        elif step.line.startswith(TAP):
             found = newest_button(fake, step.line.removeprefix(TAP))
             if found is None:
                 tally.refused.append(step.line)
@@ -287,6 +300,8 @@ async def play(bot: Bot, night: tuple[Step, ...], tally: Tally) -> None:
                 longest[message_id] = (part, max(lines, count_lines(text)))
     for part, lines in longest.values():
         tally.lines[part] += lines
+    pinned = fake.pinned.get(GROUP, [])
+    tally.board = fake.shown[(GROUP, pinned[-1])][0] if pinned else ""
 
 
 async def night_in_process(night: tuple[Step, ...], db: Path) -> Tally:
@@ -294,7 +309,6 @@ async def night_in_process(night: tuple[Step, ...], db: Path) -> Tally:
     await fake.start()
     fake.privacy = True
     fake.edit_limit = 1000  # a night of hours played in seconds: Telegram's edit rate is not what is measured
-    fake.promote(GROUP, night[0].who or {}, can_pin=True)  # added as an administrator allowed to pin
     tally = Tally()
     try:
         async with InProcess(fake, db) as bot:
@@ -309,6 +323,5 @@ async def night_as_process(night: tuple[Step, ...], db: Path, log: Path) -> Tall
     async with bot_against_fake(db, log, BOARD_EDIT_SECONDS="0") as (fake, _):
         fake.privacy = True
         fake.edit_limit = 1000
-        fake.promote(GROUP, night[0].who or {}, can_pin=True)
         await play(AsProcess(fake), night, tally)
     return tally
