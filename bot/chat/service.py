@@ -185,8 +185,10 @@ class Referee:
             # one quiet line per event, the board when the hand changes (or after each: /board each)
             mode = await self.nights.setting(incoming.chat_id, BOARD_SETTING) or DEFAULT_MODE
             response = shaped(response, mode, hand_before)
-            if binding is not None and binding.claimed is not None and bound:
-                # one line saying who the account was bound to
+            claimed = binding is not None and binding.claimed is not None and bound
+            if claimed and await opening.first_claim(self.nights, incoming.chat_id, incoming.speaker.id):
+                # one line saying who the account was bound to: once per account in a chat, not every night
+                assert binding is not None
                 said = Reply("telegram.claimed", {"name": binding.claimed})
                 live = (said, *response.live) if response.live is not None else None
                 response = replace(response, replies=(said, *response.replies), live=live)

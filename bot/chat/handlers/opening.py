@@ -11,6 +11,7 @@ from bot.chat.grammar import Command
 from bot.chat.handlers.common import Context, Incoming, Refusal, open_night
 from bot.chat.handlers.house import opening_rules
 from bot.night.codec import SeatChange
+from bot.night.nights import Nights
 from bot.night.records import Seat
 from bot.night.seating import Speaker, claimable_seat, may_record, names_match, player_list, resolve, seat_of
 from bot.text.replies import BUTTON_COMMAND_BYTES, Choice, Reply, Response
@@ -154,6 +155,7 @@ async def join(context: Context) -> Response:
         current = context.seats[claimed]
         change = SeatChange(claimed, current.name, speaker.id, speaker.username)
         bind_id = await night.record_seat(context.line, "bind", change)
+        await first_claim(context.services.nights, context.incoming.chat_id, speaker.id)  # asked: said every time
         said = Reply("telegram.claimed", {"name": current.name})
         response = Response((said,), context.language, recorded=True, night_id=night.id)
         return response if names_match(current.name, speaker) else unmatched_claim(response, speaker, current, bind_id)
@@ -175,6 +177,19 @@ async def join(context: Context) -> Response:
         recorded=True,
         night_id=night.id,
     )
+
+
+CLAIM_SAID = "claim_said:{account}"  # chat setting, "1": the account was told once which seat it took (🔗)
+
+
+async def first_claim(nights: Nights, chat_id: str, account: str) -> bool:
+    """Whether this is the first time in the chat an account takes a seat by its name (the 🔗 line is
+    said then, not every night); it is remembered from now on."""
+    key = CLAIM_SAID.format(account=account)
+    if await nights.setting(chat_id, key):
+        return False
+    await nights.set_setting(chat_id, key, "1")
+    return True
 
 
 UNDO_CLAIM = "/undo claim="  # the undo-claim button's line: `/undo claim=BIND` or `/undo claim=BIND,LINE`

@@ -191,6 +191,11 @@ def summary_replies(night: Night, tally: Tally) -> list[Reply]:
     )
 
 
+# What a summary leaves out where the chat's board is pinned (Telegram): the standing, which the board
+# shows, and each player's figures, which /stats keeps; who pays whom stays, what the table settles.
+BESIDE_THE_BOARD = frozenset({"summary.rank", "summary.player_stats", "summary.player_stats_mixed"})
+
+
 async def summary(context: Context) -> Response:
     """The night's figures and its chart are worked out in a worker thread: a long night's summary
     and any chart take longer than another chat should wait (the chat's own lines wait their turn)."""
@@ -222,7 +227,14 @@ async def summary(context: Context) -> Response:
         lines.append(Reply("summary.confirm"))
         context.services.pending_close.add(context.incoming.chat_id)
         choices = (Choice(Reply("button.close_night"), "/close"),)
-    return Response(tuple(lines), context.language, attachments=tuple(attachments), choices=choices, night_id=night.id)
+    return Response(
+        tuple(lines),
+        context.language,
+        attachments=tuple(attachments),
+        choices=choices,
+        night_id=night.id,
+        live=tuple(reply for reply in lines if reply.key not in BESIDE_THE_BOARD),
+    )
 
 
 async def unknown_command(context: Context) -> Response:
