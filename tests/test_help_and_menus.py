@@ -76,7 +76,7 @@ async def test_help_opens_with_a_six_line_first_night_then_the_groups(table: Tab
     assert group_of("/pong Bob 7p") == group_of("/draw") == group_of("/score") == "—— 一盘之中 ——"
     assert group_of("/undo 17") == group_of("/rename Dave David") == "—— 更正 ——"
     assert group_of("/summary") == group_of("/export") == "—— 散场 ——"
-    assert group_of("/stats") == group_of("/tab") == group_of("/me") == "—— 跨局 ——"
+    assert group_of("/stats 本月") == group_of("/season new 2026秋") == group_of("/tab") == group_of("/me") == "—— 跨局 ——"
     assert group_of("/unseat Dave") == group_of("/reopen") == group_of("/lang en") == "—— 设置 ——"
     assert group_of("/board each") == "—— 设置 ——"
     assert lines[-2] == "/help 命令：单个命令的详细说明（例如 /help 胡、/help undo）"

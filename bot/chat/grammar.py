@@ -33,8 +33,9 @@ from bot.chat.lexicon import (
     plain_words,
 )
 from bot.chat.lexicon import by_first_char as _by_first_char
+from bot.chat.periods import Period, is_period_line, read_stats_words
 from bot.chat.scanner import MAX_DIGITS, Words
-from bot.chat.tokens import SEAT_TOKEN, tab_amount_cents, tab_undo_word
+from bot.chat.tokens import SEAT_TOKEN, season_word, tab_amount_cents, tab_undo_word
 from bot.text.vocabulary import fold
 from bot.views.board import mode_of
 from engine.errors import EngineError
@@ -64,6 +65,7 @@ class Command:
     plain: bool = False  # started by a plain word, not a /command
     also: bool = False  # 胡 … 一炮多响 / also: another winner on the last win's discard
     inner: Inner | None = None  # a fix's corrected line, read with the same names where the fix was read
+    period: Period | None = None  # /stats 本月: the period asked (bot/chat/periods.py)
 
 
 @dataclass(frozen=True)
@@ -345,6 +347,37 @@ def _summary(name: str, raw: str, tokens: list[str], known: Sequence[str], plain
     return Command(name, raw, options=options, plain=plain)
 
 
+def _stats(name: str, raw: str, tokens: list[str], known: Sequence[str], plain: bool) -> Command:
+    """`/stats`, `/stats Bob` (a career), `/stats 本月 [Bob] [csv]` (a period's leaderboard). A plain line
+    takes a period, or one seated name, and nothing else (`统计 一下` is talk)."""
+    asked = read_stats_words(tokens)
+    if plain and asked.period is None and len(asked.rest) > 1:
+        raise EngineError("command.extra_args", extra=" ".join(asked.rest[1:]))
+    names = tuple(t for t in asked.rest if is_name(t, known))
+    options = {"csv": "csv"} if asked.csv else {}
+    word = " ".join(asked.rest) or None
+    return Command(name, raw, names=names, word=word, options=options, plain=plain, period=asked.period)
+
+
+def _season(name: str, raw: str, tokens: list[str], known: Sequence[str], plain: bool) -> Command:
+    """`/season` (the list), `/season new NAME`, `/season end`, `/season undo`: the kind in `kind`, a new
+    season's name in `word`; anything else is refused by the handler with the forms."""
+    kind = season_word(tokens[0]) if tokens else None
+    if tokens and kind is None:
+        return Command(name, raw, word=" ".join(tokens), kind="?", plain=plain)
+    if kind in ("end", "undo") and len(tokens) > 1:
+        raise EngineError("command.extra_args", extra=" ".join(tokens[1:]))
+    return Command(name, raw, kind=kind, word=" ".join(tokens[1:]) or None, plain=plain)
+
+
+def season_shape(words: Sequence[str]) -> bool:
+    """A plain line that is a season command: 赛季 alone, 赛季 新 NAME, 赛季 结束, 赛季 撤销."""
+    if not words:
+        return True
+    kind = season_word(words[0])
+    return (kind == "new" and 1 < len(words) <= 4) or (kind in ("end", "undo") and len(words) == 1)
+
+
 def _chore(name: str, raw: str, tokens: list[str], known: Sequence[str], plain: bool) -> Command:
     return Command(name, raw, names=tuple(tokens), plain=plain)
 
@@ -393,7 +426,7 @@ class Grammar:
     def hinted(self) -> bool:
         """A table event's plain line, answered with a hint when one piece fails. Other commands'
         plain words (查分, 结算 …) are too common in talk to read anything into a stray word after them."""
-        return bool(self.plain) and self.most_words != 1
+        return bool(self.plain) and self.most_words != 1 and not self.looks_only
 
 
 _EVENT = _EVENT_ARGS  # who: a seated name or a seat
@@ -498,7 +531,18 @@ GRAMMARS: tuple[Grammar, ...] = (
     Grammar("summary", ("summary",), "/summary", _summary, slash_whole=True, looks_only=True, head_only=True),
     Grammar("close", ("close", "yes"), "yes", most_words=0),
     Grammar("reopen", ("reopen",), "/reopen", most_words=0),
-    Grammar("stats", ("stats",), "/stats", plain=frozenset({NAME}), most_words=1, looks_only=True, head_only=True),
+    # /stats reads a period whole (本月, 2026-11, 赛季 秋季赛) or, in a plain line, a seated name by its pieces
+    Grammar(
+        "stats",
+        ("stats",),
+        "/stats 本月",
+        _stats,
+        plain=frozenset({NAME}),
+        whole=lambda words: not words or is_period_line(words),
+        slash_whole=True,
+        looks_only=True,
+        head_only=True,
+    ),
     # the tab's commands (bot/chat/handlers/tab.py) read their words whole: names of people from other nights, amounts
     Grammar(
         "tab",
@@ -528,6 +572,17 @@ GRAMMARS: tuple[Grammar, ...] = (
         whole=lambda words: tab_shape("settled", words),
         slash_whole=True,
         chat_own=True,
+    ),
+    # a chat's seasons (bot/chat/handlers/seasons.py): the chat's own, like the tab; no night is read
+    Grammar(
+        "season",
+        ("season", "seasons"),
+        "/season new 2026秋",
+        _season,
+        whole=season_shape,
+        slash_whole=True,
+        chat_own=True,
+        head_only=True,
     ),
     Grammar("me", ("me",), "/me", most_words=0, looks_only=True),
     Grammar("export", ("export",), "/export", _summary, slash_whole=True, looks_only=True),

@@ -119,9 +119,11 @@ def _parse_plain(raw: str, line: str, known: Sequence[str]) -> Command | None:
     if spec.whole is not None:
         rest = line[pieces[len(lead)].end :]
         words = split_words(rest)
-        if (rest and not rest[0].isspace()) or lead or not spec.whole(words):
+        if not ((rest and not rest[0].isspace()) or lead) and spec.whole(words):
+            return spec.build(name, raw, words, known, True)
+        if not spec.plain:
             return None
-        return spec.build(name, raw, words, known, True)
+        # read whole or else by its pieces (统计 本月, 统计 张三): the pieces decide, as for any command
     if not _exact(spec, args):
         return None
     tokens = [p.text for p in (*lead, *args) if p.kind != PARTICLE]

@@ -1,5 +1,6 @@
 """The short tokens buttons and typed lines carry, read without the grammar: a seat by number (`#2`),
-a question's id (`q7`), the rows an undo-claim button names, and the tab's amounts and undo word."""
+a question's id (`q7`), the rows an undo-claim button names, the tab's amounts and undo word, and the
+words after 赛季 (new, end, undo)."""
 
 from __future__ import annotations
 
@@ -41,3 +42,19 @@ def tab_amount_cents(word: str) -> int | None:
 
 def tab_undo_word(word: str) -> bool:
     return fold(word) in {fold(w) for w in catalog_words("tab.undo", with_name=False)}
+
+
+SEASON_KINDS = ("new", "end", "undo")
+
+
+def season_word(word: str) -> str | None:
+    """What a word after 赛季 / season asks (`new`, `end`, `undo`), or None."""
+    folded = fold(word)
+    return next(
+        (
+            kind
+            for kind in SEASON_KINDS
+            if folded in {fold(w) for w in catalog_words(f"season.{kind}", with_name=False)}
+        ),
+        None,
+    )
