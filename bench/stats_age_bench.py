@@ -10,8 +10,11 @@ file is what that many nights of play would leave, stored figures and rows per p
 Then each command is timed in a fresh process (nothing cached: the ledger is opened, the command
 handled, the process ends), from the line's arrival to its answer, the median of several processes.
 What counts is /stats and /tab less /score (the process's own start is the same for all three).
-`period` is the query a period's figures (a month, a season) will be read by: every night's rows
-per person summed by day (here the widest period, every night), through the ledger.
+`period` is the query a period's figures are read by: every night's rows per person summed by day
+(here the widest period, every night), through the ledger alone. The leaderboards are timed as the
+chat asks for them: a month (`/stats 上月`, about 30 nights), a year (`/stats 去年`, 365) and a season
+(`/stats 赛季 S`, the last 91 nights): the nights are dated so that the newest is today's, and the
+season is started in SQL at the 91st night from the end.
 
 Run: python -m bench.stats_age_bench [--nights 500 5000] [--runs 5]
 """
@@ -38,7 +41,9 @@ HAND = "123m456m789m234p5p+5p"
 CHAT = "bench-chat"
 TEMPLATES = 6
 PERIOD = "period"  # a period's figures per person: every night's rows summed (the widest period)
-COMMANDS = ("/score", "/stats", "/tab", PERIOD)
+MONTH, YEAR, SEASON = "/stats 上月", "/stats 去年", "/stats 赛季 S"
+SEASON_NIGHTS = 91
+COMMANDS = ("/score", "/stats", "/tab", PERIOD, MONTH, YEAR, SEASON)
 
 
 async def say(referee: Referee, who: str, text: str) -> str:
@@ -137,12 +142,32 @@ def copy_nights(path: Path, total: int) -> None:
     db.close()
 
 
+def end_today(path: Path) -> None:
+    """Date the nights back so that the newest was opened today (a month and a year before today
+    are full), and start a season at the SEASON_NIGHTS-th night from the end."""
+    db = sqlite3.connect(path)
+    newest = str(db.execute("SELECT MAX(created_at) FROM nights WHERE chat_id = ?", (CHAT,)).fetchone()[0])
+    back = db.execute("SELECT julianday('now', 'start of day') - julianday(?, 'start of day')", (newest,))
+    shift = f"{int(back.fetchone()[0]):+d} days"
+    ids = [int(row[0]) for row in db.execute("SELECT id FROM nights WHERE chat_id = ? ORDER BY id", (CHAT,))]
+    with db:
+        db.execute("UPDATE nights SET created_at = strftime('%Y-%m-%dT%H:%M:%fZ', created_at, ?)", (shift,))
+        db.execute("UPDATE night_people SET day = date(day, ?)", (shift,))
+        first = ids[max(0, len(ids) - SEASON_NIGHTS)]
+        db.execute(
+            "INSERT INTO season_events (chat_id, kind, payload, raw_text, speaker) VALUES (?, 'new', ?, ?, 'Alice')",
+            (CHAT, json.dumps({"name": "S", "first_night": first}), "/season new S"),
+        )
+    db.close()
+
+
 async def build(path: Path, nights: int) -> None:
     referee = await Referee.open(path, charts_enabled=False)
     for number in range(min(TEMPLATES, nights)):
         await play_night(referee, number)
     await referee.close()
     copy_nights(path, nights)
+    end_today(path)
 
 
 async def time_one(path: Path, command: str) -> None:
@@ -184,6 +209,9 @@ def measure(nights: int, runs: int) -> None:
                 elapsed, answers[command] = fresh_process(path, command)
                 times[command].append(elapsed)
         assert f"{nights} " in answers["/stats"].splitlines()[0], answers["/stats"][:200]
+        assert f"：{min(nights, SEASON_NIGHTS)} 局" in answers[SEASON].splitlines()[0], answers[SEASON][:200]
+        for board in (MONTH, YEAR):
+            assert answers[board].startswith("📊") and " 局，" in answers[board].splitlines()[0], answers[board][:200]
         score = statistics.median(times["/score"])
         print(f"  /score cold: median {score:.0f} ms")
         for command in COMMANDS[1:]:

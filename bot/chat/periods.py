@@ -191,7 +191,7 @@ def read_stats_words(words: Sequence[str]) -> StatsWords:
             raise bad(" ".join(strays))
         return StatsWords(Period(ALL, text="csv") if csv else None, csv, tuple(left))
     period, rest = found
-    strays = [word for word in rest if looks_like_a_period(word)]
+    strays = [word for word in rest if looks_like_a_period(word) or read_phrase(word) is not None]  # two periods
     if strays:
         raise bad(" ".join(strays))
     return StatsWords(period, csv, rest)
