@@ -521,6 +521,37 @@ async def taps_and_tab(player: Player) -> None:
     await player.play("Alice: /paid Carol 6\nCarol: /paid Alice Carol 6\nAlice: /settled 1")
 
 
+SEASONS = """
+Alice: /season new Autumn
+Alice: /season new autumn
+Alice: /season new AAAAAAAAAABBBBBBBBBBCCCCCCCCCCD
+Alice: /new Alice Bob Carol Dave
+Carol: 花杠
+Alice: /stats 上赛季
+Alice: /season new Winter
+Alice: /draw
+Alice: /stats this month
+Alice: /summary
+Alice: yes
+Alice: /stats 本月 Bob csv
+Alice: /stats season Autumn Bob
+Alice: /stats 上月
+Alice: /stats 今年
+Alice: /stats 去年
+Alice: /stats 2026-11
+Alice: /stats 2026-13
+Alice: /stats 2026-11-30..2026-09-01
+Alice: /stats season Winter
+Alice: /season
+Alice: /season end
+Alice: /stats season Winter
+Alice: /stats 本赛季
+Alice: /stats 赛季 Nope
+Alice: /season undo
+Alice: /season undo
+"""
+
+
 async def night_in(referee: Referee, language: str) -> None:
     player = Player(referee, f"chat-{language}", language)
     await player.say(f"/lang {language}")
@@ -548,6 +579,9 @@ async def night_in(referee: Referee, language: str) -> None:
     pad = Player(referee, f"pad-{language}", language)
     await pad.say(f"/lang {language}")
     await taps_and_tab(pad)
+    seasons = Player(referee, f"seasons-{language}", language)  # periods, seasons, their refusals
+    await seasons.say(f"/lang {language}")
+    await seasons.play(SEASONS)
 
 
 async def test_no_rendered_message_keeps_an_unfilled_field(referee: Referee, tmp_path: Path) -> None:

@@ -31,7 +31,7 @@ from bot.chat.periods import (
     days_of,
     span_text,
 )
-from bot.night.records import SeasonEventRow
+from bot.night.records import SeasonEventRow, SpanSums
 from bot.text.replies import LIST, Attachment, Joined, Reply, Response
 from bot.text.vocabulary import clean_name, fold
 from bot.views.leaderboard import Standing, board_replies, chat_persons, standings, standings_csv
@@ -243,47 +243,61 @@ def _csv_name(text: str) -> str:
     return "stats-" + (re.sub(r"[^0-9A-Za-z-]+", "_", text).strip("_") or "all") + ".csv"
 
 
+@dataclass(frozen=True)
+class Board:
+    """What a period's leaderboard is read from: its label, its nights summed, whether the night being
+    played falls in it (it joins once closed), its CSV's file name, and a person asked for, if any."""
+
+    label: Reply
+    sums: SpanSums
+    pending: bool
+    file_name: str
+    person: str | None
+
+
+async def _season_board(context: Context, period: Period) -> Board:
+    nights, chat = context.services.nights, context.incoming.chat_id
+    chosen, named = _season_asked(period, seasons_of(await nights.season_events(chat)))
+    last = LAST_NIGHT if chosen.last_night is None else chosen.last_night
+    sums = await nights.nights_sums(chat, chosen.first_night, last)
+    label = Reply("period.label.season", {"name": chosen.name, "span": season_span(chosen)})
+    playing = _open_night(context)
+    pending = playing is not None and holds(chosen, playing[0])
+    return Board(label, sums, pending, f"stats-season-{chosen.number}.csv", named or context.command.word)
+
+
+async def _days_board(context: Context, period: Period) -> Board:
+    first, last = days_of(period, _today(context))
+    sums = await context.services.nights.days_sums(context.incoming.chat_id, first.isoformat(), last.isoformat())
+    span = span_text(first, last)
+    night = context.night
+    opened = night.row.created_at[:10] if night is not None and not context.closed else None
+    pending = opened is not None and first.isoformat() <= opened <= last.isoformat()
+    return Board(
+        Reply(f"period.label.{period.kind}", {"span": span}), sums, pending, _csv_name(span), context.command.word
+    )
+
+
 async def period_stats(context: Context) -> Response:
     """`/stats PERIOD [NAME] [csv]`: the period's leaderboard (one person's line, with a name), and
     the same table as a CSV file when asked."""
     period = context.command.period
     assert period is not None
-    nights = context.services.nights
-    chat = context.incoming.chat_id
-    persons = await chat_persons(nights, chat)
+    persons = await chat_persons(context.services.nights, context.incoming.chat_id)  # stale rows stored first
     if persons is None:
         raise Refusal(Reply("night.none"))
-    night = context.night
-    playing = night is not None and not context.closed
-    person = context.command.word
-    if period.kind in SEASON_PERIODS:
-        chosen, named = _season_asked(period, seasons_of(await nights.season_events(chat)))
-        person = named or person
-        last = LAST_NIGHT if chosen.last_night is None else chosen.last_night
-        sums = await nights.nights_sums(chat, chosen.first_night, last)
-        label = Reply("period.label.season", {"name": chosen.name, "span": season_span(chosen)})
-        pending = playing and night is not None and holds(chosen, night.id)
-        file_name = f"stats-season-{chosen.number}.csv"
-    else:
-        first, last_day = days_of(period, _today(context))
-        sums = await nights.days_sums(chat, first.isoformat(), last_day.isoformat())
-        span = span_text(first, last_day)
-        label = Reply(f"period.label.{period.kind}", {"span": span})
-        pending = (
-            playing and night is not None and first.isoformat() <= night.row.created_at[:10] <= last_day.isoformat()
-        )
-        file_name = _csv_name(span)
-    ranked = standings(sums, persons)
-    shown = ranked
-    if person is not None:
-        shown = _person_rows(context, persons, ranked, person, label)
-    csv_line = f"{context.incoming.text.strip()} csv" if not context.command.options.get("csv") else ""
-    replies = board_replies(label, sums.nights, shown, len(ranked), csv_line)
-    if pending and night is not None:
-        replies.append(Reply("period.open_night", {"night": night.number}))
+    seasonal = period.kind in SEASON_PERIODS
+    board = await (_season_board(context, period) if seasonal else _days_board(context, period))
+    ranked = standings(board.sums, persons)
+    shown = ranked if board.person is None else _person_rows(context, persons, ranked, board.person, board.label)
+    wants_csv = bool(context.command.options.get("csv"))
+    csv_line = "" if wants_csv else f"{context.incoming.text.strip()} csv"
+    replies = board_replies(board.label, board.sums.nights, shown, len(ranked), csv_line)
+    if board.pending and context.night is not None:
+        replies.append(Reply("period.open_night", {"night": context.night.number}))
     attachments: tuple[Attachment, ...] = ()
-    if context.command.options.get("csv") and sums.nights:
-        attachments = (Attachment("document", file_name, standings_csv(shown)),)
+    if wants_csv and board.sums.nights:
+        attachments = (Attachment("document", board.file_name, standings_csv(shown)),)
     return Response(tuple(replies), context.language, attachments=attachments)
 
 
