@@ -33,9 +33,9 @@ from bot.chat.lexicon import (
     plain_words,
 )
 from bot.chat.lexicon import by_first_char as _by_first_char
-from bot.chat.periods import Period, is_period_line, read_stats_words
+from bot.chat.periods import Period, read_stats_words, stats_shape
 from bot.chat.scanner import MAX_DIGITS, Words
-from bot.chat.tokens import SEAT_TOKEN, season_word, tab_amount_cents, tab_undo_word
+from bot.chat.tokens import SEAT_TOKEN, season_shape, tab_amount_cents, tab_undo_word
 from bot.text.vocabulary import fold
 from bot.views.board import mode_of
 from engine.errors import EngineError
@@ -348,34 +348,9 @@ def _summary(name: str, raw: str, tokens: list[str], known: Sequence[str], plain
 
 
 def _stats(name: str, raw: str, tokens: list[str], known: Sequence[str], plain: bool) -> Command:
-    """`/stats`, `/stats Bob` (a career), `/stats 本月 [Bob] [csv]` (a period's leaderboard). A plain line
-    takes a period, or one seated name, and nothing else (`统计 一下` is talk)."""
-    asked = read_stats_words(tokens)
-    if plain and asked.period is None and len(asked.rest) > 1:
-        raise EngineError("command.extra_args", extra=" ".join(asked.rest[1:]))
-    names = tuple(t for t in asked.rest if is_name(t, known))
-    options = {"csv": "csv"} if asked.csv else {}
-    word = " ".join(asked.rest) or None
-    return Command(name, raw, names=names, word=word, options=options, plain=plain, period=asked.period)
-
-
-def _season(name: str, raw: str, tokens: list[str], known: Sequence[str], plain: bool) -> Command:
-    """`/season` (the list), `/season new NAME`, `/season end`, `/season undo`: the kind in `kind`, a new
-    season's name in `word`; anything else is refused by the handler with the forms."""
-    kind = season_word(tokens[0]) if tokens else None
-    if tokens and kind is None:
-        return Command(name, raw, word=" ".join(tokens), kind="?", plain=plain)
-    if kind in ("end", "undo") and len(tokens) > 1:
-        raise EngineError("command.extra_args", extra=" ".join(tokens[1:]))
-    return Command(name, raw, kind=kind, word=" ".join(tokens[1:]) or None, plain=plain)
-
-
-def season_shape(words: Sequence[str]) -> bool:
-    """A plain line that is a season command: 赛季 alone, 赛季 新 NAME, 赛季 结束, 赛季 撤销."""
-    if not words:
-        return True
-    kind = season_word(words[0])
-    return (kind == "new" and 1 < len(words) <= 4) or (kind in ("end", "undo") and len(words) == 1)
+    """`/stats`, `/stats Bob`, `/stats 本月 [Bob] [csv]`: a plain line's period read whole, a name by pieces."""
+    asked, names = read_stats_words(tokens, plain), tuple(t for t in tokens if is_name(t, known))
+    return Command(name, raw, names, word=asked.name, options=asked.options, plain=plain, period=asked.period)
 
 
 def _chore(name: str, raw: str, tokens: list[str], known: Sequence[str], plain: bool) -> Command:
@@ -531,14 +506,13 @@ GRAMMARS: tuple[Grammar, ...] = (
     Grammar("summary", ("summary",), "/summary", _summary, slash_whole=True, looks_only=True, head_only=True),
     Grammar("close", ("close", "yes"), "yes", most_words=0),
     Grammar("reopen", ("reopen",), "/reopen", most_words=0),
-    # /stats reads a period whole (本月, 2026-11, 赛季 秋季赛) or, in a plain line, a seated name by its pieces
     Grammar(
         "stats",
         ("stats",),
         "/stats 本月",
         _stats,
         plain=frozenset({NAME}),
-        whole=lambda words: not words or is_period_line(words),
+        whole=stats_shape,
         slash_whole=True,
         looks_only=True,
         head_only=True,
@@ -573,12 +547,11 @@ GRAMMARS: tuple[Grammar, ...] = (
         slash_whole=True,
         chat_own=True,
     ),
-    # a chat's seasons (bot/chat/handlers/seasons.py): the chat's own, like the tab; no night is read
     Grammar(
         "season",
         ("season", "seasons"),
         "/season new 2026秋",
-        _season,
+        _chore,  # its words are read by its handler (bot/chat/handlers/seasons.py), as the tab's are
         whole=season_shape,
         slash_whole=True,
         chat_own=True,

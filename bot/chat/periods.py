@@ -62,6 +62,14 @@ class StatsWords:
     csv: bool
     rest: tuple[str, ...]
 
+    @property
+    def name(self) -> str | None:
+        return " ".join(self.rest) or None
+
+    @property
+    def options(self) -> dict[str, str]:
+        return {"csv": "csv"} if self.csv else {}
+
 
 @cache
 def _words(kind: str) -> frozenset[str]:
@@ -173,10 +181,18 @@ def looks_like_a_period(word: str) -> bool:
     )
 
 
-def read_stats_words(words: Sequence[str]) -> StatsWords:
+def read_stats_words(words: Sequence[str], plain: bool = False) -> StatsWords:
     """The period, the `csv` word and the rest (a name) of `/stats`' words. The period comes first or
     last (`/stats 本月 张三`, `/stats 张三 本月`); `csv` alone is every night. EngineError for what
-    looks like a period but is none (`2026-13`, two periods)."""
+    looks like a period but is none (`2026-13`, two periods), and for a plain line of two names
+    (`统计 张三 李四`: talk, the parser says)."""
+    asked = _stats_words(words)
+    if plain and asked.period is None and len(asked.rest) > 1:
+        raise EngineError("command.extra_args", extra=" ".join(asked.rest[1:]))
+    return asked
+
+
+def _stats_words(words: Sequence[str]) -> StatsWords:
     csv = any(fold(word) in _words("csv") for word in words)
     left = [word for word in words if fold(word) not in _words("csv")]
     if left and fold(left[0]) in _words("season"):  # 赛季 NAME: the handler knows the names
@@ -212,9 +228,11 @@ def _period_at_an_end(words: Sequence[str]) -> tuple[Period, tuple[str, ...]] | 
     return None
 
 
-def is_period_line(words: Sequence[str]) -> bool:
-    """Whether a plain line's words after 统计 are a period (and `csv`) and nothing else, or look like
-    one (`统计 2026-13`: meant for the referee, which says what it cannot read)."""
+def stats_shape(words: Sequence[str]) -> bool:
+    """Whether a plain line's words after 统计 are read whole: none, or a period (and `csv`) and nothing
+    else, or what looks like one (`统计 2026-13`: meant for the referee, which says what it cannot read)."""
+    if not words:
+        return True
     try:
         asked = read_stats_words(words)
     except EngineError:

@@ -44,6 +44,7 @@ from bot.text.replies import Reply, Response
 from bot.threads import in_thread
 from bot.views.board import DEFAULT_MODE, shaped
 from bot.views.board import SETTING as BOARD_SETTING
+from bot.views.charts import GIVE_UP_SECONDS, Charts
 from bot.views.lines import format_money, transfers_json, unit_key
 from engine.errors import EngineError
 from engine.melds import LoggedMeldMissing
@@ -74,13 +75,29 @@ def row_after(events: Sequence[EventRow], bind_id: int) -> int | None:
 
 
 class Referee:
-    def __init__(self, ledger: Ledger, rules_dir: Path | None = None, charts_enabled: bool = True) -> None:
-        self.services = Services(Nights(ledger), rules_dir, charts_enabled)
+    def __init__(
+        self,
+        ledger: Ledger,
+        rules_dir: Path | None = None,
+        charts_enabled: bool = True,
+        chart_seconds: float | None = None,
+    ) -> None:
+        give_up = GIVE_UP_SECONDS if chart_seconds is None else chart_seconds
+        self.services = Services(Nights(ledger), rules_dir, charts_enabled, charts=Charts(give_up=give_up))
 
     @classmethod
-    async def open(cls, path: str | Path, rules_dir: Path | None = None, charts_enabled: bool = True) -> Referee:
-        """A referee over the ledger at `path` (created and migrated as needed)."""
-        return cls(await Ledger.open(path), rules_dir, charts_enabled)
+    async def open(
+        cls,
+        path: str | Path,
+        rules_dir: Path | None = None,
+        charts_enabled: bool = True,
+        chart_seconds: float | None = None,
+        busy_timeout: float | None = None,
+    ) -> Referee:
+        """A referee over the ledger at `path` (created and migrated as needed). The Telegram front end
+        passes its settings (CHART_SECONDS: how long a chart may take to draw; REFEREE_BUSY_TIMEOUT: how
+        long a write waits for another process's lock); None, as the console passes, is the default."""
+        return cls(await Ledger.open(path, busy_timeout), rules_dir, charts_enabled, chart_seconds)
 
     @property
     def nights(self) -> Nights:
@@ -135,7 +152,7 @@ class Referee:
             return self._noted(incoming, Response((*replies, hint) if hint else replies, language, refused=True))
         command = read.command
         if command is None:
-            return self._noted(incoming, near_miss(incoming, night, language))
+            return self._noted(incoming, near_miss(incoming, read, night, language))
         handler = handler_of(command.name)
         if handler is None:
             return None

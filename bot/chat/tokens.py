@@ -5,9 +5,11 @@ words after 赛季 (new, end, undo)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from bot.chat.scanner import chinese_number
 from bot.text.vocabulary import catalog_words, fold
+from engine.errors import EngineError
 
 SEAT_TOKEN = re.compile(r"^#[0-3]$")  # a seat by number: what buttons send, to keep callback data short
 
@@ -58,3 +60,22 @@ def season_word(word: str) -> str | None:
         ),
         None,
     )
+
+
+def season_words(tokens: Sequence[str]) -> tuple[str | None, str | None]:
+    """What `/season`'s words ask: (None, None) the list; ("new", NAME); ("end", None); ("undo", None);
+    ("?", the words) for anything else, which the handler answers with the forms."""
+    kind = season_word(tokens[0]) if tokens else None
+    if tokens and kind is None:
+        return "?", " ".join(tokens)
+    if kind in ("end", "undo") and len(tokens) > 1:
+        raise EngineError("command.extra_args", extra=" ".join(tokens[1:]))
+    return kind, " ".join(tokens[1:]) or None
+
+
+def season_shape(words: Sequence[str]) -> bool:
+    """A plain line that is a season command: 赛季 alone, 赛季 新 NAME, 赛季 结束, 赛季 撤销."""
+    if not words:
+        return True
+    kind = season_word(words[0])
+    return (kind == "new" and 1 < len(words) <= 4) or (kind in ("end", "undo") and len(words) == 1)

@@ -180,12 +180,14 @@ class Ledger(Tallies, ChatHistory, ChatSeasons):
         self._recorded: Counter[str] = Counter()
 
     @classmethod
-    async def open(cls, path: str | Path) -> Ledger:
-        writer = await Writer.open(path)
+    async def open(cls, path: str | Path, busy_timeout: float | None = None) -> Ledger:
+        """The ledger at `path`, created and migrated as needed; a write waits `busy_timeout` seconds
+        for a lock another process holds (None: bot/store/writer.py's BUSY_TIMEOUT_SECONDS)."""
+        writer = await Writer.open(path, busy_timeout)
         await writer.run(migrate)
         connection = await aiosqlite.connect(str(path), isolation_level=None)
         connection.row_factory = aiosqlite.Row
-        for pragma in pragmas():
+        for pragma in pragmas(busy_timeout):
             await connection.execute(f"PRAGMA {pragma}")
         return cls(connection, writer)
 

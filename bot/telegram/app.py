@@ -87,6 +87,8 @@ class TelegramFrontEnd:
     policy: RetryPolicy = field(default_factory=RetryPolicy)
     board_interval: float = BOARD_EDIT_SECONDS
     lookup_request: BaseRequest | None = None  # the lookup client's transport when the application's is given
+    chart_seconds: float | None = None  # CHART_SECONDS (None: the referee's default)
+    busy_timeout: float | None = None  # REFEREE_BUSY_TIMEOUT (None: the ledger's default)
     connections: Connections = field(init=False)
     chats: Chats = field(init=False)
     sender: Sender = field(init=False)
@@ -113,7 +115,9 @@ class TelegramFrontEnd:
     async def open(self, application: Application[Any, Any, Any, Any, Any, Any]) -> None:
         """post_init: open the ledger on the application's own event loop, register the menus, and
         queue what the inbox still holds (a crash's leftovers) before any new update arrives."""
-        await self.connections.open(self.db_path, application.bot, self.lookup_request)
+        await self.connections.open(
+            self.db_path, application.bot, self.lookup_request, self.chart_seconds, self.busy_timeout
+        )
         await self.connections.inbox.prune()
         await self.connections.referee.tidy()
         await self.connections.referee.warm()
@@ -189,11 +193,21 @@ def build_application(
     rate_limit: bool = True,
     policy: RetryPolicy | None = None,
     board_interval: float = BOARD_EDIT_SECONDS,
+    chart_seconds: float | None = None,
+    busy_timeout: float | None = None,
 ) -> Application[Any, Any, Any, Any, Any, Any]:
     """The bot; `request` and `rate_limit=False` are for benchmarks that record instead of send.
-    `board_interval` (BOARD_EDIT_SECONDS): the least time between two edits of a chat's pinned board."""
+    `board_interval` (BOARD_EDIT_SECONDS): the least time between two edits of a chat's pinned board;
+    `chart_seconds`, `busy_timeout`: the settings CHART_SECONDS and REFEREE_BUSY_TIMEOUT (None: defaults)."""
     root = server_root(base_url)
-    front = TelegramFrontEnd(db_path, policy or RetryPolicy(), board_interval=board_interval, lookup_request=request)
+    front = TelegramFrontEnd(
+        db_path,
+        policy or RetryPolicy(),
+        board_interval=board_interval,
+        lookup_request=request,
+        chart_seconds=chart_seconds,
+        busy_timeout=busy_timeout,
+    )
     builder = (
         ApplicationBuilder()
         .token(token)
@@ -247,7 +261,12 @@ def webhook_secret(configured: str | None) -> str:
 def _serve(settings: Settings) -> int:
     assert settings.token
     application = build_application(
-        settings.token, settings.database, settings.base_url, board_interval=settings.board_edit_seconds
+        settings.token,
+        settings.database,
+        settings.base_url,
+        board_interval=settings.board_edit_seconds,
+        chart_seconds=settings.chart_seconds,
+        busy_timeout=settings.busy_timeout,
     )
     front: TelegramFrontEnd = application.bot_data["front"]
     heartbeat = Heartbeat(settings.heartbeat_file, status=front.health, working=front.working)

@@ -45,9 +45,18 @@ class Connections:
     def opened(self) -> bool:
         return self._referee is not None
 
-    async def open(self, db_path: str, bot: ExtBot[Any], lookup_request: BaseRequest | None) -> None:
-        """Open the ledger on the running event loop; a rate-limited bot gets a lookup client."""
-        self._referee = await Referee.open(db_path)
+    async def open(
+        self,
+        db_path: str,
+        bot: ExtBot[Any],
+        lookup_request: BaseRequest | None,
+        chart_seconds: float | None = None,
+        busy_timeout: float | None = None,
+    ) -> None:
+        """Open the ledger on the running event loop; a rate-limited bot gets a lookup client.
+        `chart_seconds` and `busy_timeout`: the settings CHART_SECONDS and REFEREE_BUSY_TIMEOUT (None:
+        the referee's defaults)."""
+        self._referee = await Referee.open(db_path, chart_seconds=chart_seconds, busy_timeout=busy_timeout)
         self._inbox = self.referee.inbox()
         self._bot = bot
         if bot.rate_limiter is not None:

@@ -107,7 +107,7 @@ class RetryPolicy:
 @dataclass(frozen=True)
 class Failure:
     """A failed call as delivery sees it, whatever the transport said (the front end classifies its
-    own errors: bot/telegram/app.py `telegram_failure`)."""
+    own errors: bot/telegram/sending.py `telegram_failure`)."""
 
     retry: bool = True  # worth trying again (a 5xx, a dropped connection, a 429); False: the request is wrong
     wait: float | None = None  # seconds the server asked to wait first (a 429)

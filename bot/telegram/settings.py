@@ -1,7 +1,7 @@
 """The process's settings: every environment variable the bot reads, read once at start into one
 validated `Settings`. A bad value stops the start with one line naming the variable and what it
 accepts (exit 2), never a traceback halfway through. `VARIABLES` is the one list: `--help` and
-docs/operating.md's table are rendered from it (tests/test_settings.py checks the table agrees).
+docs/operating.md's table are rendered from it (tests/test_operating.py checks the table agrees).
 
 Operator-facing messages (these, the database's, health's) are in English, or in the language of
 the process's `LANG` when the catalogs have it; chats keep their own language.

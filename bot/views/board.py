@@ -5,7 +5,7 @@ A chat's `board` setting decides. `hand` (the default): an event's reply is one 
 scoreboard follows only when the hand changes (a win, a 荒庄, a correction that moves the hand) and
 on /score. `each`: the reply in full with the scoreboard after every event that moved money, as before.
 This is transport-neutral: the console and Telegram both print what it returns. Telegram's pinned
-live board (bot/telegram/app.py) is extra, from `Response.scoreboard`.
+live board (bot/telegram/pinned.py) is extra, from `Response.scoreboard`.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ DETAILS = "/history #{id}"  # a win's full breakdown, as the 明细 button asks 
 def shaped(response: Response, mode: str, hand_before: int | None) -> Response:
     """The reply as the chat's board setting wants it. Only a recorded event's reply (one that
     carries the board) changes; questions, hints and refusals stay as they are. In `hand` mode the
-    reply also carries its `live` form, for a chat whose board is pinned (bot/telegram/app.py), and
+    reply also carries its `live` form, for a chat whose board is pinned (bot/telegram/pinned.py), and
     a win its 明细 button."""
     board = response.scoreboard
     if not response.recorded or board is None:

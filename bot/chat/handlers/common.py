@@ -16,7 +16,7 @@ from bot.night.night import Night, Recorded
 from bot.night.nights import Nights
 from bot.night.played import Played
 from bot.night.records import PaymentRow, Seat
-from bot.night.seating import Speaker, may_record, player_list, resolve, seat_of, seated_names
+from bot.night.seating import Speaker, may_record, player_list, resolve, seat_of
 from bot.text.replies import LIST, Choice, Joined, Reply, Response
 from bot.text.vocabulary import fold
 from bot.views.charts import Charts
@@ -326,13 +326,14 @@ def recorded_response(context: Context, night: Night, recorded: Recorded) -> Res
     return replace(response, choices=choices) if choices else response
 
 
-def near_miss(incoming: Incoming, night: Night | None, language: str) -> Response | None:
+def near_miss(incoming: Incoming, read: ReadLine, night: Night | None, language: str) -> Response | None:
     """A plain line one piece away from a table event (`碰 李思 6s`): a short hint, nothing recorded,
     and the mended line as a button (the speaker's seat named, so whoever presses it records the
-    speaker's event); None — silence — for talk, and when no night is open."""
+    speaker's event); None — silence — for talk, and when no night is open. `read`: the line as read
+    among the names seated in `night`."""
     if night is None or night.closed or incoming.private:
         return None
-    miss = near_command(incoming.text, seated_names(night.seats))
+    miss = near_command(read)
     if miss is None:
         return None
     choices: tuple[Choice, ...] = ()

@@ -31,6 +31,7 @@ from bot.chat.periods import (
     days_of,
     span_text,
 )
+from bot.chat.tokens import season_words
 from bot.night.records import SeasonEventRow, SpanSums
 from bot.text.replies import LIST, Attachment, Joined, Reply, Response
 from bot.text.vocabulary import clean_name, fold
@@ -101,7 +102,7 @@ def holds(season: Season, night_id: int) -> bool:
 
 async def season(context: Context) -> Response:
     """`/season` lists the chat's seasons; `/season new NAME`, `/season end`, `/season undo` change them."""
-    kind = context.command.kind
+    kind, name = season_words(context.command.names)
     if kind is None:
         return await _list(context)
     if kind not in (NEW, END, UNDO):
@@ -113,7 +114,7 @@ async def season(context: Context) -> Response:
         raise Refusal(Reply("season.edit_refused"))
     rows = await context.services.nights.season_events(context.incoming.chat_id)
     if kind == NEW:
-        return await _new(context, rows)
+        return await _new(context, rows, name or "")
     if kind == END:
         return await _end(context, rows)
     return await _undo(context, rows)
@@ -140,8 +141,8 @@ def _open_night(context: Context) -> tuple[int, int] | None:
     return (night.id, night.number) if night is not None and not context.closed else None
 
 
-async def _new(context: Context, rows: Sequence[SeasonEventRow]) -> Response:
-    name = clean_name(re.sub(r"\s+", " ", context.command.word or ""))
+async def _new(context: Context, rows: Sequence[SeasonEventRow], typed: str) -> Response:
+    name = clean_name(re.sub(r"\s+", " ", typed))
     if not name:
         raise Refusal(Reply("season.usage"))
     if len(name) > NAME_MOST:
