@@ -51,6 +51,22 @@ CHANNEL_BOT = {"id": 136817688, "is_bot": True, "first_name": "Channel", "userna
 GROUP_ANONYMOUS_BOT = {"id": 1087968824, "is_bot": True, "first_name": "Group", "username": "GroupAnonymousBot"}
 
 
+TOPIC_CREATOR = {"id": 77, "is_bot": False, "first_name": "Host", "language_code": "zh-hans"}
+
+
+def topic_root(chat_id: int, thread: int) -> dict[str, Any]:
+    """A forum topic's first message: the service message that created it (its id is the topic's)."""
+    return {
+        "message_id": thread,
+        "message_thread_id": thread,
+        "date": 1700000000,
+        "chat": {"id": chat_id, "type": "supergroup", "title": "Table", "is_forum": True},
+        "from": TOPIC_CREATOR,
+        "is_topic_message": True,
+        "forum_topic_created": {"name": f"Table {thread}", "icon_color": 7322096},
+    }
+
+
 def user(user_id: int, name: str) -> dict[str, Any]:
     return {"id": user_id, "is_bot": False, "first_name": name, "username": name.lower(), "language_code": "zh-hans"}
 
@@ -120,8 +136,17 @@ class FakeTelegram:
 
     # ---- what tests do -------------------------------------------------------------------------
 
-    def message(self, chat_id: int, sender: dict[str, Any], text: str, **extra: Any) -> int:
-        """Queue a text message; returns its update id."""
+    def message(
+        self, chat_id: int, sender: dict[str, Any], text: str, reply_to: dict[str, Any] | None = None, **extra: Any
+    ) -> int:
+        """Queue a text message; returns its update id. `reply_to`: the message (as the bot got it, or
+        a sent message's `_result`) it replies to, carried as Telegram does (`reply_to_message`, the
+        replied message without its own reply, not nested further). In a forum topic a line that is
+        no reply carries the topic's first message (its creation) as `reply_to_message`."""
+        if reply_to is not None:
+            extra["reply_to_message"] = {k: v for k, v in reply_to.items() if k != "reply_to_message"}
+        elif extra.get("is_topic_message") and extra.get("message_thread_id") and "reply_to_message" not in extra:
+            extra["reply_to_message"] = topic_root(chat_id, int(extra["message_thread_id"]))
         self.next_message_id += 1
         entities = []
         if text.startswith("/"):
@@ -301,6 +326,9 @@ class FakeTelegram:
         }
         if "reply_markup" in params:
             result["reply_markup"] = params["reply_markup"]
+        if params.get("message_thread_id"):  # sent in a forum topic: Telegram says so on the message
+            result["message_thread_id"] = int(params["message_thread_id"])
+            result["is_topic_message"] = True
         return result
 
     def fail_next(self, method: str, *faults: Fault) -> None:

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from bot.chat.service import Incoming, Referee
+from bot.chat.service import Incoming, Referee, Replied
 from bot.night.seating import Speaker
 from bot.text.replies import Reply, Response, render
 from locales import LANGUAGES, Translator, load_catalog
@@ -552,6 +552,24 @@ Alice: /season undo
 """
 
 
+async def replies_to(player: Player) -> None:
+    """A reply that corrects (bot/chat/handlers/reply_to.py), to the bot's answers: one whose line is
+    not the number typed, one that carried two lines (a backlog sent as one message)."""
+    await player.play("Alice: /new Alice Bob Carol Dave\nAlice: /penalty follow Dave\nAlice: /penalty follow Carol")
+    night = await player.referee.nights.latest(player.chat)
+    assert night is not None
+    await night.load_history()
+    two, three = (row.id for row in (night.numbered(2), night.numbered(3)) if row is not None)
+    chat = -1 - LANGUAGES.index(player.language)  # a Telegram group of its own per language
+    player.referee.remember_answer(chat, 1, [(two, True)])
+    player.referee.remember_answer(chat, 2, [(two, True), (three, True)])
+    one, both = Replied(chat, 1, answer=True), Replied(chat, 2, answer=True)
+    lines = (("/undo 3", one), ("/fix 3 /penalty follow Bob", one), ("/undo", both), ("改 罚 跟牌 Bob", both))
+    for line, replied in lines:
+        await player.say(line, replied=replied)
+    await player.referee.nights.answers.flush()  # written before the ledger closes
+
+
 async def night_in(referee: Referee, language: str) -> None:
     player = Player(referee, f"chat-{language}", language)
     await player.say(f"/lang {language}")
@@ -582,6 +600,10 @@ async def night_in(referee: Referee, language: str) -> None:
     seasons = Player(referee, f"seasons-{language}", language)  # periods, seasons, their refusals
     await seasons.say(f"/lang {language}")
     await seasons.play(SEASONS)
+
+    replying = Player(referee, f"reply-{language}", language)
+    await replying.say(f"/lang {language}")
+    await replies_to(replying)
 
 
 async def test_no_rendered_message_keeps_an_unfilled_field(referee: Referee, tmp_path: Path) -> None:

@@ -16,13 +16,14 @@ from pathlib import Path
 
 from bot.chat.commands import handler_of
 from bot.chat.grammar import GRAMMAR_BY_NAME
-from bot.chat.handlers import corrections, opening
+from bot.chat.handlers import corrections, opening, reply_to
 from bot.chat.handlers.causes import flower_choices
 from bot.chat.handlers.common import (
     Context,
     Incoming,
     PendingLine,
     Refusal,
+    Replied,
     Services,
     meld_conflict,
     near_miss,
@@ -52,7 +53,7 @@ from engine.suit_shapes import reading_table
 from engine.table import WinRefused
 from locales import DEFAULT_LANGUAGE, normalize_language
 
-__all__ = ["Incoming", "Referee", "Speaker"]
+__all__ = ["Incoming", "Referee", "Replied", "Speaker"]
 
 log = logging.getLogger(__name__)
 KEPT_MINUTES = 10  # a line kept for its sender's seat claim is sent again at most this long after
@@ -143,6 +144,11 @@ class Referee:
         # command reads the whole night first (Night.load_history)
         night = await self.nights.latest(incoming.chat_id, history=False)
         seats = night.seats if night is not None else ()
+        aimed = await reply_to.aim(incoming, night, self.nights, language)  # a reply that corrects: the line it names
+        if isinstance(aimed, Response):
+            return self._noted(incoming, aimed)
+        if aimed is not None:
+            incoming = replace(incoming, text=aimed, read=None)
         read = incoming.read
         if read is None or read.text != incoming.text or read.known != tuple(seated_names(seats)):
             read = read_line(incoming.text, seated_names(seats))  # not read yet, or read at other names
@@ -198,7 +204,8 @@ class Referee:
             prompt = opening.claim_prompt(context, response)  # an account with no seat yet: which one?
             if prompt is not None:
                 assert night is not None
-                kept = PendingLine(incoming.text, night.id, night.state.hand_no, self.services.clock())
+                clock = self.services.clock()
+                kept = PendingLine(incoming.text, night.id, night.state.hand_no, clock, incoming.update_key)
                 self.services.pending_lines[(incoming.chat_id, incoming.speaker.id)] = kept
                 return prompt
             if command.name == "hu" and response.replies[0].key == "hu.needs_flowers" and night is not None:
@@ -238,7 +245,9 @@ class Referee:
             return claimed
         if self.services.clock() - kept.at > KEPT_MINUTES * 60:
             return claimed
-        key = f"{incoming.update_key}:kept" if incoming.update_key else None
+        # under the line's own key (it recorded nothing when sent): its message stands for what it
+        # recorded now; a line with no key (the console's) under the claim's
+        key = kept.update_key or (f"{incoming.update_key}:kept" if incoming.update_key else None)
         bind_id = night.log_size()  # the claim's row: the last the chat wrote
         line = await self._handle(replace(incoming, text=kept.text, update_key=key, press=None, read=None))
         if line is None:
@@ -338,6 +347,11 @@ class Referee:
         event_id, edited = found
         return await self.number_of_event(chat_id, event_id), edited
 
+    def remember_answer(self, telegram_chat: int, message_id: int, reported: Sequence[tuple[int | None, bool]]) -> None:
+        """Keep what a message the bot sent carried (each answer's ✅ #N row, and whether it recorded
+        anything), so that a reply to it acts on that line."""
+        self.nights.remember_answer(telegram_chat, message_id, reported)
+
     async def number_of_event(self, chat_id: str, event_id: int) -> int | None:
         """The number tonight's players know a row by (a button answered before names it), None
         when it is no line of the chat's latest night."""
@@ -355,8 +369,10 @@ class Referee:
 
     async def tidy(self, days: int = KEEP_TAPS_DAYS) -> None:
         """What a process clears at start: the taps of guided flows over for `days` (a flow lasts ten
-        minutes; kept, they would grow with every 胡 ever tapped)."""
+        minutes; kept, they would grow with every 胡 ever tapped), and the bot's old answers that
+        report no line (bot/store/answers.py)."""
         await self.nights.forget_flow_taps(days)
+        await self.nights.forget_answers()
 
     async def close(self) -> None:
         self.services.charts.stop_drawing()

@@ -20,6 +20,7 @@ from bot.night.fold import (
 from bot.night.interner import Interner
 from bot.night.night import Night
 from bot.night.people import stake_schedule
+from bot.store.answers import MessageRecords, Reported
 from bot.store.heap import free_off_loop
 from bot.store.inbox import Inbox
 from bot.store.ledger import Ledger
@@ -56,6 +57,7 @@ class Nights:
 
     def __init__(self, ledger: Ledger, budget: int = CACHE_EVENTS, most: int = CACHE_CHATS) -> None:
         self.ledger = ledger
+        self.answers = ledger.answers()  # the bot's sent answers, for replies (Telegram)
         self.budget = budget
         self.most = most
         self._latest: OrderedDict[str, Night | None] = OrderedDict()  # least recently used first
@@ -303,5 +305,24 @@ class Nights:
         transaction that records its events)."""
         return self.ledger.inbox()
 
+    # ---- replies (Telegram): what a replied message recorded (bot/store/answers.py) -------------------
+
+    def remember_answer(self, chat: int, message_id: int, reported: Sequence[tuple[int | None, bool]]) -> None:
+        """Keep what a message the bot sent carried: each answer's reported row (✅ #N) and whether it
+        recorded anything."""
+        self.answers.remember(chat, message_id, [Reported(event_id, recorded) for event_id, recorded in reported])
+
+    async def answer_records(self, chat: int, message_id: int) -> MessageRecords | None:
+        """What a message the bot sent carried; None when it is not known."""
+        return await self.answers.of_answer(chat, message_id)
+
+    async def message_records(self, message_key: str) -> MessageRecords:
+        """What a player's message recorded (its latest version's row, a claim's kept line)."""
+        return await self.answers.of_message(message_key)
+
+    async def forget_answers(self) -> int:
+        return await self.answers.forget()
+
     async def close(self) -> None:
+        await self.answers.flush()
         await self.ledger.close()

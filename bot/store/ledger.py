@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 
 import aiosqlite
 
+from bot.store.answers import Answers
 from bot.store.history import ChatHistory, is_recorded
 from bot.store.inbox import Inbox
 from bot.store.rows import (
@@ -204,6 +205,10 @@ class Ledger(Tallies, ChatHistory, ChatSeasons):
         """The Telegram intake: an update is marked done by the transaction that records its events
         (see bot/store/inbox.py)."""
         return Inbox(self._db, self._writer)
+
+    def answers(self) -> Answers:
+        """The bot's sent answers and what a replied message recorded (bot/store/answers.py)."""
+        return Answers(self._db, self._writer)
 
     async def schema_version(self) -> int:
         rows = await self._db.execute_fetchall("PRAGMA user_version")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sqlite3
 
-SCHEMA_VERSION = 11
+SCHEMA_VERSION = 13
 _MIGRATIONS: dict[int, str] = {
     1: """
     CREATE TABLE chat_settings (
@@ -230,6 +230,19 @@ _MIGRATIONS: dict[int, str] = {
         WHERE update_id = (SELECT MIN(update_id) FROM inbox WHERE key = NEW.update_key AND done = 0);
     END;
     CREATE INDEX night_people_by_night ON night_people (chat_id, night_id);
+    """,
+    # 13: the bot's own answers, by Telegram message (bot/store/answers.py): a reply with /undo or /fix
+    # to one acts on the line it reports (`event_id`, the ledger row its ✅ #N shows); `recorded` says
+    # whether the answer recorded anything. A row for each answer a message carried.
+    13: """
+    CREATE TABLE answers (
+        chat INTEGER NOT NULL,
+        message_id INTEGER NOT NULL,
+        event_id INTEGER,
+        recorded INTEGER NOT NULL,
+        sent_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+    );
+    CREATE INDEX answers_by_message ON answers (chat, message_id);
     """,
 }
 # The last schema that code numbering lines by their row id may have written (per-night numbers

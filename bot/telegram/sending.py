@@ -6,6 +6,7 @@ how often is the outbox's (bot/telegram/delivery.py, transport-neutral); how is 
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,7 +17,16 @@ from telegram.error import BadRequest, ChatMigrated, NetworkError, RetryAfter, T
 from bot.telegram.callback import CallbackData, CallbackTooLong
 from bot.telegram.chats import Chats
 from bot.telegram.connections import Connections
-from bot.telegram.delivery import MESSAGE_LIMIT, Failure, Outbox, Outgoing, RetryPolicy, split_text, with_retries
+from bot.telegram.delivery import (
+    MESSAGE_LIMIT,
+    Failure,
+    Note,
+    Outbox,
+    Outgoing,
+    RetryPolicy,
+    split_text,
+    with_retries,
+)
 from bot.telegram.intake import retry_after_seconds
 from bot.text.replies import Response, render
 from locales import DEFAULT_LANGUAGE, Translator
@@ -61,17 +71,27 @@ class Sender:
             row_of_last = choice.row
         return InlineKeyboardMarkup(rows) if rows else None
 
-    async def send_batch(self, chat: int, batch: list[Outgoing], text: str) -> None:
-        """Deliver a batch; a group that became a supergroup meanwhile gets it under its new id."""
+    async def send_batch(self, chat: int, batch: list[Outgoing], text: str, notes: tuple[Note, ...] = ()) -> None:
+        """Deliver a batch; a group that became a supergroup meanwhile gets it under its new id.
+        `notes`: the answers the text shows, kept with the message for a reply to it."""
         try:
-            await self._send_batch(self.chats.moved.get(chat, chat), batch, text)
+            await self._send_batch(self.chats.moved.get(chat, chat), batch, text, notes)
         except ChatMigrated as error:
             new = int(error.new_chat_id)
             self.chats.moved[chat] = new
             await self.chats.remember_migration(chat, new)
-            await self._send_batch(new, batch, text)
+            await self._send_batch(new, batch, text, notes)
 
-    async def _send_batch(self, chat: int, batch: list[Outgoing], text: str) -> None:
+    def keep(self, chat: int, message_id: int, shown: str, notes: Sequence[Note]) -> None:
+        """What a message sent to a group carried, for a reply to it (bot/chat/handlers/reply_to.py):
+        the answers whose first line it shows; all of them for a piece that shows none (the rest of
+        a long answer). Kept by Telegram's id of the bot's own message, never read from its text."""
+        if chat > 0 or not notes:  # a private chat records nothing: a reply there has nothing to act on
+            return
+        inside = [note for note in notes if note.text and note.text in shown] or list(notes)
+        self.connections.referee.remember_answer(chat, message_id, [(n.event_id, n.recorded) for n in inside])
+
+    async def _send_batch(self, chat: int, batch: list[Outgoing], text: str, notes: tuple[Note, ...] = ()) -> None:
         """Deliver one coalesced batch: replaced keyboards, the text (split if long), photos and files.
         Raises only if the text itself could not be sent."""
         bot = self.connections.bot
@@ -97,8 +117,9 @@ class Sender:
             except BadRequest as error:
                 if not not_modified(error):  # a double tap: the message already says this
                     raise
+            self.keep(chat, edit, text[:MESSAGE_LIMIT], notes)  # a guided flow's result, over its message
         elif photos and len(text) <= CAPTION_LIMIT:
-            await with_retries(
+            sent = await with_retries(
                 lambda: bot.send_photo(
                     chat, photos[0].data, caption=text, reply_markup=markup, message_thread_id=thread
                 ),
@@ -106,12 +127,13 @@ class Sender:
                 telegram_failure,
                 resend=False,
             )
+            self.keep(chat, sent.message_id, text, notes)
             photos = photos[1:]
         elif text:
             pieces = split_text(text)
             for index, piece in enumerate(pieces):
                 last = index == len(pieces) - 1
-                await with_retries(
+                sent = await with_retries(
                     lambda piece=piece, last=last: bot.send_message(  # type: ignore[misc]
                         chat, piece, reply_markup=markup if last else None, message_thread_id=thread
                     ),
@@ -119,6 +141,7 @@ class Sender:
                     telegram_failure,
                     resend=False,
                 )
+                self.keep(chat, sent.message_id, piece, notes)
         for photo in photos:
             await self.quietly(
                 with_retries(

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from telegram import CallbackQuery, Message, Update
 
 from bot.chat.availability import storage_unavailable
-from bot.chat.service import Incoming, Speaker
+from bot.chat.service import Incoming, Replied, Speaker
 from bot.store.queue import Row
 from bot.telegram.chats import Chats
 from bot.telegram.connections import Connections
@@ -113,6 +113,7 @@ class Updates:
             private=read.private,
             mentions=self.chats.mentions(read),
             read=said,
+            replied=self.replied(read) if text is None else None,  # an edit's fix names its own line
         )
         response = await referee.handle(incoming)
         if response is not None and response.unwritten:
@@ -122,6 +123,15 @@ class Updates:
             shown = await self.pinned.as_shown(read.chat_id, await self.with_privacy(response, chat_key))
             self.post(Outgoing(read.chat_id, read.topic, chat_key, shown))
         return response is not None and response.recorded
+
+    def replied(self, read: Input) -> Replied | None:
+        """The message the line replies to: the bot's own answer only when its author is this bot
+        (by id: a player's text that looks like an answer is a player's message)."""
+        if read.reply_to is None or read.chat_id is None:
+            return Replied(None, 0) if read.replies_elsewhere else None
+        author = read.replied_to
+        mine = author is not None and author.is_bot and author.id == str(self.connections.bot.id)
+        return Replied(read.chat_id, read.reply_to, answer=mine)
 
     async def on_edit(self, read: Input, row: Row) -> bool:
         """An edit is a correction: of the event its line recorded (`/fix N <edited line>`), or, when

@@ -94,6 +94,9 @@ class Response:
     # the ledger could not be written just now (locked by another program, a full disk): nothing was
     # recorded, and the same line may be handled again (Telegram does, until it is written)
     unwritten: bool = False
+    # the ledger row its first line reports as #N (`✅ #N`, `✏️ #N`, `↩️ #N`): a reply to the message
+    # that shows it acts on that line (Telegram: bot/chat/handlers/reply_to.py)
+    event_id: int | None = None
 
 
 def render_value(value: Any, translator: Translator) -> Any:

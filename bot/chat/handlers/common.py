@@ -29,6 +29,16 @@ from engine.tiles import WIND_LETTERS, tile_name
 
 
 @dataclass(frozen=True)
+class Replied:
+    """The message a line replies to (Telegram; the console has none): a reply with /undo or /fix
+    acts on the line it recorded or reports (bot/chat/handlers/reply_to.py)."""
+
+    chat: int | None  # the Telegram chat it is in; None: a message of another chat
+    message_id: int
+    answer: bool = False  # the bot's own answer (its author is this bot), else a player's message
+
+
+@dataclass(frozen=True)
 class Incoming:
     chat_id: str
     speaker: Speaker
@@ -38,6 +48,7 @@ class Incoming:
     mentions: tuple[Speaker, ...] = ()  # users the line @mentions or replies to (Telegram)
     press: str | None = None  # a button press's own id (Telegram's callback query): a tap counted once
     read: ReadLine | None = None  # the line as the front end had it read (Referee.read): not read again
+    replied: Replied | None = None  # the message the line replies to (Telegram), None: no reply
 
 
 @dataclass
@@ -69,6 +80,9 @@ class PendingLine:
     night_id: int
     hand_no: int
     at: float
+    # the line's own update key: the line is recorded under it once the seat is claimed, so that its
+    # message stands for what it recorded (an edit of it, a reply to it: bot/chat/handlers/reply_to.py)
+    update_key: str | None = None
 
 
 @dataclass(frozen=True)
@@ -302,8 +316,11 @@ def notice(night: Night, played: Played, said: Notice) -> Reply:
     return Reply(said.key, params)
 
 
-def recorded_reply(context: Context, night: Night, replies: Sequence[Reply], moved_money: bool = True) -> Response:
-    """The reply to something now in the ledger, with the night's board after it."""
+def recorded_reply(
+    context: Context, night: Night, replies: Sequence[Reply], moved_money: bool = True, event_id: int | None = None
+) -> Response:
+    """The reply to something now in the ledger, with the night's board after it; `event_id`: the
+    row its first line reports as #N."""
     return Response(
         tuple(replies),
         context.language,
@@ -312,6 +329,7 @@ def recorded_reply(context: Context, night: Night, replies: Sequence[Reply], mov
         hand_no=night.state.hand_no,
         scoreboard=board(night),
         moved_money=moved_money,
+        event_id=event_id,
     )
 
 
@@ -321,7 +339,7 @@ def recorded_response(context: Context, night: Night, recorded: Recorded) -> Res
     if isinstance(played.event, Win) and played.hand_no == 1:  # after the first hand it is in /help
         doubled = Reply("hand.doubled_mark") if played.doubled else ""
         replies.append(Reply("win.in_hand", {"hand": played.hand_no, "doubled": doubled}))
-    response = recorded_reply(context, night, replies, moved_money=bool(recorded.payments))
+    response = recorded_reply(context, night, replies, moved_money=bool(recorded.payments), event_id=recorded.event_id)
     choices = notice_choices(played, night.seats)  # a notice's line to send, as a button
     return replace(response, choices=choices) if choices else response
 

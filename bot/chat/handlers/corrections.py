@@ -230,11 +230,13 @@ async def undo(context: Context) -> Response:
     corrected = await correct(context, night, target, None)
     number, undone = night.number_of(corrected.event_id), night.number_of(target.id)
     typed = (await night.texts([target]))[target.id].raw_text  # the line undone, as it was typed
+    reported = None
     if number is None or undone is None:  # a seat claim: no line of the table, so no number either
         replies = [Reply("undo.claim_done", {"text": typed})]
     else:
         replies = [Reply("undo.done", {"id": number, "target": undone, "text": typed})]
-    return recorded_reply(context, night, replies + correction_replies(night, corrected))
+        reported = corrected.event_id
+    return recorded_reply(context, night, replies + correction_replies(night, corrected), event_id=reported)
 
 
 async def held_line(context: Context, night: Night) -> PendingRepeat | None:
@@ -398,7 +400,7 @@ async def fix(context: Context) -> Response:
     if played is not None:
         # the winner as they sat then, with its 比下胡 / 垒宝塔 lines: the changes follow from them
         replies.extend(explained(played, then))
-    return recorded_reply(context, night, replies + correction_replies(night, corrected))
+    return recorded_reply(context, night, replies + correction_replies(night, corrected), event_id=corrected.event_id)
 
 
 async def undo_claim(context: Context) -> Response:
