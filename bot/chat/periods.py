@@ -166,6 +166,11 @@ def _ordered(period: Period) -> Period:
     return period
 
 
+def is_a_month_name(period: Period) -> bool:
+    """A period typed as an English month's name alone (`may`, `june`): a person may be called so."""
+    return period.kind == DAYS and fold(period.text).strip() in ENGLISH_MONTHS
+
+
 def bad(text: str) -> EngineError:
     return EngineError("period.bad", text=text)
 

@@ -29,6 +29,7 @@ from bot.chat.periods import (
     THIS_SEASON,
     Period,
     days_of,
+    is_a_month_name,
     span_text,
 )
 from bot.chat.tokens import season_words
@@ -36,7 +37,7 @@ from bot.night.records import SeasonEventRow, SpanSums
 from bot.text.replies import LIST, Attachment, Joined, Reply, Response
 from bot.text.vocabulary import clean_name, fold
 from bot.views.leaderboard import Standing, board_replies, chat_persons, standings, standings_csv
-from bot.views.stats import Persons
+from bot.views.stats import Persons, chat_stats
 
 NEW, END, UNDO = "new", "end", "undo"
 NAME_MOST = 30  # characters of a season's name: a line of the list on a phone
@@ -287,6 +288,10 @@ async def period_stats(context: Context) -> Response:
     persons = await chat_persons(context.services.nights, context.incoming.chat_id)  # stale rows stored first
     if persons is None:
         raise Refusal(Reply("night.none"))
+    if is_a_month_name(period) and not context.command.options and persons.find(period.text) is not None:
+        # `/stats June`: June played here, so it is her career, not the month (`/stats june 2026` is)
+        replies = await chat_stats(context.services.nights, context.incoming.chat_id, period.text)
+        return Response(tuple(replies), context.language)
     seasonal = period.kind in SEASON_PERIODS
     board = await (_season_board(context, period) if seasonal else _days_board(context, period))
     ranked = standings(board.sums, persons)
