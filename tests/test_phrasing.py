@@ -15,7 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.chat.grammar import Command, pattern_keys
+from bot.chat.command import Command
+from bot.chat.grammar import pattern_keys
 from bot.chat.near_miss import near_command
 from bot.chat.parser import parse, read_line
 from bot.chat.scanner import chinese_number

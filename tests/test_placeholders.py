@@ -521,6 +521,37 @@ async def taps_and_tab(player: Player) -> None:
     await player.play("Alice: /paid Carol 6\nCarol: /paid Alice Carol 6\nAlice: /settled 1")
 
 
+SEASONS = """
+Alice: /season new Autumn
+Alice: /season new autumn
+Alice: /season new AAAAAAAAAABBBBBBBBBBCCCCCCCCCCD
+Alice: /new Alice Bob Carol Dave
+Carol: 花杠
+Alice: /stats 上赛季
+Alice: /season new Winter
+Alice: /draw
+Alice: /stats this month
+Alice: /summary
+Alice: yes
+Alice: /stats 本月 Bob csv
+Alice: /stats season Autumn Bob
+Alice: /stats 上月
+Alice: /stats 今年
+Alice: /stats 去年
+Alice: /stats 2026-11
+Alice: /stats 2026-13
+Alice: /stats 2026-11-30..2026-09-01
+Alice: /stats season Winter
+Alice: /season
+Alice: /season end
+Alice: /stats season Winter
+Alice: /stats 本赛季
+Alice: /stats 赛季 Nope
+Alice: /season undo
+Alice: /season undo
+"""
+
+
 async def replies_to(player: Player) -> None:
     """A reply that corrects (bot/chat/handlers/reply_to.py), to the bot's answers: one whose line is
     not the number typed, one that carried two lines (a backlog sent as one message)."""
@@ -608,6 +639,10 @@ async def night_in(referee: Referee, language: str) -> None:
     pad = Player(referee, f"pad-{language}", language)
     await pad.say(f"/lang {language}")
     await taps_and_tab(pad)
+    seasons = Player(referee, f"seasons-{language}", language)  # periods, seasons, their refusals
+    await seasons.say(f"/lang {language}")
+    await seasons.play(SEASONS)
+
     replying = Player(referee, f"reply-{language}", language)
     await replying.say(f"/lang {language}")
     await replies_to(replying)

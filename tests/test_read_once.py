@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import pytest
 
 from bot.chat import parser, scanner
-from bot.chat.grammar import Command
+from bot.chat.command import Command
 from bot.chat.parser import PlainLine, asks_only, parse
 from bot.chat.service import Incoming, Referee
 from bot.night.seating import Speaker

@@ -7,7 +7,8 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from bot.chat.grammar import GRAMMAR_BY_NAME, ONE_SUITED_TILE, Command
+from bot.chat.command import Command
+from bot.chat.grammar import GRAMMAR_BY_NAME, ONE_SUITED_TILE
 from bot.chat.lexicon import PARTICLE, TILE, WORD
 from bot.chat.parser import ReadLine, one_tile, parse
 from bot.text.vocabulary import fold

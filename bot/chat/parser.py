@@ -16,7 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from bot.chat import scanner
-from bot.chat.grammar import BY_SLASH, GRAMMAR_BY_NAME, Command, Grammar, Inner, fixed_words, is_name, only_looks
+from bot.chat.command import Command, Inner
+from bot.chat.grammar import BY_SLASH, GRAMMAR_BY_NAME, Grammar, fixed_words, is_name, only_looks
 from bot.chat.lexicon import FLAG, NAME, PARTICLE, SEAT, SELF, SENTENCE_PARTICLES, TILE, UNKNOWN, VERB, WORD
 from bot.chat.scanner import MAX_DIGITS, Piece, split_words
 from bot.chat.tokens import CLAIM_ROWS
@@ -147,9 +148,11 @@ def _parse_plain(raw: str, plain: PlainLine, known: Sequence[str]) -> Command | 
     if spec.whole is not None:
         rest = line[pieces[len(lead)].end :]
         words = split_words(rest)
-        if (rest and not rest[0].isspace()) or lead or not spec.whole(words):
+        if not ((rest and not rest[0].isspace()) or lead) and spec.whole(words):
+            return spec.build(name, raw, words, known, True)
+        if not spec.plain:
             return None
-        return spec.build(name, raw, words, known, True)
+        # read whole or else by its pieces (统计 本月, 统计 张三): the pieces decide, as for any command
     if not _exact(spec, args):
         return None
     tokens = [p.text for p in (*lead, *args) if p.kind != PARTICLE]

@@ -30,7 +30,9 @@ from bot.store.rows import (
     HouseRules,
     NightMarks,
     NightRow,
+    SeasonEventRow,
     Seat,
+    SpanSums,
     StoredFigures,
     TabEventRow,
 )
@@ -268,6 +270,28 @@ class Nights:
     ) -> int:
         """One entry of the chat's tab (speaker, raw text, update key); DuplicateUpdate for a repeated update."""
         return await self.ledger.append_tab_event(chat_id, kind, payload, line, reverses)
+
+    async def season_events(self, chat_id: str) -> list[SeasonEventRow]:
+        """The chat's season entries, oldest first."""
+        return await self.ledger.season_events(chat_id)
+
+    async def append_season_event(
+        self, chat_id: str, kind: str, payload: str, line: tuple[str, str, str | None], reverses: int | None = None
+    ) -> int:
+        """One entry of the chat's season log (speaker, raw text, update key); DuplicateUpdate for a repeat."""
+        return await self.ledger.append_season_event(chat_id, kind, payload, line, reverses)
+
+    async def night_ids(self, chat_id: str) -> list[int]:
+        """The ids of the chat's nights, oldest first."""
+        return await self.ledger.night_ids(chat_id)
+
+    async def days_sums(self, chat_id: str, first_day: str, last_day: str) -> SpanSums:
+        """The chat's closed nights opened from `first_day` to `last_day` (UTC days), summed per person."""
+        return await self.ledger.days_sums(chat_id, first_day, last_day)
+
+    async def nights_sums(self, chat_id: str, first_night: int, last_night: int) -> SpanSums:
+        """The chat's closed nights with ids from `first_night` to `last_night`, summed per person."""
+        return await self.ledger.nights_sums(chat_id, first_night, last_night)
 
     async def flow_taps(self, flow_key: str) -> list[tuple[str, str | None]]:
         """A tap flow's taps in the order they came: (op, press id)."""

@@ -35,6 +35,7 @@ from bot.store.rows import (
     TallyUpdate,
 )
 from bot.store.schema import migrate
+from bot.store.seasons import ChatSeasons
 from bot.store.tallies import Tallies, add_to_tally
 from bot.store.writer import Writer, pragmas
 from bot.threads import in_thread
@@ -165,9 +166,10 @@ def _read_back(db: sqlite3.Connection, ids: list[int], decode: Decode) -> list[E
     return [make(*row) for row in rows]
 
 
-class Ledger(Tallies, ChatHistory):
+class Ledger(Tallies, ChatHistory, ChatSeasons):
     """The ledger: a night's events and payments, settings, the inbox; a night's tallies
-    (bot/store/tallies.py) and the chat's history across nights (bot/store/history.py)."""
+    (bot/store/tallies.py), the chat's history across nights (bot/store/history.py) and its seasons
+    and spans of nights (bot/store/seasons.py)."""
 
     def __init__(self, connection: aiosqlite.Connection, writer: Writer) -> None:
         # Reads use their own connection: under WAL they never wait for a write, and they see only
@@ -313,8 +315,9 @@ class Ledger(Tallies, ChatHistory):
     async def has_update(self, update_key: str) -> bool:
         """Whether a line with this update key was recorded (a repeated Telegram update)."""
         rows = await self._db.execute_fetchall(
-            "SELECT 1 FROM events WHERE update_key = ? UNION ALL SELECT 1 FROM tab_events WHERE update_key = ?",
-            (update_key, update_key),
+            "SELECT 1 FROM events WHERE update_key = ? UNION ALL SELECT 1 FROM tab_events WHERE update_key = ?"
+            " UNION ALL SELECT 1 FROM season_events WHERE update_key = ?",
+            (update_key, update_key, update_key),
         )
         return next(iter(rows), None) is not None
 

@@ -165,6 +165,26 @@ class TabEventRow:
     created_at: str
 
 
+@dataclass(frozen=True)
+class SeasonEventRow:
+    id: int
+    kind: str  # new, end, undo (bot/store/seasons.py)
+    payload: str
+    speaker: str
+    reverses: int | None
+    created_at: str
+
+
+@dataclass(frozen=True)
+class SpanSums:
+    """A span of a chat's closed nights summed: how many nights, and per person (as stored: an account
+    or a folded name, which `bot.views.stats.Persons` joins) their sums, `night_id` holding how many
+    nights they played in it."""
+
+    nights: int
+    people: tuple[tuple[str, PersonNightRow], ...]
+
+
 class DuplicateUpdate(Exception):
     """The update_key was recorded before: the command must not be applied again."""
 

@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from bot.chat.grammar import Command
+from bot.chat.command import Command
 from bot.chat.handlers.causes import doubled_causes, notice_choices
 from bot.chat.near_miss import near_command
 from bot.chat.parser import ReadLine

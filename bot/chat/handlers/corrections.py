@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from bot.chat.grammar import Command
+from bot.chat.command import Command
 from bot.chat.handlers import house, repeats, tab
 from bot.chat.handlers.common import (
     Context,

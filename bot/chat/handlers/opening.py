@@ -7,7 +7,7 @@ import re
 from dataclasses import replace
 from decimal import Decimal
 
-from bot.chat.grammar import Command
+from bot.chat.command import Command
 from bot.chat.handlers.common import Context, Incoming, Refusal, open_night
 from bot.chat.handlers.house import opening_rules
 from bot.night.codec import SeatChange

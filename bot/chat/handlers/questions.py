@@ -10,6 +10,7 @@ from pathlib import Path
 
 from bot.chat.handlers.common import Context, Refusal, board, describe, explained
 from bot.chat.handlers.opening import claim_button, unclaimed
+from bot.chat.handlers.seasons import period_stats
 from bot.chat.handlers.tab import read_tab, tab_replies
 from bot.chat.parser import parse
 from bot.night.fold import table_event
@@ -242,7 +243,13 @@ async def unknown_command(context: Context) -> Response:
 
 
 async def stats(context: Context) -> Response:
+    """`/stats` and `/stats NAME`: careers across every night; `/stats PERIOD …`: that period's
+    leaderboard (bot/chat/handlers/seasons.py)."""
+    if context.command.period is not None:
+        return await period_stats(context)
     replies = await chat_stats(context.services.nights, context.incoming.chat_id, context.command.word)
+    if replies[0].key == "tab.stats_unknown":  # a word that is no one may have been meant as a period
+        replies.append(Reply("period.or_a_period"))
     return Response(tuple(replies), context.language)
 
 
