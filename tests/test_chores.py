@@ -50,7 +50,8 @@ async def test_a_night_with_every_chore(table: Table) -> None:
     assert "  Eve：胡 0（自摸 0），放炮 0\n" in summary
     assert "  Dan：胡 0（自摸 0），放炮 1" in summary
     stats = await table.say("/stats")
-    assert "B：1 局，净 -40 花，合计金额 -40" in stats and "Eve：1 局，净 9 花，合计金额 18" in stats
+    # money, not flowers (Eve's 9 flowers at 2 are 18; B's -40 at 1): the night mixed stakes
+    assert "B：1 局，净 -40 元" in stats and "Eve：1 局，净 18 元" in stats
     history = await table.say("/history")
     for word in ("改名", "换人", "改底", "定庄"):
         assert word in history

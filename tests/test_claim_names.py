@@ -86,7 +86,7 @@ async def test_the_opener_holds_the_seat_of_their_own_name_from_new(referee: Ref
     await say(referee, ZHANG, "yes")
     # /me finds the night by the opener's account: 张三's 跟牌 income, 10 from 赵六
     mine = await referee.handle(Incoming("tg:201", ZHANG, "/me", private=True))
-    assert "张三：1 局，净 10 花" in text(mine)
+    assert "张三：1 局，净 10 元" in text(mine)  # at stake 1
     assert "1 局" not in text(await referee.handle(Incoming("tg:205", MIKE, "/me", private=True)))
 
 

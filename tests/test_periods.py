@@ -369,7 +369,7 @@ async def test_a_period_with_no_night_in_the_chat(table: Table) -> None:
 
 async def test_a_player_called_like_a_month_is_the_player(table: Table) -> None:
     await table.play("Alice: /new Alice June Carol Dave\nJune: /flowergang\nAlice: /draw\nAlice: /summary\nAlice: yes")
-    # June's 花杠: +18 flowers at stake 1, one night: her career, not the month of June
-    assert (await table.say("Alice: /stats June")).splitlines()[1].startswith("June：1 局，净 18 花")
+    # June's 花杠: +18 flowers at stake 1 (18 money), one night: her career, not the month of June
+    assert (await table.say("Alice: /stats June")).splitlines()[1].startswith("June：1 局，净 18 元")
     month = await table.say("Alice: /stats june 2026")
     assert month.startswith("📊 2026-06") and "June" not in month.splitlines()[0]

@@ -56,7 +56,7 @@ async def test_stats_read_closed_nights_without_folding_them(table: Table, monke
     monkeypatch.setattr(Nights, "load", no_folding)
     text = await table.say("张三: 统计 王五")
     # three nights of +18 flowers at 底 1: net 54, money 54
-    assert "3 局，净 54 花，合计金额 54" in text
+    assert "3 局，净 54 元" in text
     assert "王五：+54 元" in await table.say("张三: 账本")
 
 
@@ -67,7 +67,7 @@ async def test_a_reopened_and_corrected_night_is_read_again(table: Table) -> Non
     await table.play("张三: 重开\n张三: 撤销")  # undoes 李四's flower gang: 王五 +18, 李四 −6
     tab = await table.say("张三: 账本")
     assert "还在打" in tab and "没有待结清的局" in tab  # reopened: off the tab until it closes again
-    assert "1 局，净 18 花" in await table.say("张三: 统计 王五")  # the open night is read live
+    assert "1 局，净 18 元" in await table.say("张三: 统计 王五")  # the open night is read live
     await table.play("张三: 结算\n张三: 确认")
     ((night_id, _, after),) = await figures_rows(table)
     assert after == await newest_event(table, night_id)
@@ -78,7 +78,7 @@ async def test_figures_of_another_version_or_missing_are_rebuilt(table: Table) -
     await table.play("张三: 开局 张三 李四 王五 赵六\n王五: 花杠\n张三: 结算\n张三: 确认")
     db = table.referee.nights.ledger._writer._connection  # the writer's own connection, in the test only
     db.execute("UPDATE night_figures SET version = 'old', figures = '{}'")
-    assert "1 局，净 18 花" in await table.say("张三: 统计 王五")
+    assert "1 局，净 18 元" in await table.say("张三: 统计 王五")
     assert [version for _, version, _ in await figures_rows(table)] == [stats.FIGURES_VERSION]
     db.execute("DELETE FROM night_figures")  # an older database: figures are built on first read
     assert "王五：+18 元" in await table.say("张三: 账本")
@@ -91,9 +91,9 @@ async def test_a_rename_inside_a_night_keeps_the_career(table: Table) -> None:
     await table.play("张三: 开局 张三 李四 王五 赵六\n赵六: 花杠\n张三: 结算\n张三: 确认")
     text = await table.say("张三: 统计")
     # one person over three nights, shown by the latest name: +18 three times = 54
-    assert "赵六：3 局，净 54 花" in text and "赵老六" not in text
+    assert "赵六：3 局，净 54 元" in text and "赵老六" not in text
     assert "赵六：+54 元" in await table.say("张三: 账本")
-    assert "3 局，净 54 花" in await table.say("张三: /stats 赵老六")  # the old name finds them too
+    assert "3 局，净 54 元" in await table.say("张三: /stats 赵老六")  # the old name finds them too
 
 
 def account(name: str) -> Speaker:
@@ -125,9 +125,9 @@ async def test_a_bound_account_is_one_person_under_two_names(referee: Referee) -
     # account 42 made a flower gang each night, as Bob, as Robert, then as the unbound name Bob the
     # account used before: +18 three times = 54; Carol −6 three times = −18. One person, shown by the
     # name of their latest night.
-    assert "Bob：3 局，净 54 花" in text and "Robert" not in text and "Carol：3 局，净 -18 花" in text
+    assert "Bob：3 局，净 54 元" in text and "Robert" not in text and "Carol：3 局，净 -18 元" in text
     assert "Bob：+54 元" in await table.say("Carol: /tab")
-    assert "3 局，净 54 花" in await table.say("Carol: /stats Robert")
+    assert "3 局，净 54 元" in await table.say("Carol: /stats Robert")
 
 
 async def test_a_close_stands_when_its_figures_cannot_be_written(table: Table, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -176,7 +176,7 @@ async def test_me_counts_the_person_after_they_left_their_seat(referee: Referee)
     text = render_response(response)
     # Bob's flower gang +18, then he stood up (换人) and Eve's flower gang took 6 from the seat she now
     # holds, not from Bob: Bob keeps +18 (the account's figures, though its seat is Eve's now)
-    assert "Bob：1 局，净 18 花" in text
+    assert "Bob：1 局，净 18 元" in text
 
 
 async def test_stats_for_someone_who_never_played_names_who_did(table: Table) -> None:

@@ -95,7 +95,6 @@ def _career_reply(name: str, career: Career) -> Reply:
         {
             "name": name,
             "nights": career.nights,
-            "net": career.net,
             "money": format_money(career.money_cents),
             "win_rate": f"{100 * career.wins / hands:.0f}%",
             "self_draw_rate": f"{100 * career.self_draws / hands:.0f}%",
@@ -140,7 +139,7 @@ async def chat_stats(nights: Nights, chat_id: str, only: str | None) -> list[Rep
                 career = careers.get(key)  # (a Career made only for a person not met before)
                 person.add_to(career if career is not None else careers.setdefault(key, Career()))
     replies = [Reply("stats.header", {"nights": len(found)}, count=len(found))]
-    for key, career in sorted(careers.items(), key=lambda item: -item[1].net):
+    for key, career in sorted(careers.items(), key=lambda item: -item[1].money_cents):  # money: stakes differ
         replies.append(_career_reply(persons.name(key), career))
     return replies
 
