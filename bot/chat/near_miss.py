@@ -11,7 +11,8 @@ from bot.chat.command import Command
 from bot.chat.grammar import GRAMMAR_BY_NAME, ONE_SUITED_TILE
 from bot.chat.lexicon import PARTICLE, TILE, WORD
 from bot.chat.parser import ReadLine, one_tile, parse
-from bot.text.vocabulary import fold
+from bot.night.seating import Former
+from bot.text.vocabulary import fold, name_key
 from engine.errors import EngineError
 
 _NOT_WHOLE = re.compile(r"^(?:[-+]\d+|[-+]?\d*[.,/]\d+)$")  # 1.5, -5, 1/2 (a plain 5 is whole)
@@ -85,11 +86,12 @@ def _one_wrong_or_swapped(name: str, typed: str) -> bool:
     )
 
 
-def near_command(read: ReadLine) -> NearMiss | None:
+def near_command(read: ReadLine, former: Mapping[str, Former] | None = None) -> NearMiss | None:
     """For a plain line read as chatter: a hint when it is a table event's word and grammar with
-    exactly one piece wrong — an unknown name close to a seated one, or a tile that cannot be (`0m`).
-    Talk (a question, a sentence particle, stray words) gets None: silence. The line's pieces are
-    the ones its reading cut (`ReadLine.plain`), not cut again."""
+    exactly one piece wrong — a name the seat had earlier tonight (`former`: renamed away, or the
+    player who left at a 换人), an unknown name close to a seated one, or a tile that cannot be
+    (`0m`). Talk (a question, a sentence particle, stray words) gets None: silence. The line's
+    pieces are the ones its reading cut (`ReadLine.plain`), not cut again."""
     plain, known = read.plain, read.known or ()
     if plain is None or not GRAMMAR_BY_NAME[plain.name].hinted:
         return None
@@ -108,7 +110,8 @@ def near_command(read: ReadLine) -> NearMiss | None:
         return NearMiss("penalty.bad_amount", {"amount": typed})  # 罚 李四 1.5: whole flowers only
     if piece.kind != WORD:
         return None
-    seated = closest_name(typed, known)
+    was = (former or {}).get(name_key(typed.lstrip("@")))
+    seated = closest_name(typed, known) if was is None else was.now
     if seated is None:
         return None
     corrected = line[: piece.start] + seated + line[piece.end :]
@@ -119,19 +122,20 @@ def near_command(read: ReadLine) -> NearMiss | None:
     if command is None:
         return None
     texts = tuple(line[p.start : p.end] for p in args if p.kind != PARTICLE)
+    key = "hint.no_such_name" if was is None else ("hint.swapped" if was.swapped else "hint.renamed")
     return NearMiss(
-        "hint.no_such_name",
-        {"typed": typed, "name": seated},
+        key,
+        {"typed": typed, "name": seated, "line": corrected},
         corrected,
         GRAMMAR_BY_NAME[name].slash[0],
         tuple(line[p.start : p.end] for p in lead),
         texts,
         [p for p in args if p.kind != PARTICLE].index(piece),
-        len(command.names) < _names_with_actor(command),
+        len(command.names) < names_with_actor(command),
     )
 
 
-def _names_with_actor(command: Command) -> int:
+def names_with_actor(command: Command) -> int:
     """How many names an event's line holds when its actor is named (the handlers read the first
     of them as the actor): two where someone fed the meld or the win, one otherwise; a penalty
     names its offender and never means the speaker."""
