@@ -161,7 +161,7 @@ class Referee:
             return self._noted(incoming, Response((*replies, hint) if hint else replies, language, refused=True))
         command = read.command
         if command is None:
-            if night is not None and read.plain is not None:
+            if night is not None and not night.closed:
                 await night.load_history()  # tonight's renames and swaps: an old name gets the hint
             return self._noted(incoming, near_miss(incoming, read, night, language))
         handler = handler_of(command.name)

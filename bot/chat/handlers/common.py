@@ -382,7 +382,7 @@ def near_miss(incoming: Incoming, read: ReadLine, night: Night | None, language:
     the seat had earlier tonight is answered with its name now)."""
     if night is None or night.closed or incoming.private:
         return None
-    miss = near_command(read, night.former_names() if read.plain is not None else None)
+    miss = near_command(read, night.former_names())
     if miss is None:
         return None
     choices: tuple[Choice, ...] = ()
