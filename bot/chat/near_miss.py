@@ -11,6 +11,7 @@ from bot.chat.command import Command
 from bot.chat.grammar import GRAMMAR_BY_NAME, ONE_SUITED_TILE
 from bot.chat.lexicon import PARTICLE, TILE, WORD
 from bot.chat.parser import ReadLine, one_tile, parse, read_line
+from bot.chat.scanner import Piece
 from bot.night.seating import Former
 from bot.text.vocabulary import fold, name_key, normalize_width
 from engine.errors import EngineError
@@ -153,13 +154,19 @@ def former_names_line(read: ReadLine, former: Mapping[str, Former]) -> NearMiss 
     if plain is None or command is None or not GRAMMAR_BY_NAME[plain.name].hinted:
         return None
     typed, was = olds[0]
+    seat_of_now = {name_key(now.now): f"#{now.seat}" for _, now in olds}  # a button stays short: #N
+
+    def pressed(piece: Piece) -> str:
+        text = plain.line[piece.start : piece.end]
+        return seat_of_now.get(name_key(text), text)
+
     return NearMiss(
         "hint.swapped" if was.swapped else "hint.renamed",
         {"typed": typed, "name": was.now, "line": plain.line},
         plain.line,
         GRAMMAR_BY_NAME[plain.name].slash[0],
-        tuple(plain.line[p.start : p.end] for p in plain.lead),
-        tuple(plain.line[p.start : p.end] for p in plain.args if p.kind != PARTICLE),
+        tuple(pressed(p) for p in plain.lead),
+        tuple(pressed(p) for p in plain.args if p.kind != PARTICLE),
         -1,
         len(command.names) < names_with_actor(command),
     )

@@ -108,11 +108,11 @@ def seats_from(row: NightRow, events: Iterable[EventRow], active: set[int]) -> t
 @dataclass(frozen=True)
 class Former:
     """A name a seat answered to earlier tonight and no one answers to now: renamed away (改名), or
-    the player who stood up at a 换人 (and any name they had before it)."""
+    the player who stood up at a 换人 or a 让座 (and any name they had before it)."""
 
     name: str  # as it was seated
     seat: int
-    swapped: bool  # the player left the seat (换人); else the same player is called something new
+    swapped: bool  # the player left the seat (换人, 让座); else the same player is called something new
     now: str = ""  # the seat's name now
 
 
@@ -124,20 +124,16 @@ def former_names(row: NightRow, events: Iterable[EventRow], active: set[int]) ->
     aliases: list[list[str]] = [[] for _ in seats]  # the names the occupant of each seat had before
     former: dict[str, Former] = {}
     for event in events:
-        if event.kind not in ("rename", "swap", "unseat") or event.id not in active:
+        if event.kind not in SEAT_KINDS or event.id not in active:
             continue
         change = seat_change(event.body)
         old = seats[change.seat].name
         if event.kind == "rename":
             aliases[change.seat].append(old)
             former[name_key(old)] = Former(old, change.seat, False)
-        elif event.kind == "swap":
+        elif event.kind in ("swap", "unseat"):  # an unseat: the seat free until a join, a swap then
             for name in (*aliases[change.seat], old):
                 former[name_key(name)] = Former(name, change.seat, True)
-            aliases[change.seat] = []
-        else:  # an unseat: the seat's next player is no one's new name
-            for name in (*aliases[change.seat], old):
-                former.pop(name_key(name), None)
             aliases[change.seat] = []
         seats[change.seat] = Seat(change.name, change.user_id, change.username)
     seated = {name_key(seat.name) for seat in seats if seat.name}
