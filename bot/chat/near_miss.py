@@ -10,8 +10,10 @@ from dataclasses import dataclass
 from bot.chat.command import Command
 from bot.chat.grammar import GRAMMAR_BY_NAME, ONE_SUITED_TILE
 from bot.chat.lexicon import PARTICLE, TILE, WORD
-from bot.chat.parser import ReadLine, one_tile, parse
-from bot.text.vocabulary import fold
+from bot.chat.parser import ReadLine, one_tile, parse, read_line
+from bot.chat.scanner import Piece
+from bot.night.seating import Former
+from bot.text.vocabulary import fold, name_key, normalize_width
 from engine.errors import EngineError
 
 _NOT_WHOLE = re.compile(r"^(?:[-+]\d+|[-+]?\d*[.,/]\d+)$")  # 1.5, -5, 1/2 (a plain 5 is whole)
@@ -85,11 +87,16 @@ def _one_wrong_or_swapped(name: str, typed: str) -> bool:
     )
 
 
-def near_command(read: ReadLine) -> NearMiss | None:
+def near_command(read: ReadLine, former: Mapping[str, Former] | None = None) -> NearMiss | None:
     """For a plain line read as chatter: a hint when it is a table event's word and grammar with
-    exactly one piece wrong — an unknown name close to a seated one, or a tile that cannot be (`0m`).
-    Talk (a question, a sentence particle, stray words) gets None: silence. The line's pieces are
-    the ones its reading cut (`ReadLine.plain`), not cut again."""
+    exactly one piece wrong — an unknown name close to a seated one, or a tile that cannot be (`0m`)
+    — or once the names seats had earlier tonight (`former`) are their names now. Talk (a question,
+    a sentence particle, stray words) gets None: silence. The line's pieces are the ones its reading
+    cut (`ReadLine.plain`), not cut again."""
+    if former:
+        miss = former_names_line(read, former)
+        if miss is not None:
+            return miss
     plain, known = read.plain, read.known or ()
     if plain is None or not GRAMMAR_BY_NAME[plain.name].hinted:
         return None
@@ -127,11 +134,45 @@ def near_command(read: ReadLine) -> NearMiss | None:
         tuple(line[p.start : p.end] for p in lead),
         texts,
         [p for p in args if p.kind != PARTICLE].index(piece),
-        len(command.names) < _names_with_actor(command),
+        len(command.names) < names_with_actor(command),
     )
 
 
-def _names_with_actor(command: Command) -> int:
+def former_names_line(read: ReadLine, former: Mapping[str, Former]) -> NearMiss | None:
+    """A plain line that is a table event once each name its seat had earlier tonight is the seat's
+    name now (`杠 王五 3s` after `改名 王五 王老五`, `王五 杠 李四 5s`, `胡 赵六 …` after `换人 赵六 钱七`):
+    players keep typing the old name out of habit, and such a line is no talk. The hint names the
+    first old name; the button is the mended line, the speaker's seat named when the event is theirs
+    (`bad` = -1: no piece is left to replace)."""
+    words = normalize_width(read.text).split()
+    olds = [(word, was) for word in words if (was := former.get(name_key(word.lstrip("@")))) is not None]
+    if not olds or words[0].startswith("/"):
+        return None
+    line = " ".join(was.now if (was := former.get(name_key(word.lstrip("@")))) else word for word in words)
+    mended = read_line(line, read.known or ())
+    plain, command = mended.plain, mended.command
+    if plain is None or command is None or not GRAMMAR_BY_NAME[plain.name].hinted:
+        return None
+    typed, was = olds[0]
+    seat_of_now = {name_key(now.now): f"#{now.seat}" for _, now in olds}  # a button stays short: #N
+
+    def pressed(piece: Piece) -> str:
+        text = plain.line[piece.start : piece.end]
+        return seat_of_now.get(name_key(text), text)
+
+    return NearMiss(
+        "hint.swapped" if was.swapped else "hint.renamed",
+        {"typed": typed, "name": was.now, "line": plain.line},
+        plain.line,
+        GRAMMAR_BY_NAME[plain.name].slash[0],
+        tuple(pressed(p) for p in plain.lead),
+        tuple(pressed(p) for p in plain.args if p.kind != PARTICLE),
+        -1,
+        len(command.names) < names_with_actor(command),
+    )
+
+
+def names_with_actor(command: Command) -> int:
     """How many names an event's line holds when its actor is named (the handlers read the first
     of them as the actor): two where someone fed the meld or the win, one otherwise; a penalty
     names its offender and never means the speaker."""

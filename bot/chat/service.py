@@ -26,6 +26,7 @@ from bot.chat.handlers.common import (
     Replied,
     Services,
     Upload,
+    former_name_hint,
     meld_conflict,
     near_miss,
     readable,
@@ -160,6 +161,8 @@ class Referee:
             return self._noted(incoming, Response((*replies, hint) if hint else replies, language, refused=True))
         command = read.command
         if command is None:
+            if night is not None and not night.closed:
+                await night.load_history()  # tonight's renames and swaps: an old name gets the hint
             return self._noted(incoming, near_miss(incoming, read, night, language))
         handler = handler_of(command.name)
         if handler is None:
@@ -205,6 +208,9 @@ class Referee:
             if command.plain and incoming.text.strip()[:1].isascii() and not meant:
                 return None  # an English word that merely starts a chat message: stay quiet
             response = replace(self._refusal(error, context), refused=True)
+            if isinstance(error, EngineError) and error.key == "player.unknown":
+                # a name the seat had earlier tonight (renamed, or left at a 换人): the seat's name now
+                response = former_name_hint(context, str(error.params.get("name", ""))) or response
             prompt = opening.claim_prompt(context, response)  # an account with no seat yet: which one?
             if prompt is not None:
                 assert night is not None

@@ -42,7 +42,7 @@ from bot.night.people import (
 from bot.night.played import Played
 from bot.night.running import RunningTally
 from bot.night.schedule import hand_begun, placed_changes, placed_schedule
-from bot.night.seating import seats_from
+from bot.night.seating import Former, former_names, seats_from
 from bot.store.ledger import Ledger
 from bot.store.rows import (
     EventRow,
@@ -428,6 +428,10 @@ class NightReading:
     def seating(self) -> Occupancy:
         """Who sat where at each event (renames and swaps folded in)."""
         return occupancy(self.row.seats, self.events, self.active)
+
+    def former_names(self) -> dict[str, Former]:
+        """Names seats answered to earlier tonight (renamed away, or left at a 换人), by their key."""
+        return former_names(self.row, self.events, self.active)
 
     def seat_totals(self) -> tuple[list[int], list[int]]:
         """(flowers, money) of the player now in each seat, for the scoreboard."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from bot.night.codec import SEAT_KINDS, seat_change
@@ -103,3 +103,42 @@ def seats_from(row: NightRow, events: Iterable[EventRow], active: set[int]) -> t
             change = seat_change(event.body)
             seats[change.seat] = Seat(change.name, change.user_id, change.username)
     return tuple(seats)
+
+
+@dataclass(frozen=True)
+class Former:
+    """A name a seat answered to earlier tonight and no one answers to now: renamed away (改名), or
+    the player who stood up at a 换人 or a 让座 (and any name they had before it)."""
+
+    name: str  # as it was seated
+    seat: int
+    swapped: bool  # the player left the seat (换人, 让座); else the same player is called something new
+    now: str = ""  # the seat's name now
+
+
+def former_names(row: NightRow, events: Iterable[EventRow], active: set[int]) -> dict[str, Former]:
+    """Tonight's former names by their key (`name_key`), each with the seat it now means: players keep
+    typing the old name out of habit, and such a line is answered with the seat's name now, never
+    dropped as talk. A name someone is seated under now is no former name; the latest seat wins."""
+    seats = list(row.seats)
+    aliases: list[list[str]] = [[] for _ in seats]  # the names the occupant of each seat had before
+    former: dict[str, Former] = {}
+    for event in events:
+        if event.kind not in SEAT_KINDS or event.id not in active:
+            continue
+        change = seat_change(event.body)
+        old = seats[change.seat].name
+        if event.kind == "rename":
+            aliases[change.seat].append(old)
+            former[name_key(old)] = Former(old, change.seat, False)
+        elif event.kind in ("swap", "unseat"):  # an unseat: the seat free until a join, a swap then
+            for name in (*aliases[change.seat], old):
+                former[name_key(name)] = Former(name, change.seat, True)
+            aliases[change.seat] = []
+        seats[change.seat] = Seat(change.name, change.user_id, change.username)
+    seated = {name_key(seat.name) for seat in seats if seat.name}
+    return {
+        key: replace(who, now=seats[who.seat].name)
+        for key, who in former.items()
+        if key and key not in seated and seats[who.seat].name
+    }
