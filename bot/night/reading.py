@@ -89,6 +89,9 @@ class NightReading:
         self._people: PlayerTotals | None = None
         self._schedule: tuple[int, list[tuple[int, int]]] | None = None
         self._active: set[int] = set()
+        # tonight's former names, kept while the log and its active events stay as they were: every
+        # talk line asks for them (a near-miss naming an old name), and they change only at a write
+        self._former: tuple[tuple[int, int, int], dict[str, Former]] | None = None
         self.seats: tuple[Seat, ...] = row.seats
         self.closed = False
         self.version = checkpoints.version(row.preset_json)
@@ -431,7 +434,10 @@ class NightReading:
 
     def former_names(self) -> dict[str, Former]:
         """Names seats answered to earlier tonight (renamed away, or left at a 换人), by their key."""
-        return former_names(self.row, self.events, self.active)
+        key = (len(self._events), id(self._active), len(self._active))
+        if self._former is None or self._former[0] != key:
+            self._former = (key, former_names(self.row, self.events, self.active))
+        return self._former[1]
 
     def seat_totals(self) -> tuple[list[int], list[int]]:
         """(flowers, money) of the player now in each seat, for the scoreboard."""
