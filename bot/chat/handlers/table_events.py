@@ -14,9 +14,9 @@ from bot.chat.handlers.common import (
     ask,
     choices_for,
     describe,
-    tile_word,
     recorded_response,
     recording_night,
+    tile_word,
 )
 from bot.chat.near_miss import not_whole_amount
 from bot.chat.tokens import question_of
