@@ -78,3 +78,12 @@ async def test_the_refusal_in_traditional_and_english(table: Table) -> None:
     assert "does not hold" in out
     assert "8s" in out
     assert await table.balances() == NOBODY_PAID
+
+
+async def test_a_slip_of_a_pattern_word_on_a_win_line_is_said_not_taken_for_talk(table: Table) -> None:
+    await table.say("/new A B C D")
+    out = await table.say(f"B: 胡 C {HAND} 花4 压决")  # one character from 压绝 and from 压档
+    assert "没有 压决 这个番型，是不是 压档 / 压绝？" in out
+    out = await table.say("B: 胡 C 花4 青一色")  # one character from 清一色 and from 混一色
+    assert "没有 青一色 这个番型，是不是 混一色 / 清一色？" in out
+    assert await table.balances() == NOBODY_PAID
