@@ -356,3 +356,30 @@ def score_forced(
         counts["wuhuaguo"] = 1
     score = evaluate(counts, preset, hard_flowers, menqing)
     return replace(score, valid=True, reason=None)
+
+
+def undeclared_pattern(
+    hand: Hand,
+    flags: WinFlags,
+    preset: Preset,
+    declared: Iterable[str],
+    table_pongs: frozenset[Tile] = frozenset(),
+) -> str | None:
+    """The first pattern the players named for a typed hand that no reading of its tiles has, or
+    None. RULES §5: a claim that cannot be true is refused with the reason, never dropped; a hand
+    that makes no winning shape is left to `score_hand`, which refuses it for that.
+
+    A pattern counts as there when any reading has it before the preset's exclusions: 门清 named
+    with 七对, or 碰碰胡 with 清一色 where only the highest counts, is true of the tiles even though
+    the preset does not add it. A pattern the preset has no value for is judged by its default rule."""
+    views = _views(hand, flags, table_pongs)
+    if not views:
+        return None
+    for key in declared:
+        unit = UNITS_BY_KEY.get(key)
+        if unit is None:
+            raise EngineError("win.unknown_pattern", pattern=key)
+        rule = preset.rules.get(key) or UnitRule(key, 0)
+        if not any(unit.count(view, rule) for view in views):
+            return key
+    return None

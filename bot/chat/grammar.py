@@ -582,5 +582,12 @@ def fixed_words() -> Words:
 
 
 @cache
+def claim_words() -> tuple[str, ...]:
+    """The words that name a pattern or a flag at a win (清一色, 压绝, 海底), folded: what a word on a
+    win line may be a slip of."""
+    return tuple(word for word, kind, _ in lexicon(verbs()) if kind in (PATTERN, FLAG))
+
+
+@cache
 def pattern_keys() -> frozenset[str]:
     return frozenset(text for _, kind, text in lexicon(verbs()) if kind == PATTERN)

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from bot.chat.command import Command
-from bot.chat.grammar import GRAMMAR_BY_NAME, ONE_SUITED_TILE
+from bot.chat.grammar import GRAMMAR_BY_NAME, ONE_SUITED_TILE, claim_words
 from bot.chat.lexicon import PARTICLE, TILE, WORD
 from bot.chat.parser import ReadLine, one_tile, parse, read_line
 from bot.chat.scanner import Piece
@@ -117,7 +117,7 @@ def near_command(read: ReadLine, former: Mapping[str, Former] | None = None) -> 
         return None
     seated = closest_name(typed, known)
     if seated is None:
-        return None
+        return _pattern_slip(name, typed)
     corrected = line[: piece.start] + seated + line[piece.end :]
     try:
         command = parse(corrected, known)
@@ -170,6 +170,21 @@ def former_names_line(read: ReadLine, former: Mapping[str, Former]) -> NearMiss 
         -1,
         len(command.names) < names_with_actor(command),
     )
+
+
+def _pattern_slip(command: str, typed: str) -> NearMiss | None:
+    """A word on a win line that is one slip from a pattern or flag word (压决 for 压绝):
+    said, rather than the line passing for talk and the claim going unheard."""
+    if command != "hu":
+        return None
+    folded = fold(typed)
+    if len(folded) < 2:
+        return None
+    close = [word for word in claim_words() if len(word) == len(folded) and _one_wrong_or_swapped(word, folded)]
+    if not close:
+        return None
+    # 压决 is one slip from both 压绝 and 压档: each is offered, none guessed
+    return NearMiss("hint.no_such_pattern", {"typed": typed, "pattern": " / ".join(sorted(close))})
 
 
 def names_with_actor(command: Command) -> int:

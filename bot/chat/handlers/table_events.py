@@ -16,6 +16,7 @@ from bot.chat.handlers.common import (
     describe,
     recorded_response,
     recording_night,
+    tile_word,
 )
 from bot.chat.near_miss import not_whole_amount
 from bot.chat.tokens import question_of
@@ -26,9 +27,11 @@ from bot.text.replies import Choice, Reply, Response
 from engine.claims import conflicting_patterns
 from engine.errors import EngineError
 from engine.events import Draw, Event, FlowerGang, FourWinds, Gang, Penalty, Pong, RangeMark, Win, WinInput
-from engine.hand import MeldKind
+from engine.hand import Hand, MeldKind
 from engine.notation import parse_hand_parts, parse_tile
-from engine.table import TableState
+from engine.scoring import undeclared_pattern
+from engine.table import TableState, reconcile_melds, table_pongs
+from engine.tiles import tile_name
 from engine.units import WinFlags
 
 GANG_KINDS = {"exposed": MeldKind.EXPOSED_GANG, "added": MeldKind.ADDED_GANG, "concealed": MeldKind.CONCEALED_GANG}
@@ -354,7 +357,31 @@ def win_event(context: Context, command: Command, state: TableState) -> Win:
     if command.hand_text and len(winners) > 1:
         raise Refusal(Reply("hu.one_hand_per_line"))
     self_draw = discarder is None or robbing
-    return Win(tuple(claim(command, winner, state, flowers, self_draw) for winner in winners), discarder)
+    claims = tuple(claim(command, winner, state, flowers, self_draw) for winner in winners)
+    for typed in claims:
+        check_declared_in_hand(context, command.declared, typed, state)
+    return Win(claims, discarder)
+
+
+def check_declared_in_hand(context: Context, declared: tuple[str, ...], typed: WinInput, state: TableState) -> None:
+    """Patterns named with the tiles must be in the tiles (RULES §5: a claim that cannot be true is
+    refused with the reason). Checked before the win is scored, so a 大胡 claimed but not there is
+    what the refusal names, not the 小胡 limit it would have lifted."""
+    if not declared or typed.winning is None or typed.declared is not None:
+        return
+    melds = reconcile_melds(typed.winner, typed.melds, state.melds[typed.winner])
+    hand = Hand(tuple(sorted(typed.concealed)), melds, typed.winning)
+    hand.validate()
+    missing = undeclared_pattern(hand, typed.flags, state.preset, dict.fromkeys(declared), table_pongs(state))
+    if missing is None:
+        return
+    key = "win.declared_yajue_not_in_hand" if missing == "yajue" else "win.declared_not_in_hand"
+    params = {
+        "winner": context.seats[typed.winner].name,
+        "pattern": Reply(f"unit.{missing}"),
+        "tile": tile_word(tile_name(typed.winning)),
+    }
+    raise Refusal(Reply(key, params), Reply("error.nothing_recorded"))
 
 
 def claim(command: Command, winner: int, state: TableState, flowers: int, self_draw: bool) -> WinInput:
