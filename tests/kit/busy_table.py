@@ -1,7 +1,7 @@
 """A busy table of four, played against the real Telegram front end (bot/telegram/app.py) on a
 simulated clock (tests/kit/virtual_time.py), with Telegram answered in process and its limits on
 messages enforced (tests/kit/limited_bot.py): how long each answer takes to arrive, and how many
-group messages a tapped win costs (bench/table_speed_bench.py, tests/test_table_speed.py).
+group messages a tapped win costs (bench/table_speed_bench.py, tests/test_pacing.py).
 
 The players type `lines_a_minute` lines into the group, at random moments (seeded), for `minutes`
 minutes: each hand some pongs, gangs and penalties between talk the bot does not answer, a `/score`

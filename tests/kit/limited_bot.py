@@ -2,7 +2,7 @@
 messages: 20 a minute in a group (sends and edits alike) and 30 a second in all, then 429 with
 `retry_after`; a press's answer (`answerCallbackQuery`) counts against neither. Every call is
 recorded with when it was answered. With the simulated clock (tests/kit/virtual_time.py) a busy
-table's minutes run in a moment (bench/table_speed_bench.py, tests/test_table_speed.py).
+table's minutes run in a moment (bench/table_speed_bench.py, tests/test_pacing.py).
 
 The bot is an administrator allowed to pin in every group (the live board is pinned), and each
 request takes `latency` seconds to be answered.
