@@ -1,7 +1,9 @@
 # Nanjing Mahjong referee: the Telegram bot, ledger on a volume (docker-compose.yml; docs/operating.md).
-# The base image pinned by digest: a rebuild gets the same Python and Debian until the pin is moved on
-# purpose (docs/operating.md, "Upgrading"). PYTHON_IMAGE may name another (a local mirror's copy).
-ARG PYTHON_IMAGE=python:3.11-slim@sha256:9c900dea9e8fb7e16277c179b555cc72d29a352dbc33cff48ad5a0412fd5bfc7
+# The base image: docker-compose.yml builds on python:3.11-slim pinned by digest (PYTHON_IMAGE there),
+# so a rebuild gets the same Python and Debian until the pin is moved on purpose (docs/operating.md,
+# "Upgrading"). A bare `docker build` takes the tag unless given --build-arg PYTHON_IMAGE=…@sha256:…
+# (the tag is the default so that a local stand-in or a mirror's copy under that name builds too).
+ARG PYTHON_IMAGE=python:3.11-slim
 FROM ${PYTHON_IMAGE}
 
 ENV PYTHONDONTWRITEBYTECODE=1 \

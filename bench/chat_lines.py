@@ -1,8 +1,14 @@
 """How many lines does an 8-hand night put in a Telegram group? Counted as the players see the chat.
 
-One night is played through the real Telegram front end (bot/telegram/app.py, PTB's HTTP stack)
-against the fake Bot API server the tests use (tests/fake_telegram.py), as four friends would play
-it: players with no @username, seated by name and claiming their seats by speaking; privacy mode on
+First issue #41's nights (tests/kit/night_lines.py says how a line is counted): eight hands of
+four friends with the board pinned from the start (pongs, gangs, flower gangs, a fine, 比下胡 hands,
+a 大杠开花 win, two winners on one discard, a 荒庄; 查分, 结算 with its chart, 确认), in Chinese
+and in English, lines by part of the night: setup, hands, end. `--process` plays them against the
+real `python -m bot run` instead of the front end in this process.
+
+Then (`--kinds`) an older night, through the Telegram front end (bot/telegram/app.py, PTB's HTTP
+stack) against the fake Bot API server the tests use (tests/fake_telegram.py), as four friends would
+play it: players with no @username, seated by name and claiming their seats by speaking; privacy mode on
 for the first hand (only /commands reach the bot), then off; a 换人 after hand 5; the bot made an
 administrator allowed to pin messages halfway (after hand 4). It is played three times: with no
 right to pin all night, as described (the right given halfway), and pinned from the start.
@@ -12,7 +18,7 @@ as sent; its edits add none), and filed under the kind of line that caused it. T
 明细 button is pressed, and the bench checks that each win's full breakdown (every item, the total,
 every payment) is one tap away, and that the board sums to zero after the 换人.
 
-Run: python -m bench.chat_lines
+Run: python -m bench.chat_lines [--process] [--kinds] [--show]
 """
 
 from __future__ import annotations
@@ -27,7 +33,9 @@ from pathlib import Path
 from typing import Any
 
 from bot.telegram.app import TelegramFrontEnd, build_application
+from bot.telegram.intake import Polling
 from tests.fake_telegram import FakeTelegram, plain_user
+from tests.kit.night_lines import EN_NIGHT, PARTS, ZH_NIGHT, Step, Tally, night_as_process, night_in_process
 
 GROUP = -100777
 ZHANG, LI, WANG, CHEN, ZHAO = (
@@ -106,15 +114,15 @@ async def play(pin: str) -> Count:
             "123:TEST", str(Path(folder) / "night.sqlite3"), fake.base_url, rate_limit=False, board_interval=0.0
         )
         front: TelegramFrontEnd = application.bot_data["front"]
+        intake = Polling(application.bot, front.accept_all, timeout=1)
         await application.initialize()
         await application.post_init(application)  # type: ignore[misc]
-        assert application.updater is not None
-        await application.updater.start_polling(poll_interval=0.0, timeout=1, drop_pending_updates=False)
         await application.start()
+        await intake.start()
         try:
             await night(fake, front, pin, count)
         finally:
-            await application.updater.stop()
+            await intake.stop()
             await application.stop()
             await application.post_stop(application)  # type: ignore[misc]
             await application.post_shutdown(application)  # type: ignore[misc]
@@ -190,10 +198,11 @@ def reachable(count: Count) -> str:
 KINDS = ("open", "event", "win", "draw", "chore", "score", "summary", "close", "note", "pinned board")
 
 
-async def main(show: bool) -> None:
+async def by_kind(show: bool) -> None:
+    """The first night (a 换人, privacy on for hand 1), three ways of pinning, lines by kind of reply."""
     for pin, label in (
         ("never", "no right to pin all night"),
-        ("halfway", "right to pin given halfway (the issue's night)"),
+        ("halfway", "right to pin given halfway"),
         ("start", "pinned from the first event"),
     ):
         count = await play(pin)
@@ -212,7 +221,37 @@ async def main(show: bool) -> None:
             print(f"  the pinned board after the 换人 sums to {count.board_sum}")
 
 
+def win_lines(tally: Tally, script: tuple[Step, ...]) -> str:
+    """The lines each win's reply took, in order."""
+    return " ".join(str(len(text.split("\n"))) for text in tally.wins(script))
+
+
+async def by_part(show: bool, process: bool) -> None:
+    """Issue #41's nights (tests/kit/night_lines.py), Chinese and English, pinned from the start:
+    lines by part of the night."""
+    for label, script in (("zh-Hans", ZH_NIGHT), ("en", EN_NIGHT)):
+        with tempfile.TemporaryDirectory() as folder:
+            db, log = Path(folder) / "night.sqlite3", Path(folder) / "bot.log"
+            tally = await (night_as_process(script, db, log) if process else night_in_process(script, db))
+        if show:
+            print("\n".join(f"[{part}] {typed}\n{text}" for part, typed, text in tally.messages))
+        parts = ", ".join(f"{part} {tally.lines[part]}" for part in PARTS)
+        where = "the real process" if process else "in-process"
+        print(f"{label} night, board pinned ({where}): {tally.total} lines ({parts}); wins {win_lines(tally, script)}")
+        if tally.refused:
+            print(f"  buttons not found: {tally.refused}")
+
+
+async def main(show: bool, kinds: bool, process: bool) -> None:
+    await by_part(show, process)
+    if kinds:
+        await by_kind(show)
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--show", action="store_true", help="print the chat as the players see it")
-    asyncio.run(main(parser.parse_args().show))
+    parser.add_argument("--process", action="store_true", help="play against `python -m bot run`, not in-process")
+    parser.add_argument("--kinds", action="store_true", help="also the first night, three ways of pinning")
+    arguments = parser.parse_args()
+    asyncio.run(main(arguments.show, arguments.kinds, arguments.process))

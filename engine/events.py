@@ -125,4 +125,25 @@ class SetDealer:
     seat: int
 
 
-Event = Pong | Gang | FlowerGang | Penalty | Win | Draw | FourWinds | RangeMark | SetDealer
+@dataclass(frozen=True)
+class RuleChange:
+    """One value of the rules changed by the table: a key of the preset format (`patterns.pao`,
+    `bixiahu.triggers`), `=` to set it, `+` or `-` to add a value to a set or take one out; the
+    value as JSON (`10`, `true`, `["draw"]`), so it keeps its exact type in the ledger."""
+
+    key: str
+    op: str
+    value: str
+
+
+@dataclass(frozen=True)
+class SetRules:
+    """改规则: the table's rules from the next hand on, or from this one if nothing was played in it yet
+    (engine/rule_keys.py). `changes` are made to the rules in force; `whole` is a whole rules file
+    (its tables, `base` resolved, as JSON) that replaces them."""
+
+    changes: tuple[RuleChange, ...] = ()
+    whole: str = ""
+
+
+Event = Pong | Gang | FlowerGang | Penalty | Win | Draw | FourWinds | RangeMark | SetDealer | SetRules

@@ -8,6 +8,7 @@ key, so a group editing its house rules sees exactly what to fix.
 from __future__ import annotations
 
 import hashlib
+import json
 import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields, is_dataclass
@@ -138,6 +139,10 @@ class Preset:
     jiang_passes: int  # passes of the deal that make a 将, counted in the summary; 0: not counted
     chips: ChipRules
     start: int = 0  # points each player starts the night with (敞开头: 1000); balances may go negative
+    # The plain data the preset was read from (`base` resolved), as JSON: what a table's change of a
+    # value is applied to (engine/rule_keys.py) and what is kept of it. Not compared: equal rules are
+    # equal presets however their file was written.
+    source: str = field(default="", repr=False, compare=False)
     # A digest of every field above, worked out once when the preset is built: equal presets have
     # the same one. The bot decodes a fresh preset for every night, so the plans scoring keeps per
     # preset meet an equal preset, not the same object; comparing digests makes that look-up cost
@@ -205,17 +210,46 @@ def _canonical(value: object) -> object:
 _COMPARED_FIELDS: dict[type, tuple[str, ...]] = {}  # a dataclass's compared fields, found once
 
 
-class _Reader:
-    """Takes values out of a TOML table, remembering the path for error messages."""
+@dataclass(frozen=True)
+class KeyRead:
+    """One key of the preset format as the reader asked for it: its dotted name (`win.zha`), what
+    it takes ("int", "bool", "str", "choice", "set", "order", "ints", "groups"), the values a choice
+    or set takes, whether a file without `base` must give it, and the value read (or its default)."""
 
-    def __init__(self, table: Mapping[str, Any], path: str) -> None:
+    key: str
+    kind: str
+    allowed: tuple[str, ...] = ()
+    required: bool = False
+    value: Any = None
+
+
+_KINDS = {int: "int", bool: "bool", str: "str", list: "list", dict: "table"}
+
+
+class _Reader:
+    """Takes values out of a TOML table, remembering the path for error messages; with `seen`, each
+    key asked for is noted there (engine/rule_keys.py: the keys a table may change, read off this
+    reader rather than listed twice)."""
+
+    def __init__(self, table: Mapping[str, Any], path: str, seen: list[KeyRead] | None = None) -> None:
         self.table = dict(table)
         self.path = path
+        self.seen = seen
 
     def _name(self, key: str) -> str:
         return f"{self.path}.{key}" if self.path else key
 
+    def _note(self, key: str, kind: str, value: Any, default: Any, allowed: Iterable[str] = ()) -> None:
+        if self.seen is not None:
+            self.seen.append(KeyRead(self._name(key), kind, tuple(sorted(allowed)), default is ..., value))
+
     def take(self, key: str, kind: type, default: Any = ...) -> Any:
+        value = self._take(key, kind, default)
+        if kind is not dict:  # a table is noted by its keys
+            self._note(key, _KINDS[kind], value, default)
+        return value
+
+    def _take(self, key: str, kind: type, default: Any = ...) -> Any:
         if key not in self.table:
             if default is ...:
                 raise EngineError("preset.missing_key", key=self._name(key))
@@ -228,23 +262,41 @@ class _Reader:
         return value
 
     def sub(self, key: str) -> _Reader:
-        return _Reader(self.take(key, dict, {}), self._name(key))
+        return _Reader(self.take(key, dict, {}), self._name(key), self.seen)
+
+    def choice(self, key: str, options: tuple[str, ...], default: str) -> str:
+        """One of `options` (a mode: "additive" or "highest")."""
+        value = self._take(key, str, default)
+        if value not in options:
+            raise EngineError("preset.bad_value", key=self._name(key), value=repr(value))
+        self._note(key, "choice", value, default, options)
+        return str(value)
+
+    def ints(self, key: str, default: Any = ...) -> frozenset[int]:
+        """A list of whole numbers (缺一's suit counts)."""
+        values = self._take(key, list, default)
+        if any(isinstance(value, bool) or not isinstance(value, int) for value in values):
+            raise EngineError("preset.bad_value", key=self._name(key), value=repr(values))
+        self._note(key, "ints", list(values), default)
+        return frozenset(values)
 
     def strings(self, key: str, allowed: frozenset[str], default: Any = ...) -> frozenset[str]:
-        values = self.take(key, list, default)
+        values = self._take(key, list, default)
         for value in values:
             if not isinstance(value, str) or value not in allowed:
                 raise EngineError("preset.bad_value", key=self._name(key), value=repr(value))
+        self._note(key, "set", sorted(set(values)), default, allowed)
         return frozenset(values)
 
     def ordered_strings(self, key: str, allowed: frozenset[str], default: Any = ...) -> tuple[str, ...]:
         """Like `strings`, keeping the order (a priority) and refusing repeats."""
-        values = self.take(key, list, default)
+        values = self._take(key, list, default)
         for value in values:
             if not isinstance(value, str) or value not in allowed:
                 raise EngineError("preset.bad_value", key=self._name(key), value=repr(value))
         if len(set(values)) != len(values):
             raise EngineError("preset.bad_value", key=self._name(key), value=repr(values))
+        self._note(key, "order", list(values), default, allowed)
         return tuple(values)
 
     def finish(self) -> None:
@@ -252,21 +304,26 @@ class _Reader:
             raise EngineError("preset.unknown_key", key=self._name(key))
 
 
-def _unit_rule(key: str, raw: Any, path: str, known: frozenset[str]) -> UnitRule:
+def _unit_rule(key: str, raw: Any, path: str, known: frozenset[str], seen: list[KeyRead] | None = None) -> UnitRule:
+    """A unit's rule: a number (its value) or a table; either way each of its keys is noted as a
+    table's would be, the value under the unit's own name (`patterns.pao`)."""
     if isinstance(raw, int) and not isinstance(raw, bool):
-        return UnitRule(key, raw)
+        raw = {"value": raw}
     if not isinstance(raw, dict):
         raise EngineError("preset.bad_value", key=path, value=repr(raw))
-    reader = _Reader(raw, path)
+    reader = _Reader(raw, path, seen)
+    value = reader._take("value", int)
+    if seen is not None:
+        seen.append(KeyRead(path, "int", (), True, value))
     rule = UnitRule(
         key=key,
-        value=reader.take("value", int),
+        value=value,
         big=reader.take("big", bool, False),
         excludes=reader.strings("excludes", known, []),
         needs_menqing=reader.take("needs_menqing", bool, False),
         doubles_total=reader.take("doubles_total", bool, False),
         takes_all=reader.take("takes_all", bool, False),
-        suit_counts=frozenset(reader.take("suit_counts", list, [2])),
+        suit_counts=reader.ints("suit_counts", [2]),
         broken_by=reader.strings("broken_by", MELD_KINDS, list(MENQING_BROKEN_BY)),
         any_pong=reader.take("any_pong", bool, False),
         any_sole_wait=reader.take("any_sole_wait", bool, False),
@@ -283,7 +340,7 @@ def _unit_table(reader: _Reader, known: frozenset[str], all_keys: frozenset[str]
     for key in list(reader.table):
         if key not in known:
             raise EngineError("preset.unknown_key", key=reader._name(key))
-        rules[key] = _unit_rule(key, reader.table.pop(key), reader._name(key), all_keys)
+        rules[key] = _unit_rule(key, reader.table.pop(key), reader._name(key), all_keys, reader.seen)
     return rules
 
 
@@ -314,17 +371,22 @@ def _resolve_base(raw: dict[str, Any], depth: int) -> dict[str, Any]:
 
 
 def _pattern_groups(win: _Reader, key: str) -> tuple[tuple[str, ...], ...]:
-    groups = tuple(tuple(group) for group in win.take(key, list, []))
-    for group in groups:
+    raw = win._take(key, list, [])
+    for group in raw:
+        if not isinstance(group, list):
+            raise EngineError("preset.bad_value", key=f"win.{key}", value=repr(group))
         for name in group:
             if name not in PATTERN_KEYS:
                 raise EngineError("preset.bad_value", key=f"win.{key}", value=repr(name))
-    return groups
+    win._note(key, "groups", [list(group) for group in raw], [], PATTERN_KEYS)
+    return tuple(tuple(group) for group in raw)
 
 
-def preset_from_dict(raw: Mapping[str, Any]) -> Preset:
-    """Build and check a preset from parsed TOML (after `base` is resolved)."""
-    reader = _Reader(raw, "")
+def preset_from_dict(raw: Mapping[str, Any], seen: list[KeyRead] | None = None) -> Preset:
+    """Build and check a preset from parsed TOML (after `base` is resolved); `seen` collects every
+    key the reading asked for, with the value it read (engine/rule_keys.py)."""
+    source = json.dumps(raw, ensure_ascii=False, sort_keys=True, default=str)  # a bad value is refused below
+    reader = _Reader(raw, "", seen)
     all_units = SOFT_KEYS | PATTERN_KEYS
     name = reader.take("name", str)
     description = reader.take("description", str, "")
@@ -335,13 +397,9 @@ def preset_from_dict(raw: Mapping[str, Any]) -> Preset:
     patterns = _unit_table(reader.sub("patterns"), PATTERN_KEYS, all_units)
     groups = _pattern_groups(win, "exclusive_groups")
     refused_together = _pattern_groups(win, "refused_together")
-    mode = win.take("patterns_mode", str, "additive")
-    if mode not in ("additive", "highest"):
-        raise EngineError("preset.bad_value", key="win.patterns_mode", value=repr(mode))
+    mode = win.choice("patterns_mode", ("additive", "highest"), "additive")
     instant_reader = reader.sub("instant")
-    payers = instant_reader.take("added_gang_payers", str, "feeder")
-    if payers not in ("feeder", "others"):
-        raise EngineError("preset.bad_value", key="instant.added_gang_payers", value=repr(payers))
+    payers = instant_reader.choice("added_gang_payers", ("feeder", "others"), "feeder")
     instant = InstantRules(
         exposed_gang=instant_reader.take("exposed_gang", int),
         added_gang=instant_reader.take("added_gang", int),
@@ -356,9 +414,7 @@ def preset_from_dict(raw: Mapping[str, Any]) -> Preset:
         four_winds=instant_reader.take("four_winds", int, 0),
     )
     liability_reader = reader.sub("liability")
-    liability_mode = liability_reader.take("mode", str, "shares")
-    if liability_mode not in ("shares", "fixed"):
-        raise EngineError("preset.bad_value", key="liability.mode", value=repr(liability_mode))
+    liability_mode = liability_reader.choice("mode", ("shares", "fixed"), "shares")
     liability = LiabilityRules(
         kinds=liability_reader.ordered_strings("kinds", LIABILITY_KINDS, []),
         kuaizhao_concealed_counts=liability_reader.take("kuaizhao_concealed_counts", bool, False),
@@ -407,6 +463,7 @@ def preset_from_dict(raw: Mapping[str, Any]) -> Preset:
         jiang_passes=dealer.take("jiang_passes", int, 0),
         start=reader.take("start", int, 0),
         chips=chips,
+        source=source,
     )
     for part in (win, instant_reader, liability_reader, multiplier_reader, bixiahu, dealer, chips_reader, reader):
         part.finish()

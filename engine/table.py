@@ -9,8 +9,7 @@ engine/liability.py. Nothing here does I/O: the bot replays the ledger's events 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
-from typing import Any, assert_never
+from typing import assert_never
 
 from engine.claims import ClaimRefused, ClaimSituation, check_claims, check_hard_flowers, situation_of
 from engine.errors import EngineError
@@ -29,6 +28,7 @@ from engine.events import (
     Pong,
     RangeMark,
     SetDealer,
+    SetRules,
     Win,
     WinInput,
 )
@@ -46,11 +46,10 @@ from engine.liability import (
     paid_by_gang_liable,
 )
 from engine.melds import match_melds
-from engine.preset import Preset
+from engine.rule_keys import rules_after
 from engine.scoring import WinScore, score_declared, score_forced, score_hand
 from engine.settlement import (
     Factor,
-    HandContext,
     Payment,
     WinClaim,
     cap_to_chips,
@@ -62,6 +61,12 @@ from engine.settlement import (
     win_factors,
     win_payments,
 )
+
+# the table's state and an event's outcome live in engine/table_state.py; their names stay here too
+from engine.table_state import Outcome as Outcome
+from engine.table_state import TableState as TableState
+from engine.table_state import changed as _changed
+from engine.table_state import new_table as new_table
 from engine.tiles import Tile, tile_name
 
 
@@ -77,66 +82,6 @@ class WinRefused(EngineError):
     def __init__(self, key: str, winner: int, score: WinScore) -> None:
         super().__init__(key, winner=winner, total=score.total)
         self.score = score
-
-
-# ---- state --------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class TableState:
-    preset: Preset
-    dealer: int = 0
-    hand_no: int = 1
-    dealer_passes: int = 0  # how often the deal moved on; 4 make a round 圈
-    dealer_streak: int = 0  # 连庄 count
-    doubled: bool = False  # this hand is a 比下胡 hand
-    melds: tuple[tuple[MeldRecord, ...], ...] = ((), (), (), ())
-    triggers: frozenset[str] = frozenset()
-    hand_gang_payments: tuple[Payment, ...] = ()
-    flower_gangs: int = 0  # flower gangs made this hand: there are five sets (中 发 白 春夏秋冬 梅兰竹菊)
-    last_added_gang: tuple[int, tuple[Payment, ...]] | None = None
-    last_acts: tuple[Act | None, ...] = (None, None, None, None)  # each seat's last event this hand
-    chips: tuple[int, ...] | None = None
-    gang_liable: tuple[int, int] | None = None  # 杠后承包: (gang-maker, liable seat) until his next discard
-    range_marks: tuple[Tile | None, ...] = (None, None, None, None)  # 全球 架: the tile each seat marked
-    waibao_paid: frozenset[int] = frozenset()  # takers whose 快照 外包 was paid at the fourth mouth (003)
-
-    @property
-    def round_no(self) -> int:
-        return self.dealer_passes // SEATS + 1
-
-    def context(self) -> HandContext:
-        return HandContext(self.doubled, self.dealer_streak, self.chips)
-
-
-_TABLE_FIELDS = frozenset(f.name for f in fields(TableState))
-
-
-def _changed(state: TableState, **changes: Any) -> TableState:
-    """The table with these fields changed: `dataclasses.replace` without its per-field work (it
-    reads all 16 fields and calls the constructor, a quarter of a night's fold; the table has no
-    __post_init__ to run). A field name that is not the table's is refused, as replace would."""
-    unknown = changes.keys() - _TABLE_FIELDS
-    if unknown:
-        raise TypeError(f"TableState has no field {sorted(unknown)[0]!r}")
-    changed = object.__new__(TableState)
-    changed.__dict__.update(state.__dict__)
-    changed.__dict__.update(changes)
-    return changed
-
-
-def new_table(preset: Preset, dealer: int = 0) -> TableState:
-    chips = (preset.chips.start,) * SEATS if preset.chips.enabled else None
-    return TableState(preset=preset, dealer=dealer, chips=chips)
-
-
-@dataclass(frozen=True)
-class Outcome:
-    state: TableState
-    payments: tuple[Payment, ...]
-    notices: tuple[Notice, ...] = ()
-    scores: tuple[tuple[int, WinScore], ...] = ()
-    factors: tuple[Factor, ...] = ()  # what turned totals into payments (比下胡, 垒宝塔, 包牌, ...)
 
 
 def _instant_factors(state: TableState, payments: tuple[Payment, ...]) -> tuple[Factor, ...]:
@@ -546,6 +491,9 @@ def _end_hand(state: TableState) -> Outcome:
         range_marks=(None,) * SEATS,
         waibao_paid=frozenset(),
         flower_gangs=0,
+        begun=False,
+        preset=state.next_preset or preset,  # the hand just played was settled by its own rules
+        next_preset=None,
     )
     return Outcome(new_state, (), tuple(notices))
 
@@ -554,7 +502,8 @@ def apply(state: TableState, event: Event) -> Outcome:
     """Apply one event; raises EngineError (nothing changes) if it is not legal here."""
     for seat in (getattr(event, "actor", None), getattr(event, "offender", None)):
         _check_seat(seat)
-    state = _changed(state, gang_liable=gang_liable_lasts(state, event))
+    if not isinstance(event, SetDealer | SetRules):  # chores, not play: the hand has not begun by them
+        state = _changed(state, gang_liable=gang_liable_lasts(state, event), begun=True)
     # a closed set: an event type with no case here is a type error (mypy), never read as a draw
     match event:
         case Pong():
@@ -575,6 +524,8 @@ def apply(state: TableState, event: Event) -> Outcome:
             return _apply_range_mark(state, event)
         case SetDealer():
             return _apply_set_dealer(state, event)
+        case SetRules():
+            return _apply_set_rules(state, event)
         case Draw():
             return _apply_draw(state)
         case _:
@@ -592,3 +543,11 @@ def _apply_set_dealer(state: TableState, event: SetDealer) -> Outcome:
         raise EngineError("dealer.hand_started", hand=state.hand_no)
     after = _changed(state, dealer=event.seat, dealer_streak=0)
     return Outcome(after, (), (Notice("table.dealer_set", {"dealer": event.seat, "hand": state.hand_no}),))
+
+
+def _apply_set_rules(state: TableState, event: SetRules) -> Outcome:
+    """改规则: from the next hand once this one has begun (its money stays as it was played), else
+    from this one (docs/rules.md 20)."""
+    preset = rules_after(state.next_preset or state.preset, event)
+    after = _changed(state, next_preset=preset) if state.begun else _changed(state, preset=preset, next_preset=None)
+    return Outcome(after, (), (Notice("table.rules_from", {"hand": state.hand_no + after.begun}),))

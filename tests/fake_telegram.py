@@ -8,7 +8,9 @@ It behaves like Telegram where the bot could get it wrong: users may lack `usern
 replies are shaped as the Bot API sends them; and it refuses what Telegram refuses (texts over 4,096
 characters, captions over 1,024, `callback_data` over 64 bytes, an edit that changes nothing, a send
 to a group that became a supergroup (400 with `migrate_to_chat_id`), a send to a chat that removed
-the bot (403), a keyboard row over 8 buttons or over 100 buttons in all). Pinning: in a group only a
+the bot (403), a keyboard row over 8 buttons or over 100 buttons in all). Files sent as documents
+(`document`) are served as Telegram serves them: `getFile` gives a `file_path` (refused over 20 MB,
+"file is too big"), and the bytes are downloaded from `/file/bot<token>/<file_path>`. Pinning: in a group only a
 bot that is an administrator with `can_pin_messages` (`pinners`) may pin or unpin, in a private chat
 always; the message must exist, and an edit of a message that does not exist is refused (its text or
 its keyboard: `editMessageReplyMarkup` without `reply_markup` removes the buttons). Edits are
@@ -52,10 +54,27 @@ CALLBACK_ANSWER_LIMIT = 200  # characters of an answerCallbackQuery's text
 # what Telegram counts as a message against a group's 20 a minute and the bot's 30 a second
 MESSAGES = ("sendMessage", "sendPhoto", "sendDocument", "editMessageText", "editMessageReplyMarkup")
 PHOTO_BYTES_LIMIT = 10 * 1024 * 1024  # a photo sent by upload (Bot API, sendPhoto)
+GET_FILE_LIMIT = 20 * 1024 * 1024  # getFile: "bots can currently download files of up to 20MB in size"
 ROW_LIMIT = 8  # inline keyboard buttons in one row
 BUTTON_LIMIT = 100  # inline keyboard buttons in all
 CHANNEL_BOT = {"id": 136817688, "is_bot": True, "first_name": "Channel", "username": "Channel_Bot"}
 GROUP_ANONYMOUS_BOT = {"id": 1087968824, "is_bot": True, "first_name": "Group", "username": "GroupAnonymousBot"}
+
+
+TOPIC_CREATOR = {"id": 77, "is_bot": False, "first_name": "Host", "language_code": "zh-hans"}
+
+
+def topic_root(chat_id: int, thread: int) -> dict[str, Any]:
+    """A forum topic's first message: the service message that created it (its id is the topic's)."""
+    return {
+        "message_id": thread,
+        "message_thread_id": thread,
+        "date": 1700000000,
+        "chat": {"id": chat_id, "type": "supergroup", "title": "Table", "is_forum": True},
+        "from": TOPIC_CREATOR,
+        "is_topic_message": True,
+        "forum_topic_created": {"name": f"Table {thread}", "icon_color": 7322096},
+    }
 
 
 def user(user_id: int, name: str) -> dict[str, Any]:
@@ -124,10 +143,13 @@ class FakeTelegram:
     clock: Callable[[], float] = time.monotonic  # what the limits are counted by
     _messages: dict[int, list[float]] = field(default_factory=dict)  # chat -> when its messages were taken
     _all_messages: list[float] = field(default_factory=list)
+    files: dict[str, bytes] = field(default_factory=dict)  # file_id -> the bytes of a document sent
+    downloads: list[str] = field(default_factory=list)  # file paths the bot downloaded
 
     async def start(self) -> None:
         app = web.Application()
         app.router.add_route("POST", "/bot{token}/{method}", self._handle)
+        app.router.add_route("GET", "/file/bot{token}/{path:.+}", self._download)
         self._runner = web.AppRunner(app)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
@@ -141,8 +163,17 @@ class FakeTelegram:
 
     # ---- what tests do -------------------------------------------------------------------------
 
-    def message(self, chat_id: int, sender: dict[str, Any], text: str, **extra: Any) -> int:
-        """Queue a text message; returns its update id."""
+    def message(
+        self, chat_id: int, sender: dict[str, Any], text: str, reply_to: dict[str, Any] | None = None, **extra: Any
+    ) -> int:
+        """Queue a text message; returns its update id. `reply_to`: the message (as the bot got it, or
+        a sent message's `_result`) it replies to, carried as Telegram does (`reply_to_message`, the
+        replied message without its own reply, not nested further). In a forum topic a line that is
+        no reply carries the topic's first message (its creation) as `reply_to_message`."""
+        if reply_to is not None:
+            extra["reply_to_message"] = {k: v for k, v in reply_to.items() if k != "reply_to_message"}
+        elif extra.get("is_topic_message") and extra.get("message_thread_id") and "reply_to_message" not in extra:
+            extra["reply_to_message"] = topic_root(chat_id, int(extra["message_thread_id"]))
         self.next_message_id += 1
         entities = []
         if text.startswith("/"):
@@ -166,16 +197,34 @@ class FakeTelegram:
         if entities:
             message["entities"] = entities
         message.update(extra)
-        if "caption" in extra:  # a photo with a caption: the text's entities are the caption's
+        if "caption" in extra:  # a photo (or a document) with a caption: the text's entities are the caption's
             del message["text"]
             if entities:
                 message["caption_entities"] = message.pop("entities")
-            message.setdefault("photo", [{"file_id": "ph", "file_unique_id": "ph", "width": 9, "height": 9}])
+            if "document" not in extra:
+                message.setdefault("photo", [{"file_id": "ph", "file_unique_id": "ph", "width": 9, "height": 9}])
         self.last_message = message
         if self.withheld_by_privacy(message):
             self.withheld.append(message)
             return self.next_update_id - 1  # nothing new to wait for
         return self._queue({"message": message})
+
+    def document(
+        self, chat_id: int, sender: dict[str, Any], caption: str, name: str, data: bytes, size: int | None = None
+    ) -> int:
+        """Queue a file sent as a document with a caption, as Telegram shapes it: `document` with its
+        file_id, file_name, mime_type and file_size (`size`: what it claims, the data's length by
+        default); the caption's command is a `caption_entities` bot_command. Returns its update id."""
+        file_id = f"doc{len(self.files) + 1}"
+        self.files[file_id] = data
+        document = {
+            "file_id": file_id,
+            "file_unique_id": f"u{file_id}",
+            "file_name": name,
+            "mime_type": "application/toml",
+            "file_size": len(data) if size is None else size,
+        }
+        return self.message(chat_id, sender, caption, caption=caption, document=document)
 
     def edit(self, message: dict[str, Any], text: str) -> int:
         """Queue the `edited_message` of a message sent earlier: the same id, a new text and edit_date."""
@@ -322,6 +371,9 @@ class FakeTelegram:
         }
         if "reply_markup" in params:
             result["reply_markup"] = params["reply_markup"]
+        if params.get("message_thread_id"):  # sent in a forum topic: Telegram says so on the message
+            result["message_thread_id"] = int(params["message_thread_id"])
+            result["is_topic_message"] = True
         return result
 
     def fail_next(self, method: str, *faults: Fault) -> None:
@@ -376,6 +428,19 @@ class FakeTelegram:
                     await asyncio.wait_for(self._new_update.wait(), LONG_POLL_CAP)
                 pending = [u for u in self.updates if u["update_id"] >= offset and self.wanted(u)]
             result = pending[:limit]
+        elif method == "getFile":
+            data = self.files.get(str(params.get("file_id")))
+            if data is None:
+                return web.json_response(bad_request("invalid file_id")[1], status=400)
+            if len(data) > GET_FILE_LIMIT:
+                return web.json_response(bad_request("file is too big")[1], status=400)
+            file_id = str(params["file_id"])
+            result = {
+                "file_id": file_id,
+                "file_unique_id": f"u{file_id}",
+                "file_size": len(data),
+                "file_path": f"documents/{file_id}.toml",
+            }
         elif method == "getChatMember":
             result = self._member(int(params["chat_id"]), int(params["user_id"]))
         elif method == "pinChatMessage":
@@ -442,6 +507,15 @@ class FakeTelegram:
         if method != "getUpdates":
             self.calls.append(Call(method, {**params, "_result": result}))
         return web.json_response({"ok": True, "result": result})
+
+    async def _download(self, request: web.Request) -> web.StreamResponse:
+        """A file's bytes by the `file_path` getFile gave (404 for any other path)."""
+        path = request.match_info["path"]
+        self.downloads.append(path)
+        file_id = path.removeprefix("documents/").removesuffix(".toml")
+        if not path.startswith("documents/") or file_id not in self.files:
+            return web.Response(status=404)
+        return web.Response(body=self.files[file_id])
 
     def _remember_allowed(self, params: dict[str, Any]) -> None:
         """`allowed_updates` is kept until the bot asks again (Telegram: "the previous setting is used")."""

@@ -9,6 +9,7 @@ from bot.text.replies import Response, render
 from locales import Translator
 from tests.fake_telegram import FakeTelegram
 from tests.harness import Table
+from tests.kit.messages import rendered
 from tests.kit.replies import lines
 from tests.kit.telegram import ALICE, BOB, CAROL, GROUP, NEW, Running, board_texts
 
@@ -28,10 +29,9 @@ async def test_a_win_where_the_board_is_pinned_reads_in_three_lines(table: Table
     await table.say("/new A B C D")
     first = live_lines(await table.respond(BOB_WINS))
     assert first == [
-        "✅ #2 B 胡 C 的炮",
+        "✅ #2 B 胡 C 的炮 · " + rendered("compact.fix_tip"),  # the first hand of the night only: how to fix
         "  跑20 硬花×4 8 风碰2 缺一门2 压档2 = 34 花",
         "  C → B：34 花（34）",
-        "第 1 盘。记错了？/fix 编号 正确的一行",  # the first hand of the night only
     ]
     second = live_lines(await table.respond(CAROL_DRAWS))
     assert second == ["✅ #3 C 自摸", "  跑20 硬花×2 4 缺一门2 门清20 = 46 花", "  D、A、B → C：各 46 花（46）"]
@@ -118,11 +118,10 @@ async def test_in_a_pinned_chat_a_win_is_three_lines_and_details_is_a_tap(fake: 
         board_id = int(fake.sent("pinChatMessage")[0].params["message_id"])
         out = await bot.say(CAROL, "自摸 123m 456m 789m 234p 5p +5p 花2")
         assert lines(out) == [
-            "✅ #3 carol 自摸",  # #3: bob's binding with his 花杠 takes no number
+            "✅ #3 carol 自摸 · " + rendered("compact.fix_tip"),  # #3: bob's binding with his 花杠 takes no number
             "  跑20 硬花×2 4 缺一门2 门清20 = 46 花",
             # a flower gang in the hand doubles the next one (比下胡): the warning ends the payments' line
             "  dave、alice、bob → carol：各 46 花（46） · ⚠️ 下一盘比下胡（×2）：#2 bob 花杠",
-            "第 1 盘。记错了？/fix 编号 正确的一行",
         ]
         assert "📋" not in out and len(board_texts(fake)) == 1  # the board is pinned: not repeated
         await bot.front.idle()

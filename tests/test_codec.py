@@ -24,7 +24,21 @@ from bot.night.codec import (
     event_kind,
 )
 from engine.errors import EngineError
-from engine.events import Draw, Event, FlowerGang, FourWinds, Gang, Penalty, Pong, RangeMark, SetDealer, Win, WinInput
+from engine.events import (
+    Draw,
+    Event,
+    FlowerGang,
+    FourWinds,
+    Gang,
+    Penalty,
+    Pong,
+    RangeMark,
+    RuleChange,
+    SetDealer,
+    SetRules,
+    Win,
+    WinInput,
+)
 from engine.hand import Meld, MeldKind
 from engine.notation import parse_tile
 from engine.units import WinFlags
@@ -57,6 +71,7 @@ EVERY_EVENT: tuple[Event, ...] = (
     FourWinds(2),
     RangeMark(1, EAST),
     SetDealer(3),
+    SetRules((RuleChange("patterns.pao", "=", "10"), RuleChange("bixiahu.triggers", "+", '["draw"]')), '{"name": "x"}'),
 )
 
 

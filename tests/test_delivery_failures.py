@@ -1,5 +1,5 @@
 """Delivery's transport-neutral failures (bot/telegram/delivery.py) and how the Telegram front end classifies
-python-telegram-bot's errors (bot/telegram/app.py): what is retried, what waits, and what is never
+python-telegram-bot's errors (bot/telegram/sending.py): what is retried, what waits, and what is never
 sent twice because it may already be in the chat."""
 
 from __future__ import annotations

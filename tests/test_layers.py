@@ -303,3 +303,58 @@ def test_no_test_file_imports_another() -> None:
         if name.startswith("tests.test_")
     ]
     assert importing == []
+
+
+# The environment is read in one place: the entry point hands it to the settings, which check every
+# variable once (bot/telegram/settings.py); a value a lower layer needs (CHART_SECONDS,
+# REFEREE_BUSY_TIMEOUT) is passed down to it, so the console and the tests set it as arguments.
+READS_THE_ENVIRONMENT = {"bot.__main__": "`python -m bot` reads os.environ once, into Settings (and LANG)"}
+ENVIRONMENT_NAMES = frozenset({"environ", "environb", "getenv", "getenvb", "putenv", "unsetenv"})
+
+
+def touches_the_environment(node: ast.AST) -> bool:
+    if isinstance(node, ast.Attribute):
+        return node.attr in ENVIRONMENT_NAMES and isinstance(node.value, ast.Name) and node.value.id == "os"
+    if isinstance(node, ast.ImportFrom):
+        return node.module == "os" and any(alias.name in ENVIRONMENT_NAMES for alias in node.names)
+    return False
+
+
+def environment_reads(source: str) -> list[int]:
+    """The lines of a module's source that touch the process environment: `os.environ…`,
+    `os.getenv(…)`, or those names imported from os."""
+    return sorted(
+        node.lineno
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Attribute | ast.ImportFrom) and touches_the_environment(node)
+    )
+
+
+def test_environment_reads_are_found() -> None:
+    probe = "import os\nos.getpid()\nos.environ.get('A')\nx = os.getenv('B')\nfrom os import environ, sep\n"
+    assert environment_reads(probe) == [3, 4, 5]
+    assert environment_reads("import os\nos.path.join('a')\nfrom os import sep\n") == []
+
+
+def test_only_the_entry_point_reads_the_environment() -> None:
+    reading = [
+        f"{module_name(path)}:{line}"
+        for path in sources()
+        if module_name(path) not in READS_THE_ENVIRONMENT
+        for line in environment_reads(path.read_text(encoding="utf-8"))
+    ]
+    assert reading == []
+    for name in READS_THE_ENVIRONMENT:  # the exception is real: it does read it
+        assert environment_reads(ROOT.joinpath(*name.split(".")).with_suffix(".py").read_text(encoding="utf-8"))
+
+
+MOST_LINES = 600  # #40: a file is one idea a newcomer can name from its name; past this it holds several
+
+
+def test_no_source_file_is_over_600_lines() -> None:
+    longer = {
+        str(path.relative_to(ROOT)): lines
+        for path in sources()
+        if (lines := len(path.read_text(encoding="utf-8").splitlines())) > MOST_LINES
+    }
+    assert longer == {}

@@ -16,10 +16,13 @@ from pathlib import Path
 import pytest
 
 from bot.chat.service import Referee
+from bot.store.writer import BUSY_TIMEOUT_SECONDS
+from bot.telegram.app import build_application
 from bot.telegram.backup import backup
 from bot.telegram.health import Heartbeat, check_health, read_backlog
 from bot.telegram.intake import HEALTH_PATH, Webhook
 from bot.telegram.settings import VARIABLES, BadSetting, Settings, markdown_table, operator_language
+from bot.views.charts import GIVE_UP_SECONDS
 from tests.bot_process import ROOT, BotProcess, bot_against_fake, count, wait_until
 from tests.fake_telegram import FakeTelegram
 from tests.kit.telegram import ALICE, BOB, GROUP
@@ -104,6 +107,50 @@ def test_every_setting_has_exactly_one_variable_and_its_default_is_the_documente
     for variable in VARIABLES:
         if variable.default and variable.name != "TELEGRAM_BASE_URL":  # None there means Telegram's own
             assert variable.read(variable.default) == getattr(defaults, variable.field), variable.name
+
+
+def test_the_chart_and_lock_settings_default_to_what_the_referee_uses_without_them() -> None:
+    """The console passes no settings: the referee's own defaults are the documented ones."""
+    assert Settings().chart_seconds == GIVE_UP_SECONDS == 3.0
+    assert Settings().busy_timeout == BUSY_TIMEOUT_SECONDS == 10.0
+
+
+async def busy_timeouts(referee: Referee) -> tuple[int, int]:
+    """The busy timeout (ms) of the ledger's reading connection and of its writer's."""
+    ledger = referee.services.nights.ledger
+    async with ledger._db.execute("PRAGMA busy_timeout") as cursor:
+        row = await cursor.fetchone()
+    assert row is not None
+    written = await ledger._writer.run(lambda db: db.execute("PRAGMA busy_timeout").fetchone()[0])
+    return int(row[0]), int(written)
+
+
+async def test_the_telegram_front_end_hands_chart_seconds_and_busy_timeout_to_the_referee(
+    fake: FakeTelegram, tmp_path: Path
+) -> None:
+    """CHART_SECONDS and REFEREE_BUSY_TIMEOUT are read by the settings only (no module reads the
+    environment itself, tests/test_layers.py): the front end passes them down. 2.5 s is 2500 ms."""
+    application = build_application(
+        "123:TEST", str(tmp_path / "set.sqlite3"), fake.base_url, chart_seconds=0.7, busy_timeout=2.5
+    )
+    front = application.bot_data["front"]
+    await application.initialize()
+    await application.post_init(application)  # type: ignore[misc]
+    try:
+        assert front.referee.services.charts.give_up == 0.7
+        assert await busy_timeouts(front.referee) == (2500, 2500)
+    finally:
+        await application.post_shutdown(application)  # type: ignore[misc]
+        await application.shutdown()
+
+
+async def test_the_console_s_referee_takes_the_defaults(tmp_path: Path) -> None:
+    referee = await Referee.open(tmp_path / "console.sqlite3", charts_enabled=False)
+    try:
+        assert referee.services.charts.give_up == 3.0
+        assert await busy_timeouts(referee) == (10_000, 10_000)
+    finally:
+        await referee.close()
 
 
 @pytest.mark.parametrize(
@@ -305,7 +352,10 @@ def test_backup_refuses_to_overwrite_the_ledger_and_a_missing_ledger_exits_3(tmp
 
 def test_the_image_runs_run_is_pinned_by_digest_and_checks_health() -> None:
     dockerfile = (ROOT / "Dockerfile").read_text(encoding="utf-8")
-    assert re.search(r"^ARG PYTHON_IMAGE=python:3\.11-slim@sha256:[0-9a-f]{64}$", dockerfile, re.MULTILINE)
+    assert re.search(r"^ARG PYTHON_IMAGE=python:3\.11-slim$", dockerfile, re.MULTILINE)
+    pinned = r"PYTHON_IMAGE[:=] ?python:3\.11-slim@sha256:[0-9a-f]{64}"
+    compose = (ROOT / "docker-compose.yml").read_text(encoding="utf-8")
+    assert re.search(pinned, compose) and re.search(pinned, (ROOT / "docs" / "operating.md").read_text("utf-8"))
     assert 'CMD ["python", "-m", "bot", "run"]' in dockerfile
     assert 'CMD ["python", "-m", "bot", "health"]' in dockerfile
 

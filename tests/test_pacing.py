@@ -12,7 +12,7 @@ import pytest
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 from telegram.error import RetryAfter
 
-from bot.telegram.delivery import Outbox, Outgoing, Tidy
+from bot.telegram.delivery import Note, Outbox, Outgoing, Tidy
 from bot.telegram.pace import ANSWER_WITHIN, GROUP_BUDGET, OVERALL_BUDGET, PRIVATE_BUDGET, Budget, Pacer
 from bot.telegram.shared import shared
 from bot.text.replies import Choice, Reply, Response
@@ -131,7 +131,7 @@ Sent = list[tuple[float, list[str], int | None]]
 
 
 def outbox(sent: Sent, pacer: Pacer) -> Outbox:
-    async def send(chat: int, batch: list[Outgoing], text: str) -> None:
+    async def send(chat: int, batch: list[Outgoing], text: str, notes: tuple[Note, ...]) -> None:
         sent.append((now(), [i.response.replies[0].key for i in batch], batch[0].edit if batch else None))
 
     return Outbox(send, pacer=pacer)
@@ -176,7 +176,7 @@ def test_answers_at_forty_a_minute_each_come_within_one_turn() -> None:
         delays: list[float] = []
         pushed: dict[str, float] = {}
 
-        async def send(chat: int, batch: list[Outgoing], text: str) -> None:
+        async def send(chat: int, batch: list[Outgoing], text: str, notes: tuple[Note, ...]) -> None:
             await pacer.turn(chat)
             sent.append((now(), [], None))
             delays.extend(now() - pushed[i.response.replies[0].key] for i in batch)

@@ -15,9 +15,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.chat.grammar import Command, pattern_keys
+from bot.chat.command import Command
+from bot.chat.grammar import pattern_keys
 from bot.chat.near_miss import near_command
-from bot.chat.parser import parse
+from bot.chat.parser import parse, read_line
 from bot.chat.scanner import chinese_number
 from bot.text.vocabulary import IMPLICIT_UNITS, flag_fields, flag_units
 from engine.errors import EngineError
@@ -26,7 +27,7 @@ from locales import LANGUAGES, load_catalog
 from tests.kit.phrasing import CORPUS, SEATED
 
 # Plain lines one piece away from a table event: each is chatter to the parser (it records nothing)
-# and gets this hint (see bot.chat.commands.near_command); "-" is talk, silent.
+# and gets this hint (see bot.chat.near_miss.near_command); "-" is talk, silent.
 NEAR_MISSES: tuple[tuple[str, str], ...] = (
     ("碰 李思 6s", "没有 李思，是 李四 吗？ → 碰 李四 6s"),  # issue 20: 李思 typed for 李四
     ("碰 王伍", "没有 王伍，是 王五 吗？ → 碰 王五"),
@@ -55,7 +56,7 @@ NEAR_MISSES: tuple[tuple[str, str], ...] = (
 
 
 def hint(line: str) -> str:
-    miss = near_command(line, SEATED)
+    miss = near_command(read_line(line, SEATED))
     if miss is None:
         return "-"
     text = load_catalog("zh-Hans").singular[miss.key].format(**miss.params)

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from bot.chat.service import Incoming, Referee
+from bot.chat.service import Incoming, Referee, Replied, Upload
 from bot.night.seating import Speaker
 from bot.text.replies import Reply, Response, render
 from locales import LANGUAGES, Translator, load_catalog
@@ -536,6 +536,97 @@ async def taps_and_tab(player: Player) -> None:
     await player.play("Alice: /paid Carol 6\nCarol: /paid Alice Carol 6\nAlice: /settled 1")
 
 
+SEASONS = """
+Alice: /season new Autumn
+Alice: /season new autumn
+Alice: /season new AAAAAAAAAABBBBBBBBBBCCCCCCCCCCD
+Alice: /new Alice Bob Carol Dave
+Carol: 花杠
+Alice: /stats 上赛季
+Alice: /season new Winter
+Alice: /draw
+Alice: /stats this month
+Alice: /summary
+Alice: yes
+Alice: /stats 本月 Bob csv
+Alice: /stats season Autumn Bob
+Alice: /stats 上月
+Alice: /stats 今年
+Alice: /stats 去年
+Alice: /stats 2026-11
+Alice: /stats 2026-13
+Alice: /stats 2026-11-30..2026-09-01
+Alice: /stats season Winter
+Alice: /season
+Alice: /season end
+Alice: /stats season Winter
+Alice: /stats 本赛季
+Alice: /stats 赛季 Nope
+Alice: /season undo
+Alice: /season undo
+"""
+
+
+async def replies_to(player: Player) -> None:
+    """A reply that corrects (bot/chat/handlers/reply_to.py), to the bot's answers: one whose line is
+    not the number typed, one that carried two lines (a backlog sent as one message)."""
+    await player.play("Alice: /new Alice Bob Carol Dave\nAlice: /penalty follow Dave\nAlice: /penalty follow Carol")
+    night = await player.referee.nights.latest(player.chat)
+    assert night is not None
+    await night.load_history()
+    two, three = (row.id for row in (night.numbered(2), night.numbered(3)) if row is not None)
+    chat = -1 - LANGUAGES.index(player.language)  # a Telegram group of its own per language
+    player.referee.remember_answer(chat, 1, [(two, True)])
+    player.referee.remember_answer(chat, 2, [(two, True), (three, True)])
+    one, both = Replied(chat, 1, answer=True), Replied(chat, 2, answer=True)
+    lines = (("/undo 3", one), ("/fix 3 /penalty follow Bob", one), ("/undo", both), ("改 罚 跟牌 Bob", both))
+    for line, replied in lines:
+        await player.say(line, replied=replied)
+    await player.referee.nights.answers.flush()  # written before the ledger closes
+
+
+HOUSE = """
+Alice: /new Alice Bob Carol Dave
+Bob: /rules set 跑=10
+Alice: /rules set
+Alice: /rules set 跑=x foo=1 门清+=1 比下胡+=nope 自定罚分=maybe mode=both start=3 yajue.big=1 zha=2 zha=3 乱写
+Alice: /rules set 跑=20
+Alice: /rules set 跑=10 比下胡-=荒庄
+Bob: /pong Carol
+Alice: /rules set 门清=10
+Alice: /rules
+Alice: /history #2
+Alice: /rules save
+Alice: /rules save nanjing
+Alice: /rules save ours
+Alice: /rules default
+Alice: /rules default nosuch
+Alice: /rules default ours
+Alice: /rules drop
+Alice: /rules drop nosuch
+"""
+HOUSE_FILE = 'base = "nanjing"\nname = "friday"\n[patterns]\npao = 15\n'
+
+
+async def house_rules(player: Player) -> None:
+    """A group's own rules (#43): a change refused for every reason at once, made, shown, kept; files."""
+    await player.play(HOUSE)
+    await player.say("/rules set 跑=1", private=True)
+    for upload in (
+        Upload("big.toml", 100_000),
+        Upload("odd.toml", 10),
+        Upload("lost.toml", 10, fetched=False),
+        Upload("bad.toml", 40, 'base = "nanjing"\nname = "x"\n[patterns]\npao = "ten"\nnope = 1\n'),
+        Upload("nanjing.toml", 30, 'base = "nanjing"\nname = "nanjing"\n'),
+        Upload("start.toml", 40, 'base = "nanjing"\nname = "start"\nstart = 1000\n'),
+        Upload("friday.toml", 40, HOUSE_FILE),
+        Upload("friday.toml", 40, HOUSE_FILE),
+    ):
+        await player.say("/rules", upload=upload)
+    await player.say("/rules set 跑=1", upload=Upload("x.toml", 10, HOUSE_FILE))
+    await player.play("Alice: /rules drop friday\nAlice: /summary\nAlice: yes\nAlice: /rules set 跑=1\nAlice: /rules")
+
+
 async def night_in(referee: Referee, language: str) -> None:
     player = Player(referee, f"chat-{language}", language)
     await player.say(f"/lang {language}")
@@ -563,6 +654,16 @@ async def night_in(referee: Referee, language: str) -> None:
     pad = Player(referee, f"pad-{language}", language)
     await pad.say(f"/lang {language}")
     await taps_and_tab(pad)
+    seasons = Player(referee, f"seasons-{language}", language)  # periods, seasons, their refusals
+    await seasons.say(f"/lang {language}")
+    await seasons.play(SEASONS)
+
+    replying = Player(referee, f"reply-{language}", language)
+    await replying.say(f"/lang {language}")
+    await replies_to(replying)
+    house = Player(referee, f"house-{language}", language)
+    await house.say(f"/lang {language}")
+    await house_rules(house)
 
 
 async def test_no_rendered_message_keeps_an_unfilled_field(referee: Referee, tmp_path: Path) -> None:

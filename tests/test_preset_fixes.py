@@ -147,4 +147,5 @@ async def test_rules_say_who_keeps_the_deal_and_the_leibaota(table: Table) -> No
     nanjing = await table.say("/rules nanjing")
     assert "连庄：凡是引起比下胡的事" in nanjing and "垒宝塔" in nanjing and "庄家胡牌" in nanjing
     jinyuanzi = await table.say("/rules jinyuanzi")
-    assert "连庄：庄家胡牌、荒庄、诈胡" in jinyuanzi and "垒宝塔" not in jinyuanzi
+    # (its key is listed among the values a group may change, at 0: "垒宝塔 leibaota_step=0")
+    assert "连庄：庄家胡牌、荒庄、诈胡" in jinyuanzi and "垒宝塔：" not in jinyuanzi

@@ -3,10 +3,13 @@ whether it only asks, and hands it back; a fix carries its corrected line, read 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pytest
 
-from bot.chat import parser
-from bot.chat.parser import asks_only, parse
+from bot.chat import parser, scanner
+from bot.chat.command import Command
+from bot.chat.parser import PlainLine, asks_only, parse
 from bot.chat.service import Incoming, Referee
 from bot.night.seating import Speaker
 from engine.errors import EngineError
@@ -21,6 +24,32 @@ async def opened(referee: Referee) -> None:
     assert out is not None and out.recorded
 
 
+def counted_reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The lines read from now on (every reading, `parse` and `read_line` alike, goes through `_read`)."""
+    reads: list[str] = []
+    real = parser._read
+
+    def counted(text: str, known: Sequence[str]) -> tuple[Command | None, PlainLine | None]:
+        reads.append(text)
+        return real(text, known)
+
+    monkeypatch.setattr(parser, "_read", counted)
+    return reads
+
+
+def counted_scans(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The lines cut into pieces from now on."""
+    scans: list[str] = []
+    real = scanner.scan
+
+    def counted(line: str, known: Sequence[str], words: scanner.Words) -> list[scanner.Piece]:
+        scans.append(line)
+        return real(line, known, words)
+
+    monkeypatch.setattr(scanner, "scan", counted)
+    return scans
+
+
 async def test_a_line_read_by_the_front_end_is_not_read_again(
     referee: Referee, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -28,14 +57,7 @@ async def test_a_line_read_by_the_front_end_is_not_read_again(
     line = await referee.read(CHAT, "碰 王五 4p")
     assert line.command is not None and line.command.name == "pong"
     assert line.command.names == ("王五",) and line.command.tile == "4p"
-    reads: list[str] = []
-    real = parser.parse
-
-    def counted(text: str, known: tuple[str, ...] = ()) -> object:
-        reads.append(text)
-        return real(text, known)
-
-    monkeypatch.setattr(parser, "parse", counted)
+    reads = counted_reads(monkeypatch)
     out = await referee.handle(Incoming(CHAT, ZHANG, line.text, read=line))
     assert out is not None and out.recorded
     assert reads == []  # the read line was used as it was handed back
@@ -93,3 +115,32 @@ def test_a_fix_read_at_other_names_reads_its_line_again() -> None:
     assert again is not None and (again.name, again.names, again.tile) == ("pong", ("Eve",), "7p")
     # with the very names it was read with, the kept reading is the answer
     assert parser.inner_command(fix, list(NAMES)) is None
+
+
+async def test_talk_near_a_command_is_cut_into_pieces_once(referee: Referee, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The near-command hint reads the pieces the line's reading cut: 碰 王伍 4p is cut once, and the
+    mended line (王五 for 王伍) is read once to check it is a command; talk with no command word once."""
+    await opened(referee)
+    reads, scans = counted_reads(monkeypatch), counted_scans(monkeypatch)
+    out = await referee.handle(Incoming(CHAT, ZHANG, "碰 王伍 4p"))
+    assert out is not None and [r.key for r in out.replies] == ["hint.no_such_name"]
+    assert reads == ["碰 王伍 4p", "碰 王五 4p"] and scans == reads
+    reads.clear()
+    scans.clear()
+    assert await referee.handle(Incoming(CHAT, ZHANG, "hello everyone")) is None
+    assert reads == scans == ["hello everyone"]
+
+
+async def test_a_correction_reads_its_corrected_line_once(referee: Referee, monkeypatch: pytest.MonkeyPatch) -> None:
+    """改 2 碰 赵六 4p: the fix is read, its corrected line with it (two readings, each cut once), and the
+    handler uses the corrected line as read: #2 is 张三's pong of 王五's 4p (#1 opened the night); the
+    fix, #3, says 赵六 fed it."""
+    await opened(referee)
+    first = await referee.handle(Incoming(CHAT, ZHANG, "碰 王五 4p"))
+    assert first is not None and first.recorded and first.replies[0].params["id"] == 2
+    reads, scans = counted_reads(monkeypatch), counted_scans(monkeypatch)
+    out = await referee.handle(Incoming(CHAT, ZHANG, "改 2 碰 赵六 4p"))
+    assert out is not None and out.recorded
+    assert (out.replies[0].key, out.replies[0].params) == ("fix.done", {"id": 3, "target": 2, "text": "碰 赵六 4p"})
+    assert reads == ["改 2 碰 赵六 4p", "碰 赵六 4p"]
+    assert scans == ["改 2 碰 赵六 4p", "碰 赵六 4p"]

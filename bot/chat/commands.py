@@ -14,7 +14,19 @@ from dataclasses import dataclass
 from enum import Enum
 
 from bot.chat.grammar import GRAMMAR_BY_NAME, Grammar
-from bot.chat.handlers import board, chores, corrections, flows, opening, questions, tab, table_events, tile_flow
+from bot.chat.handlers import (
+    board,
+    chores,
+    corrections,
+    flows,
+    house,
+    opening,
+    questions,
+    seasons,
+    tab,
+    table_events,
+    tile_flow,
+)
 from bot.chat.handlers.common import Context
 from bot.chat.handlers.help import Section
 from bot.chat.handlers.help import answer as help_answer
@@ -88,7 +100,7 @@ COMMANDS: tuple[CommandRow, ...] = (
     _row("dealer", chores.dealer, NO_MENU, CORRECTIONS),
     _row("score", questions.score, AT_THE_TABLE, HAND),
     _row("history", questions.history, NO_MENU, HAND),
-    _row("rules", questions.rules, NO_MENU, HAND),
+    _row("rules", house.rules, NO_MENU, HAND),
     _row("summary", questions.summary, AT_THE_TABLE, END),
     _row("close", opening.close, NO_MENU, END),  # the summary's button closes the night
     _row("reopen", opening.reopen, SETTING, SETTINGS),
@@ -96,6 +108,7 @@ COMMANDS: tuple[CommandRow, ...] = (
     _row("tab", tab.show, NO_MENU, ACROSS),
     _row("paid", tab.paid, NO_MENU, ACROSS),
     _row("settled", tab.settled, NO_MENU, ACROSS),
+    _row("season", seasons.season, NO_MENU, ACROSS),
     _row("me", questions.me, IN_PRIVATE, ACROSS),  # answers in a private chat only
     _row("export", questions.export_, NO_MENU, END),
     _row("lang", opening.lang, IN_PRIVATE | SETTING, SETTINGS),

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache, lru_cache
 
+from bot.chat.command import Command
 from bot.chat.lexicon import (
     ALSO,
     FLAG,
@@ -33,48 +34,17 @@ from bot.chat.lexicon import (
     plain_words,
 )
 from bot.chat.lexicon import by_first_char as _by_first_char
+from bot.chat.periods import read_stats_words, stats_shape
+from bot.chat.rule_words import rules_actions
 from bot.chat.scanner import MAX_DIGITS, Words
-from bot.chat.tokens import SEAT_TOKEN, tab_amount_cents, tab_undo_word
-from bot.text.vocabulary import fold
+from bot.chat.tokens import SEAT_TOKEN, season_shape, tab_amount_cents, tab_undo_word
+from bot.text.vocabulary import fold, normalize_width
 from bot.views.board import mode_of
 from engine.errors import EngineError
 from engine.notation import parse_hand_parts
 from engine.preset import PRESET_NAMES
 from engine.tiles import HARD_FLOWER_CHARS
 from locales import normalize_language
-
-
-@dataclass(frozen=True)
-class Command:
-    name: str
-    raw: str
-    names: tuple[str, ...] = ()  # player names, in the order typed
-    tile: str | None = None
-    kind: str | None = None  # gang kind, penalty kind
-    amount: int | None = None
-    options: dict[str, str] = field(default_factory=dict)
-    self_draw: bool = False
-    hand_text: str = ""
-    declared: tuple[str, ...] = ()
-    flowers: int | None = None
-    soft: int = 0
-    flags: frozenset[str] = frozenset()
-    number: int | None = None  # /undo N, /history N (the page)
-    word: str | None = None  # /lang X, /stats NAME, the unknown /command
-    plain: bool = False  # started by a plain word, not a /command
-    also: bool = False  # 胡 … 一炮多响 / also: another winner on the last win's discard
-    inner: Inner | None = None  # a fix's corrected line, read with the same names where the fix was read
-
-
-@dataclass(frozen=True)
-class Inner:
-    """A fix's corrected line as read once, where the fix was read: its command (None: talk), or the
-    error that refused it (raised where the fix's handler reads it, so the errors keep their order)."""
-
-    known: tuple[str, ...]  # the names it was read with
-    command: Command | None
-    error: EngineError | None = None
-
 
 _EVENT_ARGS = frozenset({NAME, SEAT})
 ONE_SUITED_TILE = re.compile(r"^\d+[mpsz]$")  # 0m, 10p: a tile by its form, only its number wrong
@@ -345,6 +315,40 @@ def _summary(name: str, raw: str, tokens: list[str], known: Sequence[str], plain
     return Command(name, raw, options=options, plain=plain)
 
 
+def _rules(name: str, raw: str, tokens: list[str], known: Sequence[str], plain: bool) -> Command:
+    """`/rules` (in force), `/rules NAME` (any rules by name), `/rules ACTION WORDS…` (a change: `kind`)."""
+    action = rules_actions().get(fold(tokens[0])) if tokens else None
+    if action is not None:  # its words split at spaces only: a set's values are split at commas (比下胡=荒庄,花杠)
+        words = normalize_width(raw).split()[2:]
+        return Command(name, raw, names=tuple(words), kind=action, plain=plain)
+    if len(tokens) > 1:
+        raise EngineError("command.extra_args", extra=" ".join(tokens[1:]))
+    return Command(name, raw, word=tokens[0] if tokens else None, plain=plain)
+
+
+def _plain_rules(words: Sequence[str]) -> bool:
+    """A plain line of the rules: 规则 alone, 规则 and a built-in preset's name, or a change whose
+    every word is KEY=VALUE (`规则 改 跑=10`): anything else after 规则 is talk."""
+    if not words:
+        return True
+    if len(words) == 1:
+        return words[0].lower() in PRESET_NAMES
+    return rules_actions().get(fold(words[0])) == "set" and all("=" in word for word in words[1:])
+
+
+def only_looks(command: Command) -> bool:
+    """Whether a command's line is a question (answered alike whoever asks, changes nothing): a
+    question's grammar read with no action (`/rules set …` changes the rules)."""
+    spec = GRAMMAR_BY_NAME.get(command.name)
+    return spec is not None and spec.looks_only and command.kind is None
+
+
+def _stats(name: str, raw: str, tokens: list[str], known: Sequence[str], plain: bool) -> Command:
+    """`/stats`, `/stats Bob`, `/stats 本月 [Bob] [csv]`: a plain line's period read whole, a name by pieces."""
+    asked, names = read_stats_words(tokens, plain), tuple(t for t in tokens if is_name(t, known))
+    return Command(name, raw, names, word=asked.name, options=asked.options, plain=plain, period=asked.period)
+
+
 def _chore(name: str, raw: str, tokens: list[str], known: Sequence[str], plain: bool) -> Command:
     return Command(name, raw, names=tuple(tokens), plain=plain)
 
@@ -393,7 +397,7 @@ class Grammar:
     def hinted(self) -> bool:
         """A table event's plain line, answered with a hint when one piece fails. Other commands'
         plain words (查分, 结算 …) are too common in talk to read anything into a stray word after them."""
-        return bool(self.plain) and self.most_words != 1
+        return bool(self.plain) and self.most_words != 1 and not self.looks_only
 
 
 _EVENT = _EVENT_ARGS  # who: a seated name or a seat
@@ -486,19 +490,21 @@ GRAMMARS: tuple[Grammar, ...] = (
     Grammar(
         "history", ("history",), "/history 2", _history, frozenset({NUMBER}), most_words=1, looks_only=True
     ),  # 记录 2: the page
-    Grammar(
-        "rules",
-        ("rules",),
-        "/rules",
-        whole=_one_of(lambda word: word.lower() in PRESET_NAMES or None),
-        slash_whole=True,
-        most_words=1,
-        looks_only=True,
-    ),
+    Grammar("rules", ("rules",), "/rules", _rules, whole=_plain_rules, slash_whole=True, looks_only=True),
     Grammar("summary", ("summary",), "/summary", _summary, slash_whole=True, looks_only=True, head_only=True),
     Grammar("close", ("close", "yes"), "yes", most_words=0),
     Grammar("reopen", ("reopen",), "/reopen", most_words=0),
-    Grammar("stats", ("stats",), "/stats", plain=frozenset({NAME}), most_words=1, looks_only=True, head_only=True),
+    Grammar(
+        "stats",
+        ("stats",),
+        "/stats 本月",
+        _stats,
+        plain=frozenset({NAME}),
+        whole=stats_shape,
+        slash_whole=True,
+        looks_only=True,
+        head_only=True,
+    ),
     # the tab's commands (bot/chat/handlers/tab.py) read their words whole: names of people from other nights, amounts
     Grammar(
         "tab",
@@ -528,6 +534,16 @@ GRAMMARS: tuple[Grammar, ...] = (
         whole=lambda words: tab_shape("settled", words),
         slash_whole=True,
         chat_own=True,
+    ),
+    Grammar(
+        "season",
+        ("season", "seasons"),
+        "/season new 2026秋",
+        _chore,  # its words are read by its handler (bot/chat/handlers/seasons.py), as the tab's are
+        whole=season_shape,
+        slash_whole=True,
+        chat_own=True,
+        head_only=True,
     ),
     Grammar("me", ("me",), "/me", most_words=0, looks_only=True),
     Grammar("export", ("export",), "/export", _summary, slash_whole=True, looks_only=True),

@@ -7,10 +7,11 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from bot.chat.grammar import GRAMMAR_BY_NAME, ONE_SUITED_TILE, Command
-from bot.chat.lexicon import PARTICLE, SENTENCE_PARTICLES, TILE, WORD
-from bot.chat.parser import TRAILING_MARKS, one_tile, parse, scan, verb
-from bot.text.vocabulary import fold, normalize_width
+from bot.chat.command import Command
+from bot.chat.grammar import GRAMMAR_BY_NAME, ONE_SUITED_TILE
+from bot.chat.lexicon import PARTICLE, TILE, WORD
+from bot.chat.parser import ReadLine, one_tile, parse
+from bot.text.vocabulary import fold
 from engine.errors import EngineError
 
 _NOT_WHOLE = re.compile(r"^(?:[-+]\d+|[-+]?\d*[.,/]\d+)$")  # 1.5, -5, 1/2 (a plain 5 is whole)
@@ -84,21 +85,15 @@ def _one_wrong_or_swapped(name: str, typed: str) -> bool:
     )
 
 
-def near_command(text: str, known: Sequence[str]) -> NearMiss | None:
-    """For a plain line that `parse` read as chatter: a hint when it is a table event's word and
-    grammar with exactly one piece wrong — an unknown name close to a seated one, or a tile that
-    cannot be (`0m`). Talk (a question, a sentence particle, stray words) gets None: silence."""
-    line = normalize_width(text.strip())
-    if line.startswith("/") or "?" in line:
+def near_command(read: ReadLine) -> NearMiss | None:
+    """For a plain line read as chatter: a hint when it is a table event's word and grammar with
+    exactly one piece wrong — an unknown name close to a seated one, or a tile that cannot be (`0m`).
+    Talk (a question, a sentence particle, stray words) gets None: silence. The line's pieces are
+    the ones its reading cut (`ReadLine.plain`), not cut again."""
+    plain, known = read.plain, read.known or ()
+    if plain is None or not GRAMMAR_BY_NAME[plain.name].hinted:
         return None
-    line = line.rstrip(TRAILING_MARKS).rstrip()
-    if not line or line[-1] in SENTENCE_PARTICLES:
-        return None
-    pieces = scan(line, known)
-    found = verb(pieces)
-    if found is None or not GRAMMAR_BY_NAME[found[0]].hinted:
-        return None
-    name, lead, args = found
+    line, name, lead, args = plain.line, plain.name, plain.lead, plain.args
     spec = GRAMMAR_BY_NAME[name]
     bad = [
         p for p in args if p.kind not in spec.plain or (p.kind == TILE and spec.single_tile and not one_tile(p.text))

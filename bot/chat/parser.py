@@ -16,7 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from bot.chat import scanner
-from bot.chat.grammar import BY_SLASH, GRAMMAR_BY_NAME, Command, Grammar, Inner, fixed_words, is_name
+from bot.chat.command import Command, Inner
+from bot.chat.grammar import BY_SLASH, GRAMMAR_BY_NAME, Grammar, fixed_words, is_name, only_looks
 from bot.chat.lexicon import FLAG, NAME, PARTICLE, SEAT, SELF, SENTENCE_PARTICLES, TILE, UNKNOWN, VERB, WORD
 from bot.chat.scanner import MAX_DIGITS, Piece, split_words
 from bot.chat.tokens import CLAIM_ROWS
@@ -34,30 +35,61 @@ def scan(line: str, known: Sequence[str] = ()) -> list[Piece]:
 
 
 @dataclass(frozen=True)
+class PlainLine:
+    """A plain line (no `/`) that starts with a command word, cut into pieces once: what the grammar
+    builds its command from, and what a near-command's hint reads when it builds none
+    (bot/chat/near_miss.py)."""
+
+    line: str  # width-normalized, its trailing marks off
+    pieces: tuple[Piece, ...]
+    name: str  # the command its word starts
+    lead: tuple[Piece, ...]  # the names before the command word (乙 杠 丙 5s)
+    args: tuple[Piece, ...]  # the pieces after it
+
+
+def plain_line(line: str, known: Sequence[str]) -> PlainLine | None:
+    """A (width-normalized) plain line's pieces and its command word; None for talk no command can
+    be: a question, a line ending in a sentence particle (吗, 呢 …), one with no command word."""
+    if "?" in line:
+        return None
+    line = line.rstrip(TRAILING_MARKS).rstrip()
+    if not line or line[-1] in SENTENCE_PARTICLES:
+        return None
+    pieces = scan(line, known)
+    found = verb(pieces)
+    if found is None:
+        return None
+    name, lead, args = found
+    return PlainLine(line, tuple(pieces), name, lead, args)
+
+
+@dataclass(frozen=True)
 class ReadLine:
     """A chat line read once, with the names seated when it was read: its command (None: not for the
     referee) or the error that refused it. A front end may ask it whether the line only asks, then
-    hands it to the referee with the line (`Incoming.read`), which does not read it again."""
+    hands it to the referee with the line (`Incoming.read`), which does not read it again; a plain
+    line that is no command keeps its pieces for the near-command hint (`plain`)."""
 
     text: str
     known: tuple[str, ...] | None  # None: not read (the chat's night could not be loaded)
     command: Command | None = None
     error: EngineError | None = None
+    plain: PlainLine | None = None  # a plain line's pieces, when it starts with a command word
 
     @property
     def asks_only(self) -> bool:
         """Whether the line is a question (/score, /summary, 查分 …): answered alike whoever asks, so a
         front end need not look up the speaker's rights in the chat (an admin list) to answer it."""
-        spec = GRAMMAR_BY_NAME.get(self.command.name) if self.command is not None else None
-        return spec is not None and spec.looks_only
+        return self.command is not None and only_looks(self.command)
 
 
 def read_line(text: str, known: Sequence[str] = ()) -> ReadLine:
     """The line read with the seated names `known`: its command, or the error that refused it."""
     try:
-        return ReadLine(text, tuple(known), parse(text, known))
+        command, plain = _read(text, known)
     except EngineError as error:
         return ReadLine(text, tuple(known), error=error)
+    return ReadLine(text, tuple(known), command, plain=plain)
 
 
 def asks_only(text: str) -> bool:
@@ -71,11 +103,17 @@ _SLASH_HEAD = re.compile(r"(\S*)\s*(.*)", re.DOTALL)
 
 def parse(text: str, known_names: Sequence[str] = ()) -> Command | None:
     """The command in `text`, or None if the line is not addressed to the referee."""
+    return _read(text, known_names)[0]
+
+
+def _read(text: str, known: Sequence[str]) -> tuple[Command | None, PlainLine | None]:
+    """The command in `text`, and a plain line's pieces when it starts with a command word."""
     raw = text.strip()
     line = normalize_width(raw)
     if line.startswith("/"):
-        return _parse_slash(raw, line, known_names)
-    return _parse_plain(raw, line, known_names)
+        return _parse_slash(raw, line, known), None
+    plain = plain_line(line, known)
+    return (_parse_plain(raw, plain, known) if plain is not None else None), plain
 
 
 def _parse_slash(raw: str, line: str, known: Sequence[str]) -> Command | None:
@@ -102,26 +140,19 @@ def _parse_slash(raw: str, line: str, known: Sequence[str]) -> Command | None:
     return spec.build(spec.name, raw, tokens, known, False)
 
 
-def _parse_plain(raw: str, line: str, known: Sequence[str]) -> Command | None:
-    if "?" in line:
-        return None
-    line = line.rstrip(TRAILING_MARKS).rstrip()
-    if not line or line[-1] in SENTENCE_PARTICLES:
-        return None
-    pieces = scan(line, known)
-    found = verb(pieces)
-    if found is None:
-        return None
-    name, lead, args = found
+def _parse_plain(raw: str, plain: PlainLine, known: Sequence[str]) -> Command | None:
+    line, pieces, name, lead, args = plain.line, plain.pieces, plain.name, plain.lead, plain.args
     if name == "fix":
         return None if lead else _plain_fix(raw, line[pieces[0].end :], known)
     spec = GRAMMAR_BY_NAME[name]
     if spec.whole is not None:
         rest = line[pieces[len(lead)].end :]
         words = split_words(rest)
-        if (rest and not rest[0].isspace()) or lead or not spec.whole(words):
+        if not ((rest and not rest[0].isspace()) or lead) and spec.whole(words):
+            return spec.build(name, raw, words, known, True)
+        if not spec.plain:
             return None
-        return spec.build(name, raw, words, known, True)
+        # read whole or else by its pieces (统计 本月, 统计 张三): the pieces decide, as for any command
     if not _exact(spec, args):
         return None
     tokens = [p.text for p in (*lead, *args) if p.kind != PARTICLE]

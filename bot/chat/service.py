@@ -15,20 +15,23 @@ from itertools import takewhile
 from pathlib import Path
 
 from bot.chat.commands import handler_of
-from bot.chat.grammar import GRAMMAR_BY_NAME
-from bot.chat.handlers import corrections, opening
+from bot.chat.grammar import GRAMMAR_BY_NAME, only_looks
+from bot.chat.handlers import corrections, opening, reply_to
 from bot.chat.handlers.causes import flower_choices
 from bot.chat.handlers.common import (
     Context,
     Incoming,
     PendingLine,
     Refusal,
+    Replied,
     Services,
+    Upload,
     meld_conflict,
     near_miss,
     readable,
     refused_win,
 )
+from bot.chat.handlers.house import MAX_RULES_BYTES
 from bot.chat.parser import ReadLine, read_line, reports_an_event, usage_hint
 from bot.night.codec import EVENT_KINDS, SeatChange
 from bot.night.fold import Line
@@ -44,6 +47,7 @@ from bot.text.replies import Reply, Response
 from bot.threads import in_thread
 from bot.views.board import DEFAULT_MODE, shaped
 from bot.views.board import SETTING as BOARD_SETTING
+from bot.views.charts import GIVE_UP_SECONDS, Charts
 from bot.views.lines import format_money, transfers_json, unit_key
 from engine.errors import EngineError
 from engine.melds import LoggedMeldMissing
@@ -51,7 +55,7 @@ from engine.suit_shapes import reading_table
 from engine.table import WinRefused
 from locales import DEFAULT_LANGUAGE, normalize_language
 
-__all__ = ["Incoming", "Referee", "Speaker"]
+__all__ = ["MAX_RULES_BYTES", "Incoming", "Referee", "Replied", "Speaker", "Upload"]
 
 log = logging.getLogger(__name__)
 KEPT_MINUTES = 10  # a line kept for its sender's seat claim is sent again at most this long after
@@ -74,13 +78,29 @@ def row_after(events: Sequence[EventRow], bind_id: int) -> int | None:
 
 
 class Referee:
-    def __init__(self, ledger: Ledger, rules_dir: Path | None = None, charts_enabled: bool = True) -> None:
-        self.services = Services(Nights(ledger), rules_dir, charts_enabled)
+    def __init__(
+        self,
+        ledger: Ledger,
+        rules_dir: Path | None = None,
+        charts_enabled: bool = True,
+        chart_seconds: float | None = None,
+    ) -> None:
+        give_up = GIVE_UP_SECONDS if chart_seconds is None else chart_seconds
+        self.services = Services(Nights(ledger), rules_dir, charts_enabled, charts=Charts(give_up=give_up))
 
     @classmethod
-    async def open(cls, path: str | Path, rules_dir: Path | None = None, charts_enabled: bool = True) -> Referee:
-        """A referee over the ledger at `path` (created and migrated as needed)."""
-        return cls(await Ledger.open(path), rules_dir, charts_enabled)
+    async def open(
+        cls,
+        path: str | Path,
+        rules_dir: Path | None = None,
+        charts_enabled: bool = True,
+        chart_seconds: float | None = None,
+        busy_timeout: float | None = None,
+    ) -> Referee:
+        """A referee over the ledger at `path` (created and migrated as needed). The Telegram front end
+        passes its settings (CHART_SECONDS: how long a chart may take to draw; REFEREE_BUSY_TIMEOUT: how
+        long a write waits for another process's lock); None, as the console passes, is the default."""
+        return cls(await Ledger.open(path, busy_timeout), rules_dir, charts_enabled, chart_seconds)
 
     @property
     def nights(self) -> Nights:
@@ -126,6 +146,11 @@ class Referee:
         # command reads the whole night first (Night.load_history)
         night = await self.nights.latest(incoming.chat_id, history=False)
         seats = night.seats if night is not None else ()
+        aimed = await reply_to.aim(incoming, night, self.nights, language)  # a reply that corrects: the line it names
+        if isinstance(aimed, Response):
+            return self._noted(incoming, aimed)
+        if aimed is not None:
+            incoming = replace(incoming, text=aimed, read=None)
         read = incoming.read
         if read is None or read.text != incoming.text or read.known != tuple(seated_names(seats)):
             read = read_line(incoming.text, seated_names(seats))  # not read yet, or read at other names
@@ -135,7 +160,7 @@ class Referee:
             return self._noted(incoming, Response((*replies, hint) if hint else replies, language, refused=True))
         command = read.command
         if command is None:
-            return self._noted(incoming, near_miss(incoming, night, language))
+            return self._noted(incoming, near_miss(incoming, read, night, language))
         handler = handler_of(command.name)
         if handler is None:
             return None
@@ -160,8 +185,10 @@ class Referee:
             # one quiet line per event, the board when the hand changes (or after each: /board each)
             mode = await self.nights.setting(incoming.chat_id, BOARD_SETTING) or DEFAULT_MODE
             response = shaped(response, mode, hand_before)
-            if binding is not None and binding.claimed is not None and bound:
-                # one line saying who the account was bound to
+            claimed = binding is not None and binding.claimed is not None and bound
+            if claimed and await opening.first_claim(self.nights, incoming.chat_id, incoming.speaker.id):
+                # one line saying who the account was bound to: once per account in a chat, not every night
+                assert binding is not None
                 said = Reply("telegram.claimed", {"name": binding.claimed})
                 live = (said, *response.live) if response.live is not None else None
                 response = replace(response, replies=(said, *response.replies), live=live)
@@ -181,7 +208,8 @@ class Referee:
             prompt = opening.claim_prompt(context, response)  # an account with no seat yet: which one?
             if prompt is not None:
                 assert night is not None
-                kept = PendingLine(incoming.text, night.id, night.state.hand_no, self.services.clock())
+                clock = self.services.clock()
+                kept = PendingLine(incoming.text, night.id, night.state.hand_no, clock, incoming.update_key)
                 self.services.pending_lines[(incoming.chat_id, incoming.speaker.id)] = kept
                 return prompt
             if command.name == "hu" and response.replies[0].key == "hu.needs_flowers" and night is not None:
@@ -191,7 +219,7 @@ class Referee:
             hint = usage_hint(command, response.replies)
             if hint is not None:  # a /command in the wrong form: show the right one
                 response = replace(response, replies=(*response.replies, hint))
-        if spec is None or not spec.looks_only:  # /score or /export after /summary: `yes` still closes
+        if not only_looks(command):  # /score or /export after /summary: `yes` still closes
             self.services.pending_close.discard(incoming.chat_id)
             self._noted(incoming, response)  # a look at the night is no line of the table
         claims = command.name == "join" and response.recorded and response.replies[:1]
@@ -221,7 +249,9 @@ class Referee:
             return claimed
         if self.services.clock() - kept.at > KEPT_MINUTES * 60:
             return claimed
-        key = f"{incoming.update_key}:kept" if incoming.update_key else None
+        # under the line's own key (it recorded nothing when sent): its message stands for what it
+        # recorded now; a line with no key (the console's) under the claim's
+        key = kept.update_key or (f"{incoming.update_key}:kept" if incoming.update_key else None)
         bind_id = night.log_size()  # the claim's row: the last the chat wrote
         line = await self._handle(replace(incoming, text=kept.text, update_key=key, press=None, read=None))
         if line is None:
@@ -321,6 +351,11 @@ class Referee:
         event_id, edited = found
         return await self.number_of_event(chat_id, event_id), edited
 
+    def remember_answer(self, telegram_chat: int, message_id: int, reported: Sequence[tuple[int | None, bool]]) -> None:
+        """Keep what a message the bot sent carried (each answer's ✅ #N row, and whether it recorded
+        anything), so that a reply to it acts on that line."""
+        self.nights.remember_answer(telegram_chat, message_id, reported)
+
     async def number_of_event(self, chat_id: str, event_id: int) -> int | None:
         """The number tonight's players know a row by (a button answered before names it), None
         when it is no line of the chat's latest night."""
@@ -338,8 +373,10 @@ class Referee:
 
     async def tidy(self, days: int = KEEP_TAPS_DAYS) -> None:
         """What a process clears at start: the taps of guided flows over for `days` (a flow lasts ten
-        minutes; kept, they would grow with every 胡 ever tapped)."""
+        minutes; kept, they would grow with every 胡 ever tapped), and the bot's old answers that
+        report no line (bot/store/answers.py)."""
         await self.nights.forget_flow_taps(days)
+        await self.nights.forget_answers()
 
     async def close(self) -> None:
         self.services.charts.stop_drawing()

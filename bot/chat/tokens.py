@@ -1,12 +1,15 @@
 """The short tokens buttons and typed lines carry, read without the grammar: a seat by number (`#2`),
-a question's id (`q7`), the rows an undo-claim button names, and the tab's amounts and undo word."""
+a question's id (`q7`), the rows an undo-claim button names, the tab's amounts and undo word, and the
+words after 赛季 (new, end, undo)."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from bot.chat.scanner import chinese_number
 from bot.text.vocabulary import catalog_words, fold
+from engine.errors import EngineError
 
 SEAT_TOKEN = re.compile(r"^#[0-3]$")  # a seat by number: what buttons send, to keep callback data short
 
@@ -41,3 +44,38 @@ def tab_amount_cents(word: str) -> int | None:
 
 def tab_undo_word(word: str) -> bool:
     return fold(word) in {fold(w) for w in catalog_words("tab.undo", with_name=False)}
+
+
+SEASON_KINDS = ("new", "end", "undo")
+
+
+def season_word(word: str) -> str | None:
+    """What a word after 赛季 / season asks (`new`, `end`, `undo`), or None."""
+    folded = fold(word)
+    return next(
+        (
+            kind
+            for kind in SEASON_KINDS
+            if folded in {fold(w) for w in catalog_words(f"season.{kind}", with_name=False)}
+        ),
+        None,
+    )
+
+
+def season_words(tokens: Sequence[str]) -> tuple[str | None, str | None]:
+    """What `/season`'s words ask: (None, None) the list; ("new", NAME); ("end", None); ("undo", None);
+    ("?", the words) for anything else, which the handler answers with the forms."""
+    kind = season_word(tokens[0]) if tokens else None
+    if tokens and kind is None:
+        return "?", " ".join(tokens)
+    if kind in ("end", "undo") and len(tokens) > 1:
+        raise EngineError("command.extra_args", extra=" ".join(tokens[1:]))
+    return kind, " ".join(tokens[1:]) or None
+
+
+def season_shape(words: Sequence[str]) -> bool:
+    """A plain line that is a season command: 赛季 alone, 赛季 新 NAME, 赛季 结束, 赛季 撤销."""
+    if not words:
+        return True
+    kind = season_word(words[0])
+    return (kind == "new" and 1 < len(words) <= 4) or (kind in ("end", "undo") and len(words) == 1)

@@ -18,14 +18,16 @@ from typing import Any
 from bot.night.codec import POSITIONAL, from_data, shape_of, to_data
 from bot.store.rows import Seat
 from engine.errors import EngineError
-from engine.preset import Preset
+from engine.preset import Preset, preset_from_dict
 from engine.table import TableState
 
 CODEC_VERSION = 4  # 3: written by the one codec (bot.night.codec), positional; 2: also the night's head (Head)
 # 4: the head also counts the night's numbered lines (bot/night/log_index.py), so the next line's number is known
 # The state's fields and their types: a checkpoint written for another shape is another version.
 STATE_SHAPE = shape_of(TableState)
-LEFT_OUT = frozenset({"preset"})  # the night's own (its row), not stored here
+# The rules: the night's own (its row), or those a 改规则 made, stored beside the state ("rules"). A
+# checkpoint is of a closed hand, so no 改规则 waits for the next hand there.
+LEFT_OUT = frozenset({"preset", "next_preset"})
 
 
 class CheckpointMismatch(Exception):
@@ -38,12 +40,16 @@ def version(preset_json: str) -> str:
     return f"{CODEC_VERSION}:{digest}"
 
 
-def encode_state(state: TableState) -> str:
-    return json.dumps(_state_body(state), ensure_ascii=False, separators=(",", ":"))
+def encode_state(state: TableState, opened_with: Preset | None = None) -> str:
+    return json.dumps(_state_body(state, opened_with), ensure_ascii=False, separators=(",", ":"))
 
 
-def _state_body(state: TableState) -> dict[str, Any]:
-    return {"v": CODEC_VERSION, "state": to_data(state, POSITIONAL, LEFT_OUT)}
+def _state_body(state: TableState, opened_with: Preset | None = None) -> dict[str, Any]:
+    """The state; and the rules in force when a 改规则 made them other than the night's own."""
+    body: dict[str, Any] = {"v": CODEC_VERSION, "state": to_data(state, POSITIONAL, LEFT_OUT)}
+    if opened_with is not None and state.preset != opened_with:
+        body["rules"] = state.preset.source
+    return body
 
 
 def decode_state(text: str, preset: Preset) -> TableState:
@@ -55,9 +61,15 @@ def decode_state(text: str, preset: Preset) -> TableState:
 
 
 def _state_from(raw: Any, preset: Preset) -> TableState:
-    if not isinstance(raw, dict) or raw.get("v") != CODEC_VERSION or set(raw) != {"v", "state"}:
+    if not isinstance(raw, dict) or raw.get("v") != CODEC_VERSION or not {"v", "state"} <= set(raw) <= _BODY:
         raise CheckpointMismatch("another version")
-    return from_data(TableState, raw["state"], POSITIONAL, given={"preset": preset})
+    if "rules" in raw:  # the rules a 改规则 made, in force at the checkpoint
+        preset = preset_from_dict(json.loads(raw["rules"]))
+    given = {"preset": preset, "next_preset": None}
+    return from_data(TableState, raw["state"], POSITIONAL, given=given)
+
+
+_BODY = frozenset({"v", "state", "rules"})
 
 
 @dataclass(frozen=True)
@@ -77,9 +89,10 @@ class Head:
     numbers: int = 0  # the lines numbered so far (the next is #numbers + 1)
 
 
-def encode(state: TableState, head: Head) -> str:
-    """A checkpoint's stored text: the table state and the head."""
-    body = {"state": _state_body(state), "head": to_data(head, POSITIONAL)}
+def encode(state: TableState, head: Head, opened_with: Preset | None = None) -> str:
+    """A checkpoint's stored text: the table state (with the rules in force, when a 改规则 made them
+    other than `opened_with`, the night's own) and the head."""
+    body = {"state": _state_body(state, opened_with), "head": to_data(head, POSITIONAL)}
     return json.dumps(body, ensure_ascii=False, separators=(",", ":"))
 
 

@@ -15,7 +15,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any, TypeVar, Union, get_args, get_origin, get_type_hints
 
 from engine.errors import EngineError
-from engine.events import Draw, Event, FlowerGang, FourWinds, Gang, Penalty, Pong, RangeMark, SetDealer, Win
+from engine.events import Draw, Event, FlowerGang, FourWinds, Gang, Penalty, Pong, RangeMark, SetDealer, SetRules, Win
 
 # The one list of table events and their stored names: every member of `engine.events.Event`, no other
 # (tests/test_codec.py holds the two to each other).
@@ -29,6 +29,7 @@ EVENT_KINDS: dict[str, type[Event]] = {
     "four_winds": FourWinds,
     "range_mark": RangeMark,
     "dealer": SetDealer,
+    "rules": SetRules,
 }
 KIND_OF = {cls: kind for kind, cls in EVENT_KINDS.items()}
 SEAT_KINDS = ("join", "bind", "unseat", "rename", "swap")  # the events that change who sits where

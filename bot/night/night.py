@@ -207,7 +207,7 @@ class Night(NightReading):
         back holds that very value when it reads as it, so the value is held once. `tally`: what a
         closed hand adds to the stored running tally, in the same transaction as its checkpoint."""
         stake = self.stake_at(hand if hand is not None else self.state.hand_no)
-        saved = (self.version, checkpoints.encode(*checkpoint)) if checkpoint is not None else None
+        saved = (self.version, checkpoints.encode(*checkpoint, self.opening_preset)) if checkpoint is not None else None
         bind, self._unwritten_bind = self._unwritten_bind, None
         if bind is not None:  # after the line's own rows: the first one keeps the update key
             news = [*news, NewEvent(self.state.hand_no, "bind", bind.seat, encode_seat(bind))]

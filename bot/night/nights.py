@@ -20,14 +20,19 @@ from bot.night.fold import (
 from bot.night.interner import Interner
 from bot.night.night import Night
 from bot.night.people import stake_schedule
+from bot.store import house_rules
+from bot.store.answers import MessageRecords, Reported
 from bot.store.heap import free_off_loop
 from bot.store.inbox import Inbox
 from bot.store.ledger import Ledger
 from bot.store.rows import (
     EventRow,
+    HouseRules,
     NightMarks,
     NightRow,
+    SeasonEventRow,
     Seat,
+    SpanSums,
     StoredFigures,
     TabEventRow,
 )
@@ -54,6 +59,7 @@ class Nights:
 
     def __init__(self, ledger: Ledger, budget: int = CACHE_EVENTS, most: int = CACHE_CHATS) -> None:
         self.ledger = ledger
+        self.answers = ledger.answers()  # the bot's sent answers, for replies (Telegram)
         self.budget = budget
         self.most = most
         self._latest: OrderedDict[str, Night | None] = OrderedDict()  # least recently used first
@@ -206,6 +212,13 @@ class Nights:
         await self.ledger.set_setting(chat_id, key, value)
         self._settings.setdefault(chat_id, {})[key] = value
 
+    async def house_rules(self, chat_id: str) -> HouseRules:
+        """The group's house rules by name (bot/store/house_rules.py: a chat setting of the group's)."""
+        return await house_rules.read(self, chat_id)
+
+    async def keep_house_rules(self, chat_id: str, house: HouseRules) -> None:
+        await house_rules.write(self, chat_id, house)
+
     # ---- what the layers above read and write of the ledger, named (they never reach it) ---------
 
     async def has_update(self, update_key: str) -> bool:
@@ -258,6 +271,28 @@ class Nights:
         """One entry of the chat's tab (speaker, raw text, update key); DuplicateUpdate for a repeated update."""
         return await self.ledger.append_tab_event(chat_id, kind, payload, line, reverses)
 
+    async def season_events(self, chat_id: str) -> list[SeasonEventRow]:
+        """The chat's season entries, oldest first."""
+        return await self.ledger.season_events(chat_id)
+
+    async def append_season_event(
+        self, chat_id: str, kind: str, payload: str, line: tuple[str, str, str | None], reverses: int | None = None
+    ) -> int:
+        """One entry of the chat's season log (speaker, raw text, update key); DuplicateUpdate for a repeat."""
+        return await self.ledger.append_season_event(chat_id, kind, payload, line, reverses)
+
+    async def night_ids(self, chat_id: str) -> list[int]:
+        """The ids of the chat's nights, oldest first."""
+        return await self.ledger.night_ids(chat_id)
+
+    async def days_sums(self, chat_id: str, first_day: str, last_day: str) -> SpanSums:
+        """The chat's closed nights opened from `first_day` to `last_day` (UTC days), summed per person."""
+        return await self.ledger.days_sums(chat_id, first_day, last_day)
+
+    async def nights_sums(self, chat_id: str, first_night: int, last_night: int) -> SpanSums:
+        """The chat's closed nights with ids from `first_night` to `last_night`, summed per person."""
+        return await self.ledger.nights_sums(chat_id, first_night, last_night)
+
     async def flow_taps(self, flow_key: str) -> list[tuple[str, str | None]]:
         """A tap flow's taps in the order they came: (op, press id)."""
         return await self.ledger.flow_taps(flow_key)
@@ -279,5 +314,24 @@ class Nights:
         transaction that records its events)."""
         return self.ledger.inbox()
 
+    # ---- replies (Telegram): what a replied message recorded (bot/store/answers.py) -------------------
+
+    def remember_answer(self, chat: int, message_id: int, reported: Sequence[tuple[int | None, bool]]) -> None:
+        """Keep what a message the bot sent carried: each answer's reported row (✅ #N) and whether it
+        recorded anything."""
+        self.answers.remember(chat, message_id, [Reported(event_id, recorded) for event_id, recorded in reported])
+
+    async def answer_records(self, chat: int, message_id: int) -> MessageRecords | None:
+        """What a message the bot sent carried; None when it is not known."""
+        return await self.answers.of_answer(chat, message_id)
+
+    async def message_records(self, message_key: str) -> MessageRecords:
+        """What a player's message recorded (its latest version's row, a claim's kept line)."""
+        return await self.answers.of_message(message_key)
+
+    async def forget_answers(self) -> int:
+        return await self.answers.forget()
+
     async def close(self) -> None:
+        await self.answers.flush()
         await self.ledger.close()

@@ -80,7 +80,8 @@ class NightReading:
         `preset`: the night's preset as read already (another night's of the same rules)."""
         self.ledger = ledger
         self.row = row
-        self.preset: Preset = preset if preset is not None else preset_from_dict(json.loads(row.preset_json))
+        # the rules the night was opened with; a 改规则 makes others from a hand on (`preset`)
+        self.opening_preset: Preset = preset if preset is not None else preset_from_dict(json.loads(row.preset_json))
         self._events: list[EventRow] = list(events)
         self._index = LogIndex(row.ids_through)  # questions by id, kind and place, folded once per appended row
         self._booked: Totals | None = None  # summed from the payments when first asked for
@@ -173,6 +174,16 @@ class NightReading:
         return self._fold.state
 
     @property
+    def preset(self) -> Preset:
+        """The rules of the hand being played: the night's own, or those a 改规则 made."""
+        return self._fold.state.preset
+
+    @property
+    def next_preset(self) -> Preset:
+        """The rules of the next hand: a 改规则 typed during this one waits for it."""
+        return self._fold.state.next_preset or self._fold.state.preset
+
+    @property
     def booked(self) -> Totals:
         """Sums of every payment booked tonight (a restart sums them when a correction or the stats
         first need them, not before the first /score)."""
@@ -200,7 +211,7 @@ class NightReading:
         return self._fold
 
     def start(self) -> TableState:
-        return new_table(self.preset, self.row.dealer)
+        return new_table(self.opening_preset, self.row.dealer)
 
     def _derive(self, checkpoint: tuple[int, str] | None = None) -> None:
         self.active = active_ids(self.events)
@@ -209,7 +220,7 @@ class NightReading:
         start, after = self.start(), 0
         if checkpoint is not None and not claim_joins_across(self.events, self.active, checkpoint[0]):
             try:
-                start, after = checkpoints.decode(checkpoint[1], self.preset)[0], checkpoint[0]
+                start, after = checkpoints.decode(checkpoint[1], self.opening_preset)[0], checkpoint[0]
             except checkpoints.CheckpointMismatch:
                 start, after = self.start(), 0  # another engine wrote it: fold the whole night
         self._fold = fold_events(start, effective_events(self.events, self.active, after), None)
@@ -228,7 +239,7 @@ class NightReading:
         self.seats = seats_from(replace(self.row, seats=head.seats), events, self._active)
         marks = [e for e in events if e.kind in ("close", "reopen")]
         self.closed = is_closed(marks) if marks else head.closed
-        start, after = checkpoints.decode(self._checkpoint[1], self.preset)[0], self._checkpoint[0]
+        start, after = checkpoints.decode(self._checkpoint[1], self.opening_preset)[0], self._checkpoint[0]
         self._fold = fold_events(start, effective_events(events, self._active, after), None)
         self._from = after
         self._people = self._seating_from_head(head)

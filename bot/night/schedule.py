@@ -17,7 +17,7 @@ from bot.night.played import Played
 from bot.store.rows import (
     EventRow,
 )
-from engine.events import SetDealer
+from engine.events import SetDealer, SetRules
 
 
 def placed_schedule(
@@ -52,10 +52,10 @@ def placed_changes(events: Sequence[EventRow], active: set[int], fold: Fold) -> 
 def hand_begun(played: Sequence[Played], before: int, hand: int) -> bool:
     """Whether `hand` had begun before the event at index `before` of `played`: a 改底 typed then
     waits for the next hand (its payments so far stay at the stake they were booked at). Every
-    table event begins its hand but the choice of its dealer, a chore before the first tile."""
+    table event begins its hand but the choice of its dealer and a 改规则, chores before the first tile."""
     at = before
     while at and played[at - 1].hand_no == hand:
-        if not isinstance(played[at - 1].event, SetDealer):
+        if not isinstance(played[at - 1].event, SetDealer | SetRules):
             return True
         at -= 1
     return False

@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 
 import aiosqlite
 
+from bot.store.answers import Answers
 from bot.store.history import ChatHistory, is_recorded
 from bot.store.inbox import Inbox
 from bot.store.rows import (
@@ -34,6 +35,7 @@ from bot.store.rows import (
     TallyUpdate,
 )
 from bot.store.schema import migrate
+from bot.store.seasons import ChatSeasons
 from bot.store.tallies import Tallies, add_to_tally
 from bot.store.writer import Writer, pragmas
 from bot.threads import in_thread
@@ -164,9 +166,10 @@ def _read_back(db: sqlite3.Connection, ids: list[int], decode: Decode) -> list[E
     return [make(*row) for row in rows]
 
 
-class Ledger(Tallies, ChatHistory):
+class Ledger(Tallies, ChatHistory, ChatSeasons):
     """The ledger: a night's events and payments, settings, the inbox; a night's tallies
-    (bot/store/tallies.py) and the chat's history across nights (bot/store/history.py)."""
+    (bot/store/tallies.py), the chat's history across nights (bot/store/history.py) and its seasons
+    and spans of nights (bot/store/seasons.py)."""
 
     def __init__(self, connection: aiosqlite.Connection, writer: Writer) -> None:
         # Reads use their own connection: under WAL they never wait for a write, and they see only
@@ -178,12 +181,14 @@ class Ledger(Tallies, ChatHistory):
         self._recorded: Counter[str] = Counter()
 
     @classmethod
-    async def open(cls, path: str | Path) -> Ledger:
-        writer = await Writer.open(path)
+    async def open(cls, path: str | Path, busy_timeout: float | None = None) -> Ledger:
+        """The ledger at `path`, created and migrated as needed; a write waits `busy_timeout` seconds
+        for a lock another process holds (None: bot/store/writer.py's BUSY_TIMEOUT_SECONDS)."""
+        writer = await Writer.open(path, busy_timeout)
         await writer.run(migrate)
         connection = await aiosqlite.connect(str(path), isolation_level=None)
         connection.row_factory = aiosqlite.Row
-        for pragma in pragmas():
+        for pragma in pragmas(busy_timeout):
             await connection.execute(f"PRAGMA {pragma}")
         return cls(connection, writer)
 
@@ -200,6 +205,10 @@ class Ledger(Tallies, ChatHistory):
         """The Telegram intake: an update is marked done by the transaction that records its events
         (see bot/store/inbox.py)."""
         return Inbox(self._db, self._writer)
+
+    def answers(self) -> Answers:
+        """The bot's sent answers and what a replied message recorded (bot/store/answers.py)."""
+        return Answers(self._db, self._writer)
 
     async def schema_version(self) -> int:
         rows = await self._db.execute_fetchall("PRAGMA user_version")
@@ -306,8 +315,9 @@ class Ledger(Tallies, ChatHistory):
     async def has_update(self, update_key: str) -> bool:
         """Whether a line with this update key was recorded (a repeated Telegram update)."""
         rows = await self._db.execute_fetchall(
-            "SELECT 1 FROM events WHERE update_key = ? UNION ALL SELECT 1 FROM tab_events WHERE update_key = ?",
-            (update_key, update_key),
+            "SELECT 1 FROM events WHERE update_key = ? UNION ALL SELECT 1 FROM tab_events WHERE update_key = ?"
+            " UNION ALL SELECT 1 FROM season_events WHERE update_key = ?",
+            (update_key, update_key, update_key),
         )
         return next(iter(rows), None) is not None
 

@@ -7,8 +7,12 @@ too: the ledger's one refusal of an append, which the command layer answers (a r
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+from typing import Any
 
+from bot.text.vocabulary import fold
 from engine.settlement import Payment
 
 
@@ -161,5 +165,53 @@ class TabEventRow:
     created_at: str
 
 
+@dataclass(frozen=True)
+class SeasonEventRow:
+    id: int
+    kind: str  # new, end, undo (bot/store/seasons.py)
+    payload: str
+    speaker: str
+    reverses: int | None
+    created_at: str
+
+
+@dataclass(frozen=True)
+class SpanSums:
+    """A span of a chat's closed nights summed: how many nights, and per person (as stored: an account
+    or a folded name, which `bot.views.stats.Persons` joins) their sums, `night_id` holding how many
+    nights they played in it."""
+
+    nights: int
+    people: tuple[tuple[str, PersonNightRow], ...]
+
+
 class DuplicateUpdate(Exception):
     """The update_key was recorded before: the command must not be applied again."""
+
+
+@dataclass(frozen=True)
+class HouseRules:
+    """A group's house rules: name → the rules' plain data, and the one a bare `/new` opens with."""
+
+    rules: Mapping[str, Mapping[str, Any]] = field(default_factory=lambda: MappingProxyType({}))
+    default: str | None = None  # a kept name or a built-in preset's; None: nanjing
+
+    def find(self, name: str) -> str | None:
+        """The kept name `name` stands for (张三's `Ours` is `ours`; 規則 is 规则), if any."""
+        wanted = fold(name)
+        return next((kept for kept in self.rules if fold(kept) == wanted), None)
+
+    def kept(self, name: str, raw: Mapping[str, Any]) -> HouseRules:
+        """These rules with `raw` kept as `name` (replacing a rule of that name)."""
+        rules = {kept: body for kept, body in self.rules.items() if fold(kept) != fold(name)}
+        rules[name] = raw
+        default = name if self.default is not None and fold(self.default) == fold(name) else self.default
+        return HouseRules(MappingProxyType(rules), default)
+
+    def dropped(self, name: str) -> HouseRules:
+        rules = {kept: body for kept, body in self.rules.items() if fold(kept) != fold(name)}
+        default = None if self.default is not None and fold(self.default) == fold(name) else self.default
+        return HouseRules(MappingProxyType(rules), default)
+
+    def with_default(self, name: str | None) -> HouseRules:
+        return replace(self, default=name)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sqlite3
 
-SCHEMA_VERSION = 10
+SCHEMA_VERSION = 12
 _MIGRATIONS: dict[int, str] = {
     1: """
     CREATE TABLE chat_settings (
@@ -205,6 +205,44 @@ _MIGRATIONS: dict[int, str] = {
         PRIMARY KEY (night_id, person)
     ) WITHOUT ROWID;
     CREATE INDEX night_people_by_day ON night_people (chat_id, day);
+    """,
+    # 11: a chat's seasons (bot/store/seasons.py, bot/chat/handlers/seasons.py) as their own append-only
+    # log, like the tab's: `new` starts a season (and ends the one open), `end` ends it, `undo` takes
+    # the latest of them back. A season is a run of the chat's nights by id (the payload says from
+    # which night, or through which), so its figures are one indexed sum of `night_people` by night.
+    # An update it records marks its inbox row done in the same transaction, as `events` does.
+    11: """
+    CREATE TABLE season_events (
+        id INTEGER PRIMARY KEY,
+        chat_id TEXT NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('new', 'end', 'undo')),
+        payload TEXT NOT NULL,
+        raw_text TEXT NOT NULL,
+        speaker TEXT NOT NULL,
+        update_key TEXT UNIQUE,
+        reverses INTEGER REFERENCES season_events (id),
+        created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+    );
+    CREATE INDEX season_events_by_chat ON season_events (chat_id, id);
+    CREATE TRIGGER inbox_done_with_its_season_events AFTER INSERT ON season_events WHEN NEW.update_key IS NOT NULL
+    BEGIN
+        UPDATE inbox SET done = 1
+        WHERE update_id = (SELECT MIN(update_id) FROM inbox WHERE key = NEW.update_key AND done = 0);
+    END;
+    CREATE INDEX night_people_by_night ON night_people (chat_id, night_id);
+    """,
+    # 12: the bot's own answers, by Telegram message (bot/store/answers.py): a reply with /undo or /fix
+    # to one acts on the line it reports (`event_id`, the ledger row its ✅ #N shows); `recorded` says
+    # whether the answer recorded anything. A row for each answer a message carried.
+    12: """
+    CREATE TABLE answers (
+        chat INTEGER NOT NULL,
+        message_id INTEGER NOT NULL,
+        event_id INTEGER,
+        recorded INTEGER NOT NULL,
+        sent_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+    );
+    CREATE INDEX answers_by_message ON answers (chat, message_id);
     """,
 }
 # The last schema that code numbering lines by their row id may have written (per-night numbers

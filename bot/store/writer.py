@@ -34,8 +34,7 @@ T = TypeVar("T")
 Work = Callable[[sqlite3.Connection], Any]
 Deferred = tuple[str, tuple[object, ...], "asyncio.Future[None] | None"]
 PRAGMAS = ("journal_mode=WAL", "synchronous=FULL", "foreign_keys=ON")
-BUSY_TIMEOUT_ENV = "REFEREE_BUSY_TIMEOUT"  # seconds a write waits for another process's lock (a backup, a shell)
-BUSY_TIMEOUT_SECONDS = 10.0
+BUSY_TIMEOUT_SECONDS = 10.0  # how long a write waits for another process's lock (a backup, a shell)
 # A failure of the storage itself, not of the write: another process holds the lock longer than the
 # busy timeout, the disk is full or failing. Nothing was written, and the same write may succeed later.
 PASSING_CODES = frozenset(
@@ -50,18 +49,19 @@ class _Done:
     error: Exception | None = None
 
 
-def pragmas() -> tuple[str, ...]:
+def pragmas(busy_timeout: float | None = None) -> tuple[str, ...]:
     """What every connection to the ledger sets: WAL, full syncs, foreign keys, and how long it waits
-    for a lock held by another process (`REFEREE_BUSY_TIMEOUT` seconds, else 10). A write that waited
-    that long fails; its caller tries it again (bot/telegram/app.py), so a lock held longer only delays."""
-    seconds = float(os.environ.get(BUSY_TIMEOUT_ENV) or BUSY_TIMEOUT_SECONDS)
+    for a lock held by another process (`busy_timeout` seconds; None: BUSY_TIMEOUT_SECONDS, the Telegram
+    front end passes its REFEREE_BUSY_TIMEOUT setting). A write that waited that long fails; its caller
+    tries it again (bot/telegram/lanes.py), so a lock held longer only delays."""
+    seconds = BUSY_TIMEOUT_SECONDS if busy_timeout is None else busy_timeout
     return (*PRAGMAS, f"busy_timeout={max(0, round(seconds * 1000))}")
 
 
-def connect(path: str | Path) -> sqlite3.Connection:
+def connect(path: str | Path, busy_timeout: float | None = None) -> sqlite3.Connection:
     connection = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
     connection.row_factory = sqlite3.Row
-    for pragma in pragmas():
+    for pragma in pragmas(busy_timeout):
         connection.execute(f"PRAGMA {pragma}")
     return connection
 
@@ -101,10 +101,10 @@ class Writer:
         self.commits = 0  # transactions committed (a bench and the tests read it)
 
     @classmethod
-    async def open(cls, path: str | Path) -> Writer:
+    async def open(cls, path: str | Path, busy_timeout: float | None = None) -> Writer:
         thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ledger-writer")
         loop = asyncio.get_running_loop()
-        connection = await loop.run_in_executor(thread, connect, path)
+        connection = await loop.run_in_executor(thread, connect, path, busy_timeout)
         watch = await loop.run_in_executor(thread, Watch.of, path)
         return cls(connection, thread, watch)
 

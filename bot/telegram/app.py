@@ -30,6 +30,7 @@ import sqlite3
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from telegram import (
@@ -89,6 +90,9 @@ class TelegramFrontEnd:
     board_interval: float = BOARD_EDIT_SECONDS
     pacer: Pacer = field(default_factory=Pacer)
     lookup_request: BaseRequest | None = None  # the lookup client's transport when the application's is given
+    chart_seconds: float | None = None  # CHART_SECONDS (None: the referee's default)
+    busy_timeout: float | None = None  # REFEREE_BUSY_TIMEOUT (None: the ledger's default)
+    rules_dir: Path | None = None  # RULES_DIR: the operator's house rules files, for every group
     connections: Connections = field(init=False)
     chats: Chats = field(init=False)
     sender: Sender = field(init=False)
@@ -115,7 +119,9 @@ class TelegramFrontEnd:
     async def open(self, application: Application[Any, Any, Any, Any, Any, Any]) -> None:
         """post_init: open the ledger on the application's own event loop, register the menus, and
         queue what the inbox still holds (a crash's leftovers) before any new update arrives."""
-        await self.connections.open(self.db_path, application.bot, self.lookup_request)
+        await self.connections.open(
+            self.db_path, application.bot, self.lookup_request, self.chart_seconds, self.busy_timeout, self.rules_dir
+        )
         await self.connections.inbox.prune()
         await self.connections.referee.tidy()
         await self.connections.referee.warm()
@@ -195,16 +201,28 @@ def build_application(
     policy: RetryPolicy | None = None,
     board_interval: float = BOARD_EDIT_SECONDS,
     pacer: Pacer | None = None,
+    chart_seconds: float | None = None,
+    busy_timeout: float | None = None,
+    rules_dir: Path | None = None,
 ) -> Application[Any, Any, Any, Any, Any, Any]:
     """The bot; `request` and `rate_limit=False` are for benchmarks and tests that record instead of
     send (no Telegram limits to keep within: every message goes at once). With `rate_limit`, every
     message waits for its chat's turn (bot/telegram/pace.py), which keeps the bot within Telegram's
     limits (`pacer`, when given: other limits, for tests). `board_interval` (BOARD_EDIT_SECONDS): the
-    least time between two edits of a chat's pinned board."""
+    least time between two edits of a chat's pinned board; `chart_seconds`, `busy_timeout`: the
+    settings CHART_SECONDS and REFEREE_BUSY_TIMEOUT (None: defaults); `rules_dir` (RULES_DIR): house
+    rules files any group may open a night with."""
     root = server_root(base_url)
     pacer = pacer or (Pacer() if rate_limit else Pacer.unlimited())
     front = TelegramFrontEnd(
-        db_path, policy or RetryPolicy(), board_interval=board_interval, pacer=pacer, lookup_request=request
+        db_path,
+        policy or RetryPolicy(),
+        board_interval=board_interval,
+        pacer=pacer,
+        lookup_request=request,
+        chart_seconds=chart_seconds,
+        busy_timeout=busy_timeout,
+        rules_dir=rules_dir,
     )
     builder = (
         ApplicationBuilder()
@@ -256,7 +274,13 @@ def webhook_secret(configured: str | None) -> str:
 def _serve(settings: Settings) -> int:
     assert settings.token
     application = build_application(
-        settings.token, settings.database, settings.base_url, board_interval=settings.board_edit_seconds
+        settings.token,
+        settings.database,
+        settings.base_url,
+        board_interval=settings.board_edit_seconds,
+        chart_seconds=settings.chart_seconds,
+        busy_timeout=settings.busy_timeout,
+        rules_dir=Path(settings.rules_dir) if settings.rules_dir else None,
     )
     front: TelegramFrontEnd = application.bot_data["front"]
     heartbeat = Heartbeat(settings.heartbeat_file, status=front.health, working=front.working)

@@ -1,7 +1,7 @@
 """A button's callback data: `night:hand:command` (`-` for no night, `*` for any hand), which Telegram
 takes only up to 64 bytes of UTF-8. `CallbackData` cannot be made longer: its constructor checks, so
 a keyboard holds no button Telegram would refuse (the whole message with it) and a button that could
-not be made is logged where it is dropped (bot/telegram/app.py `keyboard`), never silently.
+not be made is logged where it is dropped (bot/telegram/sending.py `keyboard`), never silently.
 
 What keeps buttons within it is the chat layer's: a command on a button stays within
 `COMMAND_BUDGET` bytes (bot/text/replies.py BUTTON_COMMAND_BYTES: a /join by a long name presses

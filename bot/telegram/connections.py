@@ -5,6 +5,7 @@ bot, and a Bot API client of its own for lookups outside the replies' rate limit
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from telegram import Bot
@@ -45,9 +46,21 @@ class Connections:
     def opened(self) -> bool:
         return self._referee is not None
 
-    async def open(self, db_path: str, bot: ExtBot[Any], lookup_request: BaseRequest | None) -> None:
-        """Open the ledger on the running event loop; a rate-limited bot gets a lookup client."""
-        self._referee = await Referee.open(db_path)
+    async def open(
+        self,
+        db_path: str,
+        bot: ExtBot[Any],
+        lookup_request: BaseRequest | None,
+        chart_seconds: float | None = None,
+        busy_timeout: float | None = None,
+        rules_dir: Path | None = None,
+    ) -> None:
+        """Open the ledger on the running event loop; a rate-limited bot gets a lookup client.
+        `chart_seconds` and `busy_timeout`: the settings CHART_SECONDS and REFEREE_BUSY_TIMEOUT (None:
+        the referee's defaults); `rules_dir`: RULES_DIR, the operator's rules files."""
+        self._referee = await Referee.open(
+            db_path, rules_dir=rules_dir, chart_seconds=chart_seconds, busy_timeout=busy_timeout
+        )
         self._inbox = self.referee.inbox()
         self._bot = bot
         if bot.rate_limiter is not None:

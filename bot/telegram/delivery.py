@@ -35,6 +35,17 @@ T = TypeVar("T")
 
 
 @dataclass(frozen=True)
+class Note:
+    """An answer as a sent message shows it, kept for a reply to that message: its first line (what
+    a backlog or a late note shows: "✅ #12 …"), the ledger row that line reports, and whether the
+    answer recorded anything."""
+
+    text: str
+    event_id: int | None
+    recorded: bool
+
+
+@dataclass(frozen=True)
 class Outgoing:
     """One answer for one chat (and forum topic), as decided by the command layer."""
 
@@ -75,6 +86,9 @@ class Outgoing:
         if not board and self.shows_board:
             response = replace(response, replies=tuple(r for r in response.replies if r != response.scoreboard))
         return render_response(response, Translator(response.language))
+
+    def note(self) -> Note:
+        return Note(self.short(), self.response.event_id, self.response.recorded)
 
 
 def split_text(text: str, limit: int = MESSAGE_LIMIT) -> list[str]:
@@ -128,7 +142,7 @@ class RetryPolicy:
 @dataclass(frozen=True)
 class Failure:
     """A failed call as delivery sees it, whatever the transport said (the front end classifies its
-    own errors: bot/telegram/app.py `telegram_failure`)."""
+    own errors: bot/telegram/sending.py `telegram_failure`)."""
 
     retry: bool = True  # worth trying again (a 5xx, a dropped connection, a 429); False: the request is wrong
     wait: float | None = None  # seconds the server asked to wait first (a 429)
@@ -169,7 +183,8 @@ async def with_retries(
     raise AssertionError("unreachable")
 
 
-Sender = Callable[[int, list[Outgoing], str], Awaitable[None]]  # chat, batch (empty: a late note), text
+# chat, batch (empty: late notes alone), text, and the answers the text shows (the late notes first)
+Sender = Callable[[int, list[Outgoing], str, tuple[Note, ...]], Awaitable[None]]
 
 
 @dataclass
@@ -182,7 +197,7 @@ class Outbox:
     pacer: Pacer = field(default_factory=Pacer.unlimited)  # whose turn it is in each chat
     _queues: dict[int, deque[Outgoing]] = field(default_factory=dict)
     _pushed: dict[int, dict[int, float]] = field(default_factory=dict)  # chat -> answer (by id) -> when it came
-    _late: dict[int, list[str]] = field(default_factory=dict)
+    _late: dict[int, list[Note]] = field(default_factory=dict)
     _senders: dict[int, asyncio.Task[None]] = field(default_factory=dict)
     _wake: dict[int, asyncio.Event] = field(default_factory=dict)  # a sender waiting with late notes
 
@@ -244,7 +259,7 @@ class Outbox:
             while queue or self._late.get(chat):
                 if not queue:  # only late notes left: they go with the next answer, or alone after a pause
                     if late_tries >= self.policy.late_note_attempts:
-                        log.error("chat %s: giving up on late notes %r", chat, self._late.pop(chat))
+                        log.error("chat %s: giving up on late notes %r", chat, [n.text for n in self._late.pop(chat)])
                         break
                     late_tries += 1
                     wake = self._wake.setdefault(chat, asyncio.Event())
@@ -274,16 +289,17 @@ class Outbox:
         waiting = {id(item) for item in queue}
         self._pushed[chat] = {key: at for key, at in self._pushed.get(chat, {}).items() if key in waiting}
         late = self._late.pop(chat, [])
-        shared = late and batch[0].joins
-        text = "\n".join([*late, coalesce(batch)]) if shared else coalesce(batch)
-        if late and not shared:
+        together = bool(late) and batch[0].joins  # the late notes go first in the same message
+        text = "\n".join([*(n.text for n in late), coalesce(batch)]) if together else coalesce(batch)
+        shown = tuple(late if together else ()) + tuple(item.note() for item in batch)
+        if late and not together:
             self._late[chat] = late
         try:
-            await self.send_batch(chat, batch, text)
+            await self.send_batch(chat, batch, text, shown)
         except Exception:
             log.exception("chat %s: an answer could not be delivered", chat)
-            notes = [item.short() for item in batch if item.response.recorded]
-            if shared:
+            notes = [item.note() for item in batch if item.response.recorded]
+            if together:
                 notes = late + notes
             if notes:
                 self._late.setdefault(chat, []).extend(notes)
@@ -299,7 +315,7 @@ class Outbox:
         if not notes:
             return
         try:
-            await self.send_batch(chat, [], "\n".join(notes))
+            await self.send_batch(chat, [], "\n".join(n.text for n in notes), tuple(notes))
         except Exception as error:
             failure = self.classify(error)
             if failure is not None and failure.maybe_delivered:  # it may be in the chat: not sent twice

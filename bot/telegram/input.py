@@ -53,6 +53,15 @@ class Mention:
 
 
 @dataclass(frozen=True)
+class Document:
+    """A file sent as a document (its caption is the line): what getFile needs, and what it says of itself."""
+
+    file_id: str
+    name: str
+    size: int | None  # Telegram may leave it out
+
+
+@dataclass(frozen=True)
 class Input:
     kind: Kind
     update_id: int
@@ -67,10 +76,13 @@ class Input:
     callback_id: str | None = None
     mentions: tuple[Mention, ...] = ()
     replied_to: Person | None = None  # the author of the message this one replies to
+    reply_to: int | None = None  # the id of the message (in this chat) this one replies to
+    replies_elsewhere: bool = False  # replies to a message of another chat (Telegram's `external_reply`)
     migrate_to: int | None = None
     migrate_from: int | None = None
     member_status: str | None = None  # my_chat_member: the bot's new status
     member_can_read: bool | None = None  # my_chat_member: administrators read every message
+    document: Document | None = None  # a file sent with the line (a rules file with the caption /rules)
 
     @property
     def group(self) -> bool:
@@ -158,6 +170,20 @@ def topic_of(message: dict[str, Any]) -> int | None:
     return None
 
 
+def replied_message(message: dict[str, Any]) -> dict[str, Any] | None:
+    """The message this one replies to, when it is a reply (Bot API: `reply_to_message`, not nested
+    further). In a forum topic every message carries the topic's first message (its creation) as
+    `reply_to_message`: that is no reply, unless the line is in the General topic, which has no
+    such message (a reply there carries the replied message's id as `message_thread_id`)."""
+    replied = message.get("reply_to_message")
+    if not isinstance(replied, dict) or replied.get("message_id") is None:
+        return None
+    topic_root = replied.get("message_id") == message.get("message_thread_id") and message.get("is_topic_message")
+    if topic_root or replied.get("forum_topic_created") is not None:
+        return None
+    return replied
+
+
 def line_kind(message: dict[str, Any], edited: bool) -> Kind:
     if message.get("is_automatic_forward"):
         return Kind.AUTOMATIC_FORWARD
@@ -172,10 +198,18 @@ def line_kind(message: dict[str, Any], edited: bool) -> Kind:
     return Kind.EDITED if edited else Kind.NEW
 
 
+def document_of(message: dict[str, Any]) -> Document | None:
+    found = message.get("document")
+    if not isinstance(found, dict) or not found.get("file_id"):
+        return None
+    size = found.get("file_size")
+    return Document(str(found["file_id"]), str(found.get("file_name") or "rules.toml"), int(size) if size else None)
+
+
 def read_message(update_id: int, message: dict[str, Any], edited: bool) -> Input:
     chat = message.get("chat", {})
     text = message.get("text", message.get("caption"))
-    replied = message.get("reply_to_message") or {}
+    replied = replied_message(message) or {}
     replied_user = replied.get("from")
     return Input(
         kind=line_kind(message, edited),
@@ -189,8 +223,11 @@ def read_message(update_id: int, message: dict[str, Any], edited: bool) -> Input
         edit_date=message.get("edit_date"),
         mentions=mentions_of(message, text) if text else (),
         replied_to=person(replied_user) if replied_user and not replied.get("sender_chat") else None,
+        reply_to=replied.get("message_id"),
+        replies_elsewhere=message.get("external_reply") is not None,
         migrate_to=message.get("migrate_to_chat_id"),
         migrate_from=message.get("migrate_from_chat_id"),
+        document=document_of(message),
     )
 
 

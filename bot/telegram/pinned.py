@@ -39,10 +39,11 @@ class PinnedBoards:
         )
 
     async def as_shown(self, chat: int, response: Response) -> Response:
-        """A recorded event's reply where the chat's board is pinned and live (the bot may pin there):
-        its live form (bot/views/board.py `live`), with no board after a hand and a win in three lines."""
+        """A reply where the chat's board is pinned and live (the bot may pin there): its live form — a
+        recorded event's (bot/views/board.py `live`: no board after a hand, a win in three lines), a
+        summary's (who pays whom; the board shows the standing)."""
         moved = self.chats.moved
-        if response.live is None or not response.recorded or not await self.chats.may_pin(moved.get(chat, chat)):
+        if response.live is None or not await self.chats.may_pin(moved.get(chat, chat)):
             return response
         return replace(response, replies=response.live)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import logging
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -21,6 +21,7 @@ from bot.telegram.connections import Connections
 from bot.telegram.delivery import (
     MESSAGE_LIMIT,
     Failure,
+    Note,
     Outbox,
     Outgoing,
     RetryPolicy,
@@ -93,17 +94,27 @@ class Sender:
             row_of_last = choice.row
         return InlineKeyboardMarkup(rows) if rows else None
 
-    async def send_batch(self, chat: int, batch: list[Outgoing], text: str) -> None:
-        """Deliver a batch; a group that became a supergroup meanwhile gets it under its new id."""
+    async def send_batch(self, chat: int, batch: list[Outgoing], text: str, notes: tuple[Note, ...] = ()) -> None:
+        """Deliver a batch; a group that became a supergroup meanwhile gets it under its new id.
+        `notes`: the answers the text shows, kept with the message for a reply to it."""
         try:
-            await self._send_batch(self.chats.moved.get(chat, chat), batch, text)
+            await self._send_batch(self.chats.moved.get(chat, chat), batch, text, notes)
         except ChatMigrated as error:
             new = int(error.new_chat_id)
             self.chats.moved[chat] = new
             await self.chats.remember_migration(chat, new)
-            await self._send_batch(new, batch, text)
+            await self._send_batch(new, batch, text, notes)
 
-    async def _send_batch(self, chat: int, batch: list[Outgoing], text: str) -> None:
+    def keep(self, chat: int, message_id: int, shown: str, notes: Sequence[Note]) -> None:
+        """What a message sent to a group carried, for a reply to it (bot/chat/handlers/reply_to.py):
+        the answers whose first line it shows; all of them for a piece that shows none (the rest of
+        a long answer). Kept by Telegram's id of the bot's own message, never read from its text."""
+        if chat > 0 or not notes:  # a private chat records nothing: a reply there has nothing to act on
+            return
+        inside = [note for note in notes if note.text and note.text in shown] or list(notes)
+        self.connections.referee.remember_answer(chat, message_id, [(n.event_id, n.recorded) for n in inside])
+
+    async def _send_batch(self, chat: int, batch: list[Outgoing], text: str, notes: tuple[Note, ...] = ()) -> None:
         """Deliver one coalesced batch: the text (split if long) with the buttons of every answer that
         has some, photos and files; or a guided flow's step written over its answer. The buttons of
         the answers whose question was answered are taken off later (`Tidy`). Raises only if the
@@ -117,17 +128,23 @@ class Sender:
         photos = [a for a in response.attachments if a.kind == "photo"] if response else []
         documents = [a for a in response.attachments if a.kind == "document"] if response else []
         edit, pressed = (batch[-1].edit, batch[-1].pressed) if batch else (None, None)
-        if edit is not None and text and not photos and not await self.write_over(chat, edit, pressed, text, markup):
-            self.tidy.push(chat, edit, pressed)  # what else it carries is not known (a restart): a message of its own
-            edit = None
+        if edit is not None and text and not photos:
+            written = await self.write_over(chat, edit, pressed, text, markup)
+            if written is not None:
+                self.keep(chat, edit, written, notes)  # a guided flow's step or result, over its answer
+            else:  # what else the message carries is not known (a restart): a message of its own
+                self.tidy.push(chat, edit, pressed)
+                edit = None
         if edit is None and photos and len(text) <= CAPTION_LIMIT:
-            await self.send_photo(chat, thread, photos[0].data, text, markup)
+            sent = await self.send_photo(chat, thread, photos[0].data, text, markup)
+            self.keep(chat, sent.message_id, text, notes)
             photos = photos[1:]
         elif edit is None and text:
             pieces = split_text(text)
             for index, piece in enumerate(pieces):
                 last = index == len(pieces) - 1
                 sent = await self.send_text(chat, thread, piece, markup if last else None)
+                self.keep(chat, sent.message_id, piece, notes)
                 if last and markup is not None:
                     self.remember(chat, sent.message_id, shared(piece, [(shown(item), mk) for item, mk in asking]))
         for photo in photos:
@@ -187,17 +204,17 @@ class Sender:
 
     async def write_over(
         self, chat: int, message: int, pressed: str | None, text: str, markup: InlineKeyboardMarkup | None
-    ) -> bool:
+    ) -> str | None:
         """A guided flow's step or a win's 明细 written over the answer whose button was pressed, the
-        other answers in the message kept; False when the message's make-up is not known (a
-        restart), or the whole would be too long (it is then sent as a message of its own)."""
+        other answers in the message kept: the message's text now. None when the message's make-up is
+        not known (a restart), or the whole would be too long (it is then sent as a message of its own)."""
         parts = self.keyboards.get((chat, message))
         index = parts.holding(pressed) if parts is not None else None
         if parts is None or index is None:
-            return False
+            return None
         written = parts.replaced(index, text, markup)
         if len(written.text) > MESSAGE_LIMIT:
-            return False
+            return None
         bot = self.connections.bot
         try:
             await with_retries(
@@ -215,7 +232,7 @@ class Sender:
                 raise
         self.keyboards.pop((chat, message), None)
         self.remember(chat, message, written if written.markup() is not None else None)
-        return True
+        return written.text
 
     async def take_buttons_off(self, chat: int, message: int, pressed: frozenset[str | None]) -> None:
         """The pressed answers' buttons gone from a message, its text and the other answers' buttons

@@ -1,7 +1,7 @@
 """The process's settings: every environment variable the bot reads, read once at start into one
 validated `Settings`. A bad value stops the start with one line naming the variable and what it
 accepts (exit 2), never a traceback halfway through. `VARIABLES` is the one list: `--help` and
-docs/operating.md's table are rendered from it (tests/test_settings.py checks the table agrees).
+docs/operating.md's table are rendered from it (tests/test_operating.py checks the table agrees).
 
 Operator-facing messages (these, the database's, health's) are in English, or in the language of
 the process's `LANG` when the catalogs have it; chats keep their own language.
@@ -14,6 +14,7 @@ import logging
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from urllib.parse import urlsplit
 
 from bot.chat.availability import EXIT_UNAVAILABLE
@@ -83,6 +84,12 @@ def _positive_seconds(value: str) -> float:
 
 def _secret(value: str) -> str:
     if not _SECRET.fullmatch(value):
+        raise ValueError(value)
+    return value
+
+
+def _folder(value: str) -> str:
+    if not Path(value).is_dir():
         raise ValueError(value)
     return value
 
@@ -193,6 +200,14 @@ VARIABLES: tuple[Variable, ...] = (
         "how long a write waits for a lock another process holds on the ledger before it is tried again",
         _seconds(0),
     ),
+    Variable(
+        "RULES_DIR",
+        "rules_dir",
+        "",
+        "a folder that exists",
+        "house rules files (NAME.toml) any group may open a night with: /new … rules=NAME",
+        _folder,
+    ),
     Variable("LOG_LEVEL", "log_level", "INFO", "DEBUG, INFO, WARNING or ERROR", "how much the bot logs", _log_level),
     Variable(
         "LANG",
@@ -220,6 +235,7 @@ class Settings:
     backlog_max_age: float = 300.0
     chart_seconds: float = 3.0
     busy_timeout: float = 10.0
+    rules_dir: str | None = None
     log_level: str = "INFO"
     language: str = "en"
 

@@ -12,14 +12,15 @@ import logging
 from dataclasses import dataclass, replace
 
 from telegram import CallbackQuery, Message, Update
+from telegram.error import TelegramError
 
 from bot.chat.availability import storage_unavailable
-from bot.chat.service import Incoming, Speaker
+from bot.chat.service import MAX_RULES_BYTES, Incoming, Replied, Speaker, Upload
 from bot.store.queue import Row
 from bot.telegram.chats import Chats
 from bot.telegram.connections import Connections
 from bot.telegram.delivery import Outgoing
-from bot.telegram.input import PER_PRESSER, Input, Kind, addressed_elsewhere, deep_link, read_update
+from bot.telegram.input import PER_PRESSER, Document, Input, Kind, addressed_elsewhere, deep_link, read_update
 from bot.telegram.pinned import PinnedBoards
 from bot.telegram.sending import Sender
 from bot.text.replies import Choice, Reply, Response, render_response
@@ -105,14 +106,20 @@ class Updates:
         chat_key = await self.chats.chat_key(read)
         referee = self.connections.referee
         said = await referee.read(chat_key, deep_link(line, bot.username))  # read once
+        upload = None
+        if read.document is not None and said.command is not None and said.command.name == "rules":
+            upload = await self.fetch(read.document)  # a rules file: only a document captioned /rules is read
         incoming = Incoming(
             chat_id=chat_key,
-            speaker=await self.chats.speaker(read.sender, read, rights=not said.asks_only),
+            # a question needs no rights; a rules file sent with /rules changes the rules: it does
+            speaker=await self.chats.speaker(read.sender, read, rights=not said.asks_only or upload is not None),
             text=said.text,
             update_key=row.key,
             private=read.private,
             mentions=self.chats.mentions(read),
             read=said,
+            replied=self.replied(read) if text is None else None,  # an edit's fix names its own line
+            upload=upload,
         )
         response = await referee.handle(incoming)
         if response is not None and response.unwritten:
@@ -122,6 +129,34 @@ class Updates:
             shown = await self.pinned.as_shown(read.chat_id, await self.with_privacy(response, chat_key))
             self.post(Outgoing(read.chat_id, read.topic, chat_key, shown))
         return response is not None and response.recorded
+
+    def replied(self, read: Input) -> Replied | None:
+        """The message the line replies to: the bot's own answer only when its author is this bot
+        (by id: a player's text that looks like an answer is a player's message)."""
+        if read.reply_to is None or read.chat_id is None:
+            return Replied(None, 0) if read.replies_elsewhere else None
+        author = read.replied_to
+        mine = author is not None and author.is_bot and author.id == str(self.connections.bot.id)
+        return Replied(read.chat_id, read.reply_to, answer=mine)
+
+    async def fetch(self, document: Document) -> Upload:
+        """A document's text, read with getFile when it is small enough to be a rules file (its size
+        is asked before it is fetched, and counted again after); not read (None) when too big, not
+        UTF-8 text, or not fetched (the command layer says which it was)."""
+        if document.size is not None and document.size > MAX_RULES_BYTES:
+            return Upload(document.name, document.size)
+        try:
+            found = await self.connections.bot.get_file(document.file_id)
+            data = bytes(await found.download_as_bytearray())
+        except TelegramError as error:
+            log.warning("document %s not fetched: %s", document.file_id, error)
+            return Upload(document.name, document.size or 0, fetched=False)
+        if len(data) > MAX_RULES_BYTES:
+            return Upload(document.name, len(data))
+        try:
+            return Upload(document.name, len(data), data.decode("utf-8-sig"))
+        except UnicodeDecodeError:
+            return Upload(document.name, len(data))
 
     async def on_edit(self, read: Input, row: Row) -> bool:
         """An edit is a correction: of the event its line recorded (`/fix N <edited line>`), or, when

@@ -33,6 +33,7 @@ class Joined:
 
     items: tuple[Any, ...]
     separator: str | Reply = "\n"  # a Reply for a list a reader sees (", " in English, "、" in Chinese)
+    unique: bool = False  # an item that reads as one before it is left out (two names for one thing)
 
 
 @dataclass(frozen=True)
@@ -87,7 +88,7 @@ class Response:
     edits: bool = False  # a guided flow's step or result: written over the message whose button was pressed
     moved_money: bool = True  # False: a recorded event with no payments (碰): the console skips the board
     # the reply where the chat's board is pinned and live (Telegram, bot/views/board.py `live`): no board
-    # after a hand, a win in three lines; None: the same as `replies`
+    # after a hand, a win in three lines, a summary with who pays whom; None: the same as `replies`
     live: tuple[Reply, ...] | None = None
     settles: bool = False  # answers a question, recording nothing (a repeat dropped): the chat sees it, its buttons go
     spent: bool = False  # a button whose question was answered already: a quiet note to whoever pressed it
@@ -98,6 +99,9 @@ class Response:
     # tap on the tile pad): "toast" goes by itself, "alert" is a note to dismiss (a preview to read);
     # Telegram answers the press with it (no group message), the console prints it
     press_answer: Literal["toast", "alert"] | None = None
+    # the ledger row its first line reports as #N (`✅ #N`, `✏️ #N`, `↩️ #N`): a reply to the message
+    # that shows it acts on that line (Telegram: bot/chat/handlers/reply_to.py)
+    event_id: int | None = None
 
 
 def render_value(value: Any, translator: Translator) -> Any:
@@ -109,7 +113,8 @@ def render_value(value: Any, translator: Translator) -> Any:
         return to_traditional(value.text) if translator.language == "zh-Hant" else value.text
     if isinstance(value, Joined):
         separator = value.separator if isinstance(value.separator, str) else render(value.separator, translator)
-        return separator.join(str(render_value(v, translator)) for v in value.items)
+        items = [str(render_value(v, translator)) for v in value.items]
+        return separator.join(dict.fromkeys(items) if value.unique else items)
     if isinstance(value, list | tuple):
         return "\n".join(str(render_value(v, translator)) for v in value)
     return value

@@ -5,7 +5,7 @@ A chat's `board` setting decides. `hand` (the default): an event's reply is one 
 scoreboard follows only when the hand changes (a win, a 荒庄, a correction that moves the hand) and
 on /score. `each`: the reply in full with the scoreboard after every event that moved money, as before.
 This is transport-neutral: the console and Telegram both print what it returns. Telegram's pinned
-live board (bot/telegram/app.py) is extra, from `Response.scoreboard`.
+live board (bot/telegram/pinned.py) is extra, from `Response.scoreboard`.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ DETAILS = "/history #{id}"  # a win's full breakdown, as the 明细 button asks 
 def shaped(response: Response, mode: str, hand_before: int | None) -> Response:
     """The reply as the chat's board setting wants it. Only a recorded event's reply (one that
     carries the board) changes; questions, hints and refusals stay as they are. In `hand` mode the
-    reply also carries its `live` form, for a chat whose board is pinned (bot/telegram/app.py), and
+    reply also carries its `live` form, for a chat whose board is pinned (bot/telegram/pinned.py), and
     a win its 明细 button."""
     board = response.scoreboard
     if not response.recorded or board is None:
@@ -116,13 +116,17 @@ def live(replies: Sequence[Reply]) -> tuple[Reply, ...]:
     """The reply where the board is pinned and live: a win reads in three lines (who won on whom,
     the total with its items on one line, who pays what); its full breakdown is one tap away (明细,
     or /history #N). How the payments came from the total (比下胡, 垒宝塔, 包牌) stays on the total's
-    line; which patterns came from the log is left to the breakdown."""
+    line; which patterns came from the log is left to the breakdown. What the pinned board's header
+    says (the next hand, its dealer, 连庄) is not said again, nor a 包牌 the total's line names."""
     winners = sum(reply.key == "score.breakdown" for reply in replies)
+    liable = {str(reply.params["liable"]) for reply in replies if reply.key.startswith("factor.liable")}
     shown: list[Reply] = []
     index = 0
     while index < len(replies):
         reply = replies[index]
         index += 1
+        if reply.key in END_OF_HAND or (reply.key == "table.liable" and str(reply.params["seat"]) in liable):
+            continue
         if reply.key != "score.breakdown":
             shown.append(reply)
             continue
@@ -137,15 +141,30 @@ def live(replies: Sequence[Reply]) -> tuple[Reply, ...]:
     return tuple(folded(shown))
 
 
+ON_THE_EVENT = {"win.merged": "compact.merged", "win.in_hand": "compact.fix_tip"}  # said on the event's line
+
+
 def folded(replies: Sequence[Reply]) -> list[Reply]:
     """The 比下胡 warning for the next hand at the end of the line before it (who pays, or 荒庄): the
-    pinned board's header says ×2 as well, the warning says why, and the hand ends in three lines."""
+    pinned board's header says ×2 as well, the warning says why, and the hand ends in three lines.
+    Which win a second winner joined (一炮多响) and, in the first hand, how to fix a line, go at the end
+    of the event's own line, shortened: the board says the hand."""
     shown: list[Reply] = []
+    on_event: list[Reply] = []
     for reply in replies:
-        if reply.key == "table.next_doubled" and shown:
+        if reply.key in ON_THE_EVENT:
+            on_event.append(reply)
+        elif reply.key == "table.next_doubled" and shown:
             shown[-1] = Reply("compact.joined", {"line": shown[-1], "notice": reply})
         else:
             shown.append(reply)
+    event = next((i for i, reply in enumerate(shown) if reply.key == "event.recorded"), None)
+    if event is None:  # no event's line to say them on: said in full, as before
+        return [*shown, *on_event]
+    for said in on_event:
+        shown[event] = Reply(
+            "compact.joined", {"line": shown[event], "notice": Reply(ON_THE_EVENT[said.key], said.params)}
+        )
     return shown
 
 

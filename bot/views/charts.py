@@ -39,8 +39,9 @@ from locales import Translator
 KEPT_CHARTS = 64  # charts kept by their night's version (30–100 KB each)
 DRAWERS = 1  # drawing processes: one draws twenty charts in about 0.1 s; a second only competed for the cores
 TOLD_MOST = 1024  # texts whose missing glyphs were logged, remembered so each is logged once
-GIVE_UP_SECONDS = 3.0  # a chart is drawn in about 0.1 s: one not drawn in 3 s will not be (a hung process)
-GIVE_UP_ENV = "CHART_SECONDS"  # the same, from the environment (the tests stop the process for less)
+# A chart is drawn in about 0.1 s: one not drawn in 3 s will not be (a hung process). The Telegram
+# front end passes its CHART_SECONDS setting instead (the tests stop the process for less).
+GIVE_UP_SECONDS = 3.0
 START_SECONDS = 30.0  # a new drawing process loads its fonts in about a second: one not ready by then is stuck
 STUCK = "stuck"  # how `Charts.health` starts while the drawing process does not answer (health.py's STUCK)
 log = logging.getLogger(__name__)
@@ -205,9 +206,7 @@ class Charts:
         self.replaced_at: float | None = None  # when the last one was (wall clock)
 
     def start_drawing(self) -> None:
-        """Draw in a process of its own from now on, started now (its imports and fonts with it).
-        `CHART_SECONDS` in the environment sets `give_up`."""
-        self.give_up = float(os.environ.get(GIVE_UP_ENV) or self.give_up)
+        """Draw in a process of its own from now on, started now (its imports and fonts with it)."""
         if self._drawer is None:
             context = multiprocessing.get_context("spawn")  # a fresh interpreter: none of the bot's threads
             self._drawer = ProcessPoolExecutor(

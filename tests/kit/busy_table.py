@@ -31,7 +31,7 @@ from bench.hands import random_closed_hand
 from bot.chat.handlers.flows import tile_label
 from bot.store.queue import Row
 from bot.telegram.app import TelegramFrontEnd, build_application
-from bot.telegram.delivery import Outgoing
+from bot.telegram.delivery import Note, Outgoing
 from bot.telegram.pace import Pacer
 from bot.text.replies import render
 from locales import Translator
@@ -141,11 +141,11 @@ class BusyTable:
                 self.waiting[id(item)] = (item, update)
             push(item)
 
-        async def sent(chat: int, batch: list[Outgoing], text: str) -> None:
+        async def sent(chat: int, batch: list[Outgoing], text: str, notes: tuple[Note, ...] = ()) -> None:
             updates = [self.waiting.pop(id(item))[1] for item in batch if id(item) in self.waiting]
             token = TAG.set(frozenset(updates))  # the calls made for these answers are theirs
             try:
-                await send_batch(chat, batch, text)
+                await send_batch(chat, batch, text, notes)
             finally:
                 TAG.reset(token)
             self.figures.line_delays += [self.now() - self.arrived[update] for update in updates]

@@ -25,6 +25,7 @@ class Running:
         policy: RetryPolicy | None = None,
         board_interval: float | None = None,
         pacer: Pacer | None = None,
+        rules_dir: Path | None = None,
     ) -> None:
         """`pacer`: messages wait for their chat's turn (bot/telegram/pace.py); without, they go at
         once (the fake enforces no limit unless told to). `board_interval`: 0 unless given (the
@@ -38,6 +39,7 @@ class Running:
             board_interval=board_interval or 0.0,
             rate_limit=False,
             pacer=pacer,
+            rules_dir=rules_dir,
         )
         self.front: TelegramFrontEnd = self.application.bot_data["front"]
         self.intake = Polling(self.application.bot, self.front.accept_all, timeout=1)
@@ -69,6 +71,14 @@ class Running:
             for c in self.fake.calls[before:]
             if c.method in ("sendMessage", "sendPhoto")
         )
+
+    async def send_file(self, sender: dict[str, Any], caption: str, name: str, data: bytes, **extra: Any) -> str:
+        """Send a document with a caption and wait for the bot's reply to it."""
+        before = len(self.fake.calls)
+        update_id = self.fake.document(GROUP, sender, caption, name, data, **extra)
+        await self.fake.wait_for(lambda: any(c.method == "sendMessage" for c in self.fake.calls[before:]), timeout=30)
+        await self.fake.settle(update_id)
+        return "\n".join(str(c.params.get("text", "")) for c in self.fake.calls[before:] if c.method == "sendMessage")
 
     async def press(self, sender: dict[str, Any], data: str) -> str:
         keyboard = [c for c in self.fake.calls if "reply_markup" in c.params][-1]

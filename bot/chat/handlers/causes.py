@@ -90,7 +90,8 @@ def cause_line(
         names += [Reply(f"unit.{key}") for key in dict.fromkeys(big)]
     shown = sorted(facts - {"big_hu"}) if names else sorted(facts)
     names += [Reply(f"trigger.{key}") for key in shown]
-    what = Joined(tuple(names), LIST)
+    # a big pattern that is a trigger of its own too (大杠开花) is named once
+    what = Joined(tuple(names), LIST, unique=True)
     who = actors(played, seats)
     if not who:
         return Reply("doubled.cause_event", {"id": number(played.place), "what": what})

@@ -67,7 +67,7 @@ async def rename(context: Context) -> Response:
     change = SeatChange(seat, name, current.user_id, current.username)
     event_id = await night.record_seat(context.line, "rename", change)
     return chore_response(
-        context, night, Reply("rename.done", {"id": night.shown(event_id), "old": current.name, "new": name})
+        context, night, Reply("rename.done", {"id": night.shown(event_id), "old": current.name, "new": name}), event_id
     )
 
 
@@ -79,7 +79,7 @@ async def swap(context: Context) -> Response:
     name = new_name(context, name)
     event_id = await night.record_seat(context.line, SWAP, SeatChange(seat, name))
     params = {"id": night.shown(event_id), "old": old or "?", "new": name, "seat": Reply(SEAT_KEYS[seat])}
-    return chore_response(context, night, Reply("swap.done", params))
+    return chore_response(context, night, Reply("swap.done", params), event_id)
 
 
 async def stake(context: Context) -> Response:
@@ -96,6 +96,7 @@ async def stake(context: Context) -> Response:
         context,
         night,
         Reply("stake.done", {"id": night.shown(event_id), "stake": format_money(cents), "hand": from_hand}),
+        event_id,
     )
 
 
@@ -108,7 +109,7 @@ async def dealer(context: Context) -> Response:
     return recorded_response(context, night, await night.record(context.line, SetDealer(seat)))
 
 
-def chore_response(context: Context, night: Night, reply: Reply) -> Response:
+def chore_response(context: Context, night: Night, reply: Reply, event_id: int) -> Response:
     # the board goes with it (no money moved: shown in the chat only if the hand changed) so that a
-    # pinned live board shows the new names and stake at once
-    return recorded_reply(context, night, (reply,), moved_money=False)
+    # pinned live board shows the new names and stake at once; `event_id`: the row its #N reports
+    return recorded_reply(context, night, (reply,), moved_money=False, event_id=event_id)

@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from bot.chat.grammar import Command
+from bot.chat.command import Command
 from bot.chat.handlers.causes import doubled_causes, notice_choices
 from bot.chat.near_miss import near_command
 from bot.chat.parser import ReadLine
@@ -16,16 +16,51 @@ from bot.night.night import Night, Recorded
 from bot.night.nights import Nights
 from bot.night.played import Played
 from bot.night.records import PaymentRow, Seat
-from bot.night.seating import Speaker, may_record, player_list, resolve, seat_of, seated_names
+from bot.night.seating import Speaker, may_record, player_list, resolve, seat_of
 from bot.text.replies import LIST, Choice, Joined, Reply, Response
 from bot.text.vocabulary import fold
 from bot.views.charts import Charts
+from bot.views.house_rules import what as rule_change
 from bot.views.lines import factor_lines, mixes_stakes, payment_lines, scoreboard
-from engine.events import Draw, Event, FlowerGang, FourWinds, Gang, Notice, Penalty, Pong, RangeMark, SetDealer, Win
+from engine.events import (
+    Draw,
+    Event,
+    FlowerGang,
+    FourWinds,
+    Gang,
+    Notice,
+    Penalty,
+    Pong,
+    RangeMark,
+    SetDealer,
+    SetRules,
+    Win,
+)
 from engine.melds import LoggedMeldMissing
 from engine.scoring import Item
 from engine.table import WinRefused
 from engine.tiles import WIND_LETTERS, tile_name
+
+
+@dataclass(frozen=True)
+class Replied:
+    """The message a line replies to (Telegram; the console has none): a reply with /undo or /fix
+    acts on the line it recorded or reports (bot/chat/handlers/reply_to.py)."""
+
+    chat: int | None  # the Telegram chat it is in; None: a message of another chat
+    message_id: int
+    answer: bool = False  # the bot's own answer (its author is this bot), else a player's message
+
+
+@dataclass(frozen=True)
+class Upload:
+    """A file sent with the line (Telegram: a document whose caption is the line): its name, its size
+    in bytes, and its text (None when it was not read: too big, or not text)."""
+
+    name: str
+    size: int
+    text: str | None = None
+    fetched: bool = True  # False: the front end could not fetch it (a network failure): sending it again may do
 
 
 @dataclass(frozen=True)
@@ -38,6 +73,8 @@ class Incoming:
     mentions: tuple[Speaker, ...] = ()  # users the line @mentions or replies to (Telegram)
     press: str | None = None  # a button press's own id (Telegram's callback query): a tap counted once
     read: ReadLine | None = None  # the line as the front end had it read (Referee.read): not read again
+    replied: Replied | None = None  # the message the line replies to (Telegram), None: no reply
+    upload: Upload | None = None  # a rules file sent with `/rules` (bot/chat/handlers/house.py)
 
 
 @dataclass
@@ -47,7 +84,7 @@ class Services:
     not answered yet, lines kept for a seat claim)."""
 
     nights: Nights
-    rules_dir: Path | None = None  # where /new rules=FILE may read house rules (console only)
+    rules_dir: Path | None = None  # the operator's rules files (RULES_DIR; the console: its folder)
     charts_enabled: bool = True
     pending_close: set[str] = field(default_factory=set)  # chats shown /summary, awaiting `yes`
     clock: Callable[[], float] = time.time  # guided flows expire (tests move it on)
@@ -69,6 +106,9 @@ class PendingLine:
     night_id: int
     hand_no: int
     at: float
+    # the line's own update key: the line is recorded under it once the seat is claimed, so that its
+    # message stands for what it recorded (an edit of it, a reply to it: bot/chat/handlers/reply_to.py)
+    update_key: str | None = None
 
 
 @dataclass(frozen=True)
@@ -266,6 +306,8 @@ def describe(event: Event, seats: Sequence[Seat]) -> Reply:
         )
     if isinstance(event, SetDealer):
         return Reply("what.dealer", {"dealer": who(event.seat)})
+    if isinstance(event, SetRules):
+        return rule_change(event)
     assert isinstance(event, Draw)
     return Reply("what.draw")
 
@@ -302,8 +344,11 @@ def notice(night: Night, played: Played, said: Notice) -> Reply:
     return Reply(said.key, params)
 
 
-def recorded_reply(context: Context, night: Night, replies: Sequence[Reply], moved_money: bool = True) -> Response:
-    """The reply to something now in the ledger, with the night's board after it."""
+def recorded_reply(
+    context: Context, night: Night, replies: Sequence[Reply], moved_money: bool = True, event_id: int | None = None
+) -> Response:
+    """The reply to something now in the ledger, with the night's board after it; `event_id`: the
+    row its first line reports as #N."""
     return Response(
         tuple(replies),
         context.language,
@@ -312,6 +357,7 @@ def recorded_reply(context: Context, night: Night, replies: Sequence[Reply], mov
         hand_no=night.state.hand_no,
         scoreboard=board(night),
         moved_money=moved_money,
+        event_id=event_id,
     )
 
 
@@ -321,18 +367,19 @@ def recorded_response(context: Context, night: Night, recorded: Recorded) -> Res
     if isinstance(played.event, Win) and played.hand_no == 1:  # after the first hand it is in /help
         doubled = Reply("hand.doubled_mark") if played.doubled else ""
         replies.append(Reply("win.in_hand", {"hand": played.hand_no, "doubled": doubled}))
-    response = recorded_reply(context, night, replies, moved_money=bool(recorded.payments))
+    response = recorded_reply(context, night, replies, moved_money=bool(recorded.payments), event_id=recorded.event_id)
     choices = notice_choices(played, night.seats)  # a notice's line to send, as a button
     return replace(response, choices=choices) if choices else response
 
 
-def near_miss(incoming: Incoming, night: Night | None, language: str) -> Response | None:
+def near_miss(incoming: Incoming, read: ReadLine, night: Night | None, language: str) -> Response | None:
     """A plain line one piece away from a table event (`碰 李思 6s`): a short hint, nothing recorded,
     and the mended line as a button (the speaker's seat named, so whoever presses it records the
-    speaker's event); None — silence — for talk, and when no night is open."""
+    speaker's event); None — silence — for talk, and when no night is open. `read`: the line as read
+    among the names seated in `night`."""
     if night is None or night.closed or incoming.private:
         return None
-    miss = near_command(incoming.text, seated_names(night.seats))
+    miss = near_command(read)
     if miss is None:
         return None
     choices: tuple[Choice, ...] = ()

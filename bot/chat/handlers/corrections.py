@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from bot.chat.grammar import Command
-from bot.chat.handlers import repeats, tab
+from bot.chat.command import Command
+from bot.chat.handlers import house, repeats, tab
 from bot.chat.handlers.common import (
     Context,
     PendingRepeat,
@@ -223,6 +223,7 @@ async def undo(context: Context) -> Response:
         if held is not None:  # the table's latest word is a question about a line: that line goes
             return await withdraw(context, night, held)
     target = await target_of(night, context.command.number)
+    house.check_undo(context, (night.event(night.place_of(target.id)) or target).kind)
     if context.command.number is None and context.incoming.chat_id in context.services.unrecorded:
         number = night.number_of(target.id)
         if number is not None:  # the newest line recorded nothing: an older event is undone only when named
@@ -230,11 +231,13 @@ async def undo(context: Context) -> Response:
     corrected = await correct(context, night, target, None)
     number, undone = night.number_of(corrected.event_id), night.number_of(target.id)
     typed = (await night.texts([target]))[target.id].raw_text  # the line undone, as it was typed
+    reported = None
     if number is None or undone is None:  # a seat claim: no line of the table, so no number either
         replies = [Reply("undo.claim_done", {"text": typed})]
     else:
         replies = [Reply("undo.done", {"id": number, "target": undone, "text": typed})]
-    return recorded_reply(context, night, replies + correction_replies(night, corrected))
+        reported = corrected.event_id
+    return recorded_reply(context, night, replies + correction_replies(night, corrected), event_id=reported)
 
 
 async def held_line(context: Context, night: Night) -> PendingRepeat | None:
@@ -387,8 +390,9 @@ async def fix(context: Context) -> Response:
         if refused.replies[0].key == "undo.not_undoable":
             raise Refusal(Reply("fix.not_fixable", refused.replies[0].params)) from None
         raise
-    if (night.event(night.place_of(target.id)) or target).kind == "join":
-        raise Refusal(Reply("fix.not_fixable", {"id": context.command.number, "kind": Reply("kind.join")}))
+    root = (night.event(night.place_of(target.id)) or target).kind
+    if root in ("join", "rules"):  # a 改规则 is undone and typed again: it has no line to correct
+        raise Refusal(Reply("fix.not_fixable", {"id": context.command.number, "kind": Reply(f"kind.{root}")}))
     event = corrected_event(context, night, target)
     then = seats_then(night, night.place_of(target.id))  # before the correction: who played the event
     corrected = await correct(context, night, target, event, then)
@@ -398,7 +402,7 @@ async def fix(context: Context) -> Response:
     if played is not None:
         # the winner as they sat then, with its 比下胡 / 垒宝塔 lines: the changes follow from them
         replies.extend(explained(played, then))
-    return recorded_reply(context, night, replies + correction_replies(night, corrected))
+    return recorded_reply(context, night, replies + correction_replies(night, corrected), event_id=corrected.event_id)
 
 
 async def undo_claim(context: Context) -> Response:

@@ -34,7 +34,7 @@ import string
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 
-from bot.chat.grammar import Command
+from bot.chat.command import Command
 from bot.chat.handlers import tile_pad
 from bot.chat.handlers.common import Context, Refusal, explained, readable, recording_night
 from bot.chat.handlers.table_events import gang, hu, penalty, win_event

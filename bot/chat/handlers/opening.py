@@ -7,9 +7,11 @@ import re
 from dataclasses import replace
 from decimal import Decimal
 
-from bot.chat.grammar import Command
+from bot.chat.command import Command
 from bot.chat.handlers.common import Context, Incoming, Refusal, open_night
+from bot.chat.handlers.house import opening_rules
 from bot.night.codec import SeatChange
+from bot.night.nights import Nights
 from bot.night.records import Seat
 from bot.night.seating import Speaker, claimable_seat, may_record, names_match, player_list, resolve, seat_of
 from bot.text.replies import BUTTON_COMMAND_BYTES, Choice, Reply, Response
@@ -17,7 +19,6 @@ from bot.text.vocabulary import INVISIBLE, clean_name, fold, name_key
 from bot.views.lines import SEAT_KEYS, format_money
 from bot.views.stats import store_after_close
 from engine.events import SEATS
-from engine.preset import PRESET_NAMES, resolved_builtin, resolved_text
 from locales import LANGUAGES, normalize_language
 
 
@@ -28,7 +29,7 @@ async def new(context: Context) -> Response:
     if context.night is not None and not context.closed:
         raise Refusal(Reply("night.already_open", {"players": player_list(context.seats)}))
     seats = seats_for_new(command, incoming)
-    preset_name, preset_json = preset_choice(context, command)
+    preset_name, preset_json = await preset_choice(context, command)
     if "start" in command.options:
         preset_json = {**preset_json, "start": start_points_of(command.options["start"])}
     stake_cents = stake_cents_of(command.options.get("stake", "1"))
@@ -109,20 +110,11 @@ def openers_seat(seats: tuple[Seat, ...], opener: Speaker) -> tuple[Seat, ...]:
     return (*seats[:seat], Seat(seats[seat].name, opener.id, opener.username), *seats[seat + 1 :])
 
 
-def preset_choice(context: Context, command: Command) -> tuple[str, dict[str, object]]:
-    rules_dir = context.services.rules_dir
-    if "rules" in command.options:
-        if rules_dir is None:
-            raise Refusal(Reply("preset.files_console_only"))
-        path = (rules_dir / command.options["rules"]).resolve()
-        if not path.is_file():
-            raise Refusal(Reply("preset.no_file", {"path": command.options["rules"]}))
-        raw = resolved_text(path.read_text(encoding="utf-8"))
-        return str(raw.get("name", path.stem)), raw
-    name = command.options.get("preset", "nanjing").lower()
-    if name not in PRESET_NAMES:
-        raise Refusal(Reply("preset.unknown", {"name": name, "known": ", ".join(PRESET_NAMES)}))
-    return name, resolved_builtin(name)
+async def preset_choice(context: Context, command: Command) -> tuple[str, dict[str, object]]:
+    """The rules named (`preset=`, `rules=`, `规则=`: a built-in preset, the group's house rules, an
+    operator's file), else the group's default, else nanjing (bot/chat/handlers/house.py)."""
+    named = command.options.get("rules", command.options.get("preset"))
+    return await opening_rules(context, named)
 
 
 MAX_STAKE_CENTS = 1_000_000  # 10000 per flower: anything above is a typo
@@ -163,6 +155,7 @@ async def join(context: Context) -> Response:
         current = context.seats[claimed]
         change = SeatChange(claimed, current.name, speaker.id, speaker.username)
         bind_id = await night.record_seat(context.line, "bind", change)
+        await first_claim(context.services.nights, context.incoming.chat_id, speaker.id)  # asked: said every time
         said = Reply("telegram.claimed", {"name": current.name})
         response = Response((said,), context.language, recorded=True, night_id=night.id)
         return response if names_match(current.name, speaker) else unmatched_claim(response, speaker, current, bind_id)
@@ -184,6 +177,19 @@ async def join(context: Context) -> Response:
         recorded=True,
         night_id=night.id,
     )
+
+
+CLAIM_SAID = "claim_said:{account}"  # chat setting, "1": the account was told once which seat it took (🔗)
+
+
+async def first_claim(nights: Nights, chat_id: str, account: str) -> bool:
+    """Whether this is the first time in the chat an account takes a seat by its name (the 🔗 line is
+    said then, not every night); it is remembered from now on."""
+    key = CLAIM_SAID.format(account=account)
+    if await nights.setting(chat_id, key):
+        return False
+    await nights.set_setting(chat_id, key, "1")
+    return True
 
 
 UNDO_CLAIM = "/undo claim="  # the undo-claim button's line: `/undo claim=BIND` or `/undo claim=BIND,LINE`

@@ -1,5 +1,5 @@
-"""Handlers that answer and record nothing: score, history, rules, summary, stats, me, export
-(help is bot/chat/handlers/help.py)."""
+"""Handlers that answer and record nothing: score, history, summary, stats, me, export (help is
+bot/chat/handlers/help.py, rules bot/chat/handlers/house.py)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from pathlib import Path
 
 from bot.chat.handlers.common import Context, Refusal, board, describe, explained
 from bot.chat.handlers.opening import claim_button, unclaimed
+from bot.chat.handlers.seasons import period_stats
 from bot.chat.handlers.tab import read_tab, tab_replies
 from bot.chat.parser import parse
 from bot.night.fold import table_event
@@ -25,14 +26,12 @@ from bot.views import export
 from bot.views.charts import ChartNotDrawn, night_chart
 from bot.views.lines import history as history_lines
 from bot.views.lines import payment_lines, player_stats
-from bot.views.lines import rules as rules_lines
 from bot.views.lines import summary as summary_lines
 from bot.views.personal import night_people
 from bot.views.plot import format_for
 from bot.views.stats import chat_stats, my_stats
 from engine.errors import EngineError
 from engine.events import Win
-from engine.preset import PRESET_NAMES, preset_from_dict, resolved_builtin
 from locales import Translator
 
 # A page of /history: 15 lines of about 100 characters stay well under Telegram's 4,096 a message.
@@ -172,19 +171,6 @@ def flow_lines(night: Night, events: list[EventRow], texts: Mapping[int, LineTex
     return shown
 
 
-async def rules(context: Context) -> Response:
-    """The open night's numbers, or any built-in preset's when named (`/rules chengbei`)."""
-    night = context.night
-    name = (context.command.word or "").lower()
-    if not name and night is not None and not context.closed:
-        # the stake in force now: a 改底 changes what the next hands are played for
-        return Response(tuple(rules_lines(night.preset, night.stake_at(night.state.hand_no))), context.language)
-    name = name or "nanjing"
-    if name not in PRESET_NAMES:
-        raise Refusal(Reply("preset.unknown", {"name": name, "known": ", ".join(PRESET_NAMES)}))
-    return Response(tuple(rules_lines(preset_from_dict(resolved_builtin(name)), 100)), context.language)
-
-
 def summary_replies(night: Night, tally: Tally) -> list[Reply]:
     """The night's figures, its tally's (`Night.tally`): players, not seats, so that after a 换人 each
     keeps their own."""
@@ -204,6 +190,11 @@ def summary_replies(night: Night, tally: Tally) -> list[Reply]:
         # the current hand too: a 改底 for the next hand is the stake in force, as the header said before
         stakes=stake_runs(night.stake_schedule(), night.state.hand_no),
     )
+
+
+# What a summary leaves out where the chat's board is pinned (Telegram): the standing, which the board
+# shows, and each player's figures, which /stats keeps; who pays whom stays, what the table settles.
+BESIDE_THE_BOARD = frozenset({"summary.rank", "summary.player_stats", "summary.player_stats_mixed"})
 
 
 async def summary(context: Context) -> Response:
@@ -237,7 +228,14 @@ async def summary(context: Context) -> Response:
         lines.append(Reply("summary.confirm"))
         context.services.pending_close.add(context.incoming.chat_id)
         choices = (Choice(Reply("button.close_night"), "/close"),)
-    return Response(tuple(lines), context.language, attachments=tuple(attachments), choices=choices, night_id=night.id)
+    return Response(
+        tuple(lines),
+        context.language,
+        attachments=tuple(attachments),
+        choices=choices,
+        night_id=night.id,
+        live=tuple(reply for reply in lines if reply.key not in BESIDE_THE_BOARD),
+    )
 
 
 async def unknown_command(context: Context) -> Response:
@@ -245,7 +243,13 @@ async def unknown_command(context: Context) -> Response:
 
 
 async def stats(context: Context) -> Response:
+    """`/stats` and `/stats NAME`: careers across every night; `/stats PERIOD …`: that period's
+    leaderboard (bot/chat/handlers/seasons.py)."""
+    if context.command.period is not None:
+        return await period_stats(context)
     replies = await chat_stats(context.services.nights, context.incoming.chat_id, context.command.word)
+    if replies[0].key == "tab.stats_unknown":  # a word that is no one may have been meant as a period
+        replies.append(Reply("period.or_a_period"))
     return Response(tuple(replies), context.language)
 
 

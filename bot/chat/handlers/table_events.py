@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from bot.chat.grammar import Command
+from bot.chat.command import Command
 from bot.chat.handlers import repeats
 from bot.chat.handlers.common import (
     Context,
@@ -47,6 +47,7 @@ REVERSIBLE = (
     "swap",
     "stake",
     "dealer",
+    "rules",
 )
 
 

@@ -19,7 +19,7 @@ import re
 from dataclasses import replace
 from functools import cache
 
-from bot.chat.grammar import Command
+from bot.chat.command import Command
 from bot.chat.handlers import tile_pad
 from bot.chat.handlers.common import Context, Refusal, recording_night
 from bot.chat.handlers.flows import (

@@ -1,0 +1,93 @@
+"""A chat's seasons and a span of its nights summed per person (a part of `Ledger`).
+
+Seasons have their own append-only log per chat (`season_events`, schema 11), read and folded by
+bot/chat/handlers/seasons.py: `new` starts one from a night on, `end` ends the open one through a
+night, `undo` takes one of them back. Nothing is edited or deleted.
+
+A span's figures are the closed nights' rows per person (`night_people`, schema 10) summed, the nights
+chosen by day (a month, a year, a range of days) or by id (a season): one indexed read.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+import aiosqlite
+
+from bot.store.history import is_recorded
+from bot.store.rows import DuplicateUpdate, PersonNightRow, SeasonEventRow, SpanSums
+from bot.store.writer import Writer
+
+_SUMS = "COUNT(*), SUM(amount), SUM(money_cents), SUM(hands), SUM(wins), SUM(self_draws), SUM(deal_ins), MAX(biggest)"
+
+
+class ChatSeasons:
+    """The ledger's reads and writes of a chat's seasons and spans of nights."""
+
+    _db: aiosqlite.Connection
+    _writer: Writer
+
+    async def season_events(self, chat_id: str) -> list[SeasonEventRow]:
+        rows = await self._db.execute_fetchall(
+            "SELECT id, kind, payload, speaker, reverses, created_at FROM season_events WHERE chat_id = ? ORDER BY id",
+            (chat_id,),
+        )
+        return [SeasonEventRow(int(r[0]), str(r[1]), str(r[2]), str(r[3]), r[4], str(r[5])) for r in rows]
+
+    async def append_season_event(
+        self, chat_id: str, kind: str, payload: str, line: tuple[str, str, str | None], reverses: int | None = None
+    ) -> int:
+        """One entry of the chat's season log (speaker, raw text, update key); DuplicateUpdate for a
+        repeated update."""
+        speaker, raw_text, update_key = line
+
+        def write(db: sqlite3.Connection) -> int:
+            if is_recorded(db, update_key):
+                raise DuplicateUpdate(update_key)
+            try:
+                cursor = db.execute(
+                    "INSERT INTO season_events (chat_id, kind, payload, raw_text, speaker, update_key, reverses)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (chat_id, kind, payload, raw_text, speaker, update_key, reverses),
+                )
+            except sqlite3.IntegrityError as error:
+                if update_key is not None and "update_key" in str(error):
+                    raise DuplicateUpdate(update_key) from error
+                raise
+            assert cursor.lastrowid is not None
+            return cursor.lastrowid
+
+        return await self._writer.run(write)
+
+    async def night_ids(self, chat_id: str) -> list[int]:
+        """The ids of the chat's nights, oldest first (a season counts its nights by them)."""
+        rows = await self._db.execute_fetchall("SELECT id FROM nights WHERE chat_id = ? ORDER BY id", (chat_id,))
+        return [int(r[0]) for r in rows]
+
+    async def days_sums(self, chat_id: str, first_day: str, last_day: str) -> SpanSums:
+        """The closed nights opened from `first_day` to `last_day` (YYYY-MM-DD, UTC), summed."""
+        return await self._span("day", chat_id, first_day, last_day)
+
+    async def nights_sums(self, chat_id: str, first_night: int, last_night: int) -> SpanSums:
+        """The chat's closed nights with ids from `first_night` to `last_night`, summed."""
+        return await self._span("night_id", chat_id, first_night, last_night)
+
+    async def _span(self, column: str, chat_id: str, first: object, last: object) -> SpanSums:
+        """One read: the span's rows (a night reopened since its rows were written is left out: its
+        newest event is newer) taken once, summed per person, and its nights counted beside them."""
+        rows = await self._db.execute_fetchall(
+            "WITH r AS MATERIALIZED (SELECT * FROM night_people p"
+            f" WHERE chat_id = ? AND {column} BETWEEN ? AND ?"
+            " AND last_event_id = (SELECT MAX(id) FROM events e WHERE e.night_id = p.night_id))"
+            f" SELECT person, {_SUMS} FROM r GROUP BY person"
+            " UNION ALL SELECT NULL, COUNT(DISTINCT night_id), 0, 0, 0, 0, 0, 0, 0 FROM r",
+            (chat_id, first, last),
+        )
+        people: list[tuple[str, PersonNightRow]] = []
+        nights = 0
+        for person, *values in rows:
+            if person is None:
+                nights = int(values[0])
+                continue
+            people.append((str(person), PersonNightRow(int(values[0]), str(person), *(int(v) for v in values[1:]))))
+        return SpanSums(nights, tuple(sorted(people, key=lambda pair: pair[0])))
