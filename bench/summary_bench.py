@@ -46,7 +46,7 @@ async def round_of(fake: FakeTelegram, text: str) -> list[float]:
 async def answered(fake: FakeTelegram, text: str) -> None:
     """`text` typed in every chat, and every answer out: nothing more reaches the fake server for
     half a second, then a second more, so that the next round starts with Telegram's limit of 30
-    messages a second (which the bot keeps, `AIORateLimiter`) as free as at a table that typed its
+    messages a second (which the bot keeps, bot/telegram/pace.py) as free as at a table that typed its
     last line a moment before asking; without it the 40 answers of this round would pace the photos
     of the next at 30 a second, which no drawing can beat."""
     seen = len(fake.sent())

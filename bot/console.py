@@ -13,7 +13,6 @@ import json
 import re
 import sys
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
@@ -43,7 +42,6 @@ class Console:
         self.chart_dir = chart_dir
         self.refused = 0  # lines answered with an error (the script's exit status says so)
         self.pad: dict[str, str] = {}  # the latest tile pad's buttons, pressed by typing a label
-        self.shown: Shown | None = None  # the tile pad printed last, to print only what a tap changed
 
     async def _first_player(self) -> str:
         return await self.referee.first_player(self.chat_id) or "console"
@@ -72,21 +70,9 @@ class Console:
     def _print(self, response: Response) -> None:
         translator = Translator(response.language)
         text = render_response(response, translator)
-        rows = pad_rows(response, translator)
-        shown = Shown(pad_of(response), text.splitlines(), rows) if rows else None
-        before = self.shown
-        if response.choices or response.recorded:
-            self.shown = shown  # a reply without buttons (a tap that changed nothing) leaves the pad as it was
-        if shown is not None and before is not None and response.edits and shown.same_pad(before):
-            # the same pad edited by a tap: its text lines that changed and the rows whose buttons did
-            changed = shown.changed_since(before)
-            if changed:
-                print("\n".join(changed), file=self.out)
-            self._print_choices(response, translator, rows=False)
-        else:
-            if text:
-                print(text, file=self.out)
-            self._print_choices(response, translator)
+        if text:
+            print(text, file=self.out)
+        self._print_choices(response, translator)
         for attachment in response.attachments:
             path = self.chart_dir / (attachment.path or attachment.filename)  # an absolute path stays as typed
             try:
@@ -98,10 +84,10 @@ class Console:
             print(translator.t("console.wrote_file", path=str(path)), file=self.out)
         print("", file=self.out)
 
-    def _print_choices(self, response: Response, translator: Translator, rows: bool = True) -> None:
+    def _print_choices(self, response: Response, translator: Translator) -> None:
         """A button a line (`[确认] /hu ~…`); a tile pad's keyboard (buttons with a row) compactly, a
-        suit a line (two of Telegram's rows), each button pressed by typing its label (`rows`: print
-        the keyboard; without it, only its labels are taken, the rows that changed being printed)."""
+        suit a line (two of Telegram's rows), each button pressed by typing its label. A reply without
+        buttons (a tap's answer) leaves the pad's labels as they were: the pad does not change."""
         if response.choices or response.recorded:
             self.pad = {}
         for choice in response.choices:
@@ -110,8 +96,6 @@ class Console:
                 print(f"  [{label}] {choice.command}", file=self.out)
             else:
                 self.pad[label] = choice.command
-        if not rows:
-            return
         printed = pad_rows(response, translator)
         for line in printed.values():
             print(line, file=self.out)
@@ -133,46 +117,6 @@ def pad_rows(response: Response, translator: Translator) -> dict[int, str]:
         if choice.row is not None:
             lines.setdefault(choice.row // 2, []).append(f"[{render(choice.label, translator)}]")
     return {row: "  " + " ".join(buttons) for row, buttons in lines.items()}
-
-
-def pad_of(response: Response) -> tuple[str, str]:
-    """Which pad a reply shows: its question, and what its buttons' commands share (the flow they
-    carry). A tap answered on the same pad shares both; another step or another flow does not."""
-    commands = [choice.command for choice in response.choices if choice.row is not None]
-    question = response.replies[0].key if response.replies else ""
-    return question, shared_start(commands)
-
-
-def shared_start(texts: Sequence[str]) -> str:
-    """The longest start every text shares ("" for none)."""
-    if not texts:
-        return ""
-    first, last = min(texts), max(texts)
-    size = 0
-    while size < len(first) and first[size] == last[size]:
-        size += 1
-    return first[:size]
-
-
-@dataclass(frozen=True)
-class Shown:
-    """A tile pad as the console printed it: which pad, its text's lines and its rows."""
-
-    pad: tuple[str, str]
-    text: list[str]
-    rows: dict[int, str]
-
-    def same_pad(self, other: Shown) -> bool:
-        """The same pad with the same rows in place (a row come or gone: the pad is printed whole)."""
-        return self.pad == other.pad and self.rows.keys() == other.rows.keys()
-
-    def changed_since(self, before: Shown) -> list[str]:
-        """The text's lines not printed before (the question's count, `已点：…`), then the rows whose
-        buttons changed: a tap prints a few lines, not the whole pad again."""
-        earlier = set(before.text)
-        lines = [line for line in self.text if line not in earlier]
-        lines.extend(line for row, line in self.rows.items() if before.rows[row] != line)
-        return lines
 
 
 def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:

@@ -14,7 +14,10 @@ the bot (403), a keyboard row over 8 buttons or over 100 buttons in all). Files 
 bot that is an administrator with `can_pin_messages` (`pinners`) may pin or unpin, in a private chat
 always; the message must exist, and an edit of a message that does not exist is refused (its text or
 its keyboard: `editMessageReplyMarkup` without `reply_markup` removes the buttons). Edits are
-rate limited per chat like sends (`edit_limit` in `edit_window` seconds, then 429 with `retry_after`).
+rate limited per chat (`edit_limit` in `edit_window` seconds, then 429 with `retry_after`). Told to
+(`group_limit`, `overall_limit`), it enforces Telegram's limits on messages as Telegram does: 20 a
+minute in a group, sends and edits alike, and 30 a second in all, then 429 with `retry_after`; a
+press's answer (`answerCallbackQuery`) counts against neither, and its text is at most 200 characters.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import asyncio
 import contextlib
 import io
 import json
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -46,6 +50,9 @@ Fault = tuple[int, dict[str, Any]] | str
 
 
 TEXT_LIMIT, CAPTION_LIMIT, CALLBACK_DATA_LIMIT = 4096, 1024, 64
+CALLBACK_ANSWER_LIMIT = 200  # characters of an answerCallbackQuery's text
+# what Telegram counts as a message against a group's 20 a minute and the bot's 30 a second
+MESSAGES = ("sendMessage", "sendPhoto", "sendDocument", "editMessageText", "editMessageReplyMarkup")
 PHOTO_BYTES_LIMIT = 10 * 1024 * 1024  # a photo sent by upload (Bot API, sendPhoto)
 GET_FILE_LIMIT = 20 * 1024 * 1024  # getFile: "bots can currently download files of up to 20MB in size"
 ROW_LIMIT = 8  # inline keyboard buttons in one row
@@ -89,6 +96,13 @@ def bad_request(description: str, **parameters: Any) -> tuple[int, dict[str, Any
     return (400, body)
 
 
+def too_many_now(wait: float) -> tuple[int, dict[str, Any]]:
+    """Telegram's 429: `retry_after` in whole seconds, at least 1."""
+    seconds = max(1, math.ceil(wait))
+    description = f"Too Many Requests: retry after {seconds}"
+    return (429, {"ok": False, "error_code": 429, "description": description, "parameters": {"retry_after": seconds}})
+
+
 def utf16_length(text: str) -> int:
     return len(text.encode("utf-16-le")) // 2
 
@@ -122,6 +136,13 @@ class FakeTelegram:
     allowed_updates: list[str] | None = None  # as the bot last asked (getUpdates or setWebhook); None: never
     hold_edits: asyncio.Event | None = None  # set: editMessageText waits until it is released
     edit_delay: float = 0.0  # seconds each editMessageText takes to land (a busy minute's rate limiter)
+    group_limit: int | None = None  # messages (sends and edits) per group in group_window s; Telegram: 20 a minute
+    group_window: float = 60.0
+    overall_limit: int | None = None  # messages in all in overall_window s; Telegram: 30 a second
+    overall_window: float = 1.0
+    clock: Callable[[], float] = time.monotonic  # what the limits are counted by
+    _messages: dict[int, list[float]] = field(default_factory=dict)  # chat -> when its messages were taken
+    _all_messages: list[float] = field(default_factory=list)
     files: dict[str, bytes] = field(default_factory=dict)  # file_id -> the bytes of a document sent
     downloads: list[str] = field(default_factory=list)  # file paths the bot downloaded
 
@@ -555,6 +576,8 @@ class FakeTelegram:
 
     def _refusal(self, method: str, params: dict[str, Any]) -> tuple[int, dict[str, Any]] | None:
         """What Telegram answers a call it will not carry out."""
+        if method == "answerCallbackQuery" and len(str(params.get("text", ""))) > CALLBACK_ANSWER_LIMIT:
+            return bad_request("MESSAGE_TOO_LONG")
         if "chat_id" not in params or method in ("getChatAdministrators", "getChatMember"):
             return None
         chat_id = int(params["chat_id"])
@@ -589,7 +612,24 @@ class FakeTelegram:
                     "message is not modified: specified new message content and reply markup are exactly the same"
                     " as a current content and reply markup of the message"
                 )
-        return self._pin_refusal(method, chat_id, params)
+        return self._pin_refusal(method, chat_id, params) or self._limit_refusal(method, chat_id)
+
+    def _limit_refusal(self, method: str, chat_id: int) -> tuple[int, dict[str, Any]] | None:
+        """Telegram's limits on messages, when enforced: a group's within `group_window`, all within
+        `overall_window`. A message refused is not counted."""
+        if method not in MESSAGES:
+            return None
+        now = self.clock()
+        group = chat_id < 0 and self.group_limit is not None
+        recent = [t for t in self._messages.get(chat_id, []) if now - t < self.group_window]
+        if group and self.group_limit is not None and len(recent) >= self.group_limit:
+            return too_many_now(self.group_window - (now - recent[0]))
+        everyone = [t for t in self._all_messages if now - t < self.overall_window]
+        if self.overall_limit is not None and len(everyone) >= self.overall_limit:
+            return too_many_now(self.overall_window - (now - everyone[0]))
+        self._messages[chat_id] = [*recent, now]
+        self._all_messages = [*everyone, now]
+        return None
 
 
 def _image_of(data: bytes) -> tuple[str, int, int] | None:

@@ -133,9 +133,11 @@ async def test_the_console_records_a_flow_line_once(referee: Referee) -> None:
     out = io.StringIO()
     console = Console(referee, "console-1", None, out, Path("."))
     await console.run_line("/new A B C D")
-    steps = await console_step(console, out, "B: /hu")
-    for label in ("B", "C", "报番型", "4"):
-        steps = await console_step(console, out, f"B: {steps[label]}")
+    await console_step(console, out, "B: /hu")
+    for label in ("B 胡", "C 放炮"):  # the pad's buttons: pressed by their labels
+        await console_step(console, out, f"B: {label}")
+    steps = await console_step(console, out, "B: 报番型")
+    steps = await console_step(console, out, f"B: {steps['4']}")
     confirm = steps["确认"]
     await console.run_line(f"B: {confirm}")
     assert "✅" in out.getvalue()

@@ -469,9 +469,15 @@ A: /settled 5
 async def flows(player: Player) -> None:
     """The guided flows, each pressed to its end (and once back)."""
     await player.play("Alice: /new Alice Bob Carol Dave\nBob: /pong Carol")
-    step = await player.say("/hu", "Bob")
-    step = await player.press(step, 0, "Bob")  # Bob won
-    step = await player.press(step, 1, "Bob")  # on someone's discard
+    pad = await player.say("/hu", "Bob")
+    assert pad is not None
+    head = pad.choices[0].command.rsplit("o", 1)[0]
+    # Bob won on Carol's discard; the tile of his pong logged without one (5万); 123m 789m 234p 5p +5p;
+    # 2 hard flowers (under the 小胡 limit: refused), then 4; 海底 on a discard win (refused), and off
+    hand = ["t0", "t1", "t2", "t6", "t7", "t8", "tA", "tB", "tC", "tD", "tD"]
+    for op in ["v1", "d2", "t4", *hand, "h2", "h4", "f2", "f2"]:
+        await player.say(f"{head}o{op}", "Bob")
+    step = await player.say(f"{head}oy", "Bob")  # 报番型: the declared-pattern steps, from Bob on Carol
     back = await player.press(step, len(step.choices) - 1 if step else 0, "Bob")  # ← back
     step = await player.press(back, 1, "Bob")
     step = await player.press(step, 4, "Bob")  # a number of flowers
@@ -510,13 +516,22 @@ async def telegram_lines(player: Player) -> None:
 async def taps_and_tab(player: Player) -> None:
     """The tile pad's taps that cannot apply, and the tab's warnings (issue #30)."""
     await player.play("Alice: /new Alice Bob Carol Dave")
-    step = await player.press(await player.say("/hu", "Bob"), 0, "Bob")  # Bob won
-    step = await player.press(step, 0, "Bob")  # self-drawn: the pad
-    assert step is not None
-    head = step.choices[0].command.rsplit("o", 1)[0]
+    pad = await player.say("/hu", "Bob")
+    assert pad is not None
+    head = pad.choices[0].command.rsplit("o", 1)[0]
     await player.say(f"{head}ox", "Bob")  # 确认 with nothing tapped
-    for tap in ["t0"] * 5 + [f"t{c}" for c in "123456789A"] + ["t5", "b", "b"]:  # a fifth 1m, a 15th tile
+    await player.say(f"{head}ot0", "Bob")  # a tile before the winner
+    await player.say(f"{head}ov1", "Bob")
+    await player.say(f"{head}od1", "Bob")  # the winner's own discard
+    await player.say(f"{head}ods", "Bob")
+    for tap in ["t0"] * 5 + [f"t{c}" for c in "123456789A"] + ["t5", "p", "g", "b", "b"]:  # a fifth 1m, a 15th
         await player.say(f"{head}o{tap}", "Bob")
+    pad = await player.say("/hu", "Carol")  # a meld made last: which tile won?
+    assert pad is not None
+    head = pad.choices[0].command.rsplit("o", 1)[0]
+    hand = ["t9", "t9", "tM", "tN", "tO", "tO", "tP", "tQ", "tC", "tC", "tC", "tR", "tR", "tR"]
+    for tap in ["v2", "ds", *hand, "p", "tP", "h4"]:
+        await player.say(f"{head}o{tap}", "Carol")
     await player.play("Carol: 花杠\nAlice: /summary\nAlice: yes")  # Carol +18, −6 from each other
     await player.play("Alice: /paid Carol 6\nCarol: /paid Alice Carol 6\nAlice: /settled 1")
 

@@ -125,7 +125,7 @@ async def test_a_flower_count_alone_asks_whose_discard_instead_of_forgetting_it(
 async def test_bare_hu_still_opens_the_guided_flow(table: Table) -> None:
     table.default_speaker = "甲"
     await table.say("开局 甲 乙 丙 丁")
-    assert "谁胡了" in await table.say("乙: 胡")
+    assert "点牌记胡" in await table.say("乙: 胡")  # the tile pad
 
 
 async def test_a_fix_in_a_doubled_hand_shows_the_multiplier_its_changes_come_from(table: Table) -> None:

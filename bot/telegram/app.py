@@ -42,7 +42,7 @@ from telegram import (
     Update,
 )
 from telegram.error import InvalidToken, TelegramError
-from telegram.ext import AIORateLimiter, Application, ApplicationBuilder
+from telegram.ext import Application, ApplicationBuilder
 from telegram.request import BaseRequest
 
 from bot.chat.availability import DatabaseUnavailable, owned
@@ -56,6 +56,7 @@ from bot.telegram.health import Heartbeat, check_health
 from bot.telegram.input import read_update
 from bot.telegram.intake import WEBHOOK_PATH, Intake, Polling, Webhook, serve
 from bot.telegram.lanes import Lanes
+from bot.telegram.pace import Pacer
 from bot.telegram.pinned import BOARD_EDIT_SECONDS, PinnedBoards
 from bot.telegram.sending import Sender
 from bot.telegram.settings import EXIT_DATABASE, EXIT_REFUSED, Settings
@@ -87,6 +88,7 @@ class TelegramFrontEnd:
     db_path: str
     policy: RetryPolicy = field(default_factory=RetryPolicy)
     board_interval: float = BOARD_EDIT_SECONDS
+    pacer: Pacer = field(default_factory=Pacer)
     lookup_request: BaseRequest | None = None  # the lookup client's transport when the application's is given
     chart_seconds: float | None = None  # CHART_SECONDS (None: the referee's default)
     busy_timeout: float | None = None  # REFEREE_BUSY_TIMEOUT (None: the ledger's default)
@@ -101,7 +103,7 @@ class TelegramFrontEnd:
     def __post_init__(self) -> None:
         self.connections = Connections()
         self.chats = Chats(self.connections)
-        self.sender = Sender(self.connections, self.chats, self.policy)
+        self.sender = Sender(self.connections, self.chats, self.policy, self.pacer)
         self.pinned = PinnedBoards(self.connections, self.chats, self.sender, self.board_interval)
         self.updates = Updates(self.connections, self.chats, self.sender, self.pinned)
         self.lanes = Lanes(self.connections, self.chats, self.updates.process)
@@ -134,6 +136,7 @@ class TelegramFrontEnd:
         """post_stop: stop working; rows not done stay in the inbox for the next start."""
         await self.lanes.stop()
         await self.sender.outbox.stop()
+        await self.sender.tidy.stop()
         await self.pinned.live.stop()
         await self.connections.inbox.flush()
 
@@ -146,9 +149,11 @@ class TelegramFrontEnd:
 
     async def idle(self) -> None:
         """Wait until every queued update is processed and every answer delivered (tests, bench)."""
-        while self.lanes.busy() or self.sender.outbox.waiting() or self.pinned.live.pending():
+        sender = self.sender
+        while self.lanes.busy() or sender.outbox.waiting() or sender.tidy.pending() or self.pinned.live.pending():
             await self.lanes.finished()
-            await self.sender.outbox.idle()
+            await sender.outbox.idle()
+            await sender.tidy.idle()
             await self.pinned.live.idle()
 
     def working(self) -> bool:
@@ -195,19 +200,25 @@ def build_application(
     rate_limit: bool = True,
     policy: RetryPolicy | None = None,
     board_interval: float = BOARD_EDIT_SECONDS,
+    pacer: Pacer | None = None,
     chart_seconds: float | None = None,
     busy_timeout: float | None = None,
     rules_dir: Path | None = None,
 ) -> Application[Any, Any, Any, Any, Any, Any]:
-    """The bot; `request` and `rate_limit=False` are for benchmarks that record instead of send.
-    `board_interval` (BOARD_EDIT_SECONDS): the least time between two edits of a chat's pinned board;
-    `chart_seconds`, `busy_timeout`: the settings CHART_SECONDS and REFEREE_BUSY_TIMEOUT (None: defaults);
-    `rules_dir` (RULES_DIR): house rules files any group may open a night with."""
+    """The bot; `request` and `rate_limit=False` are for benchmarks and tests that record instead of
+    send (no Telegram limits to keep within: every message goes at once). With `rate_limit`, every
+    message waits for its chat's turn (bot/telegram/pace.py), which keeps the bot within Telegram's
+    limits (`pacer`, when given: other limits, for tests). `board_interval` (BOARD_EDIT_SECONDS): the
+    least time between two edits of a chat's pinned board; `chart_seconds`, `busy_timeout`: the
+    settings CHART_SECONDS and REFEREE_BUSY_TIMEOUT (None: defaults); `rules_dir` (RULES_DIR): house
+    rules files any group may open a night with."""
     root = server_root(base_url)
+    pacer = pacer or (Pacer() if rate_limit else Pacer.unlimited())
     front = TelegramFrontEnd(
         db_path,
         policy or RetryPolicy(),
         board_interval=board_interval,
+        pacer=pacer,
         lookup_request=request,
         chart_seconds=chart_seconds,
         busy_timeout=busy_timeout,
@@ -223,9 +234,6 @@ def build_application(
         .post_stop(front.stop)
         .post_shutdown(front.close)
     )
-    if rate_limit:
-        # Telegram's limits (30 a second, 20 a minute per group); retries are delivery's own
-        builder = builder.rate_limiter(AIORateLimiter(max_retries=0))  # type: ignore[arg-type]
     if request is not None:
         builder = builder.request(request).get_updates_request(request)
     application = builder.build()

@@ -1,31 +1,36 @@
 """Replies are delivery, not outcome: the ledger has decided and committed before anything is sent.
 
 Each chat has an outbox and one sender. Recording never waits for it: the chat's worker pushes the
-answer and moves on to the next update. The sender retries what fails (a 429 waits as long as
-Telegram asks, a 5xx or dropped connection backs off); a message that still cannot be sent leaves a
-short "recorded #N …" note that goes out with the chat's next message or after a pause, and an
-answer that recorded nothing is dropped (a later question supersedes it). When a chat has a backlog,
-everything waiting is coalesced into as few messages as possible (one line per recorded event, the
-latest scoreboard once), which keeps a busy table within Telegram's 20 messages a minute per group; texts over
-Telegram's 4,096 characters are split at line breaks. `LiveBoards` keeps each chat's pinned board up
-to date apart from the replies: the latest board wins, at most one edit per chat every few seconds.
+answer and moves on to the next update. The sender waits for the chat's turn (bot/telegram/pace.py:
+never more than Telegram allows, an answer at most one turn away), and only then makes the message,
+of everything that waits: one line per recorded event, the latest scoreboard once, and the buttons
+of the one answer that has some, in the order the answers came (a backlog is coalesced, never
+reordered, never lost). A guided flow's step or result is written over its message, and of several
+edits of one message waiting only the latest is made. The sender retries what fails (a 429 waits as
+long as Telegram asks, a 5xx or dropped connection backs off); a message that still cannot be sent
+leaves a short "recorded #N …" note that goes out with the chat's next message or after a pause, and
+an answer that recorded nothing is dropped (a later question supersedes it). Texts over Telegram's
+4,096 characters are split at line breaks. `LiveBoards` keeps each chat's pinned board up to date
+apart from the replies: the latest board wins, at most one edit per chat every few seconds, and only
+in a turn no answer is waiting for.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections import deque
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TypeVar
 
+from bot.telegram.pace import Pacer
 from bot.text.replies import Response, render, render_response
 from locales import Translator
 
 log = logging.getLogger(__name__)
 MESSAGE_LIMIT = 4096
+KEYBOARD_LIMIT = 100  # buttons in one message's keyboard
 T = TypeVar("T")
 
 
@@ -50,11 +55,18 @@ class Outgoing:
     response: Response
     clear_keyboard: int | None = None  # the message whose buttons this result replaces
     edit: int | None = None  # the message this answer is written over (a guided flow's next step)
+    pressed: str | None = None  # the button whose press this answers (whose part of a shared message it is)
 
     @property
     def plain(self) -> bool:
         """Only text (and a scoreboard): can share a message with its neighbours."""
         return not self.response.choices and not self.response.attachments and self.edit is None
+
+    @property
+    def joins(self) -> bool:
+        """Can share a message with other answers: not a photo or a file, nor an edit (a message of its
+        own, written over an earlier one)."""
+        return not self.response.attachments and self.edit is None
 
     @property
     def shows_board(self) -> bool:
@@ -67,8 +79,13 @@ class Outgoing:
         translator = Translator(self.response.language)
         return render(self.response.replies[0], translator) if self.response.replies else ""
 
-    def full(self) -> str:
-        return render_response(self.response, Translator(self.response.language))
+    def full(self, board: bool = True) -> str:
+        """The answer's text; `board=False`: without the scoreboard it shows (a coalesced message shows
+        the latest one once)."""
+        response = self.response
+        if not board and self.shows_board:
+            response = replace(response, replies=tuple(r for r in response.replies if r != response.scoreboard))
+        return render_response(response, Translator(response.language))
 
     def note(self) -> Note:
         return Note(self.short(), self.response.event_id, self.response.recorded)
@@ -97,17 +114,21 @@ def split_text(text: str, limit: int = MESSAGE_LIMIT) -> list[str]:
 
 
 def coalesce(batch: list[Outgoing]) -> str:
-    """One text for several answers: recorded events as one line each, other answers in full, and
-    the latest scoreboard once at the end when any of the events showed one."""
+    """One text for several answers, in the order they came: each in full, and the latest scoreboard
+    once at the end when any of the events showed one. A backlog too long for one message (a restart's
+    hundreds of lines) has its recorded events as one line each ("✅ #12 …")."""
     if len(batch) == 1:
         return batch[0].full()
-    lines = [item.short() if item.response.recorded else item.full() for item in batch]
     shown = [item for item in batch if item.response.recorded and item.shows_board]
+    board: list[str] = []
     if shown:
         latest = [item for item in batch if item.response.recorded and item.response.scoreboard is not None][-1]
         assert latest.response.scoreboard is not None
-        lines.append(render(latest.response.scoreboard, Translator(latest.response.language)))
-    return "\n".join(lines)
+        board = [render(latest.response.scoreboard, Translator(latest.response.language))]
+    whole = "\n".join([*(item.full(board=False) for item in batch), *board])
+    if len(whole) <= MESSAGE_LIMIT:
+        return whole
+    return "\n".join([*(item.short() if item.response.recorded else item.full() for item in batch), *board])
 
 
 @dataclass(frozen=True)
@@ -173,13 +194,16 @@ class Outbox:
     send_batch: Sender  # sends one coalesced batch with its text, retrying; raises if the text never went out
     policy: RetryPolicy = field(default_factory=RetryPolicy)
     classify: Classify = unclassified
+    pacer: Pacer = field(default_factory=Pacer.unlimited)  # whose turn it is in each chat
     _queues: dict[int, deque[Outgoing]] = field(default_factory=dict)
+    _pushed: dict[int, dict[int, float]] = field(default_factory=dict)  # chat -> answer (by id) -> when it came
     _late: dict[int, list[Note]] = field(default_factory=dict)
     _senders: dict[int, asyncio.Task[None]] = field(default_factory=dict)
     _wake: dict[int, asyncio.Event] = field(default_factory=dict)  # a sender waiting with late notes
 
     def push(self, item: Outgoing) -> None:
         self._queues.setdefault(item.chat, deque()).append(item)
+        self._pushed.setdefault(item.chat, {})[id(item)] = asyncio.get_running_loop().time()
         if item.chat in self._wake:
             self._wake[item.chat].set()
         if item.chat not in self._senders:
@@ -199,15 +223,33 @@ class Outbox:
         await asyncio.gather(*self._senders.values(), return_exceptions=True)
 
     def _next_batch(self, queue: deque[Outgoing]) -> list[Outgoing]:
-        batch = [queue.popleft()]
-        # a flow's steps queued for one message: only the latest is worth showing (taps came faster
-        # than the edits land); a recorded result is never skipped
-        while batch[0].edit is not None and not batch[0].response.recorded and queue and queue[0].edit == batch[0].edit:
-            batch = [queue.popleft()]
-        if not batch[0].plain:
-            return batch
-        while queue and queue[0].plain and queue[0].thread == batch[0].thread:
-            batch.append(queue.popleft())
+        """The next message's answers, the oldest first. An edit goes alone (of several edits of one
+        message waiting, only the latest; a recorded result is never skipped). Otherwise every answer
+        waiting that can share a message goes in it, in the order they came, with their buttons (up to
+        Telegram's 100): past the edits waiting (an edit puts no message before another), never past a
+        message of its own (a photo, another topic's answer)."""
+        first = queue.popleft()
+        if first.edit is not None:
+            while not first.response.recorded:
+                later = next((item for item in queue if item.edit == first.edit), None)
+                if later is None:
+                    break
+                queue.remove(later)
+                first = later
+            return [first]
+        batch, edits = [first], []
+        buttons = len(first.response.choices)
+        while first.joins and queue:
+            item = queue.popleft()
+            if item.edit is not None:
+                edits.append(item)
+                continue
+            buttons += len(item.response.choices)
+            if not item.joins or item.thread != first.thread or buttons > KEYBOARD_LIMIT:
+                queue.appendleft(item)
+                break
+            batch.append(item)
+        queue.extendleft(reversed(edits))
         return batch
 
     async def _drain(self, chat: int) -> None:
@@ -227,29 +269,48 @@ class Outbox:
                     except TimeoutError:
                         await self._send_late(chat)
                     continue
-                batch = self._next_batch(queue)
-                late = self._late.pop(chat, [])
-                together = bool(late) and batch[0].plain  # the late notes go first in the same message
-                text = "\n".join([*(n.text for n in late), coalesce(batch)]) if together else coalesce(batch)
-                shown = tuple(late if together else ()) + tuple(item.note() for item in batch)
-                if late and not together:
-                    self._late[chat] = late
-                try:
-                    await self.send_batch(chat, batch, text, shown)
-                except Exception:
-                    log.exception("chat %s: an answer could not be delivered", chat)
-                    notes = [item.note() for item in batch if item.response.recorded]
-                    if together:
-                        notes = late + notes
-                    if notes:
-                        self._late.setdefault(chat, []).extend(notes)
+                # the message is made in its turn, of all that waits
+                async with self.pacer.ready(chat, lambda: self._oldest(chat)):
+                    await self._send_next(chat, queue)
         finally:
             del self._senders[chat]
             self._wake.pop(chat, None)
             if not queue:
                 self._queues.pop(chat, None)
+                self._pushed.pop(chat, None)
+
+    def _oldest(self, chat: int) -> float | None:
+        """When the oldest answer waiting in `chat` came (the queue's first)."""
+        queue = self._queues.get(chat)
+        return self._pushed.get(chat, {}).get(id(queue[0])) if queue else None
+
+    async def _send_next(self, chat: int, queue: deque[Outgoing]) -> None:
+        batch = self._next_batch(queue)
+        waiting = {id(item) for item in queue}
+        self._pushed[chat] = {key: at for key, at in self._pushed.get(chat, {}).items() if key in waiting}
+        late = self._late.pop(chat, [])
+        together = bool(late) and batch[0].joins  # the late notes go first in the same message
+        text = "\n".join([*(n.text for n in late), coalesce(batch)]) if together else coalesce(batch)
+        shown = tuple(late if together else ()) + tuple(item.note() for item in batch)
+        if late and not together:
+            self._late[chat] = late
+        try:
+            await self.send_batch(chat, batch, text, shown)
+        except Exception:
+            log.exception("chat %s: an answer could not be delivered", chat)
+            notes = [item.note() for item in batch if item.response.recorded]
+            if together:
+                notes = late + notes
+            if notes:
+                self._late.setdefault(chat, []).extend(notes)
 
     async def _send_late(self, chat: int) -> None:
+        if not self._late.get(chat):
+            return
+        async with self.pacer.ready(chat):
+            await self._send_notes(chat)
+
+    async def _send_notes(self, chat: int) -> None:
         notes = self._late.pop(chat, [])
         if not notes:
             return
@@ -264,6 +325,55 @@ class Outbox:
             self._late.setdefault(chat, [])[:0] = notes
 
 
+Tidier = Callable[[int, int, frozenset[str | None]], Awaitable[None]]  # (chat, message, the buttons pressed)
+
+
+@dataclass
+class Tidy:
+    """Buttons taken off the messages whose question was answered (a win's pad, a yes/no): later, in
+    a turn no answer waits for (`Pacer.free`), oldest first. It is an edit, which Telegram counts
+    against the group's 20 messages a minute, and nothing the table waits for: a press on buttons
+    not yet taken off is answered to the presser alone (recorded already, or stale)."""
+
+    take_off: Tidier
+    pacer: Pacer = field(default_factory=Pacer.unlimited)
+    # chat -> message -> the buttons pressed on it (None: all of its buttons), oldest first
+    _waiting: dict[int, dict[int, set[str | None]]] = field(default_factory=dict)
+    _tasks: dict[int, asyncio.Task[None]] = field(default_factory=dict)
+
+    def push(self, chat: int, message: int, pressed: str | None = None) -> None:
+        self._waiting.setdefault(chat, {}).setdefault(message, set()).add(pressed)
+        if chat not in self._tasks:
+            self._tasks[chat] = asyncio.create_task(self._run(chat))
+
+    def pending(self) -> int:
+        return sum(len(waiting) for waiting in self._waiting.values())
+
+    async def idle(self) -> None:
+        while self._tasks:
+            await asyncio.gather(*self._tasks.values(), return_exceptions=True)
+
+    async def stop(self) -> None:
+        for task in list(self._tasks.values()):
+            task.cancel()
+        await asyncio.gather(*self._tasks.values(), return_exceptions=True)
+
+    async def _run(self, chat: int) -> None:
+        waiting = self._waiting[chat]
+        try:
+            while waiting:
+                await self.pacer.free(chat)
+                message = next(iter(waiting))
+                try:
+                    await self.take_off(chat, message, frozenset(waiting.pop(message)))
+                except Exception:
+                    log.exception("chat %s: buttons not taken off", chat)
+        finally:
+            del self._tasks[chat]
+            if not waiting:
+                self._waiting.pop(chat, None)
+
+
 Publisher = Callable[[Outgoing], Awaitable[bool]]  # True: it called Telegram (an edit, a send and pin)
 
 
@@ -272,9 +382,9 @@ class LiveBoards:
     """The pinned live board of each chat, edited in place, at most once every `interval` seconds.
 
     A burst of events leaves one pending board per chat (the last one wins), so the chat's board is
-    edited once with the latest state instead of once per event: a table of four that records an
-    event every few seconds stays far inside Telegram's edit limits (edits count against the 20
-    messages a minute per group, shared with the replies). A 429 keeps the board pending until
+    edited once with the latest state instead of once per event. Edits count against the group's 20
+    messages a minute, shared with the answers: the board goes in a turn no answer waits for
+    (`Pacer.free`), and is chosen only then, so the latest goes. A 429 keeps the board pending until
     Telegram's `retry_after` has passed; then the latest board, not the one refused, goes out.
     """
 
@@ -282,7 +392,7 @@ class LiveBoards:
     interval: float = 10.0
     classify: Classify = unclassified
     attempts: int = 3  # a board that meets a network failure this many times in a row waits for the next event
-    clock: Callable[[], float] = time.monotonic
+    pacer: Pacer = field(default_factory=Pacer.unlimited)
     _pending: dict[tuple[int, str], Outgoing] = field(default_factory=dict)
     _tasks: dict[tuple[int, str], asyncio.Task[None]] = field(default_factory=dict)
     _next: dict[tuple[int, str], float] = field(default_factory=dict)  # when the chat may be edited again
@@ -295,6 +405,10 @@ class LiveBoards:
 
     def pending(self) -> int:
         return len(self._pending)
+
+    @staticmethod
+    def clock() -> float:
+        return asyncio.get_running_loop().time()
 
     async def idle(self) -> None:
         while self._tasks:
@@ -312,6 +426,7 @@ class LiveBoards:
                 wait = self._next.get(key, 0.0) - self.clock()
                 if wait > 0:
                     await asyncio.sleep(wait)
+                await self.pacer.free(key[0])
                 item = self._pending.pop(key)
                 try:
                     if await self.publish(item):

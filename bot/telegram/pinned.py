@@ -1,8 +1,9 @@
 """The pinned live board: each night's board is one message at the top of the chat, edited in place
 as events are recorded (coalesced: at most one edit per chat every BOARD_EDIT_SECONDS, by
-`LiveBoards` in bot/telegram/delivery.py). The night's first board is sent and pinned, and unpins
-the last night's; a chat where the bot may not pin gets no live board and, once, a note on how to
-give the right. Where the board is live, a recorded event's reply is its short live form."""
+`LiveBoards` in bot/telegram/delivery.py, in a turn no answer waits for: bot/telegram/pace.py). The
+night's first board is sent and pinned, and unpins the last night's; a chat where the bot may not
+pin gets no live board and, once, a note on how to give the right. Where the board is live, a
+recorded event's reply is its short live form."""
 
 from __future__ import annotations
 
@@ -33,7 +34,9 @@ class PinnedBoards:
     live: LiveBoards = field(init=False)
 
     def __post_init__(self) -> None:
-        self.live = LiveBoards(self.publish_board, self.board_interval, classify=telegram_failure)
+        self.live = LiveBoards(
+            self.publish_board, self.board_interval, classify=telegram_failure, pacer=self.sender.pacer
+        )
 
     async def as_shown(self, chat: int, response: Response) -> Response:
         """A reply where the chat's board is pinned and live (the bot may pin there): its live form — a
@@ -60,7 +63,9 @@ class PinnedBoards:
         board_id = await self.board_message(item.chat_key, night_id)
         if board_id is not None:
             try:
-                await bot.edit_message_text(text, chat_id=chat, message_id=board_id)
+                await self.sender.call(
+                    chat, lambda: bot.edit_message_text(text, chat_id=chat, message_id=board_id), urgent=False
+                )
                 return True
             except BadRequest as error:
                 if not_modified(error):  # the same board again (an event that moved nothing): nothing to do
@@ -72,7 +77,11 @@ class PinnedBoards:
             return False
         try:
             sent = await with_retries(
-                lambda: bot.send_message(chat, text, message_thread_id=item.thread, disable_notification=True),
+                lambda: self.sender.call(
+                    chat,
+                    lambda: bot.send_message(chat, text, message_thread_id=item.thread, disable_notification=True),
+                    urgent=False,
+                ),
                 self.sender.policy,
                 telegram_failure,
                 resend=False,
@@ -85,7 +94,10 @@ class PinnedBoards:
             log.warning("chat %s: the new board may not have been sent (%s)", chat, error)
             return True
         try:
-            await bot.pin_chat_message(chat, sent.message_id, disable_notification=True)
+            # pinning shows a line in the group ("… pinned …"): counted like a message
+            await self.sender.call(
+                chat, lambda: bot.pin_chat_message(chat, sent.message_id, disable_notification=True), urgent=False
+            )
         except BadRequest as error:  # the right was taken away since it was looked up
             log.info("chat %s: the board could not be pinned (%s)", chat, error)
             self.chats.pin_rights[chat] = (time.monotonic(), False)

@@ -6,12 +6,13 @@ how often is the outbox's (bot/telegram/delivery.py, transport-neutral); how is 
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
-from telegram import CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup
+from telegram import CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, Message
 from telegram.error import BadRequest, ChatMigrated, NetworkError, RetryAfter, TelegramError, TimedOut
 
 from bot.telegram.callback import CallbackData, CallbackTooLong
@@ -24,18 +25,25 @@ from bot.telegram.delivery import (
     Outbox,
     Outgoing,
     RetryPolicy,
+    Tidy,
     split_text,
     with_retries,
 )
 from bot.telegram.intake import retry_after_seconds
+from bot.telegram.pace import Pacer
+from bot.telegram.shared import Shared, shared
 from bot.text.replies import Response, render
-from locales import DEFAULT_LANGUAGE, Translator
+from locales import Translator
 
 log = logging.getLogger(__name__)
 CAPTION_LIMIT = 1024
 ROW_LIMIT = 8  # buttons in one inline keyboard row
 CALLBACK_ANSWER_LIMIT = 200
 NO_NIGHT_BUTTON = "/new"  # the one button of no night: the privacy note's, data `-:*:/new`
+T = TypeVar("T")
+
+
+KEYBOARDS_KEPT = 4096  # messages with buttons whose make-up is remembered (a press may write over them)
 
 
 @dataclass
@@ -43,10 +51,25 @@ class Sender:
     connections: Connections
     chats: Chats
     policy: RetryPolicy = field(default_factory=RetryPolicy)
+    pacer: Pacer = field(default_factory=Pacer)
     outbox: Outbox = field(init=False)
+    tidy: Tidy = field(init=False)
+    # (chat, message) -> whose text and buttons are where in it, for the messages with buttons sent lately
+    keyboards: OrderedDict[tuple[int, int], Shared] = field(default_factory=OrderedDict)
 
     def __post_init__(self) -> None:
-        self.outbox = Outbox(self.send_batch, self.policy, telegram_failure)
+        self.outbox = Outbox(self.send_batch, self.policy, telegram_failure, self.pacer)
+        self.tidy = Tidy(self.take_buttons_off, self.pacer)
+
+    async def call(self, chat: int, request: Callable[[], Awaitable[T]], urgent: bool = True) -> T:
+        """One call Telegram counts against the chat's messages (a send or an edit), in its turn
+        (bot/telegram/pace.py); a 429 all the same stops the chat's turns for as long as Telegram asks."""
+        await self.pacer.turn(chat, urgent)
+        try:
+            return await request()
+        except RetryAfter as error:
+            self.pacer.hold(chat, retry_after_seconds(error))
+            raise
 
     def keyboard(self, response: Response, translator: Translator) -> InlineKeyboardMarkup | None:
         if not response.choices:
@@ -92,76 +115,141 @@ class Sender:
         self.connections.referee.remember_answer(chat, message_id, [(n.event_id, n.recorded) for n in inside])
 
     async def _send_batch(self, chat: int, batch: list[Outgoing], text: str, notes: tuple[Note, ...] = ()) -> None:
-        """Deliver one coalesced batch: replaced keyboards, the text (split if long), photos and files.
-        Raises only if the text itself could not be sent."""
+        """Deliver one coalesced batch: the text (split if long) with the buttons of every answer that
+        has some, photos and files; or a guided flow's step written over its answer. The buttons of
+        the answers whose question was answered are taken off later (`Tidy`). Raises only if the
+        text itself could not be sent."""
         bot = self.connections.bot
-        for item in batch:
-            if item.clear_keyboard is not None:
-                await self.quietly(bot.edit_message_reply_markup(chat, item.clear_keyboard, reply_markup=None))
         thread = batch[0].thread if batch else None
+        asking = [(item, markup) for item in batch if (markup := self.buttons(item)) is not None]
+        rows = [row for _, markup in asking for row in markup.inline_keyboard]
+        markup = InlineKeyboardMarkup(rows) if rows else None
         response = batch[-1].response if batch else None
-        translator = Translator(response.language if response else DEFAULT_LANGUAGE)
-        markup = self.keyboard(response, translator) if response else None
         photos = [a for a in response.attachments if a.kind == "photo"] if response else []
         documents = [a for a in response.attachments if a.kind == "document"] if response else []
-        edit = batch[-1].edit if batch else None
+        edit, pressed = (batch[-1].edit, batch[-1].pressed) if batch else (None, None)
         if edit is not None and text and not photos:
-            try:
-                await with_retries(
-                    lambda: bot.edit_message_text(
-                        text[:MESSAGE_LIMIT], chat_id=chat, message_id=edit, reply_markup=markup
-                    ),
-                    self.policy,
-                    telegram_failure,
-                )
-            except BadRequest as error:
-                if not not_modified(error):  # a double tap: the message already says this
-                    raise
-            self.keep(chat, edit, text[:MESSAGE_LIMIT], notes)  # a guided flow's result, over its message
-        elif photos and len(text) <= CAPTION_LIMIT:
-            sent = await with_retries(
-                lambda: bot.send_photo(
-                    chat, photos[0].data, caption=text, reply_markup=markup, message_thread_id=thread
-                ),
-                self.policy,
-                telegram_failure,
-                resend=False,
-            )
+            written = await self.write_over(chat, edit, pressed, text, markup)
+            if written is not None:
+                self.keep(chat, edit, written, notes)  # a guided flow's step or result, over its answer
+            else:  # what else the message carries is not known (a restart): a message of its own
+                self.tidy.push(chat, edit, pressed)
+                edit = None
+        if edit is None and photos and len(text) <= CAPTION_LIMIT:
+            sent = await self.send_photo(chat, thread, photos[0].data, text, markup)
             self.keep(chat, sent.message_id, text, notes)
             photos = photos[1:]
-        elif text:
+        elif edit is None and text:
             pieces = split_text(text)
             for index, piece in enumerate(pieces):
                 last = index == len(pieces) - 1
-                sent = await with_retries(
-                    lambda piece=piece, last=last: bot.send_message(  # type: ignore[misc]
-                        chat, piece, reply_markup=markup if last else None, message_thread_id=thread
-                    ),
-                    self.policy,
-                    telegram_failure,
-                    resend=False,
-                )
+                sent = await self.send_text(chat, thread, piece, markup if last else None)
                 self.keep(chat, sent.message_id, piece, notes)
+                if last and markup is not None:
+                    self.remember(chat, sent.message_id, shared(piece, [(shown(item), mk) for item, mk in asking]))
         for photo in photos:
-            await self.quietly(
-                with_retries(
-                    lambda p=photo: bot.send_photo(chat, p.data, message_thread_id=thread),  # type: ignore[misc]
-                    self.policy,
-                    telegram_failure,
-                    resend=False,
-                )
-            )
+            await self.quietly(self.send_photo(chat, thread, photo.data, None, None))
         for document in documents:
             await self.quietly(
                 with_retries(
-                    lambda d=document: bot.send_document(  # type: ignore[misc]
-                        chat, d.data, filename=d.filename, message_thread_id=thread
+                    lambda d=document: self.call(  # type: ignore[misc]
+                        chat, lambda: bot.send_document(chat, d.data, filename=d.filename, message_thread_id=thread)
                     ),
                     self.policy,
                     telegram_failure,
                     resend=False,
                 )
             )
+        for item in batch:
+            if item.clear_keyboard is not None:
+                self.tidy.push(chat, item.clear_keyboard, item.pressed)
+
+    def buttons(self, item: Outgoing) -> InlineKeyboardMarkup | None:
+        return self.keyboard(item.response, Translator(item.response.language))
+
+    async def send_text(self, chat: int, thread: int | None, text: str, markup: InlineKeyboardMarkup | None) -> Message:
+        bot = self.connections.bot
+        return await with_retries(
+            lambda: self.call(
+                chat, lambda: bot.send_message(chat, text, reply_markup=markup, message_thread_id=thread)
+            ),
+            self.policy,
+            telegram_failure,
+            resend=False,
+        )
+
+    async def send_photo(
+        self, chat: int, thread: int | None, data: bytes, caption: str | None, markup: InlineKeyboardMarkup | None
+    ) -> Message:
+        bot = self.connections.bot
+        return await with_retries(
+            lambda: self.call(
+                chat,
+                lambda: bot.send_photo(chat, data, caption=caption, reply_markup=markup, message_thread_id=thread),
+            ),
+            self.policy,
+            telegram_failure,
+            resend=False,
+        )
+
+    def remember(self, chat: int, message: int, parts: Shared | None) -> None:
+        """Whose text and buttons are where in a message with buttons (a press may write over one
+        answer, and only that one); a message whose make-up cannot be told is not remembered."""
+        if parts is None:
+            return
+        self.keyboards[(chat, message)] = parts
+        self.keyboards.move_to_end((chat, message))
+        while len(self.keyboards) > KEYBOARDS_KEPT:
+            self.keyboards.popitem(last=False)
+
+    async def write_over(
+        self, chat: int, message: int, pressed: str | None, text: str, markup: InlineKeyboardMarkup | None
+    ) -> str | None:
+        """A guided flow's step or a win's 明细 written over the answer whose button was pressed, the
+        other answers in the message kept: the message's text now. None when the message's make-up is
+        not known (a restart), or the whole would be too long (it is then sent as a message of its own)."""
+        parts = self.keyboards.get((chat, message))
+        index = parts.holding(pressed) if parts is not None else None
+        if parts is None or index is None:
+            return None
+        written = parts.replaced(index, text, markup)
+        if len(written.text) > MESSAGE_LIMIT:
+            return None
+        bot = self.connections.bot
+        try:
+            await with_retries(
+                lambda: self.call(
+                    chat,
+                    lambda: bot.edit_message_text(
+                        written.text, chat_id=chat, message_id=message, reply_markup=written.markup()
+                    ),
+                ),
+                self.policy,
+                telegram_failure,
+            )
+        except BadRequest as error:
+            if not not_modified(error):  # a double tap: the message already says this
+                raise
+        self.keyboards.pop((chat, message), None)
+        self.remember(chat, message, written if written.markup() is not None else None)
+        return written.text
+
+    async def take_buttons_off(self, chat: int, message: int, pressed: frozenset[str | None]) -> None:
+        """The pressed answers' buttons gone from a message, its text and the other answers' buttons
+        kept (`Tidy`: in a turn no answer waits for); all of them when whose they are is not known."""
+        parts = self.keyboards.pop((chat, message), None)
+        if parts is not None and None not in pressed:
+            for data in pressed:
+                index = parts.holding(data)
+                if index is not None:
+                    parts = parts.without_buttons(index)
+        markup = parts.markup() if parts is not None and None not in pressed else None
+        if markup is not None:
+            self.remember(chat, message, parts)
+        bot = self.connections.bot
+        await self.quietly(
+            self.call(chat, lambda: bot.edit_message_reply_markup(chat, message, reply_markup=markup), urgent=False)
+        )
 
     @staticmethod
     async def quietly(call: Any) -> None:
@@ -177,9 +265,20 @@ class Sender:
         """Answer a press (a short note to the presser: an alert to dismiss, or with `alert=False` a
         toast at the top of the chat that goes by itself); an expired query is not worth more."""
         try:
-            await query.answer(text[:CALLBACK_ANSWER_LIMIT] if text else None, show_alert=bool(text) and alert)
+            await query.answer(within_answer_limit(text) if text else None, show_alert=bool(text) and alert)
         except TelegramError as error:
             log.info("callback %s not answered: %s", query.id, error)
+
+
+def within_answer_limit(text: str) -> str:
+    """A press's answer as Telegram takes it (at most 200 characters): one cut short says so."""
+    return text if len(text) <= CALLBACK_ANSWER_LIMIT else text[: CALLBACK_ANSWER_LIMIT - 1] + "…"
+
+
+def shown(item: Outgoing) -> tuple[str, ...]:
+    """The texts an answer may show as in a coalesced message: in full (its board shown once after
+    all), or in one line (a long backlog's)."""
+    return (item.full(board=False), item.full(), item.short())
 
 
 def telegram_failure(error: BaseException) -> Failure | None:

@@ -246,6 +246,11 @@ class Updates:
         response = await referee.handle(incoming)
         if response is not None and response.unwritten:  # the press is answered once it is written
             raise NotWrittenYet(row.update_id)
+        if response is not None and response.press_answer is not None:
+            # a tap on the tile pad: the button's own answer, which is no group message (Telegram counts
+            # sends and edits against the group's 20 a minute, not these); the pad stays as it is
+            await answer(query, render_response(response, translator), alert=response.press_answer == "alert")
+            return False
         if response is None or not (response.recorded or response.choices or response.edits or response.settles):
             text = render_response(response, translator) if response is not None else ""
             # a button spent already (its question answered): a toast; a refusal worth reading: an alert
@@ -255,12 +260,13 @@ class Updates:
         await answer(query, None)
         response = await self.pinned.as_shown(message.chat.id, response)
         thread = self.chats.thread(message)
-        if response.edits:  # a guided flow: its next step (or its result) is written over the same message
-            self.post(Outgoing(message.chat.id, thread, chat_key, response, edit=message.message_id))
+        pressed = query.data  # whose part of the message it is (bot/telegram/shared.py)
+        if response.edits:  # a guided flow: its next step (or its result) is written over its answer
+            self.post(Outgoing(message.chat.id, thread, chat_key, response, edit=message.message_id, pressed=pressed))
             return response.recorded
         keep = parts[2].startswith(PER_PRESSER)  # the join button stays while seats are free
         clear = None if keep else message.message_id
-        self.post(Outgoing(message.chat.id, thread, chat_key, response, clear_keyboard=clear))
+        self.post(Outgoing(message.chat.id, thread, chat_key, response, clear_keyboard=clear, pressed=pressed))
         return response.recorded
 
     async def button_is_current(self, chat_key: str, night_text: str, hand_text: str) -> bool:

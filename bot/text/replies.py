@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any
+from typing import Any, Literal
 
 from opencc import OpenCC
 
@@ -95,6 +95,10 @@ class Response:
     # the ledger could not be written just now (locked by another program, a full disk): nothing was
     # recorded, and the same line may be handled again (Telegram does, until it is written)
     unwritten: bool = False
+    # a button's press answered to the presser alone, the message and its buttons left as they are (a
+    # tap on the tile pad): "toast" goes by itself, "alert" is a note to dismiss (a preview to read);
+    # Telegram answers the press with it (no group message), the console prints it
+    press_answer: Literal["toast", "alert"] | None = None
     # the ledger row its first line reports as #N (`✅ #N`, `✏️ #N`, `↩️ #N`): a reply to the message
     # that shows it acts on that line (Telegram: bot/chat/handlers/reply_to.py)
     event_id: int | None = None

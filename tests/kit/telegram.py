@@ -10,6 +10,7 @@ from bot.store.ledger import Ledger
 from bot.telegram.app import TelegramFrontEnd, build_application
 from bot.telegram.delivery import RetryPolicy
 from bot.telegram.intake import Polling
+from bot.telegram.pace import Pacer
 from tests.fake_telegram import FakeTelegram, user
 
 GROUP, OTHER_GROUP = -100111, -100222
@@ -23,11 +24,22 @@ class Running:
         db: Path,
         policy: RetryPolicy | None = None,
         board_interval: float | None = None,
+        pacer: Pacer | None = None,
         rules_dir: Path | None = None,
     ) -> None:
+        """`pacer`: messages wait for their chat's turn (bot/telegram/pace.py); without, they go at
+        once (the fake enforces no limit unless told to). `board_interval`: 0 unless given (the
+        board edited after each event)."""
         self.fake = fake
         self.application = build_application(
-            "123:TEST", str(db), fake.base_url, policy=policy, board_interval=board_interval, rules_dir=rules_dir
+            "123:TEST",
+            str(db),
+            fake.base_url,
+            policy=policy,
+            board_interval=board_interval or 0.0,
+            rate_limit=False,
+            pacer=pacer,
+            rules_dir=rules_dir,
         )
         self.front: TelegramFrontEnd = self.application.bot_data["front"]
         self.intake = Polling(self.application.bot, self.front.accept_all, timeout=1)

@@ -1,4 +1,6 @@
-"""Guided flows: a win, a gang or a penalty in a few taps, in one message edited step by step.
+"""Guided flows: a gang, a penalty or a win by its declared patterns in a few taps, in one message
+edited step by step (a win tapped tile by tile is one keyboard that is not edited until the win is
+recorded: bot/chat/handlers/tile_flow.py).
 
 The flow's state travels in the buttons' own command lines (`/hu ~t…g…d…n…w1f2h4p5`; the tile pad's
 in its stored taps), so it belongs to the command layer and to no front end: Telegram renders the
@@ -267,9 +269,10 @@ def player_choices(context: Context, prefix: str, exclude: int | None = None, fi
 # ---- 胡 -------------------------------------------------------------------------------------------
 
 
-async def hu_flow(context: Context, state: str | None) -> Response:
+async def hu_flow(context: Context, state: str) -> Response:
+    """The declared-pattern 胡 (报番型 on the tile pad): who won → from whom → hard flowers → patterns."""
     night = recording_night(context)
-    head, (winner, source, hard, more, mask, last) = read_state(_HU, state or new_head(context, night).text)
+    head, (winner, source, hard, more, mask, last) = read_state(_HU, state)
     stop = await ended(context, night, head)
     if stop is not None:
         return stop
@@ -283,12 +286,7 @@ async def hu_flow(context: Context, state: str | None) -> Response:
     name = context.seats[w].name
     at_w = f"{base}w{w}"
     if source is None:
-        # each leads to the tile pad (点牌); 报番型 there comes back to this flow's next step
-        choices = [Choice(Reply("button.self_draw"), f"{base}{start_pad(w, 's')}")]
-        choices += [
-            replace(choice, command=f"{base}{start_pad(w, choice.command[len(at_w) + 1 :])}")
-            for choice in player_choices(context, f"{at_w}f", exclude=w)
-        ]
+        choices = [Choice(Reply("button.self_draw"), f"{at_w}fs"), *player_choices(context, f"{at_w}f", exclude=w)]
         return flow_response(context, night, Step(Reply("flow.hu_from", {"winner": name}), (), (*choices, back(base))))
     at_f = f"{at_w}f{source}"
     if hard is None:
@@ -313,11 +311,6 @@ async def hu_flow(context: Context, state: str | None) -> Response:
         example = Reply("flow.type_hand", {"example": typed_example(context, command)})
         return flow_response(context, night, Step(example, (), (back(f"{at_h}p{chosen:x}"),)))
     return pattern_step(context, night, at_h, keys, chosen, command)
-
-
-def start_pad(winner: int, source: str) -> str:
-    """The tap that starts the tile pad (bot/chat/handlers/tile_pad.py) after the discarder step."""
-    return f"os{winner}{source}"
 
 
 def hu_command(context: Context, winner: int, source: str, hard: int, selected: list[Toggle]) -> Command:

@@ -1,26 +1,30 @@
-"""The tile pad of the guided 胡: a hand entered by tapping its tiles, one tap at a time (pure).
+"""The tile pad of the guided 胡: a whole win entered by tapping one keyboard that never changes (pure).
 
 A button carries the flow's head and one tap (`/hu ~t…g…d…n…ot5`: the tile 6万), never the pad: the
 pad is the fold of the flow's taps in the order they came (stored with the flow, bot/store/ledger.py
-`flow_taps`). So a tap pressed on a keyboard that an edit has not replaced yet still counts after
-the taps before it, and a tap that cannot apply to the pad as it now stands (a tile when the hand
-is full, a fifth copy, ⌫ on an empty pad) changes nothing and is answered with why.
+`flow_taps`). So taps pressed faster than anything is shown all count, in order, and a tap that
+cannot apply to the pad as it now stands (a tile when the hand is full, a fifth copy, ⌫ on an empty
+pad, a tile before the winner) changes nothing and is answered with why.
 
-The taps (`op` letter, then its argument):
+The keyboard is the same from the first tap to 确认 (Telegram counts an edit of it against the group's
+20 messages a minute, bot/chat/handlers/tile_flow.py): every choice is a tap on it, whatever was
+tapped before. The taps (`op` letter, then its argument):
 
-- `s<w><f>` start: the winner and from whom (a seat, or `s` for a self-draw); a start that names
-  the same winner and discarder as the pad keeps the pad (a double tap), another one empties it;
-- `t<c>` a tile (`c` in ALPHABET: 0-8 万, 9-17 筒, 18-26 条, 27-30 the winds); `b` ⌫; `q` back to
-  the discarder step (only from an empty pad); `p`/`g` the last tile tapped becomes a pong/gang the
-  log never saw; `w<c>` which tile won (a hand whose last move was a meld);
-- `h<c>` the hard flowers (0-20); `m`/`l` more counts, fewer counts; `f<c>` a flag toggled (杠开,
-  海底 …, by its place in the preview); `r` back from the preview to the count; `x` 确认 (recorded
-  under the flow's key, once: it is not a tap).
+- `v<s>` the winner (a seat): a tap on another winner keeps what was tapped (a slip of the finger
+  is mended by the next tap); `d<s>` whose discard (a seat other than the winner's, or `s`: a
+  self-draw);
+- `t<c>` a tile (`c` in ALPHABET: 0-8 万, 9-17 筒, 18-26 条, 27-30 the winds); with the hand full and
+  its winning tile not known (its last move was a meld), a tile of the hand marks the winning one;
+  `b` ⌫; `p`/`g` the last tile tapped becomes a pong/gang the log never saw;
+- `h<c>` the hard flowers (0-20); `f<c>` a flag toggled (杠开, 海底 …, `c` its place in
+  `bot.text.vocabulary.flag_fields`, which does not move when the table does);
+- `x` 确认 (recorded under the flow's key, once: it is not a tap); `y` 报番型 (the patterns declared
+  instead of the tiles: bot/chat/handlers/flows.py `hu_flow`, from the winner and discarder tapped).
 
 The pad holds who won and from whom; the concealed tiles tapped as a multiset, with the last tile
 tapped on its own (the winning tile, and what ⌫ takes back); the melds added on the pad (the first
 ones give the tiles of the winner's melds logged without a tile (`碰 王五`), in log order, the rest
-are melds the log never saw); the hard flowers, whether the 9-20 counts are shown, the flags.
+are melds the log never saw); the hard flowers and the flags.
 """
 
 from __future__ import annotations
@@ -48,14 +52,13 @@ class Added:
 class Pad:
     """Where a tap flow stands."""
 
-    winner: int
-    source: int  # a seat, or SELF
+    winner: int | None = None
+    source: int | None = None  # a seat, or SELF; None: not tapped yet
     tiles: tuple[Tile, ...] = ()  # the concealed tiles tapped, sorted (the last one included)
     last: Tile | None = None
     melds: tuple[Added, ...] = ()
     hard: int | None = None
-    more: bool = False
-    flags: int = 0
+    flags: int = 0  # a bit per flag, by its place in flag_fields
 
     @property
     def self_draw(self) -> bool:
@@ -206,40 +209,68 @@ def concealed_before_win(pad: Pad) -> tuple[Tile, ...]:
 # ---- one tap -------------------------------------------------------------------------------------------
 
 
-def fresh(pad: Pad) -> Pad:
-    """A changed hand asks its count and flags afresh."""
-    return replace(pad, hard=None, more=False, flags=0)
+def seat_tap(pad: Pad, letter: str, value: int, seats: int) -> Pad | Why:
+    """`v` the winner, `d` whose discard (`SELF`: a self-draw)."""
+    if letter == "v":
+        if value >= seats:
+            return Why("tiles.tap_not_now")
+        return replace(pad, winner=value, source=None if pad.source == value else pad.source)
+    if pad.winner is None:
+        return Why("tiles.tap_winner_first")
+    if value == pad.winner:
+        return Why("tiles.tap_own_discard")
+    if value >= seats and value != SELF:
+        return Why("tiles.tap_not_now")
+    return replace(pad, source=value)
 
 
-def apply(pad: Pad, table: Table, op: str, toggles: int) -> Pad | Why:
-    """The pad after one tap (`op`, see the module's list; `s`, `q` and `x` are the flow's), or why
-    the tap cannot apply to the pad as it stands. `toggles`: the flags the preview offers."""
-    letter, value = op[0], ALPHABET.index(op[1]) if len(op) > 1 else 0
+def tile_tap(pad: Pad, table: Table, tile: Tile) -> Pad | Why:
+    """A tile: added to the hand, or, the hand full with its winning tile unknown, marked as that."""
+    if pad.winner is None:
+        return Why("tiles.tap_winner_first")
+    if tile in offered(pad, table):
+        return tap(pad, table, tile)
+    if complete(pad, table) and pad.last is None and tile in pad.tiles:
+        return replace(pad, last=tile)
+    full = not unfilled(pad, table) and len(pad.tiles) >= needed(pad, table)
+    return Why("tiles.tap_full" if full else "tiles.tap_fifth", tile=tile)
+
+
+def apply(pad: Pad, table: Table, op: str, seats: int, flags: frozenset[int]) -> Pad | Why:
+    """The pad after one tap (`op`, see the module's list; `x` and `y` are the flow's), or why the
+    tap cannot apply to the pad as it stands. `flags`: the places of the flags the pad offers."""
+    letter = op[0]
+    value = SELF if op[1:] == "s" else ALPHABET.index(op[1]) if len(op) > 1 else 0
+    if letter in "vd":
+        return seat_tap(pad, letter, value, seats)
     if letter == "t":
-        if value in offered(pad, table):
-            return fresh(tap(pad, table, value))
-        full = not unfilled(pad, table) and len(pad.tiles) >= needed(pad, table)
-        return Why("tiles.tap_full" if full else "tiles.tap_fifth", tile=value)
+        return tile_tap(pad, table, value)
     if letter == "b":
         undone = backspace(pad, table)
-        return Why("tiles.tap_nothing") if undone is None else fresh(undone)
+        return Why("tiles.tap_nothing") if undone is None else undone
     if letter in "pg":
         gang = letter == "g"
         if can_meld(pad, table, gang):
-            return fresh(add_meld(pad, gang))
+            return add_meld(pad, gang)
         return Why("tiles.tap_no_gang" if gang else "tiles.tap_no_pong")
-    if not complete(pad, table):
-        return Why("tiles.tap_not_full", left=max(needed(pad, table) - len(pad.tiles), 0))
-    if letter == "w":
-        return replace(pad, last=value) if pad.last is None and value in pad.tiles else Why("tiles.tap_not_now")
-    if pad.last is None:
-        return Why("tiles.tap_not_now")
     if letter == "h" and value <= MAX_FLOWERS:
-        return replace(pad, hard=value, more=False, flags=0)
-    if letter in "ml" and pad.hard is None:
-        return replace(pad, more=letter == "m")
-    if letter == "f" and pad.hard is not None and value < toggles:
+        return replace(pad, hard=value)
+    if letter == "f" and value in flags:
         return replace(pad, flags=pad.flags ^ (1 << value))
-    if letter == "r" and pad.hard is not None:
-        return replace(pad, hard=None, flags=0)
     return Why("tiles.tap_not_now")
+
+
+def missing(pad: Pad, table: Table) -> tuple[str, ...]:
+    """What the win still lacks before 确认, in the order the pad asks for it (message keys)."""
+    lacking: list[str] = []
+    if pad.winner is None:
+        lacking.append("tiles.missing_winner")
+    if pad.source is None:
+        lacking.append("tiles.missing_source")
+    if pad.winner is None or not complete(pad, table):
+        lacking.append("tiles.missing_tiles")
+    elif pad.last is None:
+        lacking.append("tiles.missing_winning")
+    if pad.hard is None:
+        lacking.append("tiles.missing_hard")
+    return tuple(lacking)
