@@ -9,7 +9,7 @@ import pytest
 
 from tests.bot_process import bot_against_fake
 from tests.fake_telegram import FakeTelegram
-from tests.kit.messages import says
+from tests.kit.messages import rendered, says
 from tests.kit.telegram import ALICE, BOB, CAROL, DAVE, EVE, GROUP, OTHER_GROUP, Running, balances, buttons
 
 
@@ -26,17 +26,19 @@ async def test_a_whole_night_in_a_group(fake: FakeTelegram, tmp_path: Path) -> N
         await bot.say(CAROL, "暗杠 3m")
         await bot.say(ALICE, "罚 跟牌 dave")
         out = await bot.say(BOB, "胡 carol 11p 567s 79s [EEE] [444p] +8s 花4")
-        assert "合计 34 花" in out and "📋" in out  # the hand is over: its reply ends with the board
+        assert says(out, "score.total", total=34) and "📋" in out  # the hand is over: its reply ends with the board
         board = await bot.say(EVE, "/score")
-        assert "bob：41" in board and "比下胡 ×2" in board
+        bob = rendered("balance.both", amount=41, unit=rendered("unit_name.flowers"), money=41)  # stake 1
+        assert says(board, "board.person", name="bob", balance=bob)
+        assert says(board, "board.doubled")
         undo = await bot.say(ALICE, "/undo")
-        assert "撤销了" in undo
+        assert says(undo, "undo.done")
         summary = await bot.say(DAVE, "/summary")
-        assert "结算" in summary and fake.sent("sendPhoto")
+        assert says(summary, "summary.header", night=1) and fake.sent("sendPhoto")
         # the chart as Telegram reads the upload: a JPEG of 800 × 450 (the fake refuses what it could not open)
         assert fake.sent("sendPhoto")[-1].params["photo"]["image"] == ("JPEG", 800, 450) and not fake.refused
         # no right to pin here: no live board message at all, and one note saying how to give the right
-        assert not fake.sent("pinChatMessage") and sum("置顶" in t for t in fake.texts(GROUP)) == 1
+        assert not fake.sent("pinChatMessage") and sum(says(t, "telegram.pin_ask") for t in fake.texts(GROUP)) == 1
     # after undoing the win: 暗杠 3 each to Carol, 跟牌 Dave pays 10 to each
     assert await balances(db) == [10 - 3, 10 - 3, 10 + 9, -30 - 3]
 
@@ -106,7 +108,8 @@ async def test_private_chat_never_touches_a_group(fake: FakeTelegram, tmp_path: 
         await bot.say(CAROL, "/gang self 3m")
         assert says(await bot.say(ALICE, "/new @alice @bob @carol @dave", chat=1), "night.private_chat")
         mine = await bot.say(CAROL, "/me", chat=3)
-        assert "carol：1 局，净 9" in mine  # Carol spoke in the group, so her seat knows her id
+        # Carol spoke in the group, so her seat knows her id
+        assert says(mine, "stats.player", name="carol", nights=1, money=9)
         assert not any(name in mine for name in ("alice", "bob", "dave"))
         assert says(await bot.say(EVE, "/me", chat=5), "me.nothing")
     assert await balances(db) == [-3, -3, 9, -3]
@@ -178,10 +181,10 @@ async def test_free_seats_are_taken_with_join_and_the_join_button(fake: FakeTele
     db = tmp_path / "tg.sqlite3"
     async with Running(fake, db) as bot:
         out = await bot.say(ALICE, "/new @alice @bob")
-        assert says(out, "night.free_seat") and "加入" in buttons(fake)
+        assert says(out, "night.free_seat") and rendered("button.join") in buttons(fake)
         assert says(await bot.say(ALICE, "/flowergang"), "night.seats_free")  # four players are needed to record
-        assert "carol 入座：西" in await bot.say(CAROL, "/join")
-        join_button = buttons(fake)["加入"]
-        assert "dave 入座：北" in await bot.press(DAVE, join_button)
+        assert says(await bot.say(CAROL, "/join"), "join.done", name="carol", seat=rendered("seat.west"))
+        join_button = buttons(fake)[rendered("button.join")]
+        assert says(await bot.press(DAVE, join_button), "join.done", name="dave", seat=rendered("seat.north"))
         assert "✅" in await bot.say(DAVE, "/flowergang")
     assert await balances(db) == [-6, -6, -6, 18]

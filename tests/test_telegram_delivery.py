@@ -24,11 +24,30 @@ from bot.telegram.delivery import MESSAGE_LIMIT, RetryPolicy, split_text
 from bot.telegram.input import addressed_elsewhere
 from bot.telegram.pace import Budget, Pacer
 from tests.fake_telegram import FakeTelegram, Fault
-from tests.kit.messages import says
+from tests.kit.messages import rendered, says
 from tests.kit.telegram import ALICE, BOB, CAROL, DAVE, EVE, GROUP, OTHER_GROUP, Running, balances, buttons
 
 FAST = RetryPolicy(attempts=6, first_backoff=0.05, late_note_pause=0.2, late_note_attempts=5)
 NEW = "/new @alice @bob @carol @dave"
+
+
+def flower_gang(actor: str, payments: str = "") -> str:
+    """`bob 花杠 · ` and what follows it: a flower gang's quiet line after its `✅ #N`."""
+    return rendered("quiet.joined", event=rendered("what.flower_gang", actor=actor), payments=payments)
+
+
+# a flower gang by bob: each of the three others pays him 6 (RULES: 花杠 6 a player, stake 1)
+BOB_FLOWER_GANG = flower_gang(
+    "bob",
+    rendered(
+        "quiet.from_each",
+        payers=rendered("list.separator").join(("carol", "dave", "alice")),
+        payee="bob",
+        amount=6,
+        unit=rendered("unit_name.flowers"),
+        money=6,
+    ),
+)
 
 
 def recorded(db: Path, kind: str, chat: str = f"tg:{GROUP}") -> int:
@@ -51,7 +70,7 @@ async def test_a_reply_failing_after_the_commit_is_retried_and_the_event_recorde
         await bot.say(ALICE, NEW)
         fake.fail_next("sendMessage", *(fault(fake, name) for name in faults))
         out = await bot.say(BOB, "/flowergang")
-        assert "✅" in out and "bob 花杠" in out
+        assert "✅" in out and says(out, "what.flower_gang", actor="bob")
         assert "什么都没有记录" not in "\n".join(fake.texts())
         assert len(fake.failed) == len(faults)
     assert recorded(db, "flower_gang") == 1
@@ -76,8 +95,8 @@ async def test_a_reply_that_may_have_arrived_is_not_sent_again_but_followed_by_a
         after = fake.texts(GROUP)[before:]
         assert len(fake.failed) == 1  # the full reply was tried once
         lines = "\n".join(after).split("\n")
-        assert lines[0].startswith("✅ #") and lines[0].endswith("bob 花杠 · carol、dave、alice → bob：各 6 花（6）")
-        assert sum("bob 花杠" in line for line in lines) == 1  # the short note, once
+        assert says(lines[0], "event.recorded", what=BOB_FLOWER_GANG) and lines[0].endswith(BOB_FLOWER_GANG)
+        assert sum(says(line, "what.flower_gang", actor="bob") for line in lines) == 1  # the short note, once
     assert recorded(db, "flower_gang") == 1
 
 
@@ -95,7 +114,7 @@ async def test_a_reply_that_never_gets_through_becomes_a_short_recorded_note(
         note = fake.texts(GROUP)[before]
         # the short form: the event's one quiet line (a flower gang: each of the three pays bob 6), nothing more
         first = note.split("\n")[0]  # (the once-a-night note about pinning may follow in the same message)
-        assert first.startswith("✅ #") and first.endswith("bob 花杠 · carol、dave、alice → bob：各 6 花（6）")
+        assert says(first, "event.recorded", what=BOB_FLOWER_GANG) and first.endswith(BOB_FLOWER_GANG)
         assert "什么都没有记录" not in "\n".join(fake.texts())
     assert recorded(db, "flower_gang") == 1
 
@@ -113,8 +132,8 @@ async def test_a_late_note_goes_out_with_the_next_answer_without_waiting(fake: F
         # what the chat got since: the late note rides with the next answer (here the once-a-night note
         # about pinning may be that answer, just before carol's)
         lines = "\n".join(fake.texts(GROUP)[before:]).split("\n")
-        assert lines[0].startswith("✅ #") and "bob 花杠 · " in lines[0]  # the late note first
-        assert any("carol 花杠 · " in line for line in lines[1:])
+        assert says(lines[0], "event.recorded", what=flower_gang("bob"))  # the late note first
+        assert any(says(line, "event.recorded", what=flower_gang("carol")) for line in lines[1:])
     assert await balances(db) == [-12, 18 - 6, 18 - 6, -12]
 
 
@@ -279,7 +298,7 @@ async def test_a_backlog_in_one_chat_does_not_hold_up_another(fake: FakeTelegram
         await asyncio.wait_for(bot.front.idle(), 60)
         texts = fake.texts(GROUP)[before_a:]
         assert len(texts) < 60
-        assert sum(t.count("罚 bob 5") for t in texts) == 300
+        assert sum(t.count(rendered("what.penalty_custom", offender="bob", amount=5)) for t in texts) == 300
     # a custom penalty of 5: bob pays 5 to each of the three others, 300 times
     assert await balances(db) == [5 * 300, -15 * 300, 5 * 300, 5 * 300]
 
@@ -310,7 +329,8 @@ async def test_a_score_in_the_same_batch_as_the_supergroup_migration_finds_the_n
         before = len(fake.texts(new))
         fake.message(new, ALICE, "/score")  # fetched in the same getUpdates batch as the migration
         await fake.wait_for(lambda: len(fake.texts(new)) > before)
-        assert "carol：9" in fake.texts(new)[before]  # 暗杠 3 from each of three
+        carol = rendered("balance.both", amount=9, unit=rendered("unit_name.flowers"), money=9)  # stake 1
+        assert says(fake.texts(new)[before], "board.person", name="carol", balance=carol)  # 暗杠 3 from each of three
 
 
 async def test_nights_are_numbered_per_chat(fake: FakeTelegram, tmp_path: Path) -> None:
