@@ -100,7 +100,7 @@ async def test_channels_are_their_own_senders_and_anonymous_admins_are_admins(
         out = await bot.say(CHANNEL_BOT, "/penalty follow dave", sender_chat=other)
         assert says(out, "permission.not_at_table")  # another channel is not the opener
         assert "✅" in await bot.say(CHANNEL_BOT, "/penalty follow dave", sender_chat=news)
-        assert "撤销了" in await bot.say(GROUP_ANONYMOUS_BOT, "/undo", sender_chat=group)
+        assert says(await bot.say(GROUP_ANONYMOUS_BOT, "/undo", sender_chat=group), "undo.done")
     assert await balances(db) == [0, 0, 0, 0]
 
 
@@ -131,7 +131,7 @@ async def test_the_privacy_note_offers_new_as_a_button(fake: FakeTelegram, tmp_p
     fake.privacy = True
     async with Running(fake, tmp_path / "tg.sqlite3") as bot:
         await quiet(bot, fake.member(GROUP, ALICE))
-        assert buttons(fake) == {"开局 /new": "-:*:/new"}  # a button of no night
+        assert buttons(fake) == {rendered("telegram.new_button"): "-:*:/new"}  # a button of no night
         # `/new` as a plain line is never seen under privacy; the button is: a night opens, seats to join
         assert says(await bot.press(ALICE, "-:*:/new"), "night.opened", night=1)
 
@@ -147,9 +147,7 @@ async def test_privacy_turned_off_mid_night_is_acknowledged_once(fake: FakeTeleg
         fake.turn_privacy_off()  # /setprivacy at BotFather, then the bot is removed and re-added
         await quiet(bot, fake.member(GROUP, ALICE, "left", before="member"))
         out = await quiet(bot, fake.member(GROUP, ALICE))
-        told = "✅ 现在群里的普通消息我都看得到了：“碰 李四”这样直接说就行。"
-        told += "要置顶记分板，请给我“置顶消息”的管理员权限。"
-        assert out == [told]  # not an admin: it cannot pin, and says how to let it
+        assert out == [rendered("telegram.privacy_off_no_pin")]  # not an admin: it cannot pin, and says how to let it
         assert "✅" in await bot.say(BOB, "碰 carol 7p")  # plain words reach it now
         assert "/setprivacy" not in await bot.say(BOB, "/score")
         assert await quiet(bot, fake.member(GROUP, ALICE)) == []  # said once
@@ -276,11 +274,15 @@ async def test_the_readme_headline_by_players_without_usernames(fake: FakeTelegr
     async with Running(fake, db) as bot:
         assert says(await bot.say(zhang, "开局 张三 李四 王五 赵六 底=2"), "night.opened", night=1)
         out = await bot.say(li, "碰 王五")
-        assert "李四 = 这个账号" in out and not says(out, "permission.not_at_table")  # claimed by the one matching name
+        assert says(out, "telegram.claimed", name="李四") and not says(
+            out, "permission.not_at_table"
+        )  # claimed by the one matching name
         out = await bot.say(li, "胡 王五 11p 567s 79s [EEE] [444p] +8s 花4")
-        assert "李四 = 这个账号" not in out  # said once
+        assert not says(out, "telegram.claimed", name="李四")  # said once
         # 跑 20 + 硬花 4×2 = 8 + 风碰 2 + 缺一门 2 + 压档 2 = 34 花; at 底=2 that is 68
-        assert "合计 34 花" in out and "王五 → 李四：34 花（68）" in out
+        flowers = rendered("unit_name.flowers")
+        assert says(out, "score.total", total=34)
+        assert says(out, "quiet.pay", payer="王五", payee="李四", amount=34, unit=flowers, money=68)
     assert await balances(db) == [0, 34, -34, 0]
 
 
@@ -289,9 +291,9 @@ async def test_first_and_last_name_claim_a_seat_opened_by_that_name(fake: FakeTe
     alex_chen, alex_wang = plain_user(301, "Alex", "Chen"), plain_user(302, "Alex", "Wang")
     async with Running(fake, db) as bot:
         await bot.say(ALICE, "/new @alice AlexChen AlexWang Dave")
-        assert "AlexChen = 这个账号" in await bot.say(alex_chen, "罚 跟牌 dave")  # first + last name
+        assert says(await bot.say(alex_chen, "罚 跟牌 dave"), "telegram.claimed", name="AlexChen")  # first + last name
         out = await bot.say(alex_wang, "/penalty follow alice")
-        assert "AlexWang = 这个账号" in out
+        assert says(out, "telegram.claimed", name="AlexWang")
     # two 跟牌: Dave pays 10 to each of three (+10,+10,+10,-30); Alice pays 10 to each (-30,+10,+10,+10)
     assert await balances(db) == [-20, 20, 20, -20]
 
@@ -300,18 +302,19 @@ async def test_a_seat_is_claimed_with_its_button(fake: FakeTelegram, tmp_path: P
     db = tmp_path / "tg.sqlite3"
     zhang, wang, wang_impostor = plain_user(201, "张三"), plain_user(203, "Wu"), plain_user(204, "Mallory")
     async with Running(fake, db) as bot:
+        claim_li, claim_wang = (rendered("telegram.claim", name=name) for name in ("李四", "王五"))
         await bot.say(zhang, "开局 张三 李四 王五 赵六")
         choices = buttons(fake)
-        assert {"我是 李四", "我是 王五", "我是 赵六"} <= set(choices)
-        assert "王五 = 这个账号" in await bot.press(wang, choices["我是 王五"])
+        assert {rendered("telegram.claim", name=name) for name in ("李四", "王五", "赵六")} <= set(choices)
+        assert says(await bot.press(wang, choices[claim_wang]), "telegram.claimed", name="王五")
         assert "✅" in await bot.say(wang, "罚 跟牌 赵六")  # the account now holds 王五's seat
-        out = await bot.press(wang_impostor, choices["我是 王五"])  # taken: nothing changes
-        assert "王五 = 这个账号" not in out
+        out = await bot.press(wang_impostor, choices[claim_wang])  # taken: nothing changes
+        assert not says(out, "telegram.claimed", name="王五")
         # an account with no seat is offered the seats still unclaimed, not 王五's
         assert says(await bot.say(wang_impostor, "罚 跟牌 王五"), "claim.which_seat")
-        assert "我是 李四" in buttons(fake) and "我是 王五" not in buttons(fake)
+        assert claim_li in buttons(fake) and claim_wang not in buttons(fake)
         await bot.say(zhang, "/score")  # the board offers the seats still unclaimed
-        assert "我是 李四" in buttons(fake) and "我是 王五" not in buttons(fake)
+        assert claim_li in buttons(fake) and claim_wang not in buttons(fake)
     # 跟牌: 赵六 pays 10 to each of the three others
     assert await balances(db) == [10, 10, 10, -30]
 
@@ -337,17 +340,21 @@ async def test_a_stranger_cannot_take_the_openers_seat_and_a_claim_by_another_na
     db = tmp_path / "tg.sqlite3"
     mallory, eve = plain_user(66, "Mallory"), plain_user(67, "Eve")
     async with Running(fake, db) as bot:
+        claim_alice, claim_bob = (rendered("telegram.claim", name=name) for name in ("Alice", "Bob"))
         await bot.say(ALICE, "/new Alice Bob Carol Dave")
-        assert "我是 Alice" not in buttons(fake) and "我是 Bob" in buttons(fake)
+        assert claim_alice not in buttons(fake) and claim_bob in buttons(fake)
         assert says(await bot.say(mallory, "/penalty Bob 10"), "claim.which_seat")
         choices = buttons(fake)
-        assert "我是 Alice" not in choices and {"我是 Bob", "我是 Carol", "我是 Dave"} <= set(choices)
+        assert claim_alice not in choices and {
+            rendered("telegram.claim", name=n) for n in ("Bob", "Carol", "Dave")
+        } <= set(choices)
         before = len(fake.calls)
-        out = await bot.press(mallory, choices["我是 Bob"])
-        assert "Bob = 这个账号" in out and "账号 Mallory 的名字不是 Bob" in out and "✅" in out
+        out = await bot.press(mallory, choices[claim_bob])
+        assert says(out, "telegram.claimed", name="Bob") and "✅" in out
+        assert says(out, "claim.unmatched_line", account="Mallory", name="Bob")
         sent = [c for c in fake.calls[before:] if c.method == "sendMessage" and "📌" not in c.params["text"]]
         assert len(sent) == 1 and "✅" in sent[0].params["text"]  # the line's reply carries it all, and the button
-        undo = buttons(fake)["↩️ 不是 Bob"]
+        undo = buttons(fake)[rendered("button.undo_claim", name="Bob")]
         _, hand, line = undo.split(":", 2)
         assert hand == "*" and line.startswith("/undo claim=")  # good in any hand of the night
         # a custom penalty (RULES §4): Bob pays 10 to each of the three others
@@ -356,11 +363,11 @@ async def test_a_stranger_cannot_take_the_openers_seat_and_a_claim_by_another_na
             assert says(await bot.press(presser, undo), "claim.undo_not_allowed")
         assert await balances(db) == [10, -30, 10, 10]
         out = await bot.press(ALICE, undo)
-        assert "撤销了 Bob 这个座位的认领" in out and "/penalty Bob 10" in out
+        assert says(out, "claim.undone", name="Bob") and "/penalty Bob 10" in out
         assert await balances(db) == [0, 0, 0, 0]
         out = await bot.say(ALICE, "罚 跟牌 dave")  # Alice's own line: hers without a claim
-        assert "✅" in out and "这个账号" not in out
+        assert "✅" in out and not says(out, "telegram.claimed")
         await bot.say(ALICE, "/score")
-        assert "我是 Bob" in buttons(fake)  # Bob's seat is offered again
+        assert claim_bob in buttons(fake)  # Bob's seat is offered again
     # 跟牌 (RULES §4): Dave pays 10 to each of the three others
     assert await balances(db) == [10, 10, 10, -30]
