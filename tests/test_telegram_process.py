@@ -23,7 +23,7 @@ import aiohttp
 
 from locales import Translator
 from tests.bot_process import ROOT, bot_against_fake, bot_environment, count, wait_until
-from tests.kit.messages import says
+from tests.kit.messages import rendered, says
 from tests.kit.processes import gone as plot_gone
 from tests.kit.telegram import ALICE, BOB, NEW
 
@@ -85,7 +85,7 @@ def test_a_second_process_on_the_same_database_refuses_to_start(tmp_path: Path) 
                 timeout=30,
             )
             assert second.returncode != 0 and time.monotonic() - started < 10
-            assert "一个数据库只能由一个进程使用" in second.stderr and str(first.pid) in second.stderr
+            assert says(second.stderr, "database.in_use", pid=first.pid)
             console = subprocess.run(
                 [sys.executable, "-m", "bot", "console", "--db", str(db), "--script", os.devnull],
                 cwd=ROOT,
@@ -94,7 +94,7 @@ def test_a_second_process_on_the_same_database_refuses_to_start(tmp_path: Path) 
                 text=True,
                 timeout=30,
             )
-            assert console.returncode != 0 and "一个数据库只能由一个进程使用" in console.stderr  # the console too
+            assert console.returncode != 0 and says(console.stderr, "database.in_use")  # the console too
             before = len(fake.sent("sendMessage"))
             fake.message(CHATS[0], BOB, "/flowergang")  # the first one is unaffected
             await fake.wait_for(lambda: len(fake.sent("sendMessage")) > before, timeout=30)
@@ -119,7 +119,7 @@ def test_an_unopenable_database_exits_with_a_clear_message_in_both_front_ends(tm
             [sys.executable, *argv], cwd=ROOT, env=environment, capture_output=True, text=True, timeout=30
         )
         assert result.returncode != 0 and time.monotonic() - started < 10
-        assert "打不开数据库" in result.stderr and "file is not a database" in result.stderr
+        assert says(result.stderr, "database.unopenable") and "file is not a database" in result.stderr
 
 
 def free_port() -> int:
@@ -160,7 +160,7 @@ def test_webhook_mode_end_to_end(tmp_path: Path) -> None:
                     before = len(fake.sent("sendMessage"))
                     await fake.wait_for(lambda before=before: len(fake.sent("sendMessage")) > before, timeout=30)
             assert any(says(t, "night.opened", night=1) for t in fake.texts())
-            assert any("bob 花杠" in t for t in fake.texts())
+            assert any(says(t, "what.flower_gang", actor="bob") for t in fake.texts())
             assert count(db, "SELECT COUNT(*) FROM events WHERE kind = 'flower_gang'") == 1
             assert await bot.stop() == 0
 
@@ -346,7 +346,10 @@ def test_a_stopped_drawing_process_holds_neither_the_summary_nor_the_chats_next_
                 await wait_until(lambda: penalties(CHATS[0]) == 2 and penalties(other) == 1, timeout=60)
                 await fake.wait_for(lambda: len(fake.texts(CHATS[0])) > answers, timeout=60)
                 await fake.wait_for(lambda: Translator("zh-Hans").t("summary.chart_skipped") in said(), timeout=60)
-                assert "1. alice：5 花" in said()  # the figures went out, before the chat's next penalty
+                alice = rendered("balance.both", amount=5, unit=rendered("unit_name.flowers"), money=5)  # stake 1
+                assert says(
+                    said(), "summary.rank", place=1, name="alice", balance=alice
+                )  # the figures went out, before the chat's next penalty
                 assert len(fake.sent("sendPhoto", CHATS[0])) == 1  # no chart for it
                 await wait_until(lambda: all(plot_gone(pid) for pid in stopped), timeout=30)
                 await wait_until(lambda: len(drawing_processes(bot.pid)) == 1, timeout=30)
