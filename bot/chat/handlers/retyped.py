@@ -114,12 +114,16 @@ async def again(context: Context) -> Response:
     night = recording_night(context)
     question, _, drop = table_events.again_args(command)
     services, chat = context.services, context.incoming.chat_id
-    waiting = [q for q in await repeats.open_questions(services, chat) if q.retyped]
+    asked = await repeats.open_questions(services, chat)
+    if question is not None and not any(q.question == question for q in asked):  # answered already
+        said = "repeat.withdrawn" if await repeats.was_withdrawn(services, chat, question) else "repeat.answered"
+        return Response((Reply(said),), context.language, spent=True)
+    waiting = [q for q in asked if q.retyped]
     if question is None:  # typed: the one retyped question open in this hand
         here = [q for q in waiting if (q.night_id, q.hand_no) == (night.id, night.state.hand_no)]
         question = here[0].question if len(here) == 1 else None
     if drop or question is None or not any(q.question == question for q in waiting):
-        raise Refusal(Reply("command.extra_args", {"extra": "fix"}))
+        raise Refusal(Reply("command.extra_args", {"extra": "fix"}))  # only a retyped win is fixed by it
     pending = await repeats.take(services, chat, question)
     if pending is None:
         return Response((Reply("repeat.answered"),), context.language, spent=True)
