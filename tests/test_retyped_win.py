@@ -18,6 +18,7 @@ from pathlib import Path
 
 from bot.chat.service import Referee
 from tests.harness import Table
+from tests.kit.flows import command_of
 
 ZH = "/new 张三 李四 王五 赵六"
 FIRST_ZH = "李四: 胡 王五 清一色 对对胡 花3"
@@ -45,7 +46,8 @@ async def test_a_win_retyped_is_asked_and_fix_corrects_it_zh(table: Table) -> No
     before = await table.row_counts()
     question = await table.respond(AGAIN_ZH)
     assert question is not None and not question.recorded
-    assert [c.command for c in question.choices] == ["/again q1 fix", "/again q1 next", "/again q1 no"]
+    labels = ("改 #2", "下一盘又胡了", "都不是")
+    assert [command_of(question, label) for label in labels] == ["/again q1 fix", "/again q1 next", "/again q1 no"]
     out = await table.say(AGAIN_ZH)  # the same question again: it replaces the first, still nothing booked
     assert "刚记了 #2 李四 胡 王五 的炮（146 花）。这一条是改 #2，还是下一盘又胡了？" in out
     assert await table.row_counts() == before
@@ -60,11 +62,15 @@ async def test_a_win_retyped_is_asked_and_fix_corrects_it_zh(table: Table) -> No
 async def test_a_win_retyped_is_asked_and_fix_corrects_it_en(table: Table) -> None:
     await first_win_en(table)
     before = await table.row_counts()
-    out = await table.say(AGAIN_EN)
+    question = await table.respond(AGAIN_EN)
+    assert question is not None and not question.recorded
+    labels = ("Change #2", "Next hand's win", "Neither")
+    assert [command_of(question, label) for label in labels] == ["/again q1 fix", "/again q1 next", "/again q1 no"]
+    out = await table.say(AGAIN_EN)  # asked again: the same question, now q2
     expected = "#2 was just recorded: Alice won on Bob's discard (146 flowers). Does this line change #2"
     assert expected in out and "✅" not in out
     assert await table.row_counts() == before
-    assert "#3 corrected #2: /hu Bob full flush flowers=3" in await table.say("Carol: /again q1 fix")
+    assert "#3 corrected #2: /hu Bob full flush flowers=3" in await table.say("Carol: /again q2 fix")
     # one win of 106: Bob pays 106
     assert await table.balances() == {"Alice": 106, "Bob": -106, "Carol": 0, "Dave": 0}
 
