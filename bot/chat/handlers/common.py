@@ -128,6 +128,7 @@ class PendingRepeat:
     # the night's newest row when it was asked (Night.log_size): nothing recorded since, the question is
     # the table's latest word and a bare /undo withdraws its line; -1 for one stored before this was kept
     after: int = -1
+    retyped: bool = False  # a win typed again, changed: [改 #N] or [下一盘又胡了] (bot/chat/handlers/retyped.py)
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,7 @@ def _question(pending: PendingRepeat) -> dict[str, Any]:
         "text": pending.text,
         "asked_at": pending.asked_at,
         "after": pending.after,
+        "retyped": pending.retyped,
     }
 
 
@@ -62,6 +63,7 @@ def _read(data: Any) -> PendingRepeat | None:
             float(data["asked_at"]),
             int(data.get("id", 1)),
             int(data.get("after", -1)),
+            bool(data.get("retyped", False)),
         )
     except (EngineError, KeyError, TypeError, ValueError, AttributeError):
         return None

@@ -113,10 +113,13 @@ def repeated_win(night: Night, event: Win) -> int | None:
     assert isinstance(previous, Win)
     if win_with_dealer(replace(event, joins=None), -1) != win_with_dealer(replace(previous, joins=None), -1):
         return None
-    newest = night.last_active(REVERSIBLE)  # nothing typed since (a chore, a fix elsewhere)
-    if newest is None or night.place_of(newest.id) != last.place:
-        return None
-    return last.place
+    return last.place if nothing_typed_since(night, last.place) else None
+
+
+def nothing_typed_since(night: Night, place: int) -> bool:
+    """Whether the newest event in force is the one at `place` (no chore, no fix elsewhere since)."""
+    newest = night.last_active(REVERSIBLE)
+    return newest is not None and night.place_of(newest.id) == place
 
 
 async def ask_repeat(context: Context, night: Night, event: Event, same: int) -> Response:
@@ -162,7 +165,7 @@ async def again(context: Context) -> Response:
     services, chat = context.services, context.incoming.chat_id
     if question is not None:
         asked = [q for q in await repeats.open_questions(services, chat) if q.question == question]
-        if next_hand and asked and not is_same_discard(asked[0]):
+        if next_hand and asked and not takes_next(asked[0]):
             raise Refusal(Reply("command.extra_args", {"extra": "next"}))
         pending = await repeats.take(services, chat, question)
         if pending is None:  # answered already (by this button, another one, a typed answer, or /undo)
@@ -175,7 +178,7 @@ async def again(context: Context) -> Response:
         if not waiting:
             raise Refusal(Reply("repeat.none_like", {"id": number}))
     if next_hand:  # `/again next` answers a same-discard question only
-        waiting = [q for q in waiting if is_same_discard(q)]
+        waiting = [q for q in waiting if takes_next(q)]
         if not waiting:
             raise Refusal(Reply("command.extra_args", {"extra": "next"}))
     if len(waiting) > 1:
@@ -192,6 +195,11 @@ def next_hand_answer(command: Command) -> tuple[Command, bool]:
     if not words or words[-1].lower() != "next":
         return command, False
     return replace(command, word=" ".join(words[:-1]) or None), True
+
+
+def takes_next(pending: PendingRepeat) -> bool:
+    """Whether [下一盘] answers the question: a same-discard one, or a retyped win's (retyped.py)."""
+    return pending.retyped or is_same_discard(pending)
 
 
 def is_same_discard(pending: PendingRepeat) -> bool:
@@ -246,13 +254,8 @@ def which_question(context: Context, night: Night, waiting: list[PendingRepeat],
 async def answer_repeat(
     context: Context, night: Night, pending: PendingRepeat, drop: bool, next_hand: bool = False
 ) -> Response:
-    """The answer to one question, taken already: its hand must still be on and its time not over."""
-    if (pending.night_id, pending.hand_no) != (night.id, night.state.hand_no):
-        raise Refusal(Reply("repeat.nothing"))
-    if is_stale(night, pending):  # its event undone since: nothing is left for the answer to be about
-        raise Refusal(Reply("repeat.gone", {"id": night.shown(pending.same_id)}))
-    if expired(context, pending):
-        raise Refusal(Reply("repeat.expired"))
+    """The answer to one question, taken already."""
+    check_answerable(context, night, pending)
     if isinstance(pending.event, Win) and pending.event.joins is not None:  # 和 #N 同一张牌吗？
         return await answer_same_discard(context, night, pending, drop, next_hand)
     if drop:  # the chat sees the answer, and the question's buttons go (Response.settles)
@@ -261,6 +264,16 @@ async def answer_repeat(
         )
     line = Line(pending.speaker, pending.text, context.incoming.update_key)  # the line as first typed
     return recorded_response(context, night, await night.record(line, pending.event))
+
+
+def check_answerable(context: Context, night: Night, pending: PendingRepeat) -> None:
+    """A question taken is answered only while its hand is on, its event stands and its time is not over."""
+    if (pending.night_id, pending.hand_no) != (night.id, night.state.hand_no):
+        raise Refusal(Reply("repeat.nothing"))
+    if is_stale(night, pending):  # its event undone since: nothing is left for the answer to be about
+        raise Refusal(Reply("repeat.gone", {"id": night.shown(pending.same_id)}))
+    if expired(context, pending):
+        raise Refusal(Reply("repeat.expired"))
 
 
 # ---- building events from commands (also used by /fix) -----------------------------------------
@@ -526,10 +539,7 @@ def joinable_win(night: Night, event: Win) -> int | None:
     tiles = {c.winning for c in (*claims, *event.claims) if c.winning is not None}
     if len(tiles) > 1:
         return None  # another tile: another discard, the next hand's win
-    newest = night.last_active(REVERSIBLE)  # nothing typed since (a chore, a fix elsewhere)
-    if newest is None or night.place_of(newest.id) != last.place:
-        return None
-    return root
+    return root if nothing_typed_since(night, last.place) else None
 
 
 async def ask_same_discard(context: Context, night: Night, event: Win, first: int) -> Response:

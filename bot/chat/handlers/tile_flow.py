@@ -38,7 +38,8 @@ from bot.chat.handlers.flows import (
     tile_label,
     tile_row,
 )
-from bot.chat.handlers.table_events import hu, is_bare_hu
+from bot.chat.handlers.retyped import hu
+from bot.chat.handlers.table_events import is_bare_hu
 from bot.chat.handlers.tile_pad import ALPHABET, MAX_FLOWERS, Pad, Table, Why
 from bot.night.night import Night
 from bot.text.replies import Choice, Joined, Reply, Response
