@@ -21,7 +21,7 @@ from bot.text.replies import LIST, Choice, Joined, Reply, Response
 from bot.text.vocabulary import fold
 from bot.views.charts import Charts
 from bot.views.house_rules import what as rule_change
-from bot.views.lines import factor_lines, mixes_stakes, payment_lines, scoreboard
+from bot.views.lines import factor_lines, money_first, payment_lines, scoreboard
 from engine.events import (
     Draw,
     Event,
@@ -251,7 +251,7 @@ def board(night: Night) -> Reply:
     amounts, money = night.seat_totals()
     seated = {fold(seat.name) for seat in night.seats}
     left = [person for person in night.people() if fold(person.name) not in seated]
-    mixed = mixes_stakes(night.stake_schedule(), night.state.hand_no)  # money alone (docs/rules.md 17d)
+    mixed = money_first(night)  # money alone (docs/rules.md 17d)
     return scoreboard(night.seats, night.state, amounts, money, left, mixed)
 
 
