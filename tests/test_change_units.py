@@ -13,7 +13,7 @@ Figures by hand from RULES.md (nanjing):
 from __future__ import annotations
 
 from tests.harness import Table
-from tests.kit.messages import changes, money_changes
+from tests.kit.messages import changes, money_changes, rendered
 
 HAND = "123m456m789m234p5p+5p"
 
@@ -64,3 +64,26 @@ async def test_a_fix_of_a_hand_at_the_old_stake_says_the_money_of_that_hand(tabl
     # hand 1 now 46, played at 1 元 (not the 0.50 in force now): 李四 pays 2 元 more, 王老五 gets them
     assert money_changes(("李四", "−2"), ("王老五", "+2")) in out
     assert (await table.night())["money"] == {"张三": "-1.50", "李四": "-41.50", "王老五": "44.50", "钱七": "-1.50"}
+
+
+async def test_one_hard_flower_says_its_count(table: Table) -> None:
+    await table.say("/new 张三 李四 王老五 钱七")
+    out = await table.say(f"王老五: 胡 李四 {HAND} 花1")
+    assert rendered("score.item", name="硬花", count=" ×1", flowers=2) in out  # 1 hard flower × 2 (砸)
+    assert "  硬花 ×1：2" in out.splitlines()
+    assert "  缺一门：2" in out.splitlines()  # a presence, not a count × a rate: no ×1
+    assert "  门清：20" in out.splitlines()
+
+
+async def test_one_hard_flower_in_english_and_one_soft_flower(table: Table) -> None:
+    table.language = "en"
+    await table.say("/new Alice Bob Carol Dave")
+    out = await table.say(f"Carol: /hu Bob {HAND} flowers=1")
+    assert "  hard flowers ×1: 2" in out.splitlines()
+    out = await table.say("Dave: /hu Alice qingyise flowers=2 soft=1")
+    lines = out.splitlines()
+    assert "  hard flowers ×2: 4" in lines
+    assert "  soft flowers ×1: 2" in lines  # 1 soft flower × 砸 2
+    qingyise = rendered("unit.qingyise", "en")
+    assert rendered("score.item", "en", name=qingyise, count="", flowers=60) in lines  # a pattern: no ×1
+    assert "  total 106 flowers" in lines

@@ -40,6 +40,7 @@ from engine.melds import LoggedMeldMissing
 from engine.scoring import Item
 from engine.table import WinRefused
 from engine.tiles import WIND_LETTERS, tile_name
+from engine.units import COUNTED_KEYS
 
 
 @dataclass(frozen=True)
@@ -255,12 +256,15 @@ def board(night: Night) -> Reply:
     return scoreboard(night.seats, night.state, amounts, money, left, mixed)
 
 
+def item_count(item: Item) -> str:
+    """` ×4` after an item's name: a count × a rate says its count, 1 too (`硬花 ×1：2`, never "硬花：2",
+    read as two flowers); a pattern counted once says none (`清一色：60`)."""
+    return f" ×{item.count}" if item.count > 1 or item.key in COUNTED_KEYS else ""
+
+
 def breakdown(winner: str, items: Sequence[Item], total: int) -> Reply:
     lines = [
-        Reply(
-            "score.item",
-            {"name": Reply(f"unit.{i.key}"), "count": f" ×{i.count}" if i.count > 1 else "", "flowers": i.flowers},
-        )
+        Reply("score.item", {"name": Reply(f"unit.{i.key}"), "count": item_count(i), "flowers": i.flowers})
         for i in items
     ]
     return Reply("score.breakdown", {"winner": winner, "items": lines, "total": total})
