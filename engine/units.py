@@ -145,6 +145,7 @@ class WindPong(Unit):
     (nanjing-6, 002) a wind gang is left to the wind-gang units instead."""
 
     key = "wind_pong"
+    counted = True
 
     def count(self, view: WinView, rule: UnitRule) -> int:
         winds = sum(1 for tile in view.triplet_tiles() if is_wind(tile)) if view.hand.has_winds else 0
@@ -156,6 +157,7 @@ class WindPong(Unit):
 class _GangSoft(Unit):
     kind: ClassVar[MeldKind]
     needs = "melds"
+    counted = True
 
     def count(self, view: WinView, rule: UnitRule) -> int:
         return sum(
@@ -191,6 +193,7 @@ class WindGangOpen(Unit):
 
     key = "wind_gang_open"
     needs = "melds"
+    counted = True
 
     def count(self, view: WinView, rule: UnitRule) -> int:
         return sum(1 for m in view.hand.melds if _is_wind_gang(m) and m.kind is not MeldKind.CONCEALED_GANG)
@@ -201,6 +204,7 @@ class WindGangConcealed(Unit):
 
     key = "wind_gang_concealed"
     needs = "melds"
+    counted = True
 
     def count(self, view: WinView, rule: UnitRule) -> int:
         return sum(1 for m in view.hand.melds if _is_wind_gang(m) and m.kind is MeldKind.CONCEALED_GANG)
