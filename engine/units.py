@@ -115,6 +115,9 @@ class Unit:
     # needs one of them can never be true with this one: both named for one win are refused
     # (engine.claims.conflicting_patterns), so a new unit declaring its facts gets that for free.
     never_with: ClassVar[frozenset[str]] = frozenset()
+    # Whether the unit's figure is a count × a rate (4 hard flowers × 2): its line says the count even
+    # when it is 1 (`硬花 ×1：2`), or "硬花：2" reads as two flowers. A presence (缺一门, 清一色) says none.
+    counted: ClassVar[bool] = False
 
     def count(self, view: WinView, rule: UnitRule) -> int:
         raise NotImplementedError
@@ -127,6 +130,7 @@ class HardFlowers(Unit):
     """硬花: the count the players give (中发白, 春夏秋冬梅兰竹菊)."""
 
     key = "hard"
+    counted = True
 
     def count(self, view: WinView, rule: UnitRule) -> int:
         return view.flags.hard_flowers
@@ -141,6 +145,7 @@ class WindPong(Unit):
     (nanjing-6, 002) a wind gang is left to the wind-gang units instead."""
 
     key = "wind_pong"
+    counted = True
 
     def count(self, view: WinView, rule: UnitRule) -> int:
         winds = sum(1 for tile in view.triplet_tiles() if is_wind(tile)) if view.hand.has_winds else 0
@@ -152,6 +157,7 @@ class WindPong(Unit):
 class _GangSoft(Unit):
     kind: ClassVar[MeldKind]
     needs = "melds"
+    counted = True
 
     def count(self, view: WinView, rule: UnitRule) -> int:
         return sum(
@@ -187,6 +193,7 @@ class WindGangOpen(Unit):
 
     key = "wind_gang_open"
     needs = "melds"
+    counted = True
 
     def count(self, view: WinView, rule: UnitRule) -> int:
         return sum(1 for m in view.hand.melds if _is_wind_gang(m) and m.kind is not MeldKind.CONCEALED_GANG)
@@ -197,6 +204,7 @@ class WindGangConcealed(Unit):
 
     key = "wind_gang_concealed"
     needs = "melds"
+    counted = True
 
     def count(self, view: WinView, rule: UnitRule) -> int:
         return sum(1 for m in view.hand.melds if _is_wind_gang(m) and m.kind is MeldKind.CONCEALED_GANG)
@@ -518,5 +526,8 @@ PATTERN_UNITS: tuple[Unit, ...] = (
     HaiDi(),
 )
 SOFT_KEYS = frozenset(u.key for u in SOFT_UNITS)
+# The items a breakdown shows with their count, 1 too: counted units, and plain soft flowers
+# (engine.scoring's `soft` item, a count × the soft unit)
+COUNTED_KEYS = frozenset({"soft", *(u.key for u in SOFT_UNITS if u.counted)})
 PATTERN_KEYS = frozenset(u.key for u in PATTERN_UNITS)
 UNITS_BY_KEY = MappingProxyType({u.key: u for u in (*SOFT_UNITS, *PATTERN_UNITS)})

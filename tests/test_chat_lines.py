@@ -30,7 +30,7 @@ async def test_a_win_where_the_board_is_pinned_reads_in_three_lines(table: Table
     first = live_lines(await table.respond(BOB_WINS))
     assert first == [
         "✅ #2 B 胡 C 的炮 · " + rendered("compact.fix_tip"),  # the first hand of the night only: how to fix
-        "  跑20 硬花×4 8 风碰2 缺一门2 压档2 = 34 花",
+        "  跑20 硬花×4 8 风碰×1 2 缺一门2 压档2 = 34 花",  # one wind pong: 1 soft flower, 砸 ×2
         "  C → B：34 花（34）",
     ]
     second = live_lines(await table.respond(CAROL_DRAWS))
@@ -99,7 +99,7 @@ async def test_the_one_line_total_in_english_and_traditional(table: Table) -> No
     await table.say("/new A B C D")
     await table.say("/lang en")
     english = live_lines(await table.respond(BOB_WINS))
-    assert english[1] == "  base 20, hard flowers ×4 8, wind pong 2, missing suit 2, middle wait 2 = 34 flowers"
+    assert english[1] == "  base 20, hard flowers ×4 8, wind pong ×1 2, missing suit 2, middle wait 2 = 34 flowers"
     await table.say("/lang 繁体")
     traditional = live_lines(await table.respond(CAROL_DRAWS))
     assert traditional[1].startswith("  跑20 硬花×2 4") and traditional[1].endswith("= 46 花")

@@ -14,6 +14,7 @@ from pathlib import Path
 from bot.chat.service import Referee
 from bot.store.ledger import Ledger
 from tests.harness import Table
+from tests.kit.messages import changes
 
 HAND = "123m456m789m234p5p+5p"
 
@@ -138,7 +139,17 @@ async def test_after_a_swap_a_correction_moves_money_of_the_people_at_each_place
     out = await table.say("/undo 2")
     # as if hand 1's win never was: C's win is hand 1 (not doubled), E pays 46; D paid nothing.
     # D: −46 → 0 (+46); E: −112 → −46 (+66); C: 66 → 46 (−20); A: 138 → 0; B: −46 → 0
-    assert "Changes: A −138 · B +46 · C −20 · D +46 · E +66" in out
+    assert (
+        changes(
+            ("A", "−138", "−138"),
+            ("B", "+46", "+46"),
+            ("C", "−20", "−20"),
+            ("D", "+46", "+46"),
+            ("E", "+66", "+66"),
+            language="en",
+        )
+        in out
+    )  # at 1 元 a flower: money as the flowers
     want = {"A": 0, "B": 0, "C": 46, "E": -46}
     assert await table.balances() == want
     assert await replayed(table, ledger, tmp_path) == want
@@ -171,7 +182,9 @@ async def test_undoing_the_last_claim_of_a_merged_win_keeps_the_others(table: Ta
     await table.play("/new A B C D\nB: /hu A flowers=2\nC: /hu A flowers=2 also\nD: /hu A flowers=4 also")
     out = await table.say("/undo 4")
     # D's claim (#4) is undone alone: B and C on A's discard, 44 each (D's 48 taken back)
-    assert "Changes: A +48 · D −48" in out
+    assert (
+        changes(("A", "+48", "+48"), ("D", "−48", "−48"), language="en") in out
+    )  # at 1 元 a flower: money as the flowers
     assert await table.balances() == {"A": -88, "B": 44, "C": 44, "D": 0}
     # a two-winner discard still doubles hand 2 with A staying (streak 1): D feeds C (44 + 10) × 2 = 108
     await table.say("C: /hu D flowers=2")

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from bot.chat.service import Referee
 from bot.store.ledger import Ledger
 from tests.harness import Table
+from tests.kit.messages import changes
 
 HAND = "123m456m789m234p5p+5p"
 
@@ -42,7 +43,9 @@ async def test_fix_three_hands_back_keeps_the_later_doubled_hand(table: Table) -
     out = await table.say(f"B: /fix 2 /hu self {HAND} flowers=3")
     # hand 1 is now 48 from each (×1): A, C, D pay 2 more, B gets 6 more; hand 4 stays doubled
     assert await table.balances() == {"A": -48, "B": 144, "C": -2, "D": -94}
-    assert "Changes: A −2 · B +6 · C −2 · D −2" in out
+    assert (
+        changes(("A", "−2", "−2"), ("B", "+6", "+6"), ("C", "−2", "−2"), ("D", "−2", "−2"), language="en") in out
+    )  # at 1 元 a flower: money as the flowers
     assert "Now in hand 4 (doubled ×2)" in out
     out = await table.say(f"D: /hu self {HAND} flowers=2")
     # hand 4: 比下胡 with C's 连庄 1: (46 + 10) × 2 = 112 from each
@@ -64,7 +67,9 @@ async def test_undo_of_an_earlier_win_then_a_new_win_lands_in_the_open_hand(tabl
     # as if #2 never happened: hand 1 D feeds C 46 (A deals; the deal passes to B), hand 2 drawn:
     # hand 3 is doubled and B deals again (连庄 1)
     assert await table.balances() == {"A": 0, "B": 0, "C": 46, "D": -46}
-    assert "变动：A +46 · B −138 · C +46 · D +46" in out
+    assert (
+        changes(("A", "+46", "+46"), ("B", "−138", "−138"), ("C", "+46", "+46"), ("D", "+46", "+46")) in out
+    )  # at 1 元 a flower: money as the flowers
     assert "重新计算了第 1, 2 盘" in out
     assert "现在是第 3 盘（比下胡 ×2）" in out and "/fix" in out
     out = await table.say(f"B: 胡 自摸 {HAND} 花3")
@@ -88,7 +93,10 @@ async def test_fixing_the_winner_moves_the_dealer_and_doubles_a_later_hand(table
     # hand 1: A, the dealer, self-draws 46 from each: a dealer win makes hand 2 doubled, A deals again;
     # hand 2: D feeds C (46 + 10 × 1) × 2 = 112; hand 3 (B deals): A feeds D 46
     assert await table.balances() == {"A": 92, "B": -46, "C": 66, "D": -112}
-    assert "Changes: A +184 · B −184 · C +66 · D −66" in out
+    assert (
+        changes(("A", "+184", "+184"), ("B", "−184", "−184"), ("C", "+66", "+66"), ("D", "−66", "−66"), language="en")
+        in out
+    )  # at 1 元 a flower: money as the flowers
     assert "Re-derived hands: 2" in out
     # the board (/score: a fix that keeps the hand is one quiet reply) follows the corrected dealers
     assert "dealer C" in await table.say("/score")  # D's win in hand 3 no longer came from the dealer's seat order B→C
@@ -242,7 +250,9 @@ async def test_fix_of_flowers_three_hands_back_across_a_doubled_hand_in_chinese(
     out = await table.say(f"甲: 改 2 胡 自摸 {HAND} 花3")
     # hand 1 is now 48 from each; hand 2 stays doubled (still a dealer win) and pays 112 as before
     assert await table.balances() == {"甲": 144 - 46, "乙": -48, "丙": -48 + 112, "丁": -48 - 112 + 46}
-    assert "变动：甲 +6 · 乙 −2 · 丙 −2 · 丁 −2" in out
+    assert (
+        changes(("甲", "+6", "+6"), ("乙", "−2", "−2"), ("丙", "−2", "−2"), ("丁", "−2", "−2")) in out
+    )  # at 1 元 a flower: money as the flowers
     assert "重新计算" not in out  # no later hand moved: hand 2 and 3 pay exactly what they did
     assert "现在是第 4 盘" in out
 

@@ -7,6 +7,7 @@ typed as a /command or in plain words. Money by hand from RULES.md (nanjing, sta
 from __future__ import annotations
 
 from tests.harness import Table
+from tests.kit.messages import changes
 
 HAND = "123m456m789m234p5p+5p"
 
@@ -24,7 +25,8 @@ async def test_a_slash_fix_names_who_sat_then_and_its_reply_names_them(table: Ta
     assert "✏️ #4 更正了 #2" in out
     assert "🀄 丁" in out and "🀄 Eve" not in out  # the winner of then, not the one sitting there now
     # 44 → 46: 乙 pays 2 more, 丁 (who stood up) gets them; Eve, who sat down after, is untouched
-    assert "变动：乙 −2 · 丁 +2" in out
+    # at 1 元 a flower, the money moved as the flowers did
+    assert changes(("乙", "−2", "−2"), ("丁", "+2", "+2")) in out
     assert await table.balances() == {"甲": 0, "乙": -46, "丙": 0, "丁": 46, "Eve": 0}
 
 

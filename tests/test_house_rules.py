@@ -33,6 +33,7 @@ from engine.table import new_table
 from locales import LANGUAGES, Translator, load_catalog
 from tests.fake_telegram import FakeTelegram, user
 from tests.harness import Table
+from tests.kit.messages import changes
 from tests.kit.telegram import GROUP, Running, balances
 
 WIN_1 = "123m 456m 789m 234p 5p +5p flowers=2"  # worked example 1, self-drawn
@@ -177,7 +178,9 @@ async def test_an_undone_change_re_derives_the_night(table: Table) -> None:
     # (46 + 10 × 1) × 2 = 112 from each. Hand 1 is as it was (B +34, C −34).
     #   A 20 + 336 = 356 · B 34 + 20 − 112 = −58 · C −34 + 20 − 112 = −126 · D −60 − 112 = −172 (sum 0)
     # The correction moves A +242, B −62, C −62, D −118.
-    assert "变动：A +242 · B −62 · C −62 · D −118" in out
+    assert (
+        changes(("A", "+242", "+242"), ("B", "−62", "−62"), ("C", "−62", "−62"), ("D", "−118", "−118")) in out
+    )  # at 1 元 a flower: money as the flowers
     assert await table.balances() == {"A": 356, "B": -58, "C": -126, "D": -172}
 
 

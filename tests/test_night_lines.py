@@ -100,7 +100,7 @@ async def test_a_gang_win_names_its_trigger_once_and_its_liability_once(table: T
     gang_win = await table.respond("B: 杠开 123s 456s 78m 99p [6666p] +9m 花4")
     assert live_lines(gang_win) == [
         "✅ #3 B 自摸 · " + rendered("compact.fix_tip"),
-        "  跑20 硬花×4 8 明杠4 门清20 大杠开花40 = 92 花 · 包牌：C 付三家",
+        "  跑20 硬花×4 8 明杠×1 4 门清20 大杠开花40 = 92 花 · 包牌：C 付三家",  # one 明杠: 2 soft, 砸 ×2
         "  C → B：276 花（276） · ⚠️ 下一盘比下胡（×2）：#3 B 大杠开花、包牌",
     ]
     assert gang_win is not None  # where the board is not pinned, the warning names each once too

@@ -49,11 +49,21 @@ from engine.table import TableState
 
 
 @dataclass(frozen=True)
+class Change:
+    """What a correction moved one person's balance by: flowers (or chips), and money (each place's
+    difference at the stake of its hand, so it is what the board moved by in a night of mixed stakes)."""
+
+    name: str
+    amount: int
+    money_cents: int
+
+
+@dataclass(frozen=True)
 class Corrected:
     event_id: int
     target: EventRow
     payments: tuple[PaymentRow, ...]  # the correction's own payments (the difference)
-    changes: tuple[tuple[str, int], ...]  # per person (not seat), what the correction moved
+    changes: tuple[Change, ...]  # per person (not seat), what the correction moved
     moved_hands: tuple[int, ...]  # later hands whose payments or numbers changed
     replacement: Played | None  # the corrected event as now played (fix)
 
@@ -78,7 +88,7 @@ class SettledCorrection:
     active: set[int]
     seats: tuple[Seat, ...]
     rows: tuple[PaymentRow, ...]
-    changes: tuple[tuple[str, int], ...]
+    changes: tuple[Change, ...]
     moved: tuple[int, ...]
     replacement: Played | None
     seating: PlayerTotals
@@ -187,16 +197,18 @@ def settle_correction(
     )
 
 
-def person_changes(seating: Occupancy, news: Sequence[NewEvent], anchors: Sequence[int]) -> tuple[tuple[str, int], ...]:
-    """What each person's balance moved by: each group's payments to whoever sat at its place."""
-    by_name: dict[str, tuple[str, int]] = {}
+def person_changes(seating: Occupancy, news: Sequence[NewEvent], anchors: Sequence[int]) -> tuple[Change, ...]:
+    """What each person's balance moved by: each group's payments to whoever sat at its place, its
+    money at the group's stake (as `settle_correction` books it)."""
+    by_name: dict[str, Change] = {}
     for new, anchor in zip(news, anchors, strict=True):
         sitting = seating.at.get(anchor, seating.now)
         for p in new.payments:
             for seat, sign in ((p.payer, -1), (p.payee, 1)):
                 name = seating.names[sitting[seat]]
-                first, amount = by_name.get(fold(name), (name, 0))
-                by_name[fold(name)] = (first, amount + sign * p.amount)
+                was = by_name.get(fold(name), Change(name, 0, 0))
+                amount, money = sign * p.amount, sign * p.amount * (new.stake_cents or 0)
+                by_name[fold(name)] = Change(was.name, was.amount + amount, was.money_cents + money)
     order = {fold(name): index for index, name in reversed(list(enumerate(seating.names)))}
     found = sorted(by_name.items(), key=lambda item: order.get(item[0], 0))
-    return tuple((name, amount) for _, (name, amount) in found if amount)
+    return tuple(change for _, change in found if change.amount or change.money_cents)

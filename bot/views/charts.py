@@ -32,7 +32,7 @@ from bot.night.people import merged_index, merged_names
 from bot.night.tally import Tally
 from bot.threads import in_thread
 from bot.views import drawing, plot
-from bot.views.lines import mixes_stakes
+from bot.views.lines import money_first
 from engine.events import SEATS
 from locales import Translator
 
@@ -128,7 +128,7 @@ def night_lines(night: Night, tally: Tally, priced: bool = False) -> list[Person
 def chart_in_money(night: Night) -> bool:
     """Whether the chart plots money: once the night mixes stakes (docs/rules.md 17d), as the board
     and the ranking then do; flowers while every hand was played for one stake."""
-    return mixes_stakes(night.stake_schedule(), night.state.hand_no)
+    return money_first(night)
 
 
 def end_points(lines: Sequence[PersonLine]) -> dict[str, int]:

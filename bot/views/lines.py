@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from itertools import pairwise
 
+from bot.night.night import Night
 from bot.night.people import Person, merged_index, stake_runs
 from bot.night.records import EventRow, LineText, NightRow, PaymentRow, Seat
 from bot.night.tally import PlayerTally, Tally
@@ -67,6 +68,27 @@ def mixes_stakes(schedule: Sequence[tuple[int, int]], hand: int) -> bool:
     return len(stake_runs(schedule, hand)) > 1
 
 
+def money_first(night: Night) -> bool:
+    """Whether the night's figures go by money alone now (`mixes_stakes` up to the hand being played):
+    the board, the chart and a correction's changes decide it here, so they never disagree."""
+    return mixes_stakes(night.stake_schedule(), night.state.hand_no)
+
+
+def balance_unit(preset: Preset) -> Reply:
+    """What a balance counts: flowers (or chips), points for a preset that starts from a count (敞开头)."""
+    return Reply("unit_name.points" if preset.start else unit_key(preset))
+
+
+def signed(amount: int) -> str:
+    """`+6`, `−18` (a true minus sign), `0`: a change, said with its direction."""
+    return f"+{amount}" if amount > 0 else f"−{-amount}" if amount < 0 else "0"
+
+
+def signed_money(cents: int) -> str:
+    """A change of money: `+3`, `−0.50`, `0`."""
+    return f"+{format_money(cents)}" if cents > 0 else f"−{format_money(-cents)}" if cents < 0 else "0"
+
+
 def balance(amount: int, unit: Reply, cents: int, mixed: bool) -> Reply:
     """A person's figure: `-47 花（8 元）` while every hand was played for one stake (money is the
     flowers × the stake, so the two agree); money alone, `8 元`, in a night that mixes stakes, where
@@ -74,6 +96,14 @@ def balance(amount: int, unit: Reply, cents: int, mixed: bool) -> Reply:
     if mixed:
         return Reply("balance.money", {"money": format_money(cents)})
     return Reply("balance.both", {"amount": amount, "unit": unit, "money": format_money(cents)})
+
+
+def balance_change(amount: int, unit: Reply, cents: int, mixed: bool) -> Reply:
+    """What a correction moved a person's figure by, in the figure's own words: `+6 花（+3 元）`, or
+    `−9 元` alone once the night mixes stakes (`balance`)."""
+    if mixed:
+        return Reply("balance.money", {"money": signed_money(cents)})
+    return Reply("balance.both", {"amount": signed(amount), "unit": unit, "money": signed_money(cents)})
 
 
 def seat_name(seat: Seat) -> str | Reply:
@@ -93,8 +123,7 @@ def scoreboard(
     left the table tonight (a 换人) with what they keep, so the board follows people and sums to 0.
     `mixed`: the night mixes stakes (`mixes_stakes`), so each balance is money alone."""
     start = state.preset.start
-    # every figure says what it is: a preset that starts from a count (敞开头) shows points
-    unit = Reply("unit_name.points" if start else unit_key(state.preset))
+    unit = balance_unit(state.preset)  # every figure says what it is: 敞开头 shows points
     parts = [
         Reply(
             "board.person",
@@ -133,7 +162,7 @@ def scoreboard(
 def left_line(person: Person, preset: Preset, mixed: bool = False) -> Reply:
     """`  张伟（已离座）：-95 花（-95 元）`: one who stood up tonight, on the board until the night closes
     (`-95 元` alone in a night that mixes stakes)."""
-    unit = Reply("unit_name.points" if preset.start else unit_key(preset))
+    unit = balance_unit(preset)
     amount = preset.start + person.amount
     params = {"name": person.name, "amount": amount, "money": format_money(person.money_cents)}
     return Reply("score.left", {**params, "balance": balance(amount, unit, person.money_cents, mixed)})

@@ -69,3 +69,28 @@ def _pattern(form: str, params: dict[str, object]) -> str:
         else:
             pattern.append(r"[^\n]*?")
     return "".join(pattern)
+
+
+def changes(*moved: tuple[str, str, str], language: str = DEFAULT_LANGUAGE, unit: str = "unit_name.flowers") -> str:
+    """A correction's 变动 line while the night is played at one stake: each (name, flowers moved,
+    money moved) as a person reads them (`"+6"`, `"−1.50"`), `变动：甲 +6 花（+6 元） · …`."""
+    words = rendered(unit, language)
+    people = [
+        rendered(
+            "correction.change",
+            language,
+            name=name,
+            change=rendered("balance.both", language, amount=amount, unit=words, money=money),
+        )
+        for name, amount, money in moved
+    ]
+    return rendered("correction.changes", language, changes=" · ".join(people))
+
+
+def money_changes(*moved: tuple[str, str], language: str = DEFAULT_LANGUAGE) -> str:
+    """A correction's 变动 line once the night mixes stakes: each (name, money moved), `变动：甲 +3 元 · …`."""
+    people = [
+        rendered("correction.change", language, name=name, change=rendered("balance.money", language, money=money))
+        for name, money in moved
+    ]
+    return rendered("correction.changes", language, changes=" · ".join(people))

@@ -22,7 +22,7 @@ from bot.text.replies import LIST, Choice, Joined, Reply, Response
 from bot.text.vocabulary import fold, name_key, normalize_width
 from bot.views.charts import Charts
 from bot.views.house_rules import what as rule_change
-from bot.views.lines import factor_lines, mixes_stakes, payment_lines, scoreboard
+from bot.views.lines import factor_lines, money_first, payment_lines, scoreboard
 from engine.errors import EngineError
 from engine.events import (
     Draw,
@@ -42,6 +42,7 @@ from engine.melds import LoggedMeldMissing
 from engine.scoring import Item
 from engine.table import WinRefused
 from engine.tiles import WIND_LETTERS, tile_name
+from engine.units import COUNTED_KEYS
 
 
 @dataclass(frozen=True)
@@ -254,16 +255,19 @@ def board(night: Night) -> Reply:
     amounts, money = night.seat_totals()
     seated = {fold(seat.name) for seat in night.seats}
     left = [person for person in night.people() if fold(person.name) not in seated]
-    mixed = mixes_stakes(night.stake_schedule(), night.state.hand_no)  # money alone (docs/rules.md 17d)
+    mixed = money_first(night)  # money alone (docs/rules.md 17d)
     return scoreboard(night.seats, night.state, amounts, money, left, mixed)
+
+
+def item_count(item: Item) -> str:
+    """` ×4` after an item's name: a count × a rate says its count, 1 too (`硬花 ×1：2`, never "硬花：2",
+    read as two flowers); a pattern counted once says none (`清一色：60`)."""
+    return f" ×{item.count}" if item.count > 1 or item.key in COUNTED_KEYS else ""
 
 
 def breakdown(winner: str, items: Sequence[Item], total: int) -> Reply:
     lines = [
-        Reply(
-            "score.item",
-            {"name": Reply(f"unit.{i.key}"), "count": f" ×{i.count}" if i.count > 1 else "", "flowers": i.flowers},
-        )
+        Reply("score.item", {"name": Reply(f"unit.{i.key}"), "count": item_count(i), "flowers": i.flowers})
         for i in items
     ]
     return Reply("score.breakdown", {"winner": winner, "items": lines, "total": total})

@@ -47,7 +47,7 @@ from bot.night.night import Night
 from bot.night.records import EventRow, Seat
 from bot.night.seating import Speaker, player_list, resolve, seat_of, seated_names
 from bot.text.replies import LIST, Choice, Joined, Reply, Response
-from bot.views.lines import format_money
+from bot.views.lines import balance_change, balance_unit, format_money, money_first
 from engine.errors import EngineError
 from engine.events import Draw, Event, Win
 from engine.melds import DeclaredPatternContradicted, LoggedMeldMissing
@@ -137,13 +137,21 @@ async def target_of(night: Night, number: int | None) -> EventRow:
     return current
 
 
-def signed(amount: int) -> str:
-    return f"+{amount}" if amount > 0 else f"−{-amount}" if amount < 0 else "0"
+def changes_line(night: Night, corrected: Corrected) -> Reply:
+    """`变动：张三 +6 花（+3 元） · 李四 −18 花（−9 元）`: what each person's figure moved by, in the
+    board's own words (money alone once the night mixes stakes, docs/rules.md 17d), so the two agree."""
+    if not corrected.changes:
+        return Reply("correction.no_change")
+    unit, mixed = balance_unit(night.state.preset), money_first(night)
+    moved = tuple(
+        Reply("correction.change", {"name": c.name, "change": balance_change(c.amount, unit, c.money_cents, mixed)})
+        for c in corrected.changes
+    )
+    return Reply("correction.changes", {"changes": Joined(moved, " · ")})
 
 
 def correction_replies(night: Night, corrected: Corrected) -> list[Reply]:
-    moved = [f"{name} {signed(amount)}" for name, amount in corrected.changes]
-    replies = [Reply("correction.changes", {"changes": " · ".join(moved)}) if moved else Reply("correction.no_change")]
+    replies = [changes_line(night, corrected)]
     if corrected.moved_hands:
         replies.append(Reply("correction.moved", {"hands": ", ".join(str(h) for h in corrected.moved_hands)}))
     stakes = stakes_involved(night, corrected)
