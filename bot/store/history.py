@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
+from typing import Literal
 
 import aiosqlite
 
@@ -22,6 +23,37 @@ def is_recorded(db: sqlite3.Connection, update_key: str | None) -> bool:
     if update_key is None:
         return False
     return db.execute("SELECT 1 FROM events WHERE update_key = ?", (update_key,)).fetchone() is not None
+
+
+ChatLog = Literal["tab_events", "season_events"]  # a chat's own append-only logs, beside its nights'
+
+
+def append_chat_log(
+    db: sqlite3.Connection,
+    table: ChatLog,
+    chat_id: str,
+    kind: str,
+    payload: str,
+    line: tuple[str, str, str | None],
+    reverses: int | None,
+) -> int:
+    """One row of a chat's own log (the tab's, the seasons'): the line's speaker, raw text and update
+    key with it; DuplicateUpdate for a repeated update (checked, and held by the key's UNIQUE)."""
+    speaker, raw_text, update_key = line
+    if is_recorded(db, update_key):
+        raise DuplicateUpdate(update_key)
+    try:
+        cursor = db.execute(
+            f"INSERT INTO {table} (chat_id, kind, payload, raw_text, speaker, update_key, reverses)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (chat_id, kind, payload, raw_text, speaker, update_key, reverses),
+        )
+    except sqlite3.IntegrityError as error:
+        if update_key is not None and "update_key" in str(error):
+            raise DuplicateUpdate(update_key) from error
+        raise
+    assert cursor.lastrowid is not None
+    return cursor.lastrowid
 
 
 class ChatHistory:
@@ -119,22 +151,6 @@ class ChatHistory:
         self, chat_id: str, kind: str, payload: str, line: tuple[str, str, str | None], reverses: int | None = None
     ) -> int:
         """One entry of the chat's tab (speaker, raw text, update key); DuplicateUpdate for a repeated update."""
-        speaker, raw_text, update_key = line
-
-        def write(db: sqlite3.Connection) -> int:
-            if is_recorded(db, update_key):
-                raise DuplicateUpdate(update_key)
-            try:
-                cursor = db.execute(
-                    "INSERT INTO tab_events (chat_id, kind, payload, raw_text, speaker, update_key, reverses)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (chat_id, kind, payload, raw_text, speaker, update_key, reverses),
-                )
-            except sqlite3.IntegrityError as error:
-                if update_key is not None and "update_key" in str(error):
-                    raise DuplicateUpdate(update_key) from error
-                raise
-            assert cursor.lastrowid is not None
-            return cursor.lastrowid
-
-        return await self._writer.run(write)
+        return await self._writer.run(
+            lambda db: append_chat_log(db, "tab_events", chat_id, kind, payload, line, reverses)
+        )

@@ -10,12 +10,10 @@ chosen by day (a month, a year, a range of days) or by id (a season): one indexe
 
 from __future__ import annotations
 
-import sqlite3
-
 import aiosqlite
 
-from bot.store.history import is_recorded
-from bot.store.rows import DuplicateUpdate, PersonNightRow, SeasonEventRow, SpanSums
+from bot.store.history import append_chat_log
+from bot.store.rows import PersonNightRow, SeasonEventRow, SpanSums
 from bot.store.writer import Writer
 
 _SUMS = "COUNT(*), SUM(amount), SUM(money_cents), SUM(hands), SUM(wins), SUM(self_draws), SUM(deal_ins), MAX(biggest)"
@@ -39,25 +37,9 @@ class ChatSeasons:
     ) -> int:
         """One entry of the chat's season log (speaker, raw text, update key); DuplicateUpdate for a
         repeated update."""
-        speaker, raw_text, update_key = line
-
-        def write(db: sqlite3.Connection) -> int:
-            if is_recorded(db, update_key):
-                raise DuplicateUpdate(update_key)
-            try:
-                cursor = db.execute(
-                    "INSERT INTO season_events (chat_id, kind, payload, raw_text, speaker, update_key, reverses)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (chat_id, kind, payload, raw_text, speaker, update_key, reverses),
-                )
-            except sqlite3.IntegrityError as error:
-                if update_key is not None and "update_key" in str(error):
-                    raise DuplicateUpdate(update_key) from error
-                raise
-            assert cursor.lastrowid is not None
-            return cursor.lastrowid
-
-        return await self._writer.run(write)
+        return await self._writer.run(
+            lambda db: append_chat_log(db, "season_events", chat_id, kind, payload, line, reverses)
+        )
 
     async def night_ids(self, chat_id: str) -> list[int]:
         """The ids of the chat's nights, oldest first (a season counts its nights by them)."""
