@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from bot.chat.service import Referee
 from bot.store.ledger import Ledger
-from bot.views.charts import end_points, night_lines
+from bot.views.charts import end_points, night_chart, night_lines
 from tests.harness import Table
 
 
@@ -55,6 +55,24 @@ async def test_the_chart_draws_one_line_per_person_with_a_gap_where_they_did_not
     values = {name: values for name, _, values in lines}
     assert values["赵六"][0] == 0 and values["赵六"][1] == 6 and values["赵六"][2:] == [None]
     assert values["钱七"][0] == 0 and values["钱七"][-1] == 3
+
+
+async def test_a_newcomer_has_no_star_on_the_doubled_hand_before_he_sat_down(table: Table) -> None:
+    """Hand 1 a 荒庄, so hand 2 is 比下胡 (RULES §9); A wins it; 钱七 takes 赵六's seat after it. 钱七's
+    line starts at 0 at hand 2, the hand before he sat down: drawn there, starred only where he sat
+    (hand 3, also 比下胡: A's dealer win, §9); 赵六 played hands 1-2 and none after."""
+    await table.play(
+        "/new 张三 李四 王五 赵六\n/draw\n张三: /hu self 123m456m789m234p5p+5p flowers=2\n"
+        "换人 赵六 钱七\n李四: /hu self 123m456m789m234p5p+5p flowers=2"
+    )
+    night = await table.referee.nights.latest("group-1")
+    assert night is not None
+    chart = night_chart(night, await night.tally(), "zh-Hans")
+    assert chart.xs == (0, 1, 2, 3) and chart.marked == {2, 3}
+    series = {s.label: s for s in chart.series}
+    assert series["钱七"].values[2] == 0 and series["钱七"].starred == {3}
+    assert series["赵六"].values[3] is None and series["赵六"].starred == {0, 1, 2}
+    assert series["张三"].starred == {0, 1, 2, 3}
 
 
 async def test_score_after_closing_lists_the_one_who_left(table: Table) -> None:

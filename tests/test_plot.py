@@ -33,6 +33,16 @@ def test_ticks_are_the_round_values_inside_the_range() -> None:
     assert [plot.tick_text(v) for v in plot.ticks(-1, 1, 4)] == ["-1", "-0.5", "0", "0.5", "1"]
 
 
+def test_a_star_goes_only_on_the_points_a_line_may_be_starred_at() -> None:
+    def chart(starred: frozenset[int] | None) -> bytes:
+        series = (Series("A", (0, 10, 20), starred), Series("B", (0, -10, -20)))
+        return plot.draw(LineChart("t", "x", "y", (0, 1, 2), series, frozenset({1}), "比下胡"), "PNG")
+
+    everywhere = chart(None)
+    assert chart(frozenset({0, 1, 2})) == everywhere  # hand 1 is A's: starred as without the set
+    assert chart(frozenset({0, 2})) != everywhere  # hand 1 is not A's: no star on A's point there
+
+
 def test_a_line_breaks_where_a_value_is_missing() -> None:
     points = [(0.0, 1.0), (1.0, None), (2.0, 3.0), (3.0, 4.0), (4.0, None)]
     assert plot._runs(points) == [[(0.0, 1.0)], [(2.0, 3.0), (3.0, 4.0)]]

@@ -283,6 +283,40 @@ async def test_two_claims_on_one_discard_are_one_hand_and_one_deal_in(table: Tab
     assert player.params["deal_in_rate"] == "50%" and player.params["win_rate"] == "0%"
 
 
+async def test_a_discard_that_fed_two_winners_and_another_deal_in_are_two_deal_ins(
+    table: Table, ledger: Ledger
+) -> None:
+    """王五 (renamed 王老五) feeds A and B with one discard (hand 1, 一炮多响), C self-draws (hand 2),
+    then 王老五 feeds C (hand 3): two discards ended a hand, so 放炮 2 in /summary, live and after a
+    restart (the stored tally), as /stats counts them (2 of the 3 hands he sat through: 67%)."""
+    await table.play(
+        f"""
+        /new A B C 王五
+        A: /hu A 王五 {HAND} flowers=2
+        B: /hu B 王五 {HAND} flowers=2 一炮多响
+        /rename 王五 王老五
+        C: /hu self {HAND} flowers=2
+        C: /hu C 王老五 {HAND} flowers=2
+        """
+    )
+
+    async def stats_rows(at: Table) -> dict[str, tuple[int, int, int]]:
+        response = await at.respond("A: /summary")
+        assert response is not None
+        found = (r.params for r in response.replies if r.key == "summary.player_stats")
+        return {str(p["name"]): (int(p["wins"]), int(p["self_draws"]), int(p["deal_ins"])) for p in found}
+
+    # (wins, self-draws, deal-ins): A and B one win each on hand 1's discard, C a self-draw and a win
+    want = {"A": (1, 0, 0), "B": (1, 0, 0), "C": (2, 1, 0), "王老五": (0, 0, 2)}
+    assert await stats_rows(table) == want
+    assert await stats_rows(Table(Referee(ledger, charts_enabled=False), table.chat_id)) == want
+    await table.say("A: /close")
+    response = await table.respond("A: /stats 王老五")
+    assert response is not None
+    player = next(r for r in response.replies if r.key == "stats.player")
+    assert player.params["deal_in_rate"] == "67%"  # 2 deal-ins in 3 hands
+
+
 # ---- found by the random nights (PROPERTY_NIGHTS=300) ------------------------------------------------
 
 

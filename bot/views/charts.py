@@ -87,10 +87,7 @@ def tally_lines(
     hand before they sat down. Hand 0 is the start; the last is the `hands` played, or a later one
     that already saw a payment. In flowers; in money (minor units) with `stake_of`, a hand's stake:
     each hand's nets priced at its own stake, as /summary prices them."""
-    merged = merged_index(names)
-    first = merged_names(names)  # a person is named as they first sat down
-    column = {name: at for at, name in enumerate(people)}
-    columns = [column.get(first[merged[index]]) for index in range(len(names))]
+    columns = _columns(names, people)
     deltas = []
     for nets in tally.hands:
         price = stake_of(nets.hand) if stake_of is not None else 1
@@ -99,15 +96,7 @@ def tally_lines(
             (nets.hand, at, net * price) for at, net in zip(columns, nets.nets, strict=False) if at is not None and net
         )
     points = cumulative_by_hand(deltas, hands, len(people))
-    sat: list[set[int]] = [set() for _ in people]
-    for index, at in enumerate(columns):
-        player = tally.players[index] if index < len(tally.players) else None
-        if at is None:
-            continue
-        if index < SEATS:
-            sat[at].add(0)  # the opening four
-        if player is not None and player.first_hand:
-            sat[at].update(range(player.first_hand, player.last_hand + 1))
+    sat = seated_hands(tally, names, people)
     xs = [hand for hand, _ in points]
     lines: list[PersonLine] = []
     for at, name in enumerate(people):
@@ -115,6 +104,29 @@ def tally_lines(
         shown = sat[at] | {hand - 1 for hand in sat[at]}
         lines.append((name, xs, [balances[at] if hand in shown else None for hand, balances in points]))
     return lines
+
+
+def _columns(names: Sequence[str], people: Sequence[str]) -> list[int | None]:
+    """Each occupancy index's column among `people` (None: a name none of them has)."""
+    merged = merged_index(names)
+    first = merged_names(names)  # a person is named as they first sat down
+    column = {name: at for at, name in enumerate(people)}
+    return [column.get(first[merged[index]]) for index in range(len(names))]
+
+
+def seated_hands(tally: Tally, names: Sequence[str], people: Sequence[str]) -> list[set[int]]:
+    """The hands each of `people` sat at (as `tally_lines` takes them), with 0, the start, for the
+    opening four: not the hand before a newcomer sat down, which their line is drawn from."""
+    sat: list[set[int]] = [set() for _ in people]
+    for index, at in enumerate(_columns(names, people)):
+        player = tally.players[index] if index < len(tally.players) else None
+        if at is None:
+            continue
+        if index < SEATS:
+            sat[at].add(0)  # the opening four
+        if player is not None and player.first_hand:
+            sat[at].update(range(player.first_hand, player.last_hand + 1))
+    return sat
 
 
 def night_lines(night: Night, tally: Tally, priced: bool = False) -> list[PersonLine]:
@@ -141,16 +153,25 @@ def end_points(lines: Sequence[PersonLine]) -> dict[str, int]:
 
 
 def balance_chart_of(
-    night_number: int, lines: Sequence[PersonLine], doubled: Set[int], language: str, money: bool = False
+    night_number: int,
+    lines: Sequence[PersonLine],
+    doubled: Set[int],
+    language: str,
+    money: bool = False,
+    seated: Sequence[Set[int]] | None = None,
 ) -> plot.LineChart:
     """What the night's chart shows, in the chat's language: small, so it is cheap to send to the
     drawing process (the night's log stays here). `money`: the lines are money in minor units
-    (`night_lines(priced=True)`), plotted in whole units under a money axis."""
+    (`night_lines(priced=True)`), plotted in whole units under a money axis. `seated`: the hands
+    each line's person sat at (`seated_hands`), the only ones a 比下胡 star goes on their line."""
     translator = Translator(language)
-    series = (
-        tuple(plot.Series(name, tuple(None if v is None else v / 100 for v in values)) for name, _, values in lines)
-        if money
-        else tuple(plot.Series(name, tuple(values)) for name, _, values in lines)
+    series = tuple(
+        plot.Series(
+            name,
+            tuple(None if v is None else v / 100 for v in values) if money else tuple(values),
+            None if seated is None else frozenset(seated[at]),
+        )
+        for at, (name, _, values) in enumerate(lines)
     )
     return plot.LineChart(
         title=translator.t("chart.title", night=night_number),
@@ -168,7 +189,8 @@ def night_chart(night: Night, tally: Tally, language: str) -> plot.LineChart:
     比下胡 hands marked; in money once the night mixes stakes (`chart_in_money`)."""
     money = chart_in_money(night)
     lines = night_lines(night, tally, priced=money)
-    return balance_chart_of(night.number, lines, set(tally.doubled), language, money)
+    seated = seated_hands(tally, night.player_names(), [person.name for person in night.people()])
+    return balance_chart_of(night.number, lines, set(tally.doubled), language, money, seated)
 
 
 def balance_chart(

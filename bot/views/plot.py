@@ -69,6 +69,9 @@ class Series:
 
     label: str
     values: tuple[float | None, ...]  # flowers, or money in whole units (a night that mixes stakes)
+    # the xs this line may be starred at (None: all): a newcomer's line starts at the hand before
+    # he sat down, a 比下胡 he did not play
+    starred: frozenset[int] | None = None
 
 
 @dataclass(frozen=True)
@@ -234,7 +237,7 @@ def draw(chart: LineChart, image_format: str = "JPEG") -> bytes:
                     radius = (dot or 3) * S
                     pen.ellipse([x - radius, y - radius, x + radius, y + radius], fill=colour)
         for x, v in zip(chart.xs, series.values, strict=True):
-            if x in chart.marked and v is not None:
+            if x in chart.marked and v is not None and (series.starred is None or x in series.starred):
                 _star(pen, x_at(x), y_at(v), 8 * S, BLACK)
     _write(image, (WIDTH * S / 2, 12 * S), chart.title, FONT_SIZES[2], BLACK, "mt")
     _write(image, ((left + right) / 2, bottom + 26 * S), chart.x_label, FONT_SIZES[1], BLACK, "mt")
