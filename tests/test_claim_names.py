@@ -12,6 +12,7 @@ from bot.chat.service import Incoming, Referee
 from bot.night.seating import Speaker, names_match
 from bot.text.replies import Response, render
 from locales import Translator
+from tests.kit.messages import changes
 
 CHAT = "tg:-100"
 ZHANG = Speaker("201", "张三", names=("张三",))  # the opener, whose account is named like a seat
@@ -125,7 +126,9 @@ async def test_another_seated_player_undoes_a_claim_by_another_name_and_its_line
     said = text(undone)
     assert "撤销了 李四 这个座位的认领" in said and "罚 跟牌 赵六" in said
     # the 跟牌 taken back: 赵六 gets his 30, each of the others gives back 10
-    assert "张三 −10 · 李四 −10 · 王五 −10 · 赵六 +30" in said
+    assert (
+        changes(("张三", "−10", "−10"), ("李四", "−10", "−10"), ("王五", "−10", "−10"), ("赵六", "+30", "+30")) in said
+    )
     assert await balances(referee) == {"张三": 0, "李四": 0, "王五": 0, "赵六": 0}
     assert (await kinds(referee))[-2:] == ["undo", "undo"]  # the line's undo, then the claim's
     # 李四's seat is free to claim again, and the button is spent
