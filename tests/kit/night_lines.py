@@ -22,10 +22,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from bot.telegram.app import TelegramFrontEnd, build_application
-from bot.telegram.intake import Polling
 from tests.bot_process import bot_against_fake
 from tests.fake_telegram import FakeTelegram, plain_user
+from tests.kit.telegram import Running
 
 GROUP = -100414
 PARTS = ("setup", "hands", "end")
@@ -194,28 +193,8 @@ class Bot(Protocol):
         before the update was sent)."""
 
 
-class InProcess:
-    """The Telegram front end in this process, waited on until it is idle."""
-
-    def __init__(self, fake: FakeTelegram, db: Path) -> None:
-        self.fake = fake
-        self.application = build_application("123:TEST", str(db), fake.base_url, rate_limit=False, board_interval=0.0)
-        self.front: TelegramFrontEnd = self.application.bot_data["front"]
-        self.intake = Polling(self.application.bot, self.front.accept_all, timeout=1)
-
-    async def __aenter__(self) -> InProcess:
-        await self.application.initialize()
-        await self.application.post_init(self.application)  # type: ignore[misc]
-        await self.application.start()
-        await self.intake.start()
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.intake.stop()
-        await self.application.stop()
-        await self.application.post_stop(self.application)  # type: ignore[misc]
-        await self.application.post_shutdown(self.application)  # type: ignore[misc]
-        await self.application.shutdown()
+class InProcess(Running):
+    """The Telegram front end in this process (`Running` with its defaults), waited on until it is idle."""
 
     async def settle(self, update_id: int, before: int) -> None:
         await self.fake.wait_for(lambda: self.fake._confirmed > update_id, timeout=30)

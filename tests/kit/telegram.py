@@ -4,7 +4,7 @@ players, the chats, `Running` to send lines and press buttons, and the ledger's 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from bot.store.ledger import Ledger
 from bot.telegram.app import TelegramFrontEnd, build_application
@@ -44,7 +44,7 @@ class Running:
         self.front: TelegramFrontEnd = self.application.bot_data["front"]
         self.intake = Polling(self.application.bot, self.front.accept_all, timeout=1)
 
-    async def __aenter__(self) -> Running:
+    async def __aenter__(self) -> Self:
         await self.application.initialize()
         await self.application.post_init(self.application)  # type: ignore[misc]
         await self.application.start()
