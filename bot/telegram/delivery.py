@@ -20,9 +20,9 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from bot.telegram.pace import Pacer
 from bot.text.replies import Response, render, render_response
@@ -183,6 +183,18 @@ async def with_retries(
     raise AssertionError("unreachable")
 
 
+async def until_done(tasks: Mapping[Any, asyncio.Task[None]]) -> None:
+    """Until every task is done, those started while waiting too (each takes itself out when done)."""
+    while tasks:
+        await asyncio.gather(*tasks.values(), return_exceptions=True)
+
+
+async def cancel_all(tasks: Mapping[Any, asyncio.Task[None]]) -> None:
+    for task in list(tasks.values()):
+        task.cancel()
+    await asyncio.gather(*tasks.values(), return_exceptions=True)
+
+
 # chat, batch (empty: late notes alone), text, and the answers the text shows (the late notes first)
 Sender = Callable[[int, list[Outgoing], str, tuple[Note, ...]], Awaitable[None]]
 
@@ -214,13 +226,10 @@ class Outbox:
 
     async def idle(self) -> None:
         """Wait until every answer so far has been sent (or given up)."""
-        while self._senders:
-            await asyncio.gather(*self._senders.values(), return_exceptions=True)
+        await until_done(self._senders)
 
     async def stop(self) -> None:
-        for task in list(self._senders.values()):
-            task.cancel()
-        await asyncio.gather(*self._senders.values(), return_exceptions=True)
+        await cancel_all(self._senders)
 
     def _next_batch(self, queue: deque[Outgoing]) -> list[Outgoing]:
         """The next message's answers, the oldest first. An edit goes alone (of several edits of one
@@ -350,13 +359,10 @@ class Tidy:
         return sum(len(waiting) for waiting in self._waiting.values())
 
     async def idle(self) -> None:
-        while self._tasks:
-            await asyncio.gather(*self._tasks.values(), return_exceptions=True)
+        await until_done(self._tasks)
 
     async def stop(self) -> None:
-        for task in list(self._tasks.values()):
-            task.cancel()
-        await asyncio.gather(*self._tasks.values(), return_exceptions=True)
+        await cancel_all(self._tasks)
 
     async def _run(self, chat: int) -> None:
         waiting = self._waiting[chat]
@@ -411,13 +417,10 @@ class LiveBoards:
         return asyncio.get_running_loop().time()
 
     async def idle(self) -> None:
-        while self._tasks:
-            await asyncio.gather(*self._tasks.values(), return_exceptions=True)
+        await until_done(self._tasks)
 
     async def stop(self) -> None:
-        for task in list(self._tasks.values()):
-            task.cancel()
-        await asyncio.gather(*self._tasks.values(), return_exceptions=True)
+        await cancel_all(self._tasks)
 
     async def _run(self, key: tuple[int, str]) -> None:
         failures = 0
