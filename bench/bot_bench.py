@@ -25,35 +25,25 @@ from pathlib import Path
 from typing import Any
 
 from telegram import Update
-from telegram.request import BaseRequest, RequestData
+from telegram.request import RequestData
 
 from bot.store.inbox import Row
 from bot.store.ledger import Ledger
 from bot.telegram.app import TelegramFrontEnd, build_application
+from tests.kit.limited_bot import BOT, AnsweredHere
 
 LEVELS = (200, 20, 1)  # chats in flight at once
 CHATS = sum(LEVELS)
 ROUNDS = 10  # each chat: /new, then 10 rounds of pong, gang, penalty, score, win
-BOT = {"id": 1, "is_bot": True, "first_name": "Referee", "username": "referee_bot"}
 
 
-class RecordingRequest(BaseRequest):
+class RecordingRequest(AnsweredHere):
     """Answers every Bot API call locally, as Telegram would, and counts the calls."""
 
     def __init__(self) -> None:
         self.calls = 0
         self.message_id = 0
         self.sent: list[tuple[float, int]] = []  # (when, chat) of each message sent
-
-    @property
-    def read_timeout(self) -> float | None:
-        return None
-
-    async def initialize(self) -> None:
-        return None
-
-    async def shutdown(self) -> None:
-        return None
 
     async def do_request(
         self, url: str, method: str, request_data: RequestData | None = None, **kwargs: Any

@@ -38,15 +38,8 @@ class Call:
     tag: object = None
 
 
-class LimitedTelegram(BaseRequest):
-    def __init__(self, latency: float = 0.1) -> None:
-        self.latency = latency
-        self.calls: list[Call] = []
-        self.refused: list[tuple[float, str, int]] = []  # (when, method, chat) of each 429
-        self.message_id = 0
-        self._messages: dict[int, list[float]] = {}
-        self._all: list[float] = []
-        self.shown: dict[tuple[int, int], str] = {}  # (chat, message) -> its text
+class AnsweredHere(BaseRequest):
+    """A Bot API answered in this process: no connection to open or close, no read timeout."""
 
     @property
     def read_timeout(self) -> float | None:
@@ -57,6 +50,17 @@ class LimitedTelegram(BaseRequest):
 
     async def shutdown(self) -> None:
         return None
+
+
+class LimitedTelegram(AnsweredHere):
+    def __init__(self, latency: float = 0.1) -> None:
+        self.latency = latency
+        self.calls: list[Call] = []
+        self.refused: list[tuple[float, str, int]] = []  # (when, method, chat) of each 429
+        self.message_id = 0
+        self._messages: dict[int, list[float]] = {}
+        self._all: list[float] = []
+        self.shown: dict[tuple[int, int], str] = {}  # (chat, message) -> its text
 
     async def do_request(
         self, url: str, method: str, request_data: RequestData | None = None, **kwargs: Any
