@@ -99,10 +99,7 @@ async def hu(context: Context) -> Response:
 
 def fix_answer(command: Command) -> tuple[Command, bool]:
     """`/again [qN] fix`: [改 #N], the held win corrects the win it was asked about."""
-    words = (command.word or "").split()
-    if not words or words[-1].lower() != "fix":
-        return command, False
-    return replace(command, word=" ".join(words[:-1]) or None), True
+    return table_events.answer_ending(command, "fix")
 
 
 async def again(context: Context) -> Response:
@@ -116,8 +113,7 @@ async def again(context: Context) -> Response:
     services, chat = context.services, context.incoming.chat_id
     asked = await repeats.open_questions(services, chat)
     if question is not None and not any(q.question == question for q in asked):  # answered already
-        said = "repeat.withdrawn" if await repeats.was_withdrawn(services, chat, question) else "repeat.answered"
-        return Response((Reply(said),), context.language, spent=True)
+        return await table_events.answered_already(context, question)
     waiting = [q for q in asked if q.retyped]
     if question is None:  # typed: the one retyped question open in this hand
         here = [q for q in waiting if (q.night_id, q.hand_no) == (night.id, night.state.hand_no)]

@@ -169,8 +169,7 @@ async def again(context: Context) -> Response:
             raise Refusal(Reply("command.extra_args", {"extra": "next"}))
         pending = await repeats.take(services, chat, question)
         if pending is None:  # answered already (by this button, another one, a typed answer, or /undo)
-            said = "repeat.withdrawn" if await repeats.was_withdrawn(services, chat, question) else "repeat.answered"
-            return Response((Reply(said),), context.language, spent=True)
+            return await answered_already(context, question)
         return await answer_repeat(context, night, pending, drop, next_hand)
     waiting = await live_questions(context, night)
     if number is not None:
@@ -189,12 +188,25 @@ async def again(context: Context) -> Response:
     return await answer_repeat(context, night, pending, drop, next_hand)
 
 
-def next_hand_answer(command: Command) -> tuple[Command, bool]:
-    """`/again [qN] next`: [是下一盘], the held win is the next hand's; the rest read as any answer."""
+async def answered_already(context: Context, question: int) -> Response:
+    """A question's answer that came after it was answered (or withdrawn by /undo): told so, to the presser."""
+    services, chat = context.services, context.incoming.chat_id
+    said = "repeat.withdrawn" if await repeats.was_withdrawn(services, chat, question) else "repeat.answered"
+    return Response((Reply(said),), context.language, spent=True)
+
+
+def answer_ending(command: Command, last: str) -> tuple[Command, bool]:
+    """`/again [qN] <last>`: whether the answer ends with the word `last` (a button's choice), and
+    the command without it, read as any answer."""
     words = (command.word or "").split()
-    if not words or words[-1].lower() != "next":
+    if not words or words[-1].lower() != last:
         return command, False
     return replace(command, word=" ".join(words[:-1]) or None), True
+
+
+def next_hand_answer(command: Command) -> tuple[Command, bool]:
+    """`/again [qN] next`: [是下一盘], the held win is the next hand's; the rest read as any answer."""
+    return answer_ending(command, "next")
 
 
 def takes_next(pending: PendingRepeat) -> bool:
