@@ -80,7 +80,7 @@ class Answers:
         try:
             await asyncio.wait([committed], timeout=RIDE_SECONDS)
             if not committed.done():
-                await self._writer.run(_nothing)
+                await self._writer.commit_deferred()
             await committed
         except Exception as error:  # lost for a reply: it is told the message cannot be tied to a line
             log.warning("the answer %s was not kept for replies (%s)", key, error)
@@ -90,7 +90,7 @@ class Answers:
     async def flush(self) -> None:
         """Commit the rows still waiting (at shutdown)."""
         if self._riding:
-            await self._writer.run(_nothing)
+            await self._writer.commit_deferred()
             await asyncio.gather(*self._riding, return_exceptions=True)
 
     async def of_answer(self, chat: int, message_id: int) -> MessageRecords | None:
@@ -135,7 +135,3 @@ class Answers:
             ).rowcount
 
         return await self._writer.run(write)
-
-
-def _nothing(db: sqlite3.Connection) -> None:
-    """A write of no rows: its transaction carries the deferred ones."""

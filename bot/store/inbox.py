@@ -75,7 +75,7 @@ class Inbox:
         while not riding.done():
             await asyncio.wait([riding], timeout=RIDE_SECONDS)
             if not riding.done():
-                await self._writer.run(_nothing)  # raises if the commit fails: the caller retries
+                await self._writer.commit_deferred()  # raises if the commit fails: the caller retries
         self._riding = {key: value for key, value in self._riding.items() if value is not riding}
         riding.result()  # the database was lost: raised here too
 
@@ -116,7 +116,7 @@ class Inbox:
         marking = self._marking
         if marking is not None and marking is not asyncio.current_task() and not marking.done():
             marking.cancel()
-        await self._writer.run(_nothing)
+        await self._writer.commit_deferred()
 
     async def earlier(self, key: str, update_id: int) -> int | None:
         """The event an earlier update with this key recorded: a button that was used before."""
@@ -148,7 +148,3 @@ class Inbox:
             )
 
         await self._writer.run(write)
-
-
-def _nothing(db: sqlite3.Connection) -> None:
-    """A write of no rows: its transaction carries the deferred marks."""

@@ -124,6 +124,11 @@ class Writer:
         """`sql` written with the next transaction, before its writes; `committed` set once it is."""
         self._deferred.append((sql, params, committed))
 
+    async def commit_deferred(self) -> None:
+        """A transaction of no writes of its own, to carry the deferred ones now (a row that waited long
+        enough for another to ride with, or shutdown)."""
+        await self.run(_nothing)
+
     async def _drain(self) -> None:
         loop = asyncio.get_running_loop()
         while self._queue:
@@ -193,3 +198,7 @@ class Writer:
             await self._draining
         await asyncio.get_running_loop().run_in_executor(self._thread, self._connection.close)
         self._thread.shutdown()
+
+
+def _nothing(db: sqlite3.Connection) -> None:
+    """A write of no rows: its transaction carries the deferred ones."""
