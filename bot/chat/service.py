@@ -429,6 +429,14 @@ class Referee:
             except Refusal as refusal:
                 return {"ok": False, "reason": app_view.refusal_text(refusal, translator), "needed": None}
 
+    async def app_chart(self, chat_id: str, language: str) -> bytes | None:
+        """The night's chart as PNG (the Mini App's live view), None when there is none to draw."""
+        async with self.nights.using(chat_id):
+            context = await self._app_context(chat_id, Speaker("", ""), language)
+            if context is None or context.night is None:
+                return None
+            return await app_view.chart(context, context.night)
+
     async def app_version(self, chat_id: str) -> tuple[int, int] | None:
         """(night id, rows in its log): changes with every line the night records, undoes or fixes."""
         night = await self.nights.latest(chat_id, history=False)

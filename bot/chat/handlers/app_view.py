@@ -25,7 +25,9 @@ from bot.night.night import Night
 from bot.night.seating import seat_of
 from bot.text.replies import Joined, Reply, render
 from bot.text.vocabulary import flag_fields
+from bot.threads import in_thread
 from bot.views.board import live, one_payment_line
+from bot.views.charts import ChartNotDrawn, night_chart
 from bot.views.lines import SEAT_KEYS
 from engine.notation import parse_tile
 from engine.tiles import NUM_KINDS, format_tiles, tile_name
@@ -198,6 +200,24 @@ async def board_and_lines(context: Context, night: Night, translator: Translator
             number = int(found.group(1)) if found else None
             lines.append({"no": number, "text": text, "undone": number in undone})
     return {"board": {"text": board_text}, "lines": lines}
+
+
+async def chart(context: Context, night: Night) -> bytes | None:
+    """The night's chart as `/summary` draws it (PNG, kept by the night's version like the chat's),
+    None when charts are off, nothing was scored yet, or the drawing process gave up."""
+    services = context.services
+    if not services.charts_enabled or night.hands_played() == 0:
+        return None
+    version = (night.id, night.log_size(), context.language)
+    image = services.charts.kept(version, "PNG")
+    if image is not None:
+        return image
+    tally = await night.tally()
+    shown = await in_thread(night_chart, night, tally, context.language)
+    try:
+        return await services.charts.chart(version, shown, "PNG")
+    except ChartNotDrawn:
+        return None
 
 
 def refusal_text(error: Refusal, translator: Translator) -> str:
