@@ -355,3 +355,14 @@ async def test_the_page_asks_what_the_chat_would_ask_and_records_on_the_answer(
     assert answered["ok"] is True
     await running.fake.wait_for(lambda: group_messages(running) == sent + 2)
     assert await balances(Path(running.front.db_path)) == [-104, 0, 104, 0]
+
+
+async def test_a_line_s_detail_is_the_chat_s_history_of_it(table: tuple[Running, TestClient[Any, Any]]) -> None:
+    running, client = table
+    await opened(running)
+    won = await (
+        await client.post("/app/api/record", json={**CAROL_WINS, "nonce": "win-detail"}, headers=auth(ALICE))
+    ).json()
+    detail = await (await client.get(f"/app/api/line?no={won['no']}", headers=auth(BOB))).json()
+    assert "合计 52 花" in detail["text"] and "alice → carol" in detail["text"]
+    assert (await client.get("/app/api/line?no=x", headers=auth(BOB))).status == 400

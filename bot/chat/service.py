@@ -429,6 +429,18 @@ class Referee:
             except Refusal as refusal:
                 return {"ok": False, "reason": app_view.refusal_text(refusal, translator), "needed": None}
 
+    async def app_detail(self, chat_id: str, number: int, language: str) -> str:
+        """Line #N's 明细 (the Mini App's live view); the refusal's words when there is no such line."""
+        translator = Translator(language)
+        async with self.nights.using(chat_id):
+            context = await self._app_context(chat_id, Speaker("", ""), language)
+            try:
+                if context is None:
+                    raise Refusal(Reply("night.none"))
+                return await app_view.detail(context, number, translator)
+            except Refusal as refusal:
+                return app_view.refusal_text(refusal, translator)
+
     async def app_chart(self, chat_id: str, language: str) -> bytes | None:
         """The night's chart as PNG (the Mini App's live view), None when there is none to draw."""
         async with self.nights.using(chat_id):

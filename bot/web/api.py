@@ -118,6 +118,7 @@ class Api:
             web.post("/app/api/undo", self.undo),
             web.post("/app/api/fix", self.fix),
             web.get("/app/api/chart.png", self.chart),
+            web.get("/app/api/line", self.detail),
         ]
 
     # ---- who is asking -------------------------------------------------------------------------
@@ -158,6 +159,18 @@ class Api:
         if isinstance(call, web.Response):
             return call
         return web.json_response(await self.state_of(call))
+
+    async def detail(self, request: web.Request) -> web.Response:
+        call = await self.guarded(request)
+        if isinstance(call, web.Response):
+            return call
+        try:
+            number = number_of({"no": int(request.query.get("no", ""))})
+        except ValueError:
+            return error(400, "app.bad_request", call.language)
+        return web.json_response(
+            {"no": number, "text": await self.referee.app_detail(call.chat_key, number, call.language)}
+        )
 
     async def chart(self, request: web.Request) -> web.Response:
         call = await self.guarded(request)

@@ -28,7 +28,7 @@ from bot.text.vocabulary import flag_fields
 from bot.threads import in_thread
 from bot.views.board import live, one_payment_line
 from bot.views.charts import ChartNotDrawn, night_chart
-from bot.views.lines import SEAT_KEYS
+from bot.views.lines import SEAT_KEYS, balance_unit, format_money
 from engine.notation import parse_tile
 from engine.tiles import NUM_KINDS, format_tiles, tile_name
 from locales import Translator
@@ -160,6 +160,8 @@ def state(context: Context, night: Night, user_id: str, translator: Translator) 
         for seat in range(len(seats))
     }
     flags = sorted(offered_flags(night, len(seats))) if not night.closed else []
+    amounts, money = night.seat_totals()
+    start = night.state.preset.start
     return {
         "night": {"id": night.id, "number": night.number, "closed": night.closed},
         "me": {"name": seats[me].name if me is not None else None, "seat": me, "seated": me is not None},
@@ -183,6 +185,18 @@ def state(context: Context, night: Night, user_id: str, translator: Translator) 
         "tiles": [{"code": tile_name(t), "label": render(tile_label(t), translator)} for t in range(NUM_KINDS)],
         "flags": [{"key": flag_fields()[i], "label": flag_label(night, i)} for i in flags],
         "max_flowers": MAX_FLOWERS,
+        "standing": {
+            "unit": render(balance_unit(night.state.preset), translator),
+            "rows": [
+                {
+                    "seat": index,
+                    "name": seat.name,
+                    "amount": start + amounts[index],
+                    "money": format_money(money[index]),
+                }
+                for index, seat in enumerate(seats)
+            ],
+        },
     }
 
 
@@ -200,6 +214,12 @@ async def board_and_lines(context: Context, night: Night, translator: Translator
             number = int(found.group(1)) if found else None
             lines.append({"no": number, "text": text, "undone": number in undone})
     return {"board": {"text": board_text}, "lines": lines}
+
+
+async def detail(context: Context, number: int, translator: Translator) -> str:
+    """A line's 明细 as `/history #N` shows it: the line, then the event as the corrected night plays it."""
+    shown = await history(replace(context, command=Command("history", "/history", options={"event": str(number)})))
+    return "\n".join(render(reply, translator) for reply in shown.replies)
 
 
 async def chart(context: Context, night: Night) -> bytes | None:
