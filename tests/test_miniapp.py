@@ -366,3 +366,16 @@ async def test_a_line_s_detail_is_the_chat_s_history_of_it(table: tuple[Running,
     detail = await (await client.get(f"/app/api/line?no={won['no']}", headers=auth(BOB))).json()
     assert "合计 52 花" in detail["text"] and "alice → carol" in detail["text"]
     assert (await client.get("/app/api/line?no=x", headers=auth(BOB))).status == 400
+
+
+async def test_a_flag_the_win_cannot_claim_is_refused_with_the_chat_s_reason(
+    table: tuple[Running, TestClient[Any, Any]],
+) -> None:
+    running, client = table
+    await opened(running)
+    robbing = {**CAROL_WINS, "flags": ["robbing_gang"]}  # 抢杠 robs an added gang alice never made
+    answer = await (await client.post("/app/api/preview", json=robbing, headers=auth(ALICE))).json()
+    assert answer["ok"] is False and answer["reason"] == "抢杠：alice 没有碰 8s，抢不了杠"  # as the chat says it
+    assert (
+        await client.post("/app/api/preview", json={**CAROL_WINS, "flags": ["x"]}, headers=auth(ALICE))
+    ).status == 400
