@@ -129,6 +129,7 @@ class FakeTelegram:
     release_admins: asyncio.Event = field(default_factory=asyncio.Event)
     pinners: set[int] = field(default_factory=set)  # groups where the bot is an admin allowed to pin
     bot_admins: set[int] = field(default_factory=set)  # groups where the bot is an admin without that right
+    strangers: set[int] = field(default_factory=set)  # users getChatMember says are not in the group ("left")
     pinned: dict[int, list[int]] = field(default_factory=dict)  # chat -> its pinned messages, oldest first
     edit_limit: int = 20  # editMessageText calls per chat within edit_window seconds before a 429
     edit_window: float = 60.0
@@ -551,7 +552,7 @@ class FakeTelegram:
                 "can_pin_messages": chat_id in self.pinners,
             }
         who = BOT_USER if user_id == BOT_USER["id"] else user(user_id, f"user{user_id}")
-        return {"status": "member", "user": who}
+        return {"status": "left" if user_id in self.strangers else "member", "user": who}
 
     def _pin_refusal(self, method: str, chat_id: int, params: dict[str, Any]) -> tuple[int, dict[str, Any]] | None:
         if method in ("pinChatMessage", "unpinChatMessage"):

@@ -20,7 +20,7 @@ LAYERS = (
     "bot.front",
     "bot.__main__",
 )
-FRONT_ENDS = ("bot.telegram", "bot.web", "bot.console")
+FRONT_ENDS = ("bot.telegram", "bot.console", "bot.web")
 
 
 def module_name(path: Path) -> str:

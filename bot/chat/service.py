@@ -14,9 +14,11 @@ from dataclasses import dataclass, replace
 from itertools import takewhile
 from pathlib import Path
 
+from bot.chat.command import Command
 from bot.chat.commands import handler_of
 from bot.chat.grammar import GRAMMAR_BY_NAME, only_looks
-from bot.chat.handlers import corrections, opening, reply_to
+from bot.chat.handlers import app_view, corrections, opening, reply_to
+from bot.chat.handlers.app_view import BadDraft, WinDraft
 from bot.chat.handlers.causes import flower_choices
 from bot.chat.handlers.common import (
     Context,
@@ -54,9 +56,9 @@ from engine.errors import EngineError
 from engine.melds import LoggedMeldMissing
 from engine.suit_shapes import reading_table
 from engine.table import WinRefused
-from locales import DEFAULT_LANGUAGE, normalize_language
+from locales import DEFAULT_LANGUAGE, Translator, normalize_language
 
-__all__ = ["MAX_RULES_BYTES", "Incoming", "Referee", "Replied", "Speaker", "Upload"]
+__all__ = ["MAX_RULES_BYTES", "BadDraft", "Incoming", "Referee", "Replied", "Speaker", "Upload", "WinDraft"]
 
 log = logging.getLogger(__name__)
 KEPT_MINUTES = 10  # a line kept for its sender's seat claim is sent again at most this long after
@@ -392,6 +394,50 @@ class Referee:
         """The Telegram front end's durable intake, on the ledger's connection, so that an update is
         marked done by the very transaction that records its events."""
         return self.nights.inbox()
+
+    # ---- what the Mini App asks (bot/web/): reads only; what it records comes in as a chat line ----
+
+    async def _app_context(self, chat_id: str, speaker: Speaker, language: str) -> Context | None:
+        night = await self.nights.latest(chat_id, history=False)
+        if night is None:
+            return None
+        await night.load_history()
+        await night.folded()
+        incoming = Incoming(chat_id, speaker, "")
+        return Context(incoming, Command("score", ""), language, night, self.services)
+
+    async def app_state(self, chat_id: str, speaker: Speaker, language: str) -> dict[str, object] | None:
+        """The night as the Mini App draws it (docs/miniapp.md `state`); None: the chat has no night."""
+        async with self.nights.using(chat_id):
+            context = await self._app_context(chat_id, speaker, language)
+            if context is None or context.night is None:
+                return None
+            translator = Translator(language)
+            shown = app_view.state(context, context.night, speaker.id, translator)
+            return {**shown, **await app_view.board_and_lines(context, context.night, translator)}
+
+    async def app_preview(self, chat_id: str, speaker: Speaker, language: str, draft: WinDraft) -> dict[str, object]:
+        """A win tapped on the Mini App, scored as it would be recorded, or why not; nothing is written.
+        Raises app_view.BadDraft for a draft no pad makes."""
+        translator = Translator(language)
+        async with self.nights.using(chat_id):
+            context = await self._app_context(chat_id, speaker, language)
+            try:
+                if context is None:
+                    raise Refusal(Reply("night.none_open"))
+                return app_view.preview(context, draft, translator)
+            except Refusal as refusal:
+                return {"ok": False, "reason": app_view.refusal_text(refusal, translator), "needed": None}
+
+    async def app_version(self, chat_id: str) -> tuple[int, int] | None:
+        """(night id, rows in its log): changes with every line the night records, undoes or fixes."""
+        night = await self.nights.latest(chat_id, history=False)
+        return (night.id, night.log_size()) if night is not None else None
+
+    async def seated(self, chat_id: str, speaker: Speaker) -> bool:
+        """Whether the account sits in the chat's latest night (bound to its seat, or seated by @username)."""
+        night = await self.nights.latest(chat_id, history=False)
+        return night is not None and seat_of(night.seats, speaker) is not None
 
     # ---- for the console's --json ---------------------------------------------------------------
 

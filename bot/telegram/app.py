@@ -56,6 +56,7 @@ from bot.telegram.health import Heartbeat, check_health
 from bot.telegram.input import read_update
 from bot.telegram.intake import WEBHOOK_PATH, Intake, Polling, Webhook, serve
 from bot.telegram.lanes import Lanes
+from bot.telegram.mini_app import WithSite, mini_app
 from bot.telegram.pace import Pacer
 from bot.telegram.pinned import BOARD_EDIT_SECONDS, PinnedBoards
 from bot.telegram.sending import Sender
@@ -284,6 +285,9 @@ def _serve(settings: Settings) -> int:
     )
     front: TelegramFrontEnd = application.bot_data["front"]
     heartbeat = Heartbeat(settings.heartbeat_file, status=front.health, working=front.working)
+    app_routes = mini_app(
+        settings, front.connections, front.chats, front.sender, front.updates.app_answers, front.accept
+    )  # the Mini App (MINIAPP_URL): None when it is not set up
     intake: Intake
     if settings.webhook_url:
         intake = Webhook(
@@ -295,7 +299,10 @@ def _serve(settings: Settings) -> int:
             secret=webhook_secret(settings.webhook_secret),
             heartbeat=heartbeat,
             health=lambda: check_health(settings),
+            routes=app_routes,
         )
     else:
         intake = Polling(application.bot, front.accept_all, heartbeat=heartbeat)
+        if app_routes is not None:
+            intake = WithSite(intake, app_routes, settings.listen, settings.port)
     return asyncio.run(serve(application, intake))

@@ -171,6 +171,7 @@ class Webhook(Intake):
     secret: str
     heartbeat: Heartbeat = field(default_factory=lambda: Heartbeat(None))
     health: Callable[[], tuple[bool, str]] | None = None  # `GET /healthz` answers it (bot/telegram/health.py)
+    routes: Callable[[web.Application], None] | None = None  # more routes: the Mini App's (bot/telegram/mini_app.py)
     _runner: web.AppRunner | None = None
     _beating: asyncio.Task[None] | None = None
 
@@ -178,6 +179,8 @@ class Webhook(Intake):
         app = web.Application()
         app.router.add_post(WEBHOOK_PATH, self.receive)
         app.router.add_get(HEALTH_PATH, self.healthz)
+        if self.routes is not None:
+            self.routes(app)
         return app
 
     async def start(self) -> None:

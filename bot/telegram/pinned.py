@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 
 from telegram.error import BadRequest, NetworkError
 
+from bot.telegram.app_link import with_button
 from bot.telegram.chats import Chats
 from bot.telegram.connections import Connections
 from bot.telegram.delivery import MESSAGE_LIMIT, LiveBoards, Outgoing, with_retries
@@ -57,6 +58,8 @@ class PinnedBoards:
         bot = self.connections.bot
         chat, night_id = self.chats.moved.get(item.chat, item.chat), response.night_id
         text = render(response.scoreboard, Translator(response.language))
+        link = self.sender.link.button(chat, item.thread, night_id, response.language) if self.sender.link else None
+        markup = with_button(None, link)  # an edit without its button would take it off
         if len(text) > MESSAGE_LIMIT:  # names too long for one message: the hand-end boards are split instead
             log.info("chat %s: the board is too long to pin", chat)
             return False
@@ -64,7 +67,9 @@ class PinnedBoards:
         if board_id is not None:
             try:
                 await self.sender.call(
-                    chat, lambda: bot.edit_message_text(text, chat_id=chat, message_id=board_id), urgent=False
+                    chat,
+                    lambda: bot.edit_message_text(text, chat_id=chat, message_id=board_id, reply_markup=markup),
+                    urgent=False,
                 )
                 return True
             except BadRequest as error:
@@ -79,7 +84,9 @@ class PinnedBoards:
             sent = await with_retries(
                 lambda: self.sender.call(
                     chat,
-                    lambda: bot.send_message(chat, text, message_thread_id=item.thread, disable_notification=True),
+                    lambda: bot.send_message(
+                        chat, text, message_thread_id=item.thread, disable_notification=True, reply_markup=markup
+                    ),
                     urgent=False,
                 ),
                 self.sender.policy,

@@ -15,6 +15,7 @@ import httpx
 from telegram import CallbackQuery, InlineKeyboardButton, InlineKeyboardMarkup, Message
 from telegram.error import BadRequest, ChatMigrated, NetworkError, RetryAfter, TelegramError, TimedOut
 
+from bot.telegram.app_link import AppLink, with_button
 from bot.telegram.callback import CallbackData, CallbackTooLong
 from bot.telegram.chats import Chats
 from bot.telegram.connections import Connections
@@ -56,6 +57,7 @@ class Sender:
     tidy: Tidy = field(init=False)
     # (chat, message) -> whose text and buttons are where in it, for the messages with buttons sent lately
     keyboards: OrderedDict[tuple[int, int], Shared] = field(default_factory=OrderedDict)
+    link: AppLink | None = None  # the Mini App's button under the /new reply and /score (MINIAPP_URL)
 
     def __post_init__(self) -> None:
         self.outbox = Outbox(self.send_batch, self.policy, telegram_failure, self.pacer)
@@ -165,7 +167,10 @@ class Sender:
                 self.tidy.push(chat, item.clear_keyboard, item.pressed)
 
     def buttons(self, item: Outgoing) -> InlineKeyboardMarkup | None:
-        return self.keyboard(item.response, Translator(item.response.language))
+        markup = self.keyboard(item.response, Translator(item.response.language))
+        if self.link is None or item.edit is not None:
+            return markup
+        return with_button(markup, self.link.under(item.response, item.chat, item.thread))
 
     async def send_text(self, chat: int, thread: int | None, text: str, markup: InlineKeyboardMarkup | None) -> Message:
         bot = self.connections.bot

@@ -32,6 +32,8 @@ EXIT_CODES = (
 )
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 _SECRET = re.compile(r"[A-Za-z0-9_-]{1,256}")  # what Telegram's setWebhook accepts as secret_token
+_APP_NAME = re.compile(r"[A-Za-z0-9_]{3,30}")  # a Mini App's short name at BotFather (/newapp)
+_APP_KEY = re.compile(r"[A-Za-z0-9_-]{16,256}")
 
 
 class BadSetting(ValueError):
@@ -86,6 +88,22 @@ def _secret(value: str) -> str:
     if not _SECRET.fullmatch(value):
         raise ValueError(value)
     return value
+
+
+def _app_url(value: str) -> str:
+    """MINIAPP_URL: the page's public address, https (Telegram opens no other), ending in /app/."""
+    if urlsplit(value).scheme != "https" or not urlsplit(value).netloc or not value.endswith("/app/"):
+        raise ValueError(value)
+    return value
+
+
+def _matching(pattern: re.Pattern[str]) -> Callable[[str], str]:
+    def read(value: str) -> str:
+        if not pattern.fullmatch(value):
+            raise ValueError(value)
+        return value
+
+    return read
 
 
 def _folder(value: str) -> str:
@@ -208,6 +226,31 @@ VARIABLES: tuple[Variable, ...] = (
         "house rules files (NAME.toml) any group may open a night with: /new … rules=NAME",
         _folder,
     ),
+    # the Mini App (docs/miniapp.md): both or neither; without them the bot works as before
+    Variable(
+        "MINIAPP_URL",
+        "miniapp_url",
+        "",
+        "an https:// URL ending in /app/",
+        "the Mini App's public address (BotFather /newapp): the page and its API are served at /app/ on LISTEN:PORT",
+        _app_url,
+    ),
+    Variable(
+        "MINIAPP_NAME",
+        "miniapp_name",
+        "",
+        "3-30 of A-Z a-z 0-9 _",
+        "the Mini App's short name at BotFather (t.me/<bot>/<name>): its button on /new, /score and the pinned board",
+        _matching(_APP_NAME),
+    ),
+    Variable(
+        "MINIAPP_KEY",
+        "miniapp_key",
+        "",
+        "16-256 of A-Z a-z 0-9 _ -",
+        "the key the Mini App's links are signed with (derived from the bot token when unset)",
+        _matching(_APP_KEY),
+    ),
     Variable("LOG_LEVEL", "log_level", "INFO", "DEBUG, INFO, WARNING or ERROR", "how much the bot logs", _log_level),
     Variable(
         "LANG",
@@ -236,6 +279,9 @@ class Settings:
     chart_seconds: float = 3.0
     busy_timeout: float = 10.0
     rules_dir: str | None = None
+    miniapp_url: str | None = None
+    miniapp_name: str | None = None
+    miniapp_key: str | None = None
     log_level: str = "INFO"
     language: str = "en"
 
@@ -255,6 +301,9 @@ class Settings:
         if read.webhook_url and read.webhook_url.startswith("http:") and not read.base_url:
             # Telegram's own server sends webhooks only to https; a local Bot API server also to http
             raise BadSetting(f"WEBHOOK_URL={read.webhook_url!r} is not valid: Telegram takes an https:// URL")
+        if bool(read.miniapp_url) != bool(read.miniapp_name):
+            given, missing = ("MINIAPP_URL", "MINIAPP_NAME") if read.miniapp_url else ("MINIAPP_NAME", "MINIAPP_URL")
+            raise BadSetting(f"{given} is set without {missing}: the Mini App needs both")
         return read
 
     @property

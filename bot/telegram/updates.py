@@ -9,7 +9,7 @@ again (bot/telegram/lanes.py)."""
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from telegram import CallbackQuery, Message, Update
 from telegram.error import TelegramError
@@ -17,6 +17,7 @@ from telegram.error import TelegramError
 from bot.chat.availability import storage_unavailable
 from bot.chat.service import MAX_RULES_BYTES, Incoming, Replied, Speaker, Upload
 from bot.store.queue import Row
+from bot.telegram.app_lines import AppAnswers, is_app_line
 from bot.telegram.chats import Chats
 from bot.telegram.connections import Connections
 from bot.telegram.delivery import Outgoing
@@ -41,6 +42,7 @@ class Updates:
     chats: Chats
     sender: Sender
     pinned: PinnedBoards
+    app_answers: AppAnswers = field(default_factory=AppAnswers)  # lines pressed on the Mini App
 
     async def process(self, row: Row, update: Update) -> bool:
         """Handle one update; False when the storage failed before anything was recorded (try again)."""
@@ -124,6 +126,8 @@ class Updates:
         response = await referee.handle(incoming)
         if response is not None and response.unwritten:
             raise NotWrittenYet(row.update_id)
+        if is_app_line(row) and self.app_answers.hold(row, response):
+            return False  # what it would ask, or why not, is said in the Mini App; the group sees what it records
         if response is not None and (response.replies or response.attachments):
             assert read.chat_id is not None
             shown = await self.pinned.as_shown(read.chat_id, await self.with_privacy(response, chat_key))

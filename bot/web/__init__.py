@@ -1,1 +1,1 @@
-"""The Mini App front end: the page beside the chat (its static files and tile artwork) and its JSON API."""
+"""The Mini App's front end: its page and JSON API, served by the bot's own aiohttp server (docs/miniapp.md)."""

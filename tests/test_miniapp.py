@@ -1,0 +1,318 @@
+"""The Mini App's server (docs/miniapp.md): the start token, initData as Telegram documents it, who
+may call, and the API against the real bot (PTB's HTTP stack, the fake Bot API), its lines going
+through the chat's inbox and lane: one group message per recorded win, once per nonce."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+import pytest
+from aiohttp.test_utils import TestClient, TestServer
+from aiohttp.web import Application
+
+from bot.telegram.app_lines import app_update_id
+from bot.telegram.mini_app import mini_app
+from bot.telegram.settings import BadSetting, Settings
+from bot.web import init_data, tokens
+from bot.web.tokens import StartToken, token_key
+from tests.fake_telegram import FakeTelegram, user
+from tests.kit.telegram import ALICE, BOB, CAROL, GROUP, NEW, Running, balances
+
+TOKEN = "123:TEST"  # the bot token tests/kit/telegram.py runs the bot with
+KEY = token_key(None, TOKEN)
+EVE = user(5, "Eve")  # in the group, seated nowhere
+MALLORY = user(66, "Mallory")  # not in the group
+# Carol wins on Alice's discard, 11p 567s 79s EEE + 8s, 4 hard flowers (docs/rules.md: 跑 20, 硬花 ×4 8,
+# 风碰 ×1 2, 压档 2, 门清 20 = 52 flowers, Alice pays Carol 52)
+CAROL_WINS = {
+    "winner": 2,
+    "discarder": 0,
+    "tiles": ["1p", "1p", "5s", "6s", "7s", "7s", "9s", "E", "E", "E", "2m", "3m", "4m", "8s"],
+    "flowers": 4,
+    "flags": [],
+}
+
+
+def launch(who: dict[str, Any], start: str | None, auth_date: float | None = None, **extra: str) -> str:
+    """initData as Telegram gives it to a page opened from a group's link, signed with the bot token."""
+    fields = {
+        "user": json.dumps({k: v for k, v in who.items() if k != "is_bot"}, separators=(",", ":")),
+        "chat_instance": "-4011",
+        "chat_type": "supergroup",
+        "auth_date": str(int(auth_date if auth_date is not None else time.time())),
+        **extra,
+    }
+    if start is not None:
+        fields["start_param"] = start
+    fields["signature"] = "c2lnbmVk"  # Telegram adds one for third parties: it is a field like any other here
+    fields["hash"] = init_data.sign(fields, TOKEN)
+    return urlencode(fields)
+
+
+def start(night: int = 1, chat: int = GROUP) -> str:
+    return tokens.sign(KEY, StartToken(chat, 0, night))
+
+
+def auth(who: dict[str, Any], night: int = 1, **extra: Any) -> dict[str, str]:
+    return {"Authorization": f"tma {launch(who, start(night), **extra)}"}
+
+
+# ---- the start token -------------------------------------------------------------------------------------
+
+
+def test_a_start_token_is_short_url_safe_and_names_its_chat_and_night() -> None:
+    text = tokens.sign(KEY, StartToken(-1001234567890, 7, 42))
+    assert len(text) <= 64 and set(text) <= set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
+    assert tokens.read(KEY, text) == StartToken(-1001234567890, 7, 42)
+
+
+def test_a_start_token_guessed_changed_or_signed_by_another_key_is_refused() -> None:
+    text = tokens.sign(KEY, StartToken(GROUP, 0, 1))
+    changed = ("A" if text[3] != "A" else "B").join((text[:3], text[4:]))
+    assert tokens.read(KEY, changed) is None
+    assert tokens.read(token_key("another-key-of-16+", TOKEN), text) is None
+    assert tokens.read(KEY, "") is None and tokens.read(KEY, "1_-100111") is None
+
+
+# ---- initData -------------------------------------------------------------------------------------------
+
+
+def test_init_data_signed_with_the_bot_token_is_read() -> None:
+    read = init_data.validate(launch(ALICE, "abc"), TOKEN, time.time())
+    assert (read.user.id, read.user.username, read.chat_type, read.start_param) == (1, "alice", "supergroup", "abc")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "user=%7B%7D&auth_date=1&hash=00",
+        launch(ALICE, "abc").replace("alice", "alicf"),  # a field changed after signing
+    ],
+)
+def test_init_data_not_signed_by_telegram_is_refused(text: str) -> None:
+    with pytest.raises(init_data.Refused) as refused:
+        init_data.validate(text, TOKEN, time.time())
+    assert refused.value.key == "app.forged"
+
+
+def test_init_data_signed_with_another_bot_s_token_is_refused() -> None:
+    with pytest.raises(init_data.Refused):
+        init_data.validate(launch(ALICE, "abc"), "456:OTHER", time.time())
+
+
+def test_init_data_with_a_field_given_twice_is_refused() -> None:
+    text = launch(ALICE, "abc")
+    with pytest.raises(init_data.Refused):
+        init_data.validate(text + "&start_param=other", TOKEN, time.time())
+
+
+def test_init_data_older_than_a_night_is_refused() -> None:
+    now = time.time()
+    assert init_data.validate(launch(ALICE, "abc", now - 23 * 3600), TOKEN, now).auth_date
+    with pytest.raises(init_data.Refused) as refused:
+        init_data.validate(launch(ALICE, "abc", now - 25 * 3600), TOKEN, now)
+    assert refused.value.key == "app.expired"
+
+
+def test_the_mini_app_needs_both_its_settings() -> None:
+    with pytest.raises(BadSetting):
+        Settings.from_environment({"MINIAPP_URL": "https://referee.example.org/app/"})
+    with pytest.raises(BadSetting):
+        Settings.from_environment({"MINIAPP_URL": "http://referee.example.org/app/", "MINIAPP_NAME": "table"})
+    read = Settings.from_environment({"MINIAPP_URL": "https://referee.example.org/app/", "MINIAPP_NAME": "table"})
+    assert (read.miniapp_url, read.miniapp_name) == ("https://referee.example.org/app/", "table")
+
+
+# ---- the API against the running bot ---------------------------------------------------------------------
+
+
+@pytest.fixture
+async def table(tmp_path: Path) -> AsyncIterator[tuple[Running, TestClient[Any, Any]]]:
+    fake = FakeTelegram()
+    fake.strangers.add(MALLORY["id"])
+    await fake.start()
+    try:
+        async with Running(fake, tmp_path / "referee.sqlite3") as running:
+            front = running.front
+            settings = Settings(token=TOKEN, miniapp_url="https://referee.example.org/app/", miniapp_name="table")
+            routes = mini_app(
+                settings, front.connections, front.chats, front.sender, front.updates.app_answers, front.accept
+            )
+            assert routes is not None
+            app = Application()
+            routes(app)
+            async with TestClient(TestServer(app)) as client:
+                yield running, client
+    finally:
+        await fake.stop()
+
+
+async def opened(running: Running) -> None:
+    await running.say(ALICE, NEW)
+    for who in (ALICE, BOB, CAROL):
+        await running.say(who, "/score")  # each account bound to its seat by speaking
+
+
+def group_messages(running: Running) -> int:
+    return len(running.fake.sent(chat_id=GROUP))
+
+
+async def test_the_new_reply_carries_the_app_s_link_signed_for_the_night(
+    table: tuple[Running, TestClient[Any, Any]],
+) -> None:
+    running, _ = table
+    await running.say(ALICE, NEW)
+    markup = next(c for c in running.fake.sent(chat_id=GROUP) if "reply_markup" in c.params).params["reply_markup"]
+    urls = [b["url"] for row in markup["inline_keyboard"] for b in row if "url" in b]
+    assert len(urls) == 1 and urls[0].startswith("https://t.me/referee_bot/table?startapp=")
+    assert tokens.read(KEY, urls[0].split("startapp=")[1]) == StartToken(GROUP, 0, 1)
+
+
+async def test_state_for_a_seated_player(table: tuple[Running, TestClient[Any, Any]]) -> None:
+    running, client = table
+    await opened(running)
+    answer = await client.get("/app/api/state", headers=auth(CAROL))
+    assert answer.status == 200
+    state = await answer.json()
+    assert state["me"] == {"name": "carol", "seat": 2, "seated": True}
+    assert [s["name"] for s in state["seats"]] == ["alice", "bob", "carol", "dave"]
+    assert state["strings"]["app.open"] == "📱 打开牌桌"
+    assert (
+        "Content-Security-Policy" in answer.headers and "frame-ancestors" in answer.headers["Content-Security-Policy"]
+    )
+    assert "Set-Cookie" not in answer.headers
+
+
+async def test_a_member_who_is_not_seated_may_look(table: tuple[Running, TestClient[Any, Any]]) -> None:
+    running, client = table
+    await opened(running)
+    answer = await client.get("/app/api/state", headers=auth(EVE))
+    assert answer.status == 200 and (await answer.json())["me"]["seated"] is False
+
+
+@pytest.mark.parametrize(
+    ("headers", "status", "key"),
+    [
+        ({}, 401, "app.forged"),
+        ({"Authorization": "tma " + launch(ALICE, start()).replace("alice", "alicf")}, 401, "app.forged"),
+        ({"Authorization": "tma " + launch(ALICE, start(), time.time() - 2 * 86400)}, 401, "app.expired"),
+        (
+            {"Authorization": "tma " + launch(ALICE, tokens.sign(b"guessed-key", StartToken(GROUP, 0, 1)))},
+            403,
+            "app.forged",
+        ),
+        ({"Authorization": "tma " + launch(ALICE, start(), chat_type="private")}, 403, "app.not_group"),
+        ({"Authorization": "tma " + launch(MALLORY, start())}, 403, "app.stranger"),
+        ({"Authorization": "tma " + launch(ALICE, start(night=9))}, 410, "app.night_over"),
+    ],
+)
+async def test_forged_expired_and_strangers_calls_are_refused_and_record_nothing(
+    table: tuple[Running, TestClient[Any, Any]], headers: dict[str, str], status: int, key: str
+) -> None:
+    running, client = table
+    await opened(running)
+    sent = group_messages(running)
+    for path in ("/app/api/state", "/app/api/preview", "/app/api/record"):
+        body = {**CAROL_WINS, "nonce": "n0nce-forged"}
+        answer = await (
+            client.get(path, headers=headers)
+            if path.endswith("state")
+            else client.post(path, json=body, headers=headers)
+        )
+        assert answer.status == status and (await answer.json())["error"] == key
+    assert await balances(Path(running.front.db_path)) == [0, 0, 0, 0]
+    assert group_messages(running) == sent
+
+
+async def test_a_preview_scores_the_hand_as_the_chat_would_and_sends_nothing(
+    table: tuple[Running, TestClient[Any, Any]],
+) -> None:
+    running, client = table
+    await opened(running)
+    sent = group_messages(running)
+    answer = await (await client.post("/app/api/preview", json=CAROL_WINS, headers=auth(ALICE))).json()
+    assert answer["ok"] is True
+    assert answer["lines"][0].endswith("= 52 花") and "alice → carol：52 花" in answer["lines"][1]
+    assert answer["line"] == "/hu carol alice 234m11p56779sEEE +8s flowers=4"
+    assert group_messages(running) == sent
+
+
+async def test_a_fifth_copy_is_refused_with_its_reason(table: tuple[Running, TestClient[Any, Any]]) -> None:
+    running, client = table
+    await opened(running)
+    await running.say(BOB, "碰 carol 4p")
+    fifth = {**CAROL_WINS, "tiles": ["1p", "1p", "5s", "6s", "7s", "7s", "9s", "E", "E", "E", "4p", "4p", "8s"]}
+    answer = await (await client.post("/app/api/preview", json=fifth, headers=auth(ALICE))).json()
+    assert answer["ok"] is False and "4筒" in answer["reason"]
+    recorded = await (
+        await client.post("/app/api/record", json={**fifth, "nonce": "fifth-copy"}, headers=auth(ALICE))
+    ).json()
+    assert recorded["ok"] is False and "4筒" in recorded["reason"]
+
+
+async def test_a_short_hand_says_how_many_tiles_are_missing(table: tuple[Running, TestClient[Any, Any]]) -> None:
+    running, client = table
+    await opened(running)
+    short = {**CAROL_WINS, "tiles": CAROL_WINS["tiles"][:11]}
+    answer = await (await client.post("/app/api/preview", json=short, headers=auth(ALICE))).json()
+    assert answer["ok"] is False and answer["needed"] == 3
+
+
+async def test_record_is_one_group_message_and_one_win_however_often_it_is_pressed(
+    table: tuple[Running, TestClient[Any, Any]],
+) -> None:
+    running, client = table
+    await opened(running)
+    await running.say(BOB, "碰 dave 9m")  # the chat's first event: its once-a-chat note about pinning goes with it
+    sent = group_messages(running)
+    body = {**CAROL_WINS, "nonce": "win-0001"}
+    first, second = await asyncio.gather(
+        client.post("/app/api/record", json=body, headers=auth(ALICE)),
+        client.post("/app/api/record", json=body, headers=auth(ALICE)),
+    )
+    answers = [await first.json(), await second.json()]
+    assert [a["ok"] for a in answers] == [True, True] and answers[0]["no"] == answers[1]["no"]
+    again = await (await client.post("/app/api/record", json=body, headers=auth(ALICE))).json()  # a retry, later
+    assert again["ok"] is True and again["no"] == answers[0]["no"]
+    await running.front.idle()
+    db = Path(running.front.db_path)
+    assert await balances(db) == [-52, 0, 52, 0]
+    texts = [str(c.params["text"]) for c in running.fake.sent(chat_id=GROUP)[sent:]]
+    assert len(texts) == 1 and "carol 胡 alice 的炮" in texts[0]
+
+
+async def test_undo_from_the_page_is_the_chat_s_undo(table: tuple[Running, TestClient[Any, Any]]) -> None:
+    running, client = table
+    await opened(running)
+    won = await (
+        await client.post("/app/api/record", json={**CAROL_WINS, "nonce": "win-0002"}, headers=auth(ALICE))
+    ).json()
+    undone = await (
+        await client.post("/app/api/undo", json={"no": won["no"], "nonce": "undo-0002"}, headers=auth(BOB))
+    ).json()
+    assert undone["ok"] is True
+    await running.front.idle()
+    assert await balances(Path(running.front.db_path)) == [0, 0, 0, 0]
+
+
+async def test_live_follows_a_line_typed_in_the_chat(table: tuple[Running, TestClient[Any, Any]]) -> None:
+    running, client = table
+    await opened(running)
+    version = (await (await client.get("/app/api/state", headers=auth(ALICE))).json())["version"]
+    waiting = asyncio.create_task(client.get(f"/app/api/live?since={version}", headers=auth(ALICE)))
+    await asyncio.sleep(0.2)
+    await running.say(BOB, "碰 carol 4p")
+    moved = await (await asyncio.wait_for(waiting, 5)).json()
+    assert moved["version"] > version and moved["melds"]["1"][0]["tile"] == "4p"
+
+
+def test_an_app_line_s_update_id_is_never_telegram_s() -> None:
+    assert app_update_id(GROUP, "win-0001") < 0
+    assert app_update_id(GROUP, "win-0001") == app_update_id(GROUP, "win-0001") != app_update_id(GROUP, "win-0002")
