@@ -1,26 +1,28 @@
-"""The Mini App's page in headless Chromium (#50 items 3, 4, 6): a phone taps a win tile by tile and sees
-the score after every tap, records it once, is refused when its initData is not Telegram's, and
-watches the night move when a line is typed in the chat. Run against the stand-in server
-(tests/kit/app_stub.py) that answers as docs/miniapp.md says; expected figures are docs/rules.md's."""
+"""The Mini App's page in headless Chromium (#50 items 3, 4, 6) against the real bot and its Mini App
+server, the fake Bot API behind them: a phone taps a win tile by tile and sees the score after every
+tap, records it once (one group message, the ledger's row), is refused when its initData is not
+Telegram's or not a member's, and watches the night move when a line is typed in the chat."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 import pytest
 
-from tests.kit.app_stub import START, Stub, build_app
+from locales import Translator
+from tests.kit.app_table import MALLORY, AppTable, app_table
 from tests.kit.browser import chromium, open_page
-from tests.kit.init_data import forged, sign_init_data
-from tests.kit.served import served
+from tests.kit.init_data import forged
+from tests.kit.telegram import ALICE, BOB, CAROL
 
-WANG_WU = 103  # seat 2
-STRANGER = 999
-# 门清 (docs/rules.md §4): 跑 20 + 缺一门 2 + 门清 20 + 无花果 40 = 82, paid by the discarder 张三.
-HAND = ["1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m", "2p", "3p", "4p", "5p", "5p"]
+# Carol wins on Alice's discard, 234m 11p 567s 79s EEE + 8s, 4 hard flowers (docs/rules.md: 跑 20,
+# 硬花 ×4 8, 风碰 ×1 2, 压档 2, 门清 20 = 52 flowers; Alice pays Carol 52).
+CAROL_WINS = ["1p", "1p", "5s", "6s", "7s", "7s", "9s", "E", "E", "E", "2m", "3m", "4m", "8s"]
+WORDS = Translator("zh-Hans")
 
 
 @pytest.fixture(scope="module")
@@ -30,10 +32,11 @@ def browser() -> Iterator[Any]:
 
 
 @pytest.fixture
-def table() -> Iterator[tuple[Stub, str, Any]]:
-    stub = Stub(live_wait=2.0)
-    with served(lambda: build_app(stub)) as (base, loop):
-        yield stub, f"{base}/app/", loop
+def table(tmp_path: Path) -> Iterator[AppTable]:
+    with app_table(tmp_path) as running:
+        running.open_night()
+        running.say(BOB, "碰 dave 9m")  # the chat's first event: its once-a-chat note on pinning goes with it
+        yield running
 
 
 class Taps:
@@ -52,160 +55,162 @@ class Taps:
         box = self.page.locator("#preview")
         return box.get_attribute("data-state") or "", box.inner_text()
 
+    def win(self, winner: int, discarder: int | str, tiles: list[str]) -> None:
+        self(f"#winners [data-seat='{winner}']")
+        self(f"#discarders [data-seat='{discarder}']")
+        for code in tiles:
+            self(f"#keys [data-code='{code}']")
 
-def pad(browser: Any, url: str, init_data: str, **kwargs: Any) -> tuple[Any, Taps]:
-    page = open_page(browser, url, init_data, **kwargs)
+
+def pad(browser: Any, table: AppTable, who: dict[str, Any], **kwargs: Any) -> tuple[Any, Taps]:
+    page = open_page(browser, table.url, table.init_data(who), **kwargs)
     return page, Taps(page)
 
 
-def wait_for_lines(stub: Stub, count: int) -> None:
+def settled(table: AppTable, before: int, count: int) -> list[str]:
+    """The group's messages since `before`, once `count` of them came (or 5 s passed)."""
     deadline = time.monotonic() + 5
-    while len(stub.lines) < count and time.monotonic() < deadline:
-        time.sleep(0.02)
+    while len(table.group_messages()) < before + count and time.monotonic() < deadline:
+        time.sleep(0.05)
+    table.idle()
+    return table.group_messages()[before:]
 
 
-def test_a_win_tapped_shows_the_score_after_every_tap_and_records_one_message(browser: Any, table: Any) -> None:
-    stub, url, _ = table
-    page, tap = pad(browser, url, sign_init_data(WANG_WU, "王五", START))
+def test_a_win_tapped_shows_the_score_after_every_tap_and_records_one_message(browser: Any, table: AppTable) -> None:
+    page, tap = pad(browser, table, CAROL)
     tap("#winners [data-seat='2']")
     assert tap.preview()[1] == "再点谁放炮，或者自摸"
     tap("#discarders [data-seat='0']")
-    for count, code in enumerate(HAND, start=1):
+    for count, code in enumerate(CAROL_WINS, start=1):
         tap(f"#keys [data-code='{code}']")
         state, text = tap.preview()
         if count < 14:
             assert state == "bad"
-            assert f"还差 {14 - count} 张" in text
+            assert f"还差 {14 - count} 张" in text, count
+    assert tap.preview()[0] == "ok"
+    tap("#flowers [data-flowers='4']")
     state, text = tap.preview()
     assert state == "ok"
-    assert "合计 82 花" in text
-    assert "张三 → 王五：82 花" in text
-    assert "门清 20" in text
-    tap("#flowers [data-flowers='0']")
-    assert page.locator("#record").is_enabled()
+    assert page.inner_text("#preview .total") == "52 花"
+    assert "alice → carol：52 花" in text
+    assert "/hu carol alice 234m11p56779sEEE +8s flowers=4" in text
+    before = len(table.group_messages())
     tap("#record")
     page.wait_for_selector("#toast:not([hidden])")
-    assert page.inner_text("#toast") == "✅ 已记为 #1"
-    assert stub.group_messages == [stub.lines[0]["text"].removeprefix("✅ #1 ")]
-    assert stub.money == [-82, 0, 82, 0]
+    sent = settled(table, before, 1)
+    assert len(sent) == 1 and "carol 胡 alice 的炮" in sent[0]
+    assert table.balances() == [-52, 0, 52, 0]
     assert tap.count == 18  # winner, discarder, 14 tiles, flowers, record: within #50's 19
-    # the pad is cleared for the next win, and the night's line is in the live view
+    number = page.inner_text("#toast").removeprefix("✅ 已记为 #")
+    assert f"#{number} " in sent[0] or f"#{number}\n" in sent[0]
+    # the pad is cleared for the next win, and the ledger's row is in the live view
     assert page.locator("#tray .held").count() == 0
     page.click("#tab-live")
-    page.wait_for_selector("#lines li[data-no='1']")
-    assert "胡 王五" in page.inner_text("#lines li[data-no='1']")
+    page.wait_for_selector(f"#lines li[data-no='{number}']")
+    assert "/hu carol alice 234m11p56779sEEE +8s flowers=4" in page.inner_text(f"#lines li[data-no='{number}']")
 
 
-def test_a_fifth_copy_shows_the_reason_and_records_nothing(browser: Any, table: Any) -> None:
-    stub, url, _ = table
-    page, tap = pad(browser, url, sign_init_data(WANG_WU, "王五", START))
-    tap("#winners [data-seat='2']")
-    tap("#discarders [data-seat='self']")
-    for code in ["1m"] * 5 + HAND[5:]:
-        tap(f"#keys [data-code='{code}']")
+def test_a_fifth_copy_shows_the_reason_and_records_nothing(browser: Any, table: AppTable) -> None:
+    table.say(CAROL, "碰 alice 4p")
+    page, tap = pad(browser, table, CAROL)
+    before = len(table.group_messages())
+    tap.win(2, "self", ["1p", "1p", "5s", "6s", "7s", "4p", "4p"])
     state, text = tap.preview()
-    assert (state, text) == ("bad", "1m 出现了 5 张，每种牌只有 4 张")
-    assert page.locator("#keys [data-code='1m'] .n.over").inner_text() == "5"
+    assert state == "bad" and "4筒" in text
+    assert page.locator("#tray .meld .tile").count() == 3  # the pong logged tonight, shown as logged
     assert page.locator("#record").is_disabled()
     page.evaluate("document.getElementById('record').click()")
-    assert stub.lines == [] and stub.group_messages == []
+    assert settled(table, before, 0) == []
+    assert table.balances() == [0, 0, 0, 0]
 
 
-def test_record_pressed_twice_records_one_win(browser: Any, table: Any) -> None:
-    stub, url, _ = table
-    page, tap = pad(browser, url, sign_init_data(WANG_WU, "王五", START))
-    tap("#winners [data-seat='2']")
-    tap("#discarders [data-seat='0']")
-    for code in HAND:
-        tap(f"#keys [data-code='{code}']")
+def test_record_pressed_twice_records_one_win(browser: Any, table: AppTable) -> None:
+    page, tap = pad(browser, table, CAROL)
+    tap.win(2, 0, CAROL_WINS)
+    tap("#flowers [data-flowers='4']")
+    before = len(table.group_messages())
     page.evaluate("() => { const b = document.getElementById('record'); b.click(); b.click(); }")
     page.wait_for_selector("#toast:not([hidden])")
-    wait_for_lines(stub, 1)
-    assert len(stub.lines) == 1 and len(stub.group_messages) == 1
-    # a retry after a lost answer carries the same nonce: recorded once, answered with the same number
-    retry = """async ([init, body]) => (await fetch('api/record', {method: 'POST', body: JSON.stringify(body),
-        headers: {Authorization: 'tma ' + init, 'Content-Type': 'application/json'}})).json()"""
-    body = {"winner": 1, "discarder": 3, "tiles": HAND, "melds": [], "flowers": 0, "flags": [], "nonce": "retry-1"}
-    init_data = sign_init_data(WANG_WU, "王五", START)
-    first, second = (page.evaluate(retry, [init_data, body]) for _ in range(2))
-    assert first == second == {"ok": True, "no": 2, "text": stub.lines[1]["text"]}
-    assert len(stub.lines) == 2 and len(stub.group_messages) == 2
+    assert len(settled(table, before, 2)) == 1
+    assert table.balances() == [-52, 0, 52, 0]
 
 
 @pytest.mark.parametrize(
-    ("init_data", "words"),
+    ("opened", "key"),
     [
-        (forged(sign_init_data(WANG_WU, "王五", START)), "不是从 Telegram 打开的"),
-        (sign_init_data(WANG_WU, "王五", START, auth_date=int(time.time()) - 2 * 24 * 3600), "打开太久了"),
-        (sign_init_data(WANG_WU, "王五", START, token="654321:another-bot"), "不是从 Telegram 打开的"),
-        (sign_init_data(STRANGER, "路人", START), "你不在这一桌"),
+        (lambda t: forged(t.init_data(CAROL)), "app.forged"),
+        (lambda t: t.init_data(CAROL, auth_date=int(time.time()) - 2 * 24 * 3600), "app.expired"),
+        (lambda t: t.init_data(CAROL, token="654321:another-bot"), "app.forged"),
+        (lambda t: t.init_data(MALLORY), "app.stranger"),
     ],
     ids=["forged", "expired", "another-bot", "stranger"],
 )
-def test_a_refused_caller_sees_why_and_can_record_nothing(browser: Any, table: Any, init_data: str, words: str) -> None:
-    stub, url, _ = table
-    page = open_page(browser, url, init_data)
-    assert words in page.inner_text("#notice")
+def test_a_refused_caller_sees_why_and_can_record_nothing(browser: Any, table: AppTable, opened: Any, key: str) -> None:
+    before = len(table.group_messages())
+    page = open_page(browser, table.url, opened(table))
+    assert page.inner_text("#notice") == WORDS.t(key)
     assert page.locator("#view-pad").is_hidden()
     assert page.locator("#record").is_disabled()
-    assert stub.lines == [] and stub.group_messages == []
+    assert settled(table, before, 0) == []
+    assert table.balances() == [0, 0, 0, 0]
 
 
-def test_the_live_view_moves_when_a_line_is_typed_in_the_chat(browser: Any, table: Any) -> None:
-    stub, url, loop = table
-    page = open_page(browser, url, sign_init_data(WANG_WU, "王五", START))
+def test_the_live_view_moves_when_a_line_is_typed_in_the_chat(browser: Any, table: AppTable) -> None:
+    page = open_page(browser, table.url, table.init_data(ALICE))
     page.click("#tab-live")
-    assert page.inner_text("#lines") == "今晚还没有记录"
-    loop.call_soon_threadsafe(stub.type_line, "碰 李四 5p")
-    page.wait_for_selector("#lines li[data-no='1']", timeout=3000)  # #50: within 3 s
-    assert page.inner_text("#lines li[data-no='1'] .body") == "碰 李四 5p"
+    lines = page.locator("#lines li").count()
+    table.say(BOB, "碰 carol 4p")
+    page.wait_for_function(f"() => document.querySelectorAll('#lines li').length > {lines}", timeout=3000)  # #50: 3 s
+    assert "碰 carol 4p" in page.inner_text("#lines li:first-child .body")
 
 
-def test_undo_from_the_page_is_the_chat_s_undo(browser: Any, table: Any) -> None:
-    stub, url, loop = table
-    loop.call_soon_threadsafe(stub.type_line, "碰 李四 5p")
-    page = open_page(browser, url, sign_init_data(WANG_WU, "王五", START))
+def test_undo_from_the_page_is_the_chat_s_undo(browser: Any, table: AppTable) -> None:
+    table.say(CAROL, "胡 alice 234m 11p 567s 79s EEE +8s 花4")
+    assert table.balances() == [-52, 0, 52, 0]
+    page = open_page(browser, table.url, table.init_data(BOB))
     page.click("#tab-live")
-    page.click("#lines li[data-no='1'] .undo")
-    assert page.inner_text("#lines li[data-no='1'] .undo") == "确定撤销 #1？"
-    page.click("#lines li[data-no='1'] .undo")
-    page.wait_for_selector("#lines li.undone[data-no='1']")
-    assert stub.group_messages[-1] == "/undo 1"
+    win = page.locator("#lines li", has_text="胡 alice").first
+    number = win.get_attribute("data-no")
+    before = len(table.group_messages())
+    win.locator(".undo").click()
+    assert win.locator(".undo").inner_text() == f"确定撤销 #{number}？"
+    win.locator(".undo").click()
+    page.wait_for_selector(f"#lines li.undone[data-no='{number}']", timeout=5000)
+    assert len(settled(table, before, 1)) == 1  # the one message a typed /undo gives
+    assert table.balances() == [0, 0, 0, 0]
 
 
-def test_telegram_s_main_button_records_when_there_is_one(browser: Any, table: Any) -> None:
-    stub, url, _ = table
-    page, tap = pad(browser, url, sign_init_data(WANG_WU, "王五", START), main_button=True)
+def test_telegram_s_main_button_records_when_there_is_one(browser: Any, table: AppTable) -> None:
+    page, tap = pad(browser, table, CAROL, main_button=True)
     assert page.locator(".dock").is_hidden()
     tap("#winners [data-seat='2']")
     tap("#discarders [data-seat='0']")
     assert page.evaluate("window.__tg.main") == {"text": "记录", "visible": True, "active": False}
-    for code in HAND:
+    for code in CAROL_WINS:
         tap(f"#keys [data-code='{code}']")
     assert page.evaluate("window.__tg.main.active") is True
     page.evaluate("window.__tg.mainClick()")
     page.wait_for_selector("#toast:not([hidden])")
-    assert len(stub.lines) == 1
+    table.idle()
+    assert table.balances()[2] > 0
     haptics = page.evaluate("window.__tg.haptics")
     assert haptics.count("impact:light") == 14 and haptics[-1] == "notification:success"
 
 
-def test_the_page_works_without_telegram_s_script(browser: Any, table: Any) -> None:
-    """Opened outside Telegram (or with its script blocked): the page reads initData from the address."""
-    _, url, _ = table
-
-    init_data = sign_init_data(WANG_WU, "王五", START)
-    page, tap = pad(browser, f"{url}#tgWebAppData={quote(init_data)}", "", telegram=False)
+def test_the_page_works_without_telegram_s_script(browser: Any, table: AppTable) -> None:
+    """Opened with Telegram's script blocked, the page reads initData from the address as Telegram gives it."""
+    address = f"{table.url}#tgWebAppData={quote(table.init_data(CAROL))}"
+    page = open_page(browser, address, "", telegram=False)
     assert page.evaluate("window.Telegram") is None
-    tap("#winners [data-seat='2']")
-    tap("#discarders [data-seat='self']")
-    assert page.locator("#preview").get_attribute("data-state") == "bad"
+    tap = Taps(page)
+    tap.win(2, "self", CAROL_WINS[:3])
+    assert tap.preview() == ("bad", page.inner_text("#preview"))
+    assert "还差 11 张" in tap.preview()[1]
     assert page.locator(".dock").is_visible()
 
 
-def test_the_dark_theme_takes_telegram_s_colours(browser: Any, table: Any) -> None:
-    _, url, _ = table
-    page = open_page(browser, url, sign_init_data(WANG_WU, "王五", START), dark=True)
+def test_the_dark_theme_takes_telegram_s_colours(browser: Any, table: AppTable) -> None:
+    page = open_page(browser, table.url, table.init_data(CAROL), dark=True)
     assert page.evaluate("document.documentElement.dataset.scheme") == "dark"
     background = page.evaluate("getComputedStyle(document.querySelector('.keys')).backgroundColor")
     assert background == "rgb(44, 44, 46)"  # the theme's section_bg_color

@@ -7,23 +7,23 @@ import hashlib
 import hmac
 import json
 import time
+from typing import Any
 from urllib.parse import urlencode
 
-TEST_TOKEN = "123456:TEST-token-of-the-pad"
+TEST_TOKEN = "123:TEST"  # the bot token tests/kit/telegram.py runs the bot with
 
 
 def sign_init_data(
-    user_id: int,
-    first_name: str,
+    who: dict[str, Any],
     start_param: str,
     *,
     token: str = TEST_TOKEN,
     chat_type: str = "group",
     auth_date: int | None = None,
-    language_code: str = "zh-hans",
 ) -> str:
-    """The raw `initData` string Telegram would hand the page of `user_id`, opened with `start_param`."""
-    user = {"id": user_id, "first_name": first_name, "language_code": language_code}
+    """The raw `initData` string Telegram would hand the page of the user `who` (as the Bot API gives a
+    user; `is_bot` left out as Telegram does here), opened with `start_param`."""
+    user = {key: value for key, value in who.items() if key != "is_bot"}
     fields = {
         "auth_date": str(int(time.time()) if auth_date is None else auth_date),
         "chat_instance": "-4242424242",

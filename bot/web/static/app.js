@@ -242,7 +242,7 @@ function renderSeats() {
 
 function loggedMelds() {
   if (S.winner == null) return [];
-  return S.state?.melds?.[String(S.winner)] ?? [];
+  return (S.state?.melds?.[String(S.winner)] ?? []).filter((meld) => meld.tile); // a flower gang has none
 }
 
 function meldSize(meld) {
@@ -379,11 +379,7 @@ function renderPreview() {
     box.replaceChildren(el("div", { class: "hint" }, t("app.pad.hand_hint")));
   } else if (p.ok) {
     box.classList.add("ok");
-    box.replaceChildren(
-      el("div", { class: "total" }, p.total ?? ""),
-      el("ul", { class: "items" }, ...(p.items ?? []).map((item) => el("li", {}, textOf(item)))),
-      el("ul", { class: "payments" }, ...(p.payments ?? []).map((pay) => el("li", {}, textOf(pay)))),
-    );
+    box.replaceChildren(...scoreParts(p));
     if (p.line) box.append(el("div", { class: "line" }, p.line));
   } else {
     box.classList.add("bad");
@@ -391,6 +387,25 @@ function renderPreview() {
     if (p.needed) box.append(el("div", { class: "needed" }, t("app.pad.needed", { count: p.needed })));
   }
   renderRecord();
+}
+
+// The score as the server gives it: itemised (`items`, `total`, `payments`), or as the chat shows it
+// (`lines`: the items `= total`, then who pays whom).
+function scoreParts(p) {
+  if (p.items || p.total) {
+    return [
+      el("div", { class: "total" }, p.total ?? ""),
+      el("ul", { class: "items" }, ...(p.items ?? []).map((item) => el("li", {}, textOf(item)))),
+      el("ul", { class: "payments" }, ...(p.payments ?? []).map((pay) => el("li", {}, textOf(pay)))),
+    ];
+  }
+  const [first = "", ...rest] = (p.lines ?? String(p.text ?? "").split("\n")).map((line) => line.trim());
+  const sum = first.match(/^(.*?)\s*=\s*([^=]+)$/);
+  return [
+    el("div", { class: "total" }, sum ? sum[2] : first),
+    sum ? el("div", { class: "items-line" }, sum[1]) : null,
+    el("ul", { class: "payments" }, ...rest.filter(Boolean).map((line) => el("li", {}, line))),
+  ].filter(Boolean);
 }
 
 function textOf(item) {
@@ -591,15 +606,20 @@ function renderHeader() {
 }
 
 function renderBoard() {
-  const rows = S.state.board?.rows ?? [];
+  const board = S.state.board ?? {};
   const seats = S.state.seats ?? [];
+  if (!board.rows) {
+    renderBoardText(board.text ?? "");
+    return;
+  }
+  $("board-caption").hidden = true;
   $("board").replaceChildren(
-    ...rows.map((row) => {
+    ...board.rows.map((row) => {
       const seat = seats.find((s) => s.name === row.name);
       const who = el("td", { class: "who" }, row.name);
       if (seat?.dealer) who.append(" ", el("span", { class: "badge" }, t("app.pad.dealer")));
       if (seat?.you) who.append(el("small", {}, t("app.pad.you")));
-      const money = `${signed(row.money)}${S.state.board.unit ? ` ${S.state.board.unit}` : ""}`;
+      const money = `${signed(row.money)}${board.unit ? ` ${board.unit}` : ""}`;
       return el(
         "tr",
         { title: row.text ?? "" },
@@ -608,6 +628,39 @@ function renderBoard() {
         el("td", { class: `money ${sign(row.money)}` }, money),
       );
     }),
+  );
+}
+
+// The board as the chat shows it (`📋 caption`, then `  东 alice：-34 花（-34 元）` a line): each line
+// cut at its colon into who and how much.
+function renderBoardText(text) {
+  const [caption = "", ...rows] = text.split("\n");
+  $("board-caption").hidden = !caption;
+  $("board-caption").textContent = caption.replace(/^\W+\s*/u, "");
+  const seats = S.state.seats ?? [];
+  $("board").replaceChildren(
+    ...rows
+      .map((line) => line.trim())
+      .filter(Boolean)
+      .map((line) => {
+        const cut = line.search(/[：:]/);
+        if (cut < 0) return el("tr", {}, el("td", { colspan: "2", class: "fl" }, line));
+        const left = line.slice(0, cut).trim();
+        const right = line.slice(cut + 1).trim();
+        const seat = seats.find((s) => left.split(/\s+/).includes(s.name));
+        const who = el("td", { class: "who" }, left);
+        if (seat?.dealer) who.append(" ", el("span", { class: "badge" }, t("app.pad.dealer")));
+        if (seat?.you) who.append(el("small", {}, t("app.pad.you")));
+        const money = right.match(/[（(]([^）)]*)[）)]\s*$/);
+        const flowers = money ? right.slice(0, money.index).trim() : "";
+        return el(
+          "tr",
+          {},
+          who,
+          el("td", { class: "fl" }, flowers),
+          el("td", { class: `money ${sign(money ? money[1] : right)}` }, money ? money[1] : right),
+        );
+      }),
   );
 }
 
