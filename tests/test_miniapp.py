@@ -281,7 +281,8 @@ async def test_record_is_one_group_message_and_one_win_however_often_it_is_press
     assert [a["ok"] for a in answers] == [True, True] and answers[0]["no"] == answers[1]["no"]
     again = await (await client.post("/app/api/record", json=body, headers=auth(ALICE))).json()  # a retry, later
     assert again["ok"] is True and again["no"] == answers[0]["no"]
-    await running.front.idle()
+    await running.fake.wait_for(lambda: group_messages(running) > sent)
+    await asyncio.sleep(0.5)  # anything more would be sent by now
     db = Path(running.front.db_path)
     assert await balances(db) == [-52, 0, 52, 0]
     texts = [str(c.params["text"]) for c in running.fake.sent(chat_id=GROUP)[sent:]]
@@ -316,3 +317,52 @@ async def test_live_follows_a_line_typed_in_the_chat(table: tuple[Running, TestC
 def test_an_app_line_s_update_id_is_never_telegram_s() -> None:
     assert app_update_id(GROUP, "win-0001") < 0
     assert app_update_id(GROUP, "win-0001") == app_update_id(GROUP, "win-0001") != app_update_id(GROUP, "win-0002")
+
+
+async def test_the_chart_is_the_night_s_as_png_once_a_hand_is_scored(
+    table: tuple[Running, TestClient[Any, Any]],
+) -> None:
+    running, client = table
+    await opened(running)
+    assert (await client.get("/app/api/chart.png", headers=auth(ALICE))).status == 404
+    await client.post("/app/api/record", json={**CAROL_WINS, "nonce": "win-chart"}, headers=auth(ALICE))
+    state = await (await client.get("/app/api/state", headers=auth(ALICE))).json()
+    answer = await client.get(state["chart"], headers=auth(ALICE))
+    assert answer.status == 200 and answer.content_type == "image/png"
+    assert (await answer.read()).startswith(b"\x89PNG")
+
+
+async def test_the_page_asks_what_the_chat_would_ask_and_records_on_the_answer(
+    table: tuple[Running, TestClient[Any, Any]],
+) -> None:
+    running, client = table
+    await opened(running)
+    await running.say(BOB, "碰 dave 9m")
+    sent = group_messages(running)
+    first = await (
+        await client.post("/app/api/record", json={**CAROL_WINS, "nonce": "win-once"}, headers=auth(ALICE))
+    ).json()
+    assert first["ok"] is True
+    await running.fake.wait_for(lambda: group_messages(running) == sent + 1)
+    body = {**CAROL_WINS, "nonce": "win-twice"}  # the same win again, nothing between: a repeat, or the next hand's?
+    asked = await (await client.post("/app/api/record", json=body, headers=auth(ALICE))).json()
+    assert asked["ok"] is False and len(asked["ask"]["choices"]) >= 2 and asked["ask"]["text"]
+    await asyncio.sleep(0.5)
+    assert group_messages(running) == sent + 1  # asked in the page, not in the group
+    assert await balances(Path(running.front.db_path)) == [-52, 0, 52, 0]
+    again = {**body, "answer": asked["ask"]["choices"][0]["key"]}  # 再记一次: it happened twice
+    answered = await (await client.post("/app/api/record", json=again, headers=auth(ALICE))).json()
+    assert answered["ok"] is True
+    await running.fake.wait_for(lambda: group_messages(running) == sent + 2)
+    assert await balances(Path(running.front.db_path)) == [-104, 0, 104, 0]
+
+
+async def test_a_line_s_detail_is_the_chat_s_history_of_it(table: tuple[Running, TestClient[Any, Any]]) -> None:
+    running, client = table
+    await opened(running)
+    won = await (
+        await client.post("/app/api/record", json={**CAROL_WINS, "nonce": "win-detail"}, headers=auth(ALICE))
+    ).json()
+    detail = await (await client.get(f"/app/api/line?no={won['no']}", headers=auth(BOB))).json()
+    assert "合计 52 花" in detail["text"] and "alice → carol" in detail["text"]
+    assert (await client.get("/app/api/line?no=x", headers=auth(BOB))).status == 400

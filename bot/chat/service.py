@@ -429,6 +429,26 @@ class Referee:
             except Refusal as refusal:
                 return {"ok": False, "reason": app_view.refusal_text(refusal, translator), "needed": None}
 
+    async def app_detail(self, chat_id: str, number: int, language: str) -> str:
+        """Line #N's 明细 (the Mini App's live view); the refusal's words when there is no such line."""
+        translator = Translator(language)
+        async with self.nights.using(chat_id):
+            context = await self._app_context(chat_id, Speaker("", ""), language)
+            try:
+                if context is None:
+                    raise Refusal(Reply("night.none"))
+                return await app_view.detail(context, number, translator)
+            except Refusal as refusal:
+                return app_view.refusal_text(refusal, translator)
+
+    async def app_chart(self, chat_id: str, language: str) -> bytes | None:
+        """The night's chart as PNG (the Mini App's live view), None when there is none to draw."""
+        async with self.nights.using(chat_id):
+            context = await self._app_context(chat_id, Speaker("", ""), language)
+            if context is None or context.night is None:
+                return None
+            return await app_view.chart(context, context.night)
+
     async def app_version(self, chat_id: str) -> tuple[int, int] | None:
         """(night id, rows in its log): changes with every line the night records, undoes or fixes."""
         night = await self.nights.latest(chat_id, history=False)

@@ -117,6 +117,8 @@ class Api:
             web.get("/app/api/live", self.live),
             web.post("/app/api/undo", self.undo),
             web.post("/app/api/fix", self.fix),
+            web.get("/app/api/chart.png", self.chart),
+            web.get("/app/api/line", self.detail),
         ]
 
     # ---- who is asking -------------------------------------------------------------------------
@@ -147,13 +149,37 @@ class Api:
     async def state_of(self, call: Call) -> dict[str, Any]:
         found = await self.referee.app_state(call.chat_key, call.speaker, call.language)
         version = version_of(await self.referee.app_version(call.chat_key))
-        return {"version": version, "lang": call.language, "strings": strings(call.language), **(found or {})}
+        found = found or {}
+        if found.get("lines"):  # a hand was played: the chart follows the version (a new URL when it moves)
+            found["chart"] = f"/app/api/chart.png?v={version}"
+        return {"version": version, "lang": call.language, "strings": strings(call.language), "chart": None, **found}
 
     async def state(self, request: web.Request) -> web.Response:
         call = await self.guarded(request)
         if isinstance(call, web.Response):
             return call
         return web.json_response(await self.state_of(call))
+
+    async def detail(self, request: web.Request) -> web.Response:
+        call = await self.guarded(request)
+        if isinstance(call, web.Response):
+            return call
+        try:
+            number = number_of({"no": int(request.query.get("no", ""))})
+        except ValueError:
+            return error(400, "app.bad_request", call.language)
+        return web.json_response(
+            {"no": number, "text": await self.referee.app_detail(call.chat_key, number, call.language)}
+        )
+
+    async def chart(self, request: web.Request) -> web.Response:
+        call = await self.guarded(request)
+        if isinstance(call, web.Response):
+            return call
+        image = await self.referee.app_chart(call.chat_key, call.language)
+        if image is None:
+            return error(404, "app.no_chart", call.language)
+        return web.Response(body=image, content_type="image/png")
 
     async def live(self, request: web.Request) -> web.Response:
         call = await self.guarded(request)

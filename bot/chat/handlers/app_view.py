@@ -25,8 +25,10 @@ from bot.night.night import Night
 from bot.night.seating import seat_of
 from bot.text.replies import Joined, Reply, render
 from bot.text.vocabulary import flag_fields
+from bot.threads import in_thread
 from bot.views.board import live, one_payment_line
-from bot.views.lines import SEAT_KEYS
+from bot.views.charts import ChartNotDrawn, night_chart
+from bot.views.lines import SEAT_KEYS, balance_unit, format_money
 from engine.notation import parse_tile
 from engine.tiles import NUM_KINDS, format_tiles, tile_name
 from locales import Translator
@@ -158,6 +160,8 @@ def state(context: Context, night: Night, user_id: str, translator: Translator) 
         for seat in range(len(seats))
     }
     flags = sorted(offered_flags(night, len(seats))) if not night.closed else []
+    amounts, money = night.seat_totals()
+    start = night.state.preset.start
     return {
         "night": {"id": night.id, "number": night.number, "closed": night.closed},
         "me": {"name": seats[me].name if me is not None else None, "seat": me, "seated": me is not None},
@@ -181,6 +185,18 @@ def state(context: Context, night: Night, user_id: str, translator: Translator) 
         "tiles": [{"code": tile_name(t), "label": render(tile_label(t), translator)} for t in range(NUM_KINDS)],
         "flags": [{"key": flag_fields()[i], "label": flag_label(night, i)} for i in flags],
         "max_flowers": MAX_FLOWERS,
+        "standing": {
+            "unit": render(balance_unit(night.state.preset), translator),
+            "rows": [
+                {
+                    "seat": index,
+                    "name": seat.name,
+                    "amount": start + amounts[index],
+                    "money": format_money(money[index]),
+                }
+                for index, seat in enumerate(seats)
+            ],
+        },
     }
 
 
@@ -198,6 +214,30 @@ async def board_and_lines(context: Context, night: Night, translator: Translator
             number = int(found.group(1)) if found else None
             lines.append({"no": number, "text": text, "undone": number in undone})
     return {"board": {"text": board_text}, "lines": lines}
+
+
+async def detail(context: Context, number: int, translator: Translator) -> str:
+    """A line's 明细 as `/history #N` shows it: the line, then the event as the corrected night plays it."""
+    shown = await history(replace(context, command=Command("history", "/history", options={"event": str(number)})))
+    return "\n".join(render(reply, translator) for reply in shown.replies)
+
+
+async def chart(context: Context, night: Night) -> bytes | None:
+    """The night's chart as `/summary` draws it (PNG, kept by the night's version like the chat's),
+    None when charts are off, nothing was scored yet, or the drawing process gave up."""
+    services = context.services
+    if not services.charts_enabled or night.hands_played() == 0:
+        return None
+    version = (night.id, night.log_size(), context.language)
+    image = services.charts.kept(version, "PNG")
+    if image is not None:
+        return image
+    tally = await night.tally()
+    shown = await in_thread(night_chart, night, tally, context.language)
+    try:
+        return await services.charts.chart(version, shown, "PNG")
+    except ChartNotDrawn:
+        return None
 
 
 def refusal_text(error: Refusal, translator: Translator) -> str:
