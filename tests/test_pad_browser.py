@@ -171,6 +171,8 @@ def test_undo_from_the_page_is_the_chat_s_undo(browser: Any, table: AppTable) ->
     page.click("#tab-live")
     win = page.locator("#lines li", has_text="胡 alice").first
     number = win.get_attribute("data-no")
+    win.locator(".body").click()  # a line tapped opens on its 明细 and what may be done with it
+    win.locator(".detail", has_text="alice → carol：52 花").wait_for()
     before = len(table.group_messages())
     win.locator(".undo").click()
     assert win.locator(".undo").inner_text() == f"确定撤销 #{number}？"

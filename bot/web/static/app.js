@@ -242,7 +242,13 @@ function renderSeats() {
 
 function loggedMelds() {
   if (S.winner == null) return [];
-  return (S.state?.melds?.[String(S.winner)] ?? []).filter((meld) => meld.tile); // a flower gang has none
+  return S.state?.melds?.[String(S.winner)] ?? [];
+}
+
+// A meld logged without its tile (`tile: null`) takes the first taps: they are its `fills`.
+function split() {
+  const open = loggedMelds().filter((meld) => !meld.tile).length;
+  return { open, fills: S.tiles.slice(0, open), concealed: S.tiles.slice(open) };
 }
 
 function meldSize(meld) {
@@ -251,8 +257,14 @@ function meldSize(meld) {
 
 function counts() {
   const seen = new Map();
-  for (const code of S.tiles) seen.set(code, (seen.get(code) ?? 0) + 1);
-  for (const meld of loggedMelds()) seen.set(meld.tile, (seen.get(meld.tile) ?? 0) + meldSize(meld));
+  const add = (code, n) => seen.set(code, (seen.get(code) ?? 0) + n);
+  const { fills, concealed } = split();
+  for (const code of concealed) add(code, 1);
+  let next = 0;
+  for (const meld of loggedMelds()) {
+    const code = meld.tile ?? fills[next++];
+    if (code) add(code, meldSize(meld));
+  }
   return seen;
 }
 
@@ -290,40 +302,54 @@ function renderKeys() {
   $("key-back").disabled = !S.tiles.length;
 }
 
+function blankTile() {
+  const svg = document.createElementNS(SVGNS, "svg");
+  svg.setAttribute("class", "tile blank");
+  svg.setAttribute("viewBox", "0 0 36 48");
+  svg.innerHTML = '<rect x="1.5" y="1.5" width="33" height="44" rx="5"/><text x="18" y="30">?</text>';
+  return svg;
+}
+
 function renderTray() {
   const tray = $("tray");
   const melds = loggedMelds();
+  const { open, fills, concealed } = split();
   const meldTiles = melds.reduce((sum, meld) => sum + meldSize(meld), 0);
-  const shown = Math.max(14, meldTiles + S.tiles.length);
+  const shown = Math.max(14, meldTiles + concealed.length);
   const room = tray.clientWidth || 340;
   const width = Math.max(18, Math.min(30, Math.floor((room - 8 - melds.length * 9) / shown) - 2));
   tray.style.setProperty("--tray-w", `${width}px`);
-  const parts = melds.map((meld) =>
-    el(
-      "span",
-      { class: "meld", "data-label": t("app.pad.logged"), title: meld.text ?? "" },
-      ...Array.from({ length: meldSize(meld) }, () => tile(meld.tile)),
-    ),
-  );
-  // the hand sorted as a player holds it, the winning tile (the last tapped) apart
-  const last = S.tiles.length - 1;
-  const held = S.tiles
-    .map((code, index) => ({ code, index }))
-    .slice(0, Math.max(0, last))
-    .sort((a, b) => CODES.indexOf(a.code) - CODES.indexOf(b.code) || a.index - b.index);
   const button = ({ code, index }, cls) =>
     el(
       "button",
       { type: "button", class: cls, "aria-label": tileLabel(code), onclick: () => removeTile(index) },
       tile(code),
     );
+  let next = 0;
+  const parts = melds.map((meld) => {
+    const filled = meld.tile ? null : next++;
+    const code = meld.tile ?? fills[filled];
+    const label = meld.tile || code ? t("app.pad.logged") : t("app.pad.which_tile");
+    const tiles = Array.from({ length: meldSize(meld) }, () => (code ? tile(code) : blankTile()));
+    const group = el("span", { class: `meld${code ? "" : " open"}`, "data-label": label, title: meld.text ?? "" });
+    if (filled != null && code) group.append(button({ code, index: filled }, "fill"));
+    else group.append(...tiles);
+    if (filled != null && code) group.firstChild.append(...tiles.slice(1));
+    return group;
+  });
+  // the hand sorted as a player holds it, the winning tile (the last tapped) apart
+  const last = concealed.length - 1;
+  const held = concealed
+    .map((code, at) => ({ code, index: open + at }))
+    .slice(0, Math.max(0, last))
+    .sort((a, b) => CODES.indexOf(a.code) - CODES.indexOf(b.code) || a.index - b.index);
   parts.push(...held.map((entry) => button(entry, "held")));
-  if (last >= 0) parts.push(button({ code: S.tiles[last], index: last }, "win"));
+  if (last >= 0) parts.push(button({ code: concealed[last], index: open + last }, "win"));
   if (!melds.length && !S.tiles.length) parts.push(el("span", { class: "empty" }, t("app.pad.hand_hint")));
   tray.classList.toggle("has-melds", melds.length > 0);
   tray.replaceChildren(...parts);
   const needed = 14 - meldTiles + melds.filter((meld) => meldSize(meld) === 4).length;
-  $("hand-count").textContent = `${S.tiles.length} / ${Math.max(needed, S.tiles.length)}`;
+  $("hand-count").textContent = `${concealed.length} / ${Math.max(needed, concealed.length)}`;
 }
 
 function renderFlowers() {
@@ -400,9 +426,11 @@ function scoreParts(p) {
     ];
   }
   const [first = "", ...rest] = (p.lines ?? String(p.text ?? "").split("\n")).map((line) => line.trim());
-  const sum = first.match(/^(.*?)\s*=\s*([^=]+)$/);
+  const sum = first.match(/^(.*)\s=\s*([^=]+)$/); // the items, then ` = ` and the total last
+  const unit = S.state?.standing?.unit ?? "";
+  const total = sum ? sum[2].trim() : first;
   return [
-    el("div", { class: "total" }, sum ? sum[2] : first),
+    el("div", { class: "total" }, /^[\d.]+$/.test(total) && unit ? `${total} ${unit}` : total),
     sum ? el("div", { class: "items-line" }, sum[1]) : null,
     el("ul", { class: "payments" }, ...rest.filter(Boolean).map((line) => el("li", {}, line))),
   ].filter(Boolean);
@@ -482,10 +510,12 @@ function toggleFlag(key) {
 }
 
 function winBody() {
+  const { fills, concealed } = split();
   return {
     winner: S.winner,
     discarder: S.discarder ?? null,
-    tiles: [...S.tiles],
+    tiles: concealed,
+    fills,
     melds: [],
     flowers: S.flowers,
     flags: [...S.flags],
@@ -556,15 +586,15 @@ async function record(answer) {
     S.busy = false;
     renderPreview();
   }
-  if (ask) showSheet(ask);
+  if (ask) showSheet(ask, (key) => record(key));
 }
 
-function showSheet(ask) {
+function showSheet(ask, choose) {
   $("sheet-text").textContent = ask.text ?? "";
   const choices = (ask.choices ?? []).map((choice) =>
     el(
       "button",
-      { type: "button", "data-choice": choice.key, onclick: () => closeSheet() || record(choice.key) },
+      { type: "button", "data-choice": choice.key, onclick: () => closeSheet() || choose(choice.key) },
       choice.label,
     ),
   );
@@ -608,6 +638,10 @@ function renderHeader() {
 function renderBoard() {
   const board = S.state.board ?? {};
   const seats = S.state.seats ?? [];
+  if (S.state.standing?.rows) {
+    renderStanding(S.state.standing, board.text ?? "");
+    return;
+  }
   if (!board.rows) {
     renderBoardText(board.text ?? "");
     return;
@@ -631,12 +665,36 @@ function renderBoard() {
   );
 }
 
+// Each seat's balance (`standing`), the board's first line (the hand, the dealer) above.
+function renderStanding(standing, text) {
+  const caption = text.split("\n")[0] ?? "";
+  $("board-caption").hidden = !caption;
+  $("board-caption").textContent = caption.replace(/^[^\p{L}\p{N}]+/u, "");
+  const currency = text.match(/[（(][+-]?[\d.,]+\s*([^\s\d）)]+)[）)]/)?.[1] ?? "";
+  const seats = S.state.seats ?? [];
+  $("board").replaceChildren(
+    ...standing.rows.map((row) => {
+      const seat = seats.find((s) => s.seat === row.seat);
+      const who = el("td", { class: "who" }, el("small", { class: "wind" }, seat?.wind ?? ""), row.name);
+      if (seat?.dealer) who.append(" ", el("span", { class: "badge" }, t("app.pad.dealer")));
+      if (seat?.you) who.append(el("small", {}, t("app.pad.you")));
+      return el(
+        "tr",
+        { "data-seat": row.seat },
+        who,
+        el("td", { class: "fl" }, `${signed(row.amount)} ${standing.unit ?? ""}`),
+        el("td", { class: `money ${sign(row.money)}` }, `${signed(row.money)}${currency ? ` ${currency}` : ""}`),
+      );
+    }),
+  );
+}
+
 // The board as the chat shows it (`📋 caption`, then `  东 alice：-34 花（-34 元）` a line): each line
 // cut at its colon into who and how much.
 function renderBoardText(text) {
   const [caption = "", ...rows] = text.split("\n");
   $("board-caption").hidden = !caption;
-  $("board-caption").textContent = caption.replace(/^\W+\s*/u, "");
+  $("board-caption").textContent = caption.replace(/^[^\p{L}\p{N}]+/u, "");
   const seats = S.state.seats ?? [];
   $("board").replaceChildren(
     ...rows
@@ -674,17 +732,39 @@ function renderLines() {
 }
 
 function lineItem(line) {
-  // the reply starts with its number (`✅ #12 …`), which the list shows on its own
+  // the reply starts with its number (`#12 …`), which the list shows on its own
   const text = String(line.text ?? "").replace(new RegExp(`^\\S{0,3}\\s*#${line.no}\\b\\s*`), "");
-  const body = el("div", { class: "body folded" }, text);
-  body.addEventListener("click", () => body.classList.toggle("folded"));
+  const body = el("div", { class: "body" }, text);
   const item = el(
     "li",
     { class: line.undone ? "undone" : "", "data-no": line.no },
     el("div", { class: "head" }, el("span", { class: "no" }, `#${line.no}`), body),
   );
   if (line.detail) item.append(el("div", { class: "detail" }, line.detail));
-  if (line.undone) return item;
+  body.addEventListener("click", () => openLine(item, line));
+  return item;
+}
+
+// A line tapped: its 明细 (as `/history #N` shows it) and what may be done with it.
+async function openLine(item, line) {
+  if (item.classList.toggle("open") === false) return;
+  haptic.pick();
+  if (!item.querySelector(".acts") && !line.undone) item.append(lineActs(item, line));
+  if (item.querySelector(".detail") || line.no == null) return;
+  const detail = el("div", { class: "detail" });
+  item.querySelector(".head").after(detail);
+  try {
+    const found = await api(`line?no=${line.no}`);
+    detail.textContent = String(found.text ?? "")
+      .split("\n")
+      .slice(2) // its heading and the line itself, shown already
+      .join("\n");
+  } catch {
+    detail.remove();
+  }
+}
+
+function lineActs(item, line) {
   const acts = el("div", { class: "acts" });
   const undo = el("button", { type: "button", class: "undo" }, t("app.pad.undo"));
   undo.addEventListener("click", () => {
@@ -702,23 +782,23 @@ function lineItem(line) {
     const input = el("input", { type: "text", placeholder: t("app.pad.fix_hint"), enterkeyhint: "send" });
     const send = () => input.value.trim() && act("fix", { no: line.no, text: input.value.trim() });
     input.addEventListener("keydown", (event) => event.key === "Enter" && send());
-    const form = el(
-      "div",
-      { class: "fix" },
-      input,
-      el("button", { type: "button", class: "send", onclick: send }, t("app.pad.send")),
+    item.append(
+      el("div", { class: "fix" }, input, el("button", { type: "button", class: "send", onclick: send }, t("app.pad.send"))),
     );
-    item.append(form);
     input.focus();
   });
   acts.append(undo, fix);
-  item.append(acts);
-  return item;
+  return acts;
 }
 
-async function act(kind, body) {
+async function act(kind, body, nonce = newNonce()) {
   try {
-    const result = await api(kind, { ...body, nonce: newNonce() });
+    const result = await api(kind, { ...body, nonce });
+    if (result.ask) {
+      haptic.done("warning");
+      showSheet(result.ask, (answer) => act(kind, { ...body, answer }, nonce));
+      return;
+    }
     haptic.done(result.ok ? "success" : "error");
     toast(result.ok ? result.text ?? "✓" : result.reason ?? "");
     refresh();
