@@ -40,7 +40,7 @@ BANDS = (
         "bot/__main__.py",
         "the entry point: reads the environment once into Settings, starts a front end",
     ),
-    Band(("bot.front",), "bot/telegram/  bot/console.py", "the front ends: a chat line in, its reply out"),
+    Band(("bot.front",), "bot/telegram/  bot/web/  bot/console.py", "the front ends: a chat line in, its reply out"),
     Band(("bot.chat",), "bot/chat/", "the command layer: a line read once, one command table, a handler per feature"),
     Band(("bot.views",), "bot/views/", "read-only answers built from a night: score, board, summary, charts, stats"),
     Band(("bot.night",), "bot/night/", "a night folded from its events: the one owner of its state"),

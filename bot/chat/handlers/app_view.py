@@ -186,7 +186,7 @@ def state(context: Context, night: Night, user_id: str, translator: Translator) 
         },
         "melds": melds,
         "tiles": [{"code": tile_name(t), "label": render(tile_label(t), translator)} for t in range(NUM_KINDS)],
-        "flags": [{"key": flag_fields()[i], "label": flag_label(night, i)} for i in flags],
+        "flags": [{"key": flag_fields()[i], "label": translator.t(flag_label(night, i))} for i in flags],
         "max_flowers": MAX_FLOWERS,
         "standing": {
             "unit": render(balance_unit(night.state.preset), translator),
