@@ -439,3 +439,20 @@ async def test_in_polling_mode_the_site_starts_beside_the_polling(tmp_path: Path
             assert answer.status == 401 and "frame-ancestors" in answer.headers["Content-Security-Policy"]
     finally:
         await site.stop()
+
+
+async def test_the_tab_across_nights_is_in_the_state_once_a_night_closed(
+    table: tuple[Running, TestClient[Any, Any]],
+) -> None:
+    running, client = table
+    await opened(running)
+    before = await (await client.get("/app/api/state", headers=auth(ALICE))).json()
+    assert before["tab"]["text"].startswith("📒 账本：没有待结清的局")
+    won = await (
+        await client.post("/app/api/record", json={**CAROL_WINS, "nonce": "win-tab-1"}, headers=auth(ALICE))
+    ).json()
+    assert won.get("ok") is True, won
+    await running.say(ALICE, "/close")
+    await running.say(ALICE, NEW)
+    state = await (await client.get("/app/api/state", headers=auth(ALICE, night=2))).json()
+    assert "alice → carol：52" in state["tab"]["text"].lower()
