@@ -17,11 +17,11 @@ from aiohttp.test_utils import TestClient, TestServer
 from aiohttp.web import Application
 
 from bot.telegram.app_lines import app_update_id
-from bot.telegram.mini_app import mini_app
 from bot.telegram.settings import BadSetting, Settings
 from bot.web import init_data, tokens
 from bot.web.tokens import StartToken, token_key
 from tests.fake_telegram import FakeTelegram, user
+from tests.kit.mini_app import app_site
 from tests.kit.telegram import ALICE, BOB, CAROL, GROUP, NEW, Running, balances
 
 TOKEN = "123:TEST"  # the bot token tests/kit/telegram.py runs the bot with
@@ -140,14 +140,7 @@ async def table(tmp_path: Path) -> AsyncIterator[tuple[Running, TestClient[Any, 
     await fake.start()
     try:
         async with Running(fake, tmp_path / "referee.sqlite3") as running:
-            front = running.front
-            settings = Settings(token=TOKEN, miniapp_url="https://referee.example.org/app/", miniapp_name="table")
-            routes = mini_app(
-                settings, front.connections, front.chats, front.sender, front.updates.app_answers, front.accept
-            )
-            assert routes is not None
-            app = Application()
-            routes(app)
+            app = app_site(running.front, TOKEN)
             async with TestClient(TestServer(app)) as client:
                 yield running, client
     finally:
