@@ -449,3 +449,23 @@ async def test_the_tab_across_nights_is_in_the_state_once_a_night_closed(
     await running.say(ALICE, NEW)
     state = await (await client.get("/app/api/state", headers=auth(ALICE, night=2))).json()
     assert "alice → carol：52" in state["tab"]["text"].lower()
+
+
+def test_a_webhook_serves_the_app_on_its_own_server() -> None:
+    from bot.telegram.intake import WEBHOOK_PATH, Webhook
+
+    added: list[str] = []
+
+    async def page(request: object) -> None:
+        pass
+
+    def routes(app: Application) -> None:
+        added.append("app")
+        app.router.add_get("/app/", page)  # type: ignore[arg-type]
+
+    async def accept(update: object) -> None:
+        pass
+
+    hook = Webhook(None, accept, url="", listen="127.0.0.1", port=0, secret="s", routes=routes)  # type: ignore[arg-type]
+    paths = {resource.canonical for resource in hook.application().router.resources()}
+    assert added == ["app"] and {WEBHOOK_PATH, "/app/"} <= paths
