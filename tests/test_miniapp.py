@@ -469,3 +469,35 @@ def test_a_webhook_serves_the_app_on_its_own_server() -> None:
     hook = Webhook(None, accept, url="", listen="127.0.0.1", port=0, secret="s", routes=routes)  # type: ignore[arg-type]
     paths = {resource.canonical for resource in hook.application().router.resources()}
     assert added == ["app"] and {WEBHOOK_PATH, "/app/"} <= paths
+
+
+async def test_a_second_winner_on_the_same_discard_is_asked_in_the_page(
+    table: tuple[Running, TestClient[Any, Any]],
+) -> None:
+    running, client = table
+    await opened(running)
+    await running.say(BOB, "碰 dave 9m")
+    first = await (
+        await client.post("/app/api/record", json={**CAROL_WINS, "nonce": "carol-wins"}, headers=auth(ALICE))
+    ).json()
+    assert first["ok"] is True
+    await running.fake.wait_for(lambda: any("carol 胡" in t for t in running.fake.texts(GROUP)))
+    sent = group_messages(running)
+    dave = {
+        **CAROL_WINS,
+        "winner": 3,
+        "tiles": ["2p", "2p", "5s", "6s", "7s", "7s", "9s", "S", "S", "S", "2m", "3m", "4m", "8s"],
+    }
+    asked = await (
+        await client.post("/app/api/record", json={**dave, "nonce": "dave-wins-1"}, headers=auth(ALICE))
+    ).json()
+    assert asked["ask"]["text"] == "和 #3 同一张牌吗（一炮多响）？"
+    assert [choice["label"] for choice in asked["ask"]["choices"]] == ["一炮多响", "是下一盘"]
+    await asyncio.sleep(0.5)
+    assert group_messages(running) == sent  # asked in the page alone
+    both = {**dave, "nonce": "dave-wins-1", "answer": "a0"}
+    answered = await (await client.post("/app/api/record", json=both, headers=auth(ALICE))).json()
+    assert answered["ok"] is True
+    await running.fake.wait_for(lambda: group_messages(running) == sent + 1)
+    # dave's hand is carol's with 南 for 东 and 22筒 for 11筒: the same 52 flowers, both paid by alice (docs/rules.md)
+    assert await balances(Path(running.front.db_path)) == [-104, 0, 52, 52]
