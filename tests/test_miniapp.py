@@ -501,3 +501,20 @@ async def test_a_second_winner_on_the_same_discard_is_asked_in_the_page(
     await running.fake.wait_for(lambda: group_messages(running) == sent + 1)
     # dave's hand is carol's with 南 for 东 and 22筒 for 11筒: the same 52 flowers, both paid by alice (docs/rules.md)
     assert await balances(Path(running.front.db_path)) == [-104, 0, 52, 52]
+
+
+async def test_an_admin_who_does_not_sit_may_record_as_in_the_chat_a_member_may_not(
+    table: tuple[Running, TestClient[Any, Any]],
+) -> None:
+    running, client = table
+    running.fake.admins[GROUP] = [EVE["id"]]
+    mallet = user(7, "Frank")  # a member, neither seated nor an admin
+    await opened(running)
+    refused = await (await client.post("/app/api/preview", json=CAROL_WINS, headers=auth(mallet))).json()
+    assert refused["ok"] is False and "只有在座的玩家" in refused["reason"]
+    recorded = await (
+        await client.post("/app/api/record", json={**CAROL_WINS, "nonce": "admin-eve-1"}, headers=auth(EVE))
+    ).json()
+    assert recorded["ok"] is True
+    await running.front.idle()
+    assert await balances(Path(running.front.db_path)) == [-52, 0, 52, 0]

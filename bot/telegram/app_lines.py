@@ -114,6 +114,10 @@ class AppLines:
             return False
         return member.status in MEMBER_STATUSES or bool(getattr(member, "is_member", False))
 
+    async def is_admin(self, chat_id: int, user_id: int) -> bool:
+        """The chat's admin list as the chat's own lines read it (kept a few minutes)."""
+        return await self.chats.is_admin(chat_id, user_id)
+
     async def earlier(self, line: AppLine) -> Submitted | None:
         """What an earlier call with the same nonce did (waited for, if it is being handled now)."""
         update_id = app_update_id(line.chat_id, line.nonce)
