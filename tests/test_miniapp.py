@@ -518,3 +518,23 @@ async def test_an_admin_who_does_not_sit_may_record_as_in_the_chat_a_member_may_
     assert recorded["ok"] is True
     await running.front.idle()
     assert await balances(Path(running.front.db_path)) == [-52, 0, 52, 0]
+
+
+async def test_a_win_still_waiting_its_turn_is_said_so_and_a_retry_finds_it_recorded(
+    table: tuple[Running, TestClient[Any, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from bot.telegram import app_lines
+
+    running, client = table
+    await opened(running)
+    running.front.chats.admins.clear()  # the chat's next line looks its admins up, and Telegram is slow
+    running.fake.slow_admins.add(GROUP)
+    monkeypatch.setattr(app_lines, "WAIT_SECONDS", 0.3)
+    body = {**CAROL_WINS, "nonce": "slow-win-1"}
+    waiting = await (await client.post("/app/api/record", json=body, headers=auth(ALICE))).json()
+    assert waiting["ok"] is False and waiting["pending"] is True  # never "nothing was recorded"
+    running.fake.release_admins.set()
+    await running.front.idle()
+    again = await (await client.post("/app/api/record", json=body, headers=auth(ALICE))).json()
+    assert again["ok"] is True and again["no"] == 2
+    assert await balances(Path(running.front.db_path)) == [-52, 0, 52, 0]

@@ -147,6 +147,8 @@ class AppLines:
                     with contextlib.suppress(TimeoutError):  # its answer is on its way: a moment more
                         await asyncio.wait_for(asyncio.shield(future), 1.0)
                     break
+            if not future.done() and not await inbox.is_done(update_id):
+                return Submitted(None, None, pending=True)
             response = future.result() if future.done() else None
             event_id = response.event_id if response is not None and response.recorded else None
             if event_id is None and (response is None or response.recorded):

@@ -52,6 +52,7 @@ class Submitted:
 
     response: Response | None
     event_id: int | None
+    pending: bool = False  # not handled yet (its chat's lane is busy, the ledger locked): ask again, same nonce
 
 
 class Door(Protocol):
@@ -282,6 +283,8 @@ class Api:
 
     async def outcome(self, call: Call, nonce: str, submitted: Submitted) -> web.Response:
         translator = Translator(call.language)
+        if submitted.pending:  # never "nothing was recorded" about a line that may yet be
+            return web.json_response({"ok": False, "pending": True, "reason": translator.t("app.pending")})
         response = submitted.response
         text = render_response(response, translator) if response is not None else ""
         if submitted.event_id is not None:
