@@ -241,9 +241,13 @@ def claim_prompt(context: Context, refusal: Response) -> Response | None:
     if not free:
         return None
     choices = tuple(claim_button(context.seats, s) for s in free)
-    other = next(s.name for s in context.seats if s.name and s.name != free[0].name)  # for the example
+    if any(not s.name for s in context.seats):  # a newcomer may be none of them: a free seat to join
+        choices = (*choices, Choice(Reply("button.join"), "/join"))
+    # the example records for another seated player; a night of one named seat has none to name
+    other = next((s.name for s in context.seats if s.name and s.name != free[0].name), None)
+    which = Reply("claim.which_seat", {"name": free[0].name, "other": other}) if other else Reply("claim.which_one")
     return Response(
-        (Reply("claim.which_seat", {"name": free[0].name, "other": other}),),
+        (which,),
         context.language,
         choices=choices,
         refused=True,
