@@ -174,7 +174,7 @@ def _skipped_nodes(tree: ast.AST) -> set[int]:
     return skipped
 
 
-def _points(tree: ast.AST) -> Iterator[tuple[ast.AST, str, object]]:
+def _points(tree: ast.AST) -> Iterator[tuple[ast.AST, str, object]]:  # noqa: C901 -- one branch per kind of mutation
     """Every mutation point: (node, description, how to apply it), in a fixed walk order."""
     skipped = _skipped_nodes(tree)
     for node in ast.walk(tree):

@@ -83,7 +83,7 @@ def _check_after_gang(preset: Preset, facts: ClaimSituation) -> None:
     raise ClaimRefused("claim.after_gang_no_gang")
 
 
-def check_claims(flags: WinFlags, preset: Preset, facts: ClaimSituation) -> None:
+def check_claims(flags: WinFlags, preset: Preset, facts: ClaimSituation) -> None:  # noqa: C901 -- one check per claimable flag
     """Refuse (ClaimRefused) a claim that cannot be true; bad flower counts are bad input."""
     check_hard_flowers(flags.hard_flowers)
     if flags.robbing_gang:

@@ -390,7 +390,7 @@ class FakeTelegram:
             {"ok": False, "error_code": 429, "description": description, "parameters": {"retry_after": retry_after}},
         )
 
-    async def _handle(self, request: web.Request) -> web.StreamResponse:
+    async def _handle(self, request: web.Request) -> web.StreamResponse:  # noqa: C901 -- the Bot API's methods in one switch, as Telegram routes them
         method = request.match_info["method"]
         params = await self._params(request)
         pending_faults = self.faults.get(method)
@@ -574,7 +574,7 @@ class FakeTelegram:
             self._edits[chat_id] = [*recent, now]
         return None
 
-    def _refusal(self, method: str, params: dict[str, Any]) -> tuple[int, dict[str, Any]] | None:
+    def _refusal(self, method: str, params: dict[str, Any]) -> tuple[int, dict[str, Any]] | None:  # noqa: C901 -- one check per Telegram error the fake imitates
         """What Telegram answers a call it will not carry out."""
         if method == "answerCallbackQuery" and len(str(params.get("text", ""))) > CALLBACK_ANSWER_LIMIT:
             return bad_request("MESSAGE_TOO_LONG")

@@ -96,6 +96,8 @@ class Services:
     charts: Charts = field(default_factory=Charts)  # each night's chart, kept by its version
     # (chat, account) -> the line an account with no seat sent: recorded once it claims a seat
     pending_lines: dict[tuple[str, str], PendingLine] = field(default_factory=dict)
+    # (chat, account) -> the kept line its seat claim released: answered right after the claim's reply
+    released_lines: dict[tuple[str, str], PendingLine] = field(default_factory=dict)
     # chats whose newest line answered recorded nothing (a hint, a refusal, a question): a bare /undo
     # there asks before it undoes an older event (bot/chat/service.py keeps it; lost on a restart)
     unrecorded: set[str] = field(default_factory=set)
@@ -159,11 +161,13 @@ class Context:
 
 
 class Refusal(Exception):
-    """A handler's answer that records nothing (carries the replies to send)."""
+    """A handler's answer that records nothing (carries the replies to send, and the buttons that
+    mend the line, if any: a win typed without its flowers offers their counts)."""
 
-    def __init__(self, *replies: Reply) -> None:
+    def __init__(self, *replies: Reply, choices: tuple[Choice, ...] = ()) -> None:
         super().__init__(replies[0].key if replies else "refusal")
         self.replies = replies
+        self.choices = choices
 
 
 def open_night(context: Context) -> Night:
