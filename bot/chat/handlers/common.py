@@ -10,7 +10,7 @@ from pathlib import Path
 from bot.chat.command import Command
 from bot.chat.grammar import GRAMMAR_BY_NAME
 from bot.chat.handlers.causes import doubled_causes, notice_choices
-from bot.chat.near_miss import names_with_actor, near_command
+from bot.chat.near_miss import NearMiss, names_with_actor, near_command
 from bot.chat.parser import ReadLine, parse
 from bot.night.fold import Line
 from bot.night.night import Night, Recorded
@@ -394,20 +394,29 @@ def near_miss(incoming: Incoming, read: ReadLine, night: Night | None, language:
     miss = near_command(read, night.former_names())
     if miss is None:
         return None
-    choices: tuple[Choice, ...] = ()
-    if miss.corrected is not None:
-        seat = resolve(night.seats, miss.params["name"])
-        mine = seat_of(night.seats, incoming.speaker)
-        if not miss.needs_actor or mine is not None:  # whose event it is is known: the button may record it
-            button = miss.button(f"#{seat}", f"#{mine}" if mine is not None else None)
-            choices = (Choice(Reply("hint.button", {"line": miss.corrected}), button),)
     return Response(
         (Reply(miss.key, dict(miss.params)),),
         language,
         refused=True,
-        choices=choices,
+        choices=hint_choices(miss, night, incoming.speaker),
         night_id=night.id,
         hand_no=night.state.hand_no,
+    )
+
+
+def hint_choices(miss: NearMiss, night: Night, speaker: Speaker) -> tuple[Choice, ...]:
+    """The mended line as a button, when whose event it is is known: it names the speaker's seat
+    when the event is theirs, so that whoever presses it records the speaker's event."""
+    if miss.corrected is None:
+        return ()
+    seat = f"#{resolve(night.seats, miss.params['name'])}" if miss.bad >= 0 else ""  # the piece mended
+    mine = seat_of(night.seats, speaker)
+    if miss.needs_actor and mine is None:
+        return ()
+    return (
+        Choice(
+            Reply("hint.button", {"line": miss.corrected}), miss.button(seat, f"#{mine}" if mine is not None else None)
+        ),
     )
 
 
