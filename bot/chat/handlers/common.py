@@ -8,22 +8,19 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from bot.chat.command import Command
-from bot.chat.grammar import GRAMMAR_BY_NAME
 from bot.chat.handlers.causes import doubled_causes, notice_choices
-from bot.chat.near_miss import NearMiss, names_with_actor, near_command
-from bot.chat.parser import ReadLine, parse
+from bot.chat.parser import ReadLine
 from bot.night.fold import Line
 from bot.night.night import Night, Recorded
 from bot.night.nights import Nights
 from bot.night.played import Played
 from bot.night.records import PaymentRow, Seat
-from bot.night.seating import Speaker, may_record, player_list, resolve, seat_of, seated_names
+from bot.night.seating import Speaker, may_record, player_list, resolve, seat_of
 from bot.text.replies import LIST, Choice, Joined, Reply, Response
-from bot.text.vocabulary import fold, name_key, normalize_width
+from bot.text.vocabulary import fold
 from bot.views.charts import Charts
 from bot.views.house_rules import what as rule_change
 from bot.views.lines import factor_lines, money_first, payment_lines, scoreboard
-from engine.errors import EngineError
 from engine.events import (
     Draw,
     Event,
@@ -381,73 +378,3 @@ def recorded_response(context: Context, night: Night, recorded: Recorded) -> Res
     response = recorded_reply(context, night, replies, moved_money=bool(recorded.payments), event_id=recorded.event_id)
     choices = notice_choices(played, night.seats)  # a notice's line to send, as a button
     return replace(response, choices=choices) if choices else response
-
-
-def near_miss(incoming: Incoming, read: ReadLine, night: Night | None, language: str) -> Response | None:
-    """A plain line one piece away from a table event (`碰 李思 6s`): a short hint, nothing recorded,
-    and the mended line as a button (the speaker's seat named, so whoever presses it records the
-    speaker's event); None — silence — for talk, and when no night is open. `read`: the line as read
-    among the names seated in `night`, whose whole history is loaded (its renames and swaps: a name
-    the seat had earlier tonight is answered with its name now)."""
-    if night is None or night.closed or incoming.private:
-        return None
-    miss = near_command(read, night.former_names())
-    if miss is None:
-        return None
-    return Response(
-        (Reply(miss.key, dict(miss.params)),),
-        language,
-        refused=True,
-        choices=hint_choices(miss, night, incoming.speaker),
-        night_id=night.id,
-        hand_no=night.state.hand_no,
-    )
-
-
-def hint_choices(miss: NearMiss, night: Night, speaker: Speaker) -> tuple[Choice, ...]:
-    """The mended line as a button, when whose event it is is known: it names the speaker's seat
-    when the event is theirs, so that whoever presses it records the speaker's event."""
-    if miss.corrected is None:
-        return ()
-    seat = f"#{resolve(night.seats, miss.params['name'])}" if miss.bad >= 0 else ""  # the piece mended
-    mine = seat_of(night.seats, speaker)
-    if miss.needs_actor and mine is None:
-        return ()
-    return (
-        Choice(
-            Reply("hint.button", {"line": miss.corrected}), miss.button(seat, f"#{mine}" if mine is not None else None)
-        ),
-    )
-
-
-def former_name_hint(context: Context, typed: str) -> Response | None:
-    """A /command refused for a name its seat had earlier tonight (`/gang Carol 3m` after `/rename
-    Carol Caroline`, or the one who left at a 换人): the near-command's hint with the seat's name now,
-    and the mended command as a button recording the speaker's event; None for any other name."""
-    night = context.night
-    if night is None or night.closed:
-        return None
-    key = name_key(typed.lstrip("@"))
-    was = night.former_names().get(key)
-    words = normalize_width(context.incoming.text).split()
-    at = next((i for i, word in enumerate(words) if i and name_key(word.lstrip("@")) == key), None)
-    if was is None or at is None:
-        return None
-    line = " ".join([*words[:at], was.now, *words[at + 1 :]])
-    try:
-        command = parse(line, seated_names(night.seats))
-        seat = resolve(night.seats, was.now)
-    except EngineError:
-        return None
-    if command is None or command.plain:
-        return None
-    mine = seat_of(night.seats, context.incoming.speaker)
-    needs_actor = len(command.names) < names_with_actor(command)
-    choices: tuple[Choice, ...] = ()
-    if not needs_actor or mine is not None:  # whose event it is is known: the button may record it
-        head = f"/{GRAMMAR_BY_NAME[command.name].slash[0]}"
-        actor = [f"#{mine}"] if needs_actor else []
-        button = " ".join([head, *actor, *words[1:at], f"#{seat}", *words[at + 1 :]])
-        choices = (Choice(Reply("hint.button", {"line": line}), button),)
-    hint = Reply("hint.swapped" if was.swapped else "hint.renamed", {"typed": typed, "name": was.now, "line": line})
-    return replace(ask(context, hint, choices), refused=True)

@@ -8,7 +8,8 @@ from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 
-from bot.chat.handlers.common import Context, Refusal, board, describe, explained, hint_choices
+from bot.chat.handlers.common import Context, Refusal, board, describe, explained
+from bot.chat.handlers.hints import hint_choices
 from bot.chat.handlers.opening import claim_button, unclaimed
 from bot.chat.handlers.seasons import period_stats
 from bot.chat.handlers.tab import read_tab, tab_replies

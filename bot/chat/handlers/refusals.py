@@ -8,16 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from bot.chat.handlers import corrections, kept, opening
-from bot.chat.handlers.common import (
-    Context,
-    Incoming,
-    Refusal,
-    former_name_hint,
-    meld_conflict,
-    near_miss,
-    readable,
-    refused_win,
-)
+from bot.chat.handlers.common import Context, Incoming, Refusal, meld_conflict, readable, refused_win
+from bot.chat.handlers.hints import name_hint, near_miss
 from bot.chat.parser import ReadLine, reports_an_event, usage_hint
 from bot.night.night import Night
 from bot.night.seating import seated_names
@@ -61,8 +53,9 @@ async def answer(context: Context, error: Refusal | EngineError) -> Refused:
         return Refused(None, said=False)
     response = replace(refusal(error, context), refused=True)
     if isinstance(error, EngineError) and error.key == "player.unknown":
-        # a name the seat had earlier tonight (renamed, or left at a 换人): the seat's name now
-        response = former_name_hint(context, str(error.params.get("name", ""))) or response
+        # a name the seat had earlier tonight (renamed, or left at a 换人), or one a slip from a
+        # seated one: the seat's name now
+        response = name_hint(context, str(error.params.get("name", "")), response) or response
     prompt = opening.claim_prompt(context, response)  # an account with no seat yet: which one?
     if prompt is not None:
         kept.keep(context)
