@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 
-from bot.chat.handlers.common import Context, Refusal, board, describe, explained
+from bot.chat.handlers.common import Context, Refusal
 from bot.chat.handlers.hints import hint_choices
 from bot.chat.handlers.opening import claim_button, unclaimed
 from bot.chat.handlers.seasons import period_stats
@@ -32,6 +32,7 @@ from bot.views.lines import payment_lines, player_stats
 from bot.views.lines import summary as summary_lines
 from bot.views.personal import night_people
 from bot.views.plot import format_for
+from bot.views.said import board, describe, explained
 from bot.views.stats import chat_stats, my_stats
 from engine.errors import EngineError
 from engine.events import Win

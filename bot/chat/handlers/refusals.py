@@ -8,12 +8,13 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from bot.chat.handlers import corrections, kept, opening
-from bot.chat.handlers.common import Context, Incoming, Refusal, meld_conflict, readable, refused_win
+from bot.chat.handlers.common import Context, Incoming, Refusal
 from bot.chat.handlers.hints import name_hint, near_miss
 from bot.chat.parser import ReadLine, reports_an_event, usage_hint
 from bot.night.night import Night
 from bot.night.seating import seated_names
 from bot.text.replies import Reply, Response
+from bot.views.said import meld_conflict, readable, refused_win
 from engine.errors import EngineError
 from engine.melds import LoggedMeldMissing
 from engine.table import WinRefused
