@@ -16,8 +16,10 @@ import pytest
 from bot.chat import homophones
 from bot.chat.homophones import HOMOPHONES
 from bot.chat.word_slips import letter_slip, plain_command_words, sound_slip
+from tests.fake_telegram import FakeTelegram
 from tests.harness import Table
 from tests.kit.homophones import module, table
+from tests.kit.telegram import ALICE, BOB, CAROL, GROUP, Running, balances, buttons
 
 CHINESE = "/new 张三 李四 王五 赵六"
 ENGLISH = "/new Alice Bob Carol Dave"
@@ -154,3 +156,19 @@ async def test_variant_spellings_are_words_of_their_own(table: Table) -> None:
 async def test_talk_near_a_command_word_stays_silent(table: Table, line: str) -> None:
     await table.say(ENGLISH)
     assert await table.respond(f"Bob: {line}") is None
+
+
+async def test_in_telegram_a_word_slip_is_answered_with_its_button(fake: FakeTelegram, tmp_path: Path) -> None:
+    db = tmp_path / "tg.sqlite3"
+    async with Running(fake, db) as bot:
+        await bot.say(ALICE, "/new @alice @bob @carol @dave")
+        assert "没有 gnag 这个说法，是「gang dave 3s」吗？" in await bot.say(BOB, "gnag dave 3s")
+        [(label, data)] = buttons(fake).items()
+        assert label == "gang dave 3s" and data.endswith(":1:/gang #1 dave 3s")  # night:hand:line
+        await bot.press(CAROL, data)  # whoever presses it, the gang is Bob's
+        before = len(fake.calls)
+        fake.message(GROUP, BOB, "hang on")  # talk: no answer, so /score's is the one message the bot sends
+        board = await bot.say(ALICE, "/score")
+        assert [c.params.get("text") for c in fake.calls[before:] if c.method == "sendMessage"] == [board]
+    # an exposed gang of 3s on dave's discard (docs/rules.md §4): dave pays bob 6
+    assert await balances(db) == [0, 6, 0, -6]
