@@ -574,7 +574,7 @@ class FakeTelegram:
             self._edits[chat_id] = [*recent, now]
         return None
 
-    def _refusal(self, method: str, params: dict[str, Any]) -> tuple[int, dict[str, Any]] | None:  # noqa: C901 -- one check per Telegram error the fake imitates
+    def _refusal(self, method: str, params: dict[str, Any]) -> tuple[int, dict[str, Any]] | None:
         """What Telegram answers a call it will not carry out."""
         if method == "answerCallbackQuery" and len(str(params.get("text", ""))) > CALLBACK_ANSWER_LIMIT:
             return bad_request("MESSAGE_TOO_LONG")
@@ -595,15 +595,9 @@ class FakeTelegram:
             return bad_request("message is too long")
         if utf16_length(str(params.get("caption", ""))) > CAPTION_LIMIT:
             return bad_request("message caption is too long")
-        markup = params.get("reply_markup")
-        if isinstance(markup, dict):
-            rows = markup.get("inline_keyboard", [])
-            if any(len(row) > ROW_LIMIT for row in rows) or sum(map(len, rows)) > BUTTON_LIMIT:
-                return bad_request("reply markup is too long")  # 8 a row, 100 in all (tginfo/Telegram-Limits)
-            for row in rows:
-                for button in row:
-                    if len(str(button.get("callback_data", "")).encode()) > CALLBACK_DATA_LIMIT:
-                        return bad_request("BUTTON_DATA_INVALID")
+        too_many = _markup_refusal(params.get("reply_markup"))
+        if too_many is not None:
+            return too_many
         if method in ("editMessageText", "editMessageReplyMarkup") and "message_id" in params:
             before = self.shown.get((chat_id, int(params["message_id"])))
             text = str(params.get("text", before[0] if before else ""))
@@ -630,6 +624,21 @@ class FakeTelegram:
         self._messages[chat_id] = [*recent, now]
         self._all_messages = [*everyone, now]
         return None
+
+
+def _markup_refusal(markup: object) -> tuple[int, dict[str, Any]] | None:
+    """What Telegram answers an inline keyboard it will not show: too many buttons (8 a row, 100 in
+    all: tginfo/Telegram-Limits), or a button's data over 64 bytes."""
+    if not isinstance(markup, dict):
+        return None
+    rows = markup.get("inline_keyboard", [])
+    if any(len(row) > ROW_LIMIT for row in rows) or sum(map(len, rows)) > BUTTON_LIMIT:
+        return bad_request("reply markup is too long")
+    for row in rows:
+        for button in row:
+            if len(str(button.get("callback_data", "")).encode()) > CALLBACK_DATA_LIMIT:
+                return bad_request("BUTTON_DATA_INVALID")
+    return None
 
 
 def _image_of(data: bytes) -> tuple[str, int, int] | None:
