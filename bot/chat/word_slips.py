@@ -10,7 +10,6 @@ characters or more, one character that a pinyin input method offers for the same
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 
@@ -44,9 +43,14 @@ def plain_command_words() -> tuple[tuple[str, str], ...]:
     return tuple(words.items())
 
 
-def plain_slip(text: str, known: Iterable[str]) -> Slip | None:
+@cache
+def name_keys(known: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(name_key(name) for name in known)
+
+
+def plain_slip(text: str, known: tuple[str, ...]) -> Slip | None:
     """The line with its command word mended, after any names it starts with (`Dave gnag Carol 3s`)."""
-    names = {name_key(name) for name in known}
+    names = name_keys(known)
     words = normalize_width(text).strip().split(" ")
     lead = 0
     while lead < len(words) and name_key(words[lead].lstrip("@")) in names:
@@ -54,10 +58,12 @@ def plain_slip(text: str, known: Iterable[str]) -> Slip | None:
     if lead == len(words):
         return None
     rest = " ".join(words[lead:])
+    # the line's first characters folded once for each length of a Chinese command word
+    heads = {} if rest[:1].isascii() else {n: fold(rest[:n]) for n in chinese_word_lengths()}
     found = {
         (typed, word)
         for word, _ in plain_command_words()
-        if (typed := slipped_head(rest, word)) is not None and name_key(typed) not in names
+        if (typed := slipped_head(rest, word, heads)) is not None and name_key(typed) not in names
     }
     if len(found) != 1:  # none, or a slip of two words: none guessed
         return None
@@ -65,7 +71,7 @@ def plain_slip(text: str, known: Iterable[str]) -> Slip | None:
     return mended(" ".join([*words[:lead], word + rest[len(typed) :]]), typed, word, known)
 
 
-def slash_slip(text: str, known: Iterable[str]) -> Slip | None:
+def slash_slip(text: str, known: tuple[str, ...]) -> Slip | None:
     """`/gnag Dave 3s`: the /command one slip from the typed one, with the rest of the line as typed."""
     line = normalize_width(text).strip()
     head, _, rest = line[1:].partition(" ")
@@ -77,18 +83,24 @@ def slash_slip(text: str, known: Iterable[str]) -> Slip | None:
     return mended(f"/{word} {rest}".strip(), f"/{typed}", f"/{word}", known)
 
 
-def mended(line: str, typed: str, word: str, known: Iterable[str]) -> Slip | None:
-    read = read_line(line, tuple(known))
+def mended(line: str, typed: str, word: str, known: tuple[str, ...]) -> Slip | None:
+    read = read_line(line, known)
     return Slip(typed, word, line, read) if read.command is not None and read.error is None else None
 
 
-def slipped_head(rest: str, word: str) -> str | None:
-    """The start of `rest` that is one slip of the command word `word`, if it is."""
+@cache
+def chinese_word_lengths() -> frozenset[int]:
+    return frozenset(len(word) for word, _ in plain_command_words() if not word.isascii() and len(word) >= 2)
+
+
+def slipped_head(rest: str, word: str, heads: dict[int, str]) -> str | None:
+    """The start of `rest` that is one slip of the command word `word`, if it is (`heads`: the start
+    of `rest` folded, by length; none for a line that starts with no Chinese character)."""
     if word.isascii():
         typed, _, after = rest.partition(" ")
         return typed if letter_slip(word, typed.lower(), alone=not after.strip()) else None
-    head = fold(rest[: len(word)])
-    return rest[: len(word)] if len(word) >= 2 and sound_slip(word, head) else None
+    head = heads.get(len(word))
+    return rest[: len(word)] if head is not None and sound_slip(word, head) else None
 
 
 def letter_slip(word: str, typed: str, alone: bool) -> bool:

@@ -245,7 +245,7 @@ async def summary(context: Context) -> Response:
 async def unknown_command(context: Context) -> Response:
     """A `/word` that is no command; one slip from one (`/gnag Dave 3s`), the mended line too, as a button."""
     unknown = Reply("command.unknown", {"command": context.command.word or ""})
-    slip = slash_slip(context.incoming.text, seated_names(context.seats))
+    slip = slash_slip(context.incoming.text, tuple(seated_names(context.seats)))
     miss = slash_miss(slip) if slip is not None else None
     if miss is None:
         raise Refusal(unknown)
