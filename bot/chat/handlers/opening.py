@@ -8,9 +8,9 @@ from dataclasses import replace
 from decimal import Decimal
 
 from bot.chat.command import Command
-from bot.chat.handlers import kept
 from bot.chat.handlers.common import Context, Incoming, Refusal, open_night
 from bot.chat.handlers.house import opening_rules
+from bot.chat.handlers.kept import release as release_kept_line
 from bot.night.codec import SeatChange
 from bot.night.nights import Nights
 from bot.night.records import Seat
@@ -156,7 +156,7 @@ async def join(context: Context) -> Response:
         current = context.seats[claimed]
         change = SeatChange(claimed, current.name, speaker.id, speaker.username)
         bind_id = await night.record_seat(context.line, "bind", change)
-        kept.release(context)  # the line the account sent before it had a seat is recorded now
+        release_kept_line(context)  # the line the account sent before it had a seat is recorded now
         await first_claim(context.services.nights, context.incoming.chat_id, speaker.id)  # asked: said every time
         said = Reply("telegram.claimed", {"name": current.name})
         response = Response((said,), context.language, recorded=True, night_id=night.id)
