@@ -83,9 +83,7 @@ def app_table(folder: Path) -> Iterator[AppTable]:
                 settings = Settings(
                     token=TEST_TOKEN, miniapp_url="https://referee.example.org/app/", miniapp_name="table"
                 )
-                routes = mini_app(
-                    settings, front.connections, front.chats, front.sender, front.updates.app_answers, front.accept
-                )
+                routes = mini_app(settings, front)
                 assert routes is not None
                 app = web.Application()
                 routes(app)
