@@ -135,6 +135,29 @@ def test_record_pressed_twice_records_one_win(browser: Any, table: AppTable) -> 
     assert table.balances() == [-52, 0, 52, 0]
 
 
+def test_a_question_the_chat_would_ask_is_asked_in_the_page_before_recording(browser: Any, table: AppTable) -> None:
+    page, tap = pad(browser, table, CAROL)
+    tap.win(2, 0, CAROL_WINS)
+    tap("#flowers [data-flowers='4']")
+    before = len(table.group_messages())
+    tap("#record")
+    page.wait_for_selector("#toast:not([hidden])")
+    assert len(settled(table, before, 1)) == 1
+    tap.win(2, 0, CAROL_WINS)  # the same win again, nothing between: a repeat, or the next hand's?
+    tap("#flowers [data-flowers='4']")
+    tap("#record")
+    page.wait_for_selector("#sheet:not([hidden])")
+    assert page.inner_text("#sheet-text")
+    choices = page.locator("#sheet-choices button")
+    assert choices.count() >= 3  # the server's choices and 取消
+    assert len(settled(table, before, 2)) == 1  # asked in the page, not in the group
+    assert table.balances() == [-52, 0, 52, 0]
+    choices.first.click()  # 再记一次: it happened twice
+    page.wait_for_selector("#sheet", state="hidden")
+    assert len(settled(table, before, 2)) == 2
+    assert table.balances() == [-104, 0, 104, 0]
+
+
 @pytest.mark.parametrize(
     ("opened", "key"),
     [
