@@ -220,6 +220,12 @@ def test_telegram_s_main_button_records_when_there_is_one(browser: Any, table: A
     assert table.balances()[2] > 0
     haptics = page.evaluate("window.__tg.haptics")
     assert haptics.count("impact:light") == 14 and haptics[-1] == "notification:success"
+    # Telegram's BackButton leads from the live night back to the pad
+    assert page.evaluate("window.__tg.back") is False
+    page.click("#tab-live")
+    assert page.evaluate("window.__tg.back") is True and page.evaluate("window.__tg.main.visible") is False
+    page.evaluate("window.__tg.backClick()")
+    assert page.locator("#view-pad").is_visible() and page.evaluate("window.__tg.back") is False
 
 
 def test_the_page_works_without_telegram_s_script(browser: Any, table: AppTable) -> None:

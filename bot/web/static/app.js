@@ -936,6 +936,7 @@ function wireTelegram() {
     tg.MainButton.onClick(() => record());
   }
   tg.BackButton?.onClick(() => ($("sheet").hidden ? switchView("pad") : closeSheet()));
+  backButton();
 }
 
 async function start() {
