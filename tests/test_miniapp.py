@@ -366,3 +366,76 @@ async def test_a_line_s_detail_is_the_chat_s_history_of_it(table: tuple[Running,
     detail = await (await client.get(f"/app/api/line?no={won['no']}", headers=auth(BOB))).json()
     assert "合计 52 花" in detail["text"] and "alice → carol" in detail["text"]
     assert (await client.get("/app/api/line?no=x", headers=auth(BOB))).status == 400
+
+
+async def test_a_flag_the_win_cannot_claim_is_refused_with_the_chat_s_reason(
+    table: tuple[Running, TestClient[Any, Any]],
+) -> None:
+    running, client = table
+    await opened(running)
+    robbing = {**CAROL_WINS, "flags": ["robbing_gang"]}  # 抢杠 robs an added gang alice never made
+    answer = await (await client.post("/app/api/preview", json=robbing, headers=auth(ALICE))).json()
+    assert answer["ok"] is False and answer["reason"] == "抢杠：alice 没有碰 8s，抢不了杠"  # as the chat says it
+    assert (
+        await client.post("/app/api/preview", json={**CAROL_WINS, "flags": ["x"]}, headers=auth(ALICE))
+    ).status == 400
+
+
+async def test_the_pinned_board_carries_the_app_s_link_through_its_edits(
+    table: tuple[Running, TestClient[Any, Any]],
+) -> None:
+    running, _ = table
+    running.fake.pinners.add(GROUP)
+    await opened(running)
+    await running.say(BOB, "碰 dave 9m")
+    await running.say(BOB, "碰 alice 8m")
+    await running.front.idle()
+    boards = [c for c in running.fake.calls if c.method in ("sendMessage", "editMessageText") and "📋" in str(c.params)]
+    assert boards and all("startapp=" in json.dumps(c.params.get("reply_markup")) for c in boards)
+
+
+async def test_init_data_is_never_logged(
+    table: tuple[Running, TestClient[Any, Any]], caplog: pytest.LogCaptureFixture
+) -> None:
+    running, client = table
+    await opened(running)
+    caplog.set_level("DEBUG")
+    for who in (ALICE, MALLORY):
+        header = auth(who)
+        await client.get("/app/api/state", headers=header)
+        await client.post("/app/api/record", json={**CAROL_WINS, "nonce": f"logged-{who['id']}"}, headers=header)
+        assert header["Authorization"][4:] not in caplog.text and "hash=" not in caplog.text
+
+
+async def test_in_polling_mode_the_site_starts_beside_the_polling(tmp_path: Path) -> None:
+    from aiohttp import ClientSession
+
+    from bot.telegram.intake import Intake
+    from bot.telegram.mini_app import WithSite
+
+    class Idle(Intake):
+        async def start(self) -> None:
+            self.failed = asyncio.get_running_loop().create_future()  # type: ignore[assignment]
+
+        async def stop(self) -> None:
+            pass
+
+    def routes(app: Application) -> None:
+        from bot.web.api import Api
+        from bot.web.site import add_app_routes
+
+        class NoChat:  # the unauthenticated call is refused before any chat is asked about
+            async def is_member(self, chat_id: int, user_id: int) -> bool:
+                raise AssertionError("not asked")
+
+        add_app_routes(app, Api(NoChat(), TOKEN, KEY))  # type: ignore[arg-type]
+
+    site = WithSite(Idle(), routes, "127.0.0.1", 0)
+    await site.start()
+    try:
+        assert site._runner is not None
+        port = site._runner.addresses[0][1]
+        async with ClientSession() as session, session.get(f"http://127.0.0.1:{port}/app/api/state") as answer:
+            assert answer.status == 401 and "frame-ancestors" in answer.headers["Content-Security-Policy"]
+    finally:
+        await site.stop()

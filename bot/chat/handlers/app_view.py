@@ -86,9 +86,12 @@ def tile_of(code: str) -> int:
 
 
 def pad_of(night: Night, draft: WinDraft, seats: int) -> Pad | Why:
-    """The pad the draft's taps make, or why one of them cannot apply (the chat's own words)."""
+    """The pad the draft's taps make, or why one of them cannot apply (the chat's own words). Every
+    flag may be tapped: the engine refuses one this win cannot claim when it scores it (working out
+    which flags any win could claim here, as the chat's pad does once for its keyboard, cost three
+    quarters of a preview)."""
     pad = Pad()
-    offered = offered_flags(night, seats)
+    offered = frozenset(range(len(flag_fields())))
     for op in taps(draft, seats):
         result = tile_pad.apply(pad, pad_table(night, pad), op, seats, offered)
         if isinstance(result, Why):
