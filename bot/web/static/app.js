@@ -337,18 +337,20 @@ function renderTray() {
     if (filled != null && code) group.firstChild.append(...tiles.slice(1));
     return group;
   });
-  // the hand sorted as a player holds it, the winning tile (the last tapped) apart
-  const last = concealed.length - 1;
+  // the hand sorted as a player holds it; the places still to fill; the winning tile (the last
+  // tapped) apart once the hand is whole: how far the hand is, at a glance
+  const needed = 14 - meldTiles + melds.filter((meld) => meldSize(meld) === 4).length;
+  const empty = Math.max(0, needed - concealed.length);
+  const last = empty ? -1 : concealed.length - 1;
   const held = concealed
     .map((code, at) => ({ code, index: open + at }))
-    .slice(0, Math.max(0, last))
+    .filter((entry) => entry.index !== open + last)
     .sort((a, b) => CODES.indexOf(a.code) - CODES.indexOf(b.code) || a.index - b.index);
   parts.push(...held.map((entry) => button(entry, "held")));
+  parts.push(...Array.from({ length: empty }, (_, at) => el("span", { class: `slot${at === empty - 1 ? " win" : ""}` })));
   if (last >= 0) parts.push(button({ code: concealed[last], index: open + last }, "win"));
-  if (!melds.length && !S.tiles.length) parts.push(el("span", { class: "empty" }, t("app.pad.hand_hint")));
   tray.classList.toggle("has-melds", melds.length > 0);
   tray.replaceChildren(...parts);
-  const needed = 14 - meldTiles + melds.filter((meld) => meldSize(meld) === 4).length;
   $("hand-count").textContent = `${concealed.length} / ${Math.max(needed, concealed.length)}`;
 }
 
@@ -397,7 +399,7 @@ function renderPreview() {
   const box = $("preview");
   const p = S.preview;
   box.className = "preview";
-  box.dataset.state = p?.ok ? "ok" : p ? "bad" : "hint";
+  box.dataset.state = p?.ok ? "ok" : p?.needed ? "short" : p ? "bad" : "hint";
   if (S.winner == null || S.discarder === undefined) {
     const key = S.winner == null ? "app.pad.pick_winner" : "app.pad.pick_discarder";
     box.replaceChildren(el("div", { class: "hint" }, t(key)));
@@ -409,8 +411,16 @@ function renderPreview() {
     if (p.line) box.append(el("div", { class: "line" }, p.line));
   } else {
     box.classList.add("bad");
-    box.replaceChildren(el("div", { class: "reason" }, p.reason ?? ""));
-    if (p.needed) box.append(el("div", { class: "needed" }, t("app.pad.needed", { count: p.needed })));
+    if (p.needed) {
+      // a hand still short: how many to go first, what else is missing under it
+      box.classList.replace("bad", "short");
+      box.replaceChildren(
+        el("div", { class: "to-go" }, t("app.pad.needed", { count: p.needed })),
+        el("div", { class: "needed" }, p.reason ?? ""),
+      );
+    } else {
+      box.replaceChildren(el("div", { class: "reason" }, p.reason ?? ""));
+    }
   }
   renderRecord();
 }
