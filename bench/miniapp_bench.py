@@ -171,9 +171,8 @@ async def preview_load(tables: int, rounds: int, seconds: float, pause: float) -
 
 
 async def record_count(wins: int) -> None:
-    from bot.telegram.mini_app import mini_app
-    from bot.telegram.settings import Settings
     from tests.fake_telegram import FakeTelegram
+    from tests.kit.mini_app import app_site
     from tests.kit.telegram import ALICE, BOB, CAROL, DAVE, GROUP, NEW, Running
 
     fake = FakeTelegram()
@@ -183,13 +182,7 @@ async def record_count(wins: int) -> None:
     try:
         async with Running(fake, Path(folder) / "bench.sqlite3", board_interval=10.0) as running:
             front = running.front
-            settings = Settings(token="123:TEST", miniapp_url="https://bench.example.org/app/", miniapp_name="table")
-            routes = mini_app(
-                settings, front.connections, front.chats, front.sender, front.updates.app_answers, front.accept
-            )
-            assert routes is not None
-            app = web.Application()
-            routes(app)
+            app = app_site(front)
             runner = web.AppRunner(app, access_log=None)
             await runner.setup()
             site = web.TCPSite(runner, "127.0.0.1", 0)

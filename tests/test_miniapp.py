@@ -17,11 +17,11 @@ from aiohttp.test_utils import TestClient, TestServer
 from aiohttp.web import Application
 
 from bot.telegram.app_lines import app_update_id
-from bot.telegram.mini_app import mini_app
 from bot.telegram.settings import BadSetting, Settings
 from bot.web import init_data, tokens
 from bot.web.tokens import StartToken, token_key
 from tests.fake_telegram import FakeTelegram, user
+from tests.kit.mini_app import app_site
 from tests.kit.telegram import ALICE, BOB, CAROL, GROUP, NEW, Running, balances
 
 TOKEN = "123:TEST"  # the bot token tests/kit/telegram.py runs the bot with
@@ -140,14 +140,7 @@ async def table(tmp_path: Path) -> AsyncIterator[tuple[Running, TestClient[Any, 
     await fake.start()
     try:
         async with Running(fake, tmp_path / "referee.sqlite3") as running:
-            front = running.front
-            settings = Settings(token=TOKEN, miniapp_url="https://referee.example.org/app/", miniapp_name="table")
-            routes = mini_app(
-                settings, front.connections, front.chats, front.sender, front.updates.app_answers, front.accept
-            )
-            assert routes is not None
-            app = Application()
-            routes(app)
+            app = app_site(running.front, TOKEN)
             async with TestClient(TestServer(app)) as client:
                 yield running, client
     finally:
@@ -439,3 +432,40 @@ async def test_in_polling_mode_the_site_starts_beside_the_polling(tmp_path: Path
             assert answer.status == 401 and "frame-ancestors" in answer.headers["Content-Security-Policy"]
     finally:
         await site.stop()
+
+
+async def test_the_tab_across_nights_is_in_the_state_once_a_night_closed(
+    table: tuple[Running, TestClient[Any, Any]],
+) -> None:
+    running, client = table
+    await opened(running)
+    before = await (await client.get("/app/api/state", headers=auth(ALICE))).json()
+    assert before["tab"]["text"].startswith("📒 账本：没有待结清的局")
+    won = await (
+        await client.post("/app/api/record", json={**CAROL_WINS, "nonce": "win-tab-1"}, headers=auth(ALICE))
+    ).json()
+    assert won.get("ok") is True, won
+    await running.say(ALICE, "/close")
+    await running.say(ALICE, NEW)
+    state = await (await client.get("/app/api/state", headers=auth(ALICE, night=2))).json()
+    assert "alice → carol：52" in state["tab"]["text"].lower()
+
+
+def test_a_webhook_serves_the_app_on_its_own_server() -> None:
+    from bot.telegram.intake import WEBHOOK_PATH, Webhook
+
+    added: list[str] = []
+
+    async def page(request: object) -> None:
+        pass
+
+    def routes(app: Application) -> None:
+        added.append("app")
+        app.router.add_get("/app/", page)  # type: ignore[arg-type]
+
+    async def accept(update: object) -> None:
+        pass
+
+    hook = Webhook(None, accept, url="", listen="127.0.0.1", port=0, secret="s", routes=routes)  # type: ignore[arg-type]
+    paths = {resource.canonical for resource in hook.application().router.resources()}
+    assert added == ["app"] and {WEBHOOK_PATH, "/app/"} <= paths

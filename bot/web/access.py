@@ -20,10 +20,11 @@ MEMBERS_KEPT = 10_000
 
 
 class Denied(Exception):
-    def __init__(self, status: int, key: str) -> None:
+    def __init__(self, status: int, key: str, language: str | None = None) -> None:
         super().__init__(key)
         self.status = status
         self.key = key
+        self.language = language  # the caller's, once their initData was read
 
 
 @dataclass(frozen=True)

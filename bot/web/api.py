@@ -133,16 +133,16 @@ class Api:
         language = normalize_language(user.language_code) or await self.referee.language(chat_key)
         seated = await self.referee.seated(chat_key, speaker_of(user))
         if not seated and not await self.members.member(token.chat_id, user.id):
-            raise Denied(403, "app.stranger")
+            raise Denied(403, "app.stranger", language)
         if current is None or current[0] != token.night_id:
-            raise Denied(410, "app.night_over")
+            raise Denied(410, "app.night_over", language)
         return Call(caller, chat_key, language)
 
     async def guarded(self, request: web.Request) -> Call | web.Response:
         try:
             return await self.call_of(request)
-        except Denied as denied:  # said in Simplified Chinese: who is asking is not known
-            return error(denied.status, denied.key)
+        except Denied as denied:  # in the caller's language once known, else in Simplified Chinese
+            return error(denied.status, denied.key, denied.language or DEFAULT_LANGUAGE)
 
     # ---- reading -----------------------------------------------------------------------------------
 
@@ -263,8 +263,11 @@ class Api:
         try:
             body = await body_of(request)
             line = self.line(call, typed(body), nonce_of(body))
+            answer = body.get("answer")
         except (ValueError, TypeError, KeyError):
             return error(400, "app.bad_request", call.language)
+        if isinstance(answer, str):  # the question an earlier call asked (an older line's undo)
+            return await self.answered(call, line.nonce, answer)
         before = await self.door.earlier(line)
         return await self.outcome(call, line.nonce, before or await self.door.submit(line))
 

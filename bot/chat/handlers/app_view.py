@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, replace
 
 from bot.chat.command import Command
-from bot.chat.handlers import tile_pad
+from bot.chat.handlers import tab, tile_pad
 from bot.chat.handlers.common import Context, Refusal, recording_night
 from bot.chat.handlers.flows import preview as preview_lines
 from bot.chat.handlers.flows import tile_label
@@ -216,7 +216,12 @@ async def board_and_lines(context: Context, night: Night, translator: Translator
             found = LINE_NUMBER.search(text)
             number = int(found.group(1)) if found else None
             lines.append({"no": number, "text": text, "undone": number in undone})
-    return {"board": {"text": board_text}, "lines": lines}
+    try:
+        owed = await tab.show(replace(context, command=Command("tab", "/tab")))
+        tab_text: str | None = "\n".join(render(reply, translator) for reply in owed.replies)
+    except Refusal:  # no night closed unsettled yet
+        tab_text = None
+    return {"board": {"text": board_text}, "lines": lines, "tab": {"text": tab_text}}
 
 
 async def detail(context: Context, number: int, translator: Translator) -> str:
