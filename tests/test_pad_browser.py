@@ -15,7 +15,7 @@ import pytest
 
 from locales import Translator
 from tests.kit.app_table import MALLORY, AppTable, app_table
-from tests.kit.browser import chromium, open_page
+from tests.kit.browser import chromium, open_page, page_errors
 from tests.kit.init_data import forged
 from tests.kit.telegram import ALICE, BOB, CAROL
 
@@ -108,6 +108,7 @@ def test_a_win_tapped_shows_the_score_after_every_tap_and_records_one_message(br
     page.click("#tab-live")
     page.wait_for_selector(f"#lines li[data-no='{number}']")
     assert "/hu carol alice 234m11p56779sEEE +8s flowers=4" in page.inner_text(f"#lines li[data-no='{number}']")
+    assert page_errors(page) == []
 
 
 def test_a_fifth_copy_shows_the_reason_and_records_nothing(browser: Any, table: AppTable) -> None:
@@ -185,6 +186,8 @@ def test_the_live_view_moves_when_a_line_is_typed_in_the_chat(browser: Any, tabl
     table.say(BOB, "碰 carol 4p")
     page.wait_for_function(f"() => document.querySelectorAll('#lines li').length > {lines}", timeout=3000)  # #50: 3 s
     assert "碰 carol 4p" in page.inner_text("#lines li:first-child .body")
+    assert page.locator("#chart-card").is_hidden()  # no chart before a hand is scored
+    assert page_errors(page) == []
 
 
 def test_undo_from_the_page_is_the_chat_s_undo(browser: Any, table: AppTable) -> None:

@@ -118,6 +118,14 @@ def chromium() -> Iterator[Any]:
             browser.close()
 
 
+_ERRORS: dict[int, list[str]] = {}
+
+
+def page_errors(page: Any) -> list[str]:
+    """The uncaught errors of the page's script so far."""
+    return _ERRORS.get(id(page), [])
+
+
 def open_page(
     browser: Any,
     url: str,
@@ -147,6 +155,9 @@ def open_page(
             route.abort()
 
     page.route(TELEGRAM_SCRIPT, answer)
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    _ERRORS[id(page)] = errors
     page.goto(url)
     page.wait_for_selector("body[data-ready='1']")
     return page

@@ -819,11 +819,12 @@ async function act(kind, body, nonce = newNonce()) {
 
 async function renderChart() {
   const url = S.state.chart;
-  $("chart-card").hidden = !url;
+  if (!url) $("chart-card").hidden = true;
   if (!url || url === S.chartUrl) return;
   S.chartUrl = url;
   try {
     const response = await fetch(url, { headers: { Authorization: `tma ${initData()}` } });
+    $("chart-card").hidden = !response.ok; // no chart before a hand is scored
     if (!response.ok) return;
     const old = $("chart").src;
     $("chart").src = URL.createObjectURL(await response.blob());
