@@ -208,6 +208,22 @@ def test_undo_from_the_page_is_the_chat_s_undo(browser: Any, table: AppTable) ->
     assert table.balances() == [0, 0, 0, 0]
 
 
+def test_fix_from_the_page_is_the_chat_s_fix(browser: Any, table: AppTable) -> None:
+    table.say(CAROL, "胡 alice 234m 11p 567s 79s EEE +8s 花4")
+    page = open_page(browser, table.url, table.init_data(CAROL))
+    page.click("#tab-live")
+    win = page.locator("#lines li", has_text="胡 alice").first
+    win.locator(".body").click()
+    win.locator(".fix-open").click()
+    before = len(table.group_messages())
+    win.locator(".fix input").fill("胡 alice 234m 11p 567s 79s EEE +8s 花5")
+    win.locator(".fix .send").click()
+    assert len(settled(table, before, 1)) == 1  # the one message a typed /fix gives
+    # 5 hard flowers (docs/rules.md): 跑 20 + 硬花 ×5 10 + 风碰 2 + 压档 2 + 门清 20 = 54
+    assert table.balances() == [-54, 0, 54, 0]
+    page.wait_for_function("() => document.querySelector('#lines').innerText.includes('花5')", timeout=3000)
+
+
 def test_telegram_s_main_button_records_when_there_is_one(browser: Any, table: AppTable) -> None:
     page, tap = pad(browser, table, CAROL, main_button=True)
     assert page.locator(".dock").is_hidden()
