@@ -215,6 +215,7 @@ def test_fix_from_the_page_is_the_chat_s_fix(browser: Any, table: AppTable) -> N
     win = page.locator("#lines li", has_text="胡 alice").first
     win.locator(".body").click()
     win.locator(".fix-open").click()
+    assert win.locator(".fix input").input_value() == "胡 alice 234m 11p 567s 79s EEE +8s 花4"  # to mend
     before = len(table.group_messages())
     win.locator(".fix input").fill("胡 alice 234m 11p 567s 79s EEE +8s 花5")
     win.locator(".fix .send").click()

@@ -790,6 +790,7 @@ function lineActs(item, line) {
   fix.addEventListener("click", () => {
     acts.hidden = true;
     const input = el("input", { type: "text", placeholder: t("app.pad.fix_hint"), enterkeyhint: "send" });
+    input.value = typedLine(line.text); // the line as typed, to be mended rather than typed again
     const send = () => input.value.trim() && act("fix", { no: line.no, text: input.value.trim() });
     input.addEventListener("keydown", (event) => event.key === "Enter" && send());
     item.append(
@@ -799,6 +800,11 @@ function lineActs(item, line) {
   });
   acts.append(undo, fix);
   return acts;
+}
+
+// `#3 [第1盘] 胡：胡 alice 11p … 花4（carol）` as /history shows it → the line typed, `胡 alice 11p … 花4`.
+function typedLine(text) {
+  return String(text ?? "").match(/[：:]\s*(.*?)\s*[（(][^（）()]*[）)]\s*$/)?.[1] ?? "";
 }
 
 async function act(kind, body, nonce = newNonce()) {
