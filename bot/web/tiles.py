@@ -52,7 +52,7 @@ def _n(value: float) -> str:
 def _text(glyph: str, x: float, y: float, size: float, colour: str, weight: str = "700") -> str:
     return (
         f'<text x="{_n(x)}" y="{_n(y)}" font-size="{_n(size)}" font-weight="{weight}" text-anchor="middle" '
-        f'dominant-baseline="central" style="fill:{colour};font-family:{FONT}">{glyph}</text>'
+        f'dominant-baseline="central" style="fill:{colour}">{glyph}</text>'
     )
 
 
@@ -255,7 +255,9 @@ def symbol(code: str) -> str:
     """The `<symbol>` of one tile."""
     if code not in TILE_CODES:
         raise KeyError(code)
-    return f'<symbol id="t-{code}" viewBox="0 0 {WIDTH} {HEIGHT}">{_body()}{_face(code)}</symbol>'
+    face = _face(code)
+    font = f' font-family="{FONT}"' if "<text" in face else ""  # the clone of a symbol inherits its font
+    return f'<symbol id="t-{code}" viewBox="0 0 {WIDTH} {HEIGHT}"{font}>{_body()}{face}</symbol>'
 
 
 def _symbols(codes: Iterable[str]) -> str:
