@@ -112,7 +112,7 @@ const haptic = {
 function mainButton() {
   const button = tg?.MainButton;
   if (!button) return;
-  const ready = S.view === "pad" && S.preview?.ok && !S.busy && !S.locked;
+  const ready = S.view === "pad" && S.preview?.ok && !S.busy && !S.locked && !pending();
   button.setText(t("app.pad.record"));
   if (S.view !== "pad" || S.locked) {
     button.hide();
@@ -454,7 +454,7 @@ function textOf(item) {
 
 function renderRecord() {
   const button = $("record");
-  button.disabled = !S.preview?.ok || S.busy || S.locked;
+  button.disabled = !S.preview?.ok || S.busy || S.locked || pending(); // record only what was shown
   button.classList.toggle("busy", S.busy);
   button.textContent = S.busy ? t("app.pad.recording") : t("app.pad.record");
   mainButton();
@@ -541,6 +541,7 @@ async function preview() {
     return;
   }
   $("preview").dataset.pending = String(seq);
+  renderRecord();
   try {
     const answer = await api("preview", winBody());
     if (seq !== S.previewSeq) return; // a later tap has asked since
@@ -565,8 +566,12 @@ function resetPad() {
   renderPad();
 }
 
+function pending() {
+  return Boolean($("preview").dataset.pending);
+}
+
 async function record(answer) {
-  if (S.busy || S.locked || !S.preview?.ok) return;
+  if (S.busy || S.locked || !S.preview?.ok || pending()) return;
   S.busy = true;
   S.nonce ??= newNonce();
   renderRecord();
