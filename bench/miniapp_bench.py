@@ -59,6 +59,9 @@ class BenchDoor:
     async def is_member(self, chat_id: int, user_id: int) -> bool:
         return True
 
+    async def is_admin(self, chat_id: int, user_id: int) -> bool:
+        return False
+
     async def earlier(self, line: AppLine) -> Submitted | None:
         return None
 

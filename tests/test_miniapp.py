@@ -469,3 +469,72 @@ def test_a_webhook_serves_the_app_on_its_own_server() -> None:
     hook = Webhook(None, accept, url="", listen="127.0.0.1", port=0, secret="s", routes=routes)  # type: ignore[arg-type]
     paths = {resource.canonical for resource in hook.application().router.resources()}
     assert added == ["app"] and {WEBHOOK_PATH, "/app/"} <= paths
+
+
+async def test_a_second_winner_on_the_same_discard_is_asked_in_the_page(
+    table: tuple[Running, TestClient[Any, Any]],
+) -> None:
+    running, client = table
+    await opened(running)
+    await running.say(BOB, "碰 dave 9m")
+    first = await (
+        await client.post("/app/api/record", json={**CAROL_WINS, "nonce": "carol-wins"}, headers=auth(ALICE))
+    ).json()
+    assert first["ok"] is True
+    await running.fake.wait_for(lambda: any("carol 胡" in t for t in running.fake.texts(GROUP)))
+    sent = group_messages(running)
+    dave = {
+        **CAROL_WINS,
+        "winner": 3,
+        "tiles": ["2p", "2p", "5s", "6s", "7s", "7s", "9s", "S", "S", "S", "2m", "3m", "4m", "8s"],
+    }
+    asked = await (
+        await client.post("/app/api/record", json={**dave, "nonce": "dave-wins-1"}, headers=auth(ALICE))
+    ).json()
+    assert asked["ask"]["text"] == "和 #3 同一张牌吗（一炮多响）？"
+    assert [choice["label"] for choice in asked["ask"]["choices"]] == ["一炮多响", "是下一盘"]
+    await asyncio.sleep(0.5)
+    assert group_messages(running) == sent  # asked in the page alone
+    both = {**dave, "nonce": "dave-wins-1", "answer": "a0"}
+    answered = await (await client.post("/app/api/record", json=both, headers=auth(ALICE))).json()
+    assert answered["ok"] is True
+    await running.fake.wait_for(lambda: group_messages(running) == sent + 1)
+    # dave's hand is carol's with 南 for 东 and 22筒 for 11筒: the same 52 flowers, both paid by alice (docs/rules.md)
+    assert await balances(Path(running.front.db_path)) == [-104, 0, 52, 52]
+
+
+async def test_an_admin_who_does_not_sit_may_record_as_in_the_chat_a_member_may_not(
+    table: tuple[Running, TestClient[Any, Any]],
+) -> None:
+    running, client = table
+    running.fake.admins[GROUP] = [EVE["id"]]
+    mallet = user(7, "Frank")  # a member, neither seated nor an admin
+    await opened(running)
+    refused = await (await client.post("/app/api/preview", json=CAROL_WINS, headers=auth(mallet))).json()
+    assert refused["ok"] is False and "只有在座的玩家" in refused["reason"]
+    recorded = await (
+        await client.post("/app/api/record", json={**CAROL_WINS, "nonce": "admin-eve-1"}, headers=auth(EVE))
+    ).json()
+    assert recorded["ok"] is True
+    await running.front.idle()
+    assert await balances(Path(running.front.db_path)) == [-52, 0, 52, 0]
+
+
+async def test_a_win_still_waiting_its_turn_is_said_so_and_a_retry_finds_it_recorded(
+    table: tuple[Running, TestClient[Any, Any]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from bot.telegram import app_lines
+
+    running, client = table
+    await opened(running)
+    running.front.chats.admins.clear()  # the chat's next line looks its admins up, and Telegram is slow
+    running.fake.slow_admins.add(GROUP)
+    monkeypatch.setattr(app_lines, "WAIT_SECONDS", 0.3)
+    body = {**CAROL_WINS, "nonce": "slow-win-1"}
+    waiting = await (await client.post("/app/api/record", json=body, headers=auth(ALICE))).json()
+    assert waiting["ok"] is False and waiting["pending"] is True  # never "nothing was recorded"
+    running.fake.release_admins.set()
+    await running.front.idle()
+    again = await (await client.post("/app/api/record", json=body, headers=auth(ALICE))).json()
+    assert again["ok"] is True and again["no"] == 2
+    assert await balances(Path(running.front.db_path)) == [-52, 0, 52, 0]

@@ -285,9 +285,7 @@ def _serve(settings: Settings) -> int:
     )
     front: TelegramFrontEnd = application.bot_data["front"]
     heartbeat = Heartbeat(settings.heartbeat_file, status=front.health, working=front.working)
-    app_routes = mini_app(
-        settings, front.connections, front.chats, front.sender, front.updates.app_answers, front.accept
-    )  # the Mini App (MINIAPP_URL): None when it is not set up
+    app_routes = mini_app(settings, front)  # the Mini App (MINIAPP_URL): None when it is not set up
     intake: Intake
     if settings.webhook_url:
         intake = Webhook(

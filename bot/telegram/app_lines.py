@@ -114,6 +114,10 @@ class AppLines:
             return False
         return member.status in MEMBER_STATUSES or bool(getattr(member, "is_member", False))
 
+    async def is_admin(self, chat_id: int, user_id: int) -> bool:
+        """The chat's admin list as the chat's own lines read it (kept a few minutes)."""
+        return await self.chats.is_admin(chat_id, user_id)
+
     async def earlier(self, line: AppLine) -> Submitted | None:
         """What an earlier call with the same nonce did (waited for, if it is being handled now)."""
         update_id = app_update_id(line.chat_id, line.nonce)
@@ -143,6 +147,8 @@ class AppLines:
                     with contextlib.suppress(TimeoutError):  # its answer is on its way: a moment more
                         await asyncio.wait_for(asyncio.shield(future), 1.0)
                     break
+            if not future.done() and not await inbox.is_done(update_id):
+                return Submitted(None, None, pending=True)
             response = future.result() if future.done() else None
             event_id = response.event_id if response is not None and response.recorded else None
             if event_id is None and (response is None or response.recorded):

@@ -5,19 +5,21 @@ with the polling. One process, one event loop: the page is answered between the 
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 from aiohttp import web
 from telegram import Update
 
-from bot.telegram.app_lines import AppAnswers, AppLines
+from bot.telegram.app_lines import AppLines
 from bot.telegram.app_link import AppLink
 from bot.telegram.chats import Chats
 from bot.telegram.connections import Connections
 from bot.telegram.intake import Intake
 from bot.telegram.sending import Sender
 from bot.telegram.settings import Settings
+from bot.telegram.updates import Updates
 from bot.web.api import Api
 from bot.web.site import add_app_routes
 from bot.web.tokens import token_key
@@ -25,21 +27,25 @@ from bot.web.tokens import token_key
 Routes = Callable[[web.Application], None]
 
 
-def mini_app(
-    settings: Settings,
-    connections: Connections,
-    chats: Chats,
-    sender: Sender,
-    answers: AppAnswers,
-    accept: Callable[[Update], Awaitable[None]],
-) -> Routes | None:
-    """What adds the Mini App's routes to a server, given the front end's parts (`accept`: an update
-    stored in the inbox and queued in its chat's lane); None (and no button) unless MINIAPP_URL is set."""
+class FrontEnd(Protocol):
+    """What the Mini App uses of the Telegram front end (bot/telegram/app.py's `TelegramFrontEnd`)."""
+
+    connections: Connections
+    chats: Chats
+    sender: Sender
+    updates: Updates
+
+    async def accept(self, update: Update) -> None: ...  # stored in the inbox, queued in its chat's lane
+
+
+def mini_app(settings: Settings, front: FrontEnd) -> Routes | None:
+    """What adds the Mini App's routes to a server; None (and no button) unless MINIAPP_URL is set."""
     if not settings.miniapp_url or not settings.miniapp_name or not settings.token:
         return None
     key = token_key(settings.miniapp_key, settings.token)
-    sender.link = AppLink(settings.miniapp_name, key, lambda: connections.bot.username)
-    door = AppLines(connections, chats, accept, answers)
+    connections = front.connections
+    front.sender.link = AppLink(settings.miniapp_name, key, lambda: connections.bot.username)
+    door = AppLines(connections, front.chats, front.accept, front.updates.app_answers)
     api = Api(door, settings.token, key)
     return lambda app: add_app_routes(app, api)
 

@@ -52,6 +52,7 @@ class Submitted:
 
     response: Response | None
     event_id: int | None
+    pending: bool = False  # not handled yet (its chat's lane is busy, the ledger locked): ask again, same nonce
 
 
 class Door(Protocol):
@@ -64,14 +65,17 @@ class Door(Protocol):
 
     async def is_member(self, chat_id: int, user_id: int) -> bool: ...
 
+    async def is_admin(self, chat_id: int, user_id: int) -> bool: ...
+
     async def earlier(self, line: AppLine) -> Submitted | None: ...
 
     async def submit(self, line: AppLine) -> Submitted: ...
 
 
-def speaker_of(user: WebAppUser) -> Speaker:
+def speaker_of(user: WebAppUser, admin: bool = False) -> Speaker:
+    """The user as the command layer knows a speaker (a chat admin may record though not seated)."""
     name = user.username or "".join(user.first_name.split()) or str(user.id)
-    return Speaker(str(user.id), name, user.username, language=user.language_code)
+    return Speaker(str(user.id), name, user.username, admin, user.language_code)
 
 
 def error(status: int, key: str, language: str = DEFAULT_LANGUAGE) -> web.Response:
@@ -87,10 +91,11 @@ class Call:
     caller: Caller
     chat_key: str
     language: str
+    admin: bool = False  # a chat admin (looked up only for one not seated)
 
     @property
     def speaker(self) -> Speaker:
-        return speaker_of(self.caller.launch.user)
+        return speaker_of(self.caller.launch.user, self.admin)
 
 
 @dataclass
@@ -136,7 +141,8 @@ class Api:
             raise Denied(403, "app.stranger", language)
         if current is None or current[0] != token.night_id:
             raise Denied(410, "app.night_over", language)
-        return Call(caller, chat_key, language)
+        admin = not seated and await self.door.is_admin(token.chat_id, user.id)
+        return Call(caller, chat_key, language, admin)
 
     async def guarded(self, request: web.Request) -> Call | web.Response:
         try:
@@ -277,6 +283,8 @@ class Api:
 
     async def outcome(self, call: Call, nonce: str, submitted: Submitted) -> web.Response:
         translator = Translator(call.language)
+        if submitted.pending:  # never "nothing was recorded" about a line that may yet be
+            return web.json_response({"ok": False, "pending": True, "reason": translator.t("app.pending")})
         response = submitted.response
         text = render_response(response, translator) if response is not None else ""
         if submitted.event_id is not None:

@@ -16,7 +16,7 @@ APP_NAME = "table"
 def app_routes(front: TelegramFrontEnd, token: str = "123:TEST") -> Routes:
     """What adds the page and its API to a server; the front end's messages get the app's button."""
     settings = Settings(token=token, miniapp_url=APP_URL, miniapp_name=APP_NAME)
-    routes = mini_app(settings, front.connections, front.chats, front.sender, front.updates.app_answers, front.accept)
+    routes = mini_app(settings, front)
     assert routes is not None
     return routes
 
