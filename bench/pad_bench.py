@@ -10,6 +10,7 @@ import argparse
 import gzip
 import statistics
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -112,7 +113,11 @@ def main() -> None:
             before = len(table.group_messages())
             page.click("#record")
             page.wait_for_selector("#toast:not([hidden])")
+            deadline = time.monotonic() + 5  # the result goes out through the chat's outbox
+            while len(table.group_messages()) == before and time.monotonic() < deadline:
+                time.sleep(0.05)
             table.idle()
+            time.sleep(0.5)  # and nothing after it
             sent = len(table.group_messages()) - before
             print(
                 f"{scheme}: a typical win in {taps + 1} taps (winner, discarder, 14 tiles, flowers, record); "

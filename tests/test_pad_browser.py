@@ -187,6 +187,13 @@ def test_the_live_view_moves_when_a_line_is_typed_in_the_chat(browser: Any, tabl
     page.wait_for_function(f"() => document.querySelectorAll('#lines li').length > {lines}", timeout=3000)  # #50: 3 s
     assert "碰 carol 4p" in page.inner_text("#lines li:first-child .body")
     assert page.locator("#chart-card").is_hidden()  # no chart before a hand is scored
+    tab = page.evaluate(
+        "fetch('api/state', {headers: {Authorization: 'tma ' + Telegram.WebApp.initData}})"
+        ".then((r) => r.json()).then((state) => state.tab)"
+    )
+    assert page.locator("#tab-card").is_visible() is bool(tab and tab["text"])
+    if tab and tab["text"]:
+        assert page.inner_text("#tab-text") == tab["text"]  # the tab as /tab shows it
     assert page_errors(page) == []
 
 

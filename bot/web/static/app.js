@@ -845,11 +845,13 @@ async function renderChart() {
   }
 }
 
+// The tab across nights as `/tab` shows it (`{text}`; a string or a list of rows from older servers).
 function renderTab() {
   const tab = S.state.tab;
-  const text = Array.isArray(tab) ? tab.map((row) => (typeof row === "string" ? row : row.text ?? "")).join("\n") : tab;
+  const rowText = (row) => (typeof row === "string" ? row : row?.text ?? "");
+  const text = Array.isArray(tab) ? tab.map(rowText).join("\n") : rowText(tab);
   $("tab-card").hidden = !text;
-  $("tab-text").textContent = text ?? "";
+  $("tab-text").textContent = text;
 }
 
 function renderLive() {
