@@ -125,6 +125,22 @@ def test_a_fifth_copy_shows_the_reason_and_records_nothing(browser: Any, table: 
     assert table.balances() == [0, 0, 0, 0]
 
 
+def test_a_gang_logged_without_its_tile_takes_the_first_tap(browser: Any, table: AppTable) -> None:
+    table.say(CAROL, "暗杠")  # a concealed gang, which tile not said
+    page, tap = pad(browser, table, CAROL)
+    tap("#winners [data-seat='2']")
+    tap("#discarders [data-seat='self']")
+    assert page.locator("#tray .meld.open .tile.blank").count() == 4
+    assert page.locator("#tray .meld.open").get_attribute("data-label") == "点它的牌"
+    tap("#keys [data-code='5m']")  # the gang's tile
+    assert page.locator("#tray .meld:not(.open) .tile").count() == 4
+    for code in ["1p", "1p", "5s", "6s", "7s", "7s", "9s", "E", "E", "E", "8s"]:
+        tap(f"#keys [data-code='{code}']")
+    state, text = tap.preview()
+    assert state == "ok" and "(5555m)" in text, text  # the gang said in the line the page records
+    assert page.locator("#keys [data-code='5m'] .n").inner_text() == "4"
+
+
 def test_record_pressed_twice_records_one_win(browser: Any, table: AppTable) -> None:
     page, tap = pad(browser, table, CAROL)
     tap.win(2, 0, CAROL_WINS)
