@@ -315,9 +315,11 @@ function renderTray() {
   const melds = loggedMelds();
   const { open, fills, concealed } = split();
   const meldTiles = melds.reduce((sum, meld) => sum + meldSize(meld), 0);
-  const shown = Math.max(14, meldTiles + concealed.length);
+  const needed = 14 - meldTiles + melds.filter((meld) => meldSize(meld) === 4).length;
+  // every place on one row: the melds' tiles and the hand's, with the gaps around them
+  const shown = meldTiles + Math.max(needed, concealed.length);
   const room = tray.clientWidth || 340;
-  const width = Math.max(18, Math.min(30, Math.floor((room - 8 - melds.length * 9) / shown) - 2));
+  const width = Math.max(16, Math.min(30, Math.floor((room - 10 - melds.length * 11) / shown) - 2));
   tray.style.setProperty("--tray-w", `${width}px`);
   const button = ({ code, index }, cls) =>
     el(
@@ -339,7 +341,6 @@ function renderTray() {
   });
   // the hand sorted as a player holds it; the places still to fill; the winning tile (the last
   // tapped) apart once the hand is whole: how far the hand is, at a glance
-  const needed = 14 - meldTiles + melds.filter((meld) => meldSize(meld) === 4).length;
   const empty = Math.max(0, needed - concealed.length);
   const last = empty ? -1 : concealed.length - 1;
   const held = concealed
