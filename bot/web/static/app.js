@@ -974,7 +974,7 @@ async function start() {
   const sprite = loadSprite();
   await refresh();
   await sprite;
-  document.body.dataset.ready = "1";
+  document.body.dataset.ready = "1"; // the page shows itself (app.css), its words and tiles in place
   if (!S.locked) follow();
 }
 
