@@ -15,7 +15,7 @@ const S = {
   view: "pad",
   winner: null, // a seat number
   discarder: undefined, // undefined: not tapped yet; null: 自摸
-  tiles: [], // the concealed tiles in tap order, the winning tile last
+  tiles: [], // the tiles in tap order: a tile-less meld's first (`split`), the winning tile last
   flowers: 0,
   flags: new Set(),
   preview: null,
@@ -24,7 +24,6 @@ const S = {
   busy: false,
   locked: false,
   chartUrl: null,
-  keysBuilt: false,
 };
 
 // -- talking to the server ---------------------------------------------------------------------
@@ -289,7 +288,6 @@ function buildKeys() {
     "⌫",
   );
   $("keys").replaceChildren(...keys, back);
-  S.keysBuilt = true;
 }
 
 function renderKeys() {
@@ -378,6 +376,8 @@ function renderFlowers() {
 
 function renderFlags() {
   const flags = S.state?.flags ?? [];
+  const offered = new Set(flags.map((flag) => flag.key));
+  for (const key of S.flags) if (!offered.has(key)) S.flags.delete(key); // no longer a claim at this table
   $("flags-group").hidden = !flags.length;
   $("flags").replaceChildren(
     ...flags.map((flag) =>
