@@ -894,7 +894,8 @@ function failed(error) {
     mainButton();
     return;
   }
-  toast(t("app.pad.offline"));
+  // the server's own words for a call it could not take; a lost connection is said as one
+  toast(error instanceof ApiError && error.status < 500 ? error.message : t("app.pad.offline"));
 }
 
 async function refresh() {
