@@ -283,6 +283,23 @@ def test_the_page_works_without_telegram_s_script(browser: Any, table: AppTable)
     assert page.locator(".dock").is_visible()
 
 
+@pytest.mark.parametrize(
+    ("language", "words"),
+    [
+        ("en", ("Win", "Tonight", "Now whose discard it was, or Self-draw")),
+        ("zh-hant", ("記胡", "牌局", "再點誰放炮，或者自摸")),
+    ],
+)
+def test_the_page_speaks_the_user_s_language(
+    browser: Any, table: AppTable, language: str, words: tuple[str, ...]
+) -> None:
+    page = open_page(browser, table.url, table.init_data({**CAROL, "language_code": language}))
+    page.click("#winners [data-seat='2']")
+    page.wait_for_function("() => !document.getElementById('preview').dataset.pending")
+    assert (page.inner_text("#tab-pad"), page.inner_text("#tab-live"), page.inner_text("#preview")) == words
+    assert page.locator("#keys .key").count() == 32  # 31 tiles and ⌫, whatever the language
+
+
 def test_the_dark_theme_takes_telegram_s_colours(browser: Any, table: AppTable) -> None:
     page = open_page(browser, table.url, table.init_data(CAROL), dark=True)
     assert page.evaluate("document.documentElement.dataset.scheme") == "dark"
