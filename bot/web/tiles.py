@@ -6,7 +6,8 @@ winds. The hard flowers are no tiles of a hand (docs/rules.md §1) and the notat
 them, so they take the usual honour numbering the parser knows (`5z` 白, `6z` 发, `7z` 中) and `1f`-`8f`
 for the single flowers 春夏秋冬梅兰竹菊. `TILE_CODES` lists them all, in that order.
 
-Pips and sticks are shapes; the CJK glyphs are text in a font stack (every phone has a CJK font).
+Pips and sticks are shapes, each colour's circle and stick drawn once (`pip-g`, `stick-b` …) and placed
+by `<use>`; the CJK glyphs are text in a font stack (every phone has a CJK font).
 Every colour is a CSS custom property with a fallback — `--tile-face`, `--tile-edge`, `--tile-back`,
 `--tile-ink`, `--tile-red`, `--tile-green`, `--tile-blue` — so one sprite serves the light and the
 dark theme, and the page feeds them from Telegram's theme.
