@@ -15,7 +15,7 @@ import pytest
 
 from locales import Translator
 from tests.kit.app_table import MALLORY, AppTable, app_table
-from tests.kit.browser import chromium, open_page
+from tests.kit.browser import chromium, open_page, page_errors
 from tests.kit.init_data import forged
 from tests.kit.telegram import ALICE, BOB, CAROL
 
@@ -85,8 +85,8 @@ def test_a_win_tapped_shows_the_score_after_every_tap_and_records_one_message(br
         tap(f"#keys [data-code='{code}']")
         state, text = tap.preview()
         if count < 14:
-            assert state == "bad"
-            assert f"还差 {14 - count} 张" in text, count
+            assert state == "short"
+            assert text.startswith(f"还差 {14 - count} 张"), count
     assert tap.preview()[0] == "ok"
     tap("#flowers [data-flowers='4']")
     state, text = tap.preview()
@@ -108,6 +108,7 @@ def test_a_win_tapped_shows_the_score_after_every_tap_and_records_one_message(br
     page.click("#tab-live")
     page.wait_for_selector(f"#lines li[data-no='{number}']")
     assert "/hu carol alice 234m11p56779sEEE +8s flowers=4" in page.inner_text(f"#lines li[data-no='{number}']")
+    assert page_errors(page) == []
 
 
 def test_a_fifth_copy_shows_the_reason_and_records_nothing(browser: Any, table: AppTable) -> None:
@@ -124,6 +125,22 @@ def test_a_fifth_copy_shows_the_reason_and_records_nothing(browser: Any, table: 
     assert table.balances() == [0, 0, 0, 0]
 
 
+def test_a_gang_logged_without_its_tile_takes_the_first_tap(browser: Any, table: AppTable) -> None:
+    table.say(CAROL, "暗杠")  # a concealed gang, which tile not said
+    page, tap = pad(browser, table, CAROL)
+    tap("#winners [data-seat='2']")
+    tap("#discarders [data-seat='self']")
+    assert page.locator("#tray .meld.open .tile.blank").count() == 4
+    assert page.locator("#tray .meld.open").get_attribute("data-label") == "点它的牌"
+    tap("#keys [data-code='5m']")  # the gang's tile
+    assert page.locator("#tray .meld:not(.open) .tile").count() == 4
+    for code in ["1p", "1p", "5s", "6s", "7s", "7s", "9s", "E", "E", "E", "8s"]:
+        tap(f"#keys [data-code='{code}']")
+    state, text = tap.preview()
+    assert state == "ok" and "(5555m)" in text, text  # the gang said in the line the page records
+    assert page.locator("#keys [data-code='5m'] .n").inner_text() == "4"
+
+
 def test_record_pressed_twice_records_one_win(browser: Any, table: AppTable) -> None:
     page, tap = pad(browser, table, CAROL)
     tap.win(2, 0, CAROL_WINS)
@@ -133,6 +150,29 @@ def test_record_pressed_twice_records_one_win(browser: Any, table: AppTable) -> 
     page.wait_for_selector("#toast:not([hidden])")
     assert len(settled(table, before, 2)) == 1
     assert table.balances() == [-52, 0, 52, 0]
+
+
+def test_a_question_the_chat_would_ask_is_asked_in_the_page_before_recording(browser: Any, table: AppTable) -> None:
+    page, tap = pad(browser, table, CAROL)
+    tap.win(2, 0, CAROL_WINS)
+    tap("#flowers [data-flowers='4']")
+    before = len(table.group_messages())
+    tap("#record")
+    page.wait_for_selector("#toast:not([hidden])")
+    assert len(settled(table, before, 1)) == 1
+    tap.win(2, 0, CAROL_WINS)  # the same win again, nothing between: a repeat, or the next hand's?
+    tap("#flowers [data-flowers='4']")
+    tap("#record")
+    page.wait_for_selector("#sheet:not([hidden])")
+    assert page.inner_text("#sheet-text")
+    choices = page.locator("#sheet-choices button")
+    assert choices.count() >= 3  # the server's choices and 取消
+    assert len(settled(table, before, 2)) == 1  # asked in the page, not in the group
+    assert table.balances() == [-52, 0, 52, 0]
+    choices.first.click()  # 再记一次: it happened twice
+    page.wait_for_selector("#sheet", state="hidden")
+    assert len(settled(table, before, 2)) == 2
+    assert table.balances() == [-104, 0, 104, 0]
 
 
 @pytest.mark.parametrize(
@@ -162,6 +202,15 @@ def test_the_live_view_moves_when_a_line_is_typed_in_the_chat(browser: Any, tabl
     table.say(BOB, "碰 carol 4p")
     page.wait_for_function(f"() => document.querySelectorAll('#lines li').length > {lines}", timeout=3000)  # #50: 3 s
     assert "碰 carol 4p" in page.inner_text("#lines li:first-child .body")
+    assert page.locator("#chart-card").is_hidden()  # no chart before a hand is scored
+    tab = page.evaluate(
+        "fetch('api/state', {headers: {Authorization: 'tma ' + Telegram.WebApp.initData}})"
+        ".then((r) => r.json()).then((state) => state.tab)"
+    )
+    assert page.locator("#tab-card").is_visible() is bool(tab and tab["text"])
+    if tab and tab["text"]:
+        assert page.inner_text("#tab-text") == tab["text"]  # the tab as /tab shows it
+    assert page_errors(page) == []
 
 
 def test_undo_from_the_page_is_the_chat_s_undo(browser: Any, table: AppTable) -> None:
@@ -182,6 +231,23 @@ def test_undo_from_the_page_is_the_chat_s_undo(browser: Any, table: AppTable) ->
     assert table.balances() == [0, 0, 0, 0]
 
 
+def test_fix_from_the_page_is_the_chat_s_fix(browser: Any, table: AppTable) -> None:
+    table.say(CAROL, "胡 alice 234m 11p 567s 79s EEE +8s 花4")
+    page = open_page(browser, table.url, table.init_data(CAROL))
+    page.click("#tab-live")
+    win = page.locator("#lines li", has_text="胡 alice").first
+    win.locator(".body").click()
+    win.locator(".fix-open").click()
+    assert win.locator(".fix input").input_value() == "胡 alice 234m 11p 567s 79s EEE +8s 花4"  # to mend
+    before = len(table.group_messages())
+    win.locator(".fix input").fill("胡 alice 234m 11p 567s 79s EEE +8s 花5")
+    win.locator(".fix .send").click()
+    assert len(settled(table, before, 1)) == 1  # the one message a typed /fix gives
+    # 5 hard flowers (docs/rules.md): 跑 20 + 硬花 ×5 10 + 风碰 2 + 压档 2 + 门清 20 = 54
+    assert table.balances() == [-54, 0, 54, 0]
+    page.wait_for_function("() => document.querySelector('#lines').innerText.includes('花5')", timeout=3000)
+
+
 def test_telegram_s_main_button_records_when_there_is_one(browser: Any, table: AppTable) -> None:
     page, tap = pad(browser, table, CAROL, main_button=True)
     assert page.locator(".dock").is_hidden()
@@ -197,6 +263,12 @@ def test_telegram_s_main_button_records_when_there_is_one(browser: Any, table: A
     assert table.balances()[2] > 0
     haptics = page.evaluate("window.__tg.haptics")
     assert haptics.count("impact:light") == 14 and haptics[-1] == "notification:success"
+    # Telegram's BackButton leads from the live night back to the pad
+    assert page.evaluate("window.__tg.back") is False
+    page.click("#tab-live")
+    assert page.evaluate("window.__tg.back") is True and page.evaluate("window.__tg.main.visible") is False
+    page.evaluate("window.__tg.backClick()")
+    assert page.locator("#view-pad").is_visible() and page.evaluate("window.__tg.back") is False
 
 
 def test_the_page_works_without_telegram_s_script(browser: Any, table: AppTable) -> None:
@@ -206,9 +278,26 @@ def test_the_page_works_without_telegram_s_script(browser: Any, table: AppTable)
     assert page.evaluate("window.Telegram") is None
     tap = Taps(page)
     tap.win(2, "self", CAROL_WINS[:3])
-    assert tap.preview() == ("bad", page.inner_text("#preview"))
+    assert tap.preview() == ("short", page.inner_text("#preview"))
     assert "还差 11 张" in tap.preview()[1]
     assert page.locator(".dock").is_visible()
+
+
+@pytest.mark.parametrize(
+    ("language", "words"),
+    [
+        ("en", ("Win", "Tonight", "Now whose discard it was, or Self-draw")),
+        ("zh-hant", ("記胡", "牌局", "再點誰放炮，或者自摸")),
+    ],
+)
+def test_the_page_speaks_the_user_s_language(
+    browser: Any, table: AppTable, language: str, words: tuple[str, ...]
+) -> None:
+    page = open_page(browser, table.url, table.init_data({**CAROL, "language_code": language}))
+    page.click("#winners [data-seat='2']")
+    page.wait_for_function("() => !document.getElementById('preview').dataset.pending")
+    assert (page.inner_text("#tab-pad"), page.inner_text("#tab-live"), page.inner_text("#preview")) == words
+    assert page.locator("#keys .key").count() == 32  # 31 tiles and ⌫, whatever the language
 
 
 def test_the_dark_theme_takes_telegram_s_colours(browser: Any, table: AppTable) -> None:

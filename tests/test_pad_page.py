@@ -7,8 +7,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from bot.web.tiles import sprite
 from locales import LANGUAGES, load_catalog
+from tests.kit.browser import chromium_or_skip
 
 STATIC = Path(__file__).resolve().parent.parent / "bot" / "web" / "static"
 PAGE = (STATIC / "index.html").read_text(encoding="utf-8")
@@ -53,3 +56,10 @@ def test_the_page_calls_its_api_by_relative_addresses_with_telegram_s_init_data(
 def test_the_first_load_is_within_150_kb_besides_telegram_s_script() -> None:
     weight = sum(len(text.encode()) for text in (PAGE, SCRIPT, STYLE, sprite()))
     assert weight <= 150 * 1024
+
+
+def test_a_missing_browser_skips_the_browser_tests_on_a_developer_s_machine_and_fails_them_in_ci() -> None:
+    with pytest.raises(pytest.skip.Exception):
+        chromium_or_skip("/nowhere/chromium", {})
+    with pytest.raises(pytest.fail.Exception):
+        chromium_or_skip("/nowhere/chromium", {"CI": "true"})

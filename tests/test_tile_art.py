@@ -16,8 +16,14 @@ SVG = "{http://www.w3.org/2000/svg}"
 
 
 def symbols() -> dict[str, ET.Element]:
+    """The tiles' symbols by code (the pieces they place, `pip-…` and `stick-…`, left out)."""
     root = ET.fromstring(sprite())
-    return {s.attrib["id"].removeprefix("t-"): s for s in root.iter(f"{SVG}symbol")}
+    return {s.attrib["id"][2:]: s for s in root.iter(f"{SVG}symbol") if s.attrib["id"].startswith("t-")}
+
+
+def placed(code: str, piece: str) -> int:
+    """How many of the piece (`pip`, `stick`) the tile places."""
+    return sum(use.attrib["href"].startswith(f"#{piece}-") for use in symbols()[code].iter(f"{SVG}use"))
 
 
 def test_every_tile_of_a_hand_has_its_symbol_by_its_notation_name() -> None:
@@ -34,18 +40,25 @@ def test_the_hard_flowers_are_drawn_too() -> None:
 
 @pytest.mark.parametrize("rank", range(2, 10))
 def test_circles_show_their_rank_in_pips(rank: int) -> None:
-    # each pip is a ring, the face, a dot: three circles
-    assert len(list(symbols()[f"{rank}p"].iter(f"{SVG}circle"))) == 3 * rank
+    assert placed(f"{rank}p", "pip") == rank
 
 
 @pytest.mark.parametrize("rank", range(2, 10))
 def test_bamboo_shows_its_rank_in_sticks(rank: int) -> None:
-    assert len(list(symbols()[f"{rank}s"].iter(f"{SVG}rect"))) == 2 + rank  # the tile's two rects
+    assert placed(f"{rank}s", "stick") == rank
+
+
+def test_every_piece_a_tile_places_is_in_the_sprite() -> None:
+    root = ET.fromstring(sprite())
+    ids = {s.attrib["id"] for s in root.iter(f"{SVG}symbol")}
+    hrefs = {use.attrib["href"][1:] for use in root.iter(f"{SVG}use")}
+    assert hrefs and hrefs <= ids
 
 
 def test_the_one_of_bamboo_is_the_bird_and_pips_and_sticks_are_shapes_not_text() -> None:
     for code in [f"{r}{s}" for r in range(1, 10) for s in "ps"]:
         assert list(symbols()[code].iter(f"{SVG}text")) == []
+    assert placed("1s", "stick") == 0 and len(list(symbols()["1s"].iter(f"{SVG}path"))) > 5  # drawn, a bird
 
 
 @pytest.mark.parametrize(("code", "glyphs"), [("1m", "一萬"), ("9m", "九萬"), ("E", "東"), ("N", "北"), ("7z", "中")])

@@ -6,7 +6,8 @@ winds. The hard flowers are no tiles of a hand (docs/rules.md §1) and the notat
 them, so they take the usual honour numbering the parser knows (`5z` 白, `6z` 发, `7z` 中) and `1f`-`8f`
 for the single flowers 春夏秋冬梅兰竹菊. `TILE_CODES` lists them all, in that order.
 
-Pips and sticks are shapes; the CJK glyphs are text in a font stack (every phone has a CJK font).
+Pips and sticks are shapes, each colour's circle and stick drawn once (`pip-g`, `stick-b` …) and placed
+by `<use>`; the CJK glyphs are text in a font stack (every phone has a CJK font).
 Every colour is a CSS custom property with a fallback — `--tile-face`, `--tile-edge`, `--tile-back`,
 `--tile-ink`, `--tile-red`, `--tile-green`, `--tile-blue` — so one sprite serves the light and the
 dark theme, and the page feeds them from Telegram's theme.
@@ -52,7 +53,7 @@ def _n(value: float) -> str:
 def _text(glyph: str, x: float, y: float, size: float, colour: str, weight: str = "700") -> str:
     return (
         f'<text x="{_n(x)}" y="{_n(y)}" font-size="{_n(size)}" font-weight="{weight}" text-anchor="middle" '
-        f'dominant-baseline="central" style="fill:{colour};font-family:{FONT}">{glyph}</text>'
+        f'dominant-baseline="central" style="fill:{colour}">{glyph}</text>'
     )
 
 
@@ -67,12 +68,40 @@ def _body() -> str:
 # -- 筒: circles -----------------------------------------------------------------------------------
 
 
+# The pieces drawn many times, each once in the sprite: a circle of the 筒 and a stick of the 条 in
+# each colour, placed by `<use>` (a third of the sprite's bytes).
+COLOURS = {"g": GREEN, "b": BLUE, "r": RED}
+PIECE = {GREEN: "g", BLUE: "b", RED: "r"}
+STICK_W, STICK_L = 3.8, 16
+
+
+def _pieces() -> str:
+    """The symbols `pip-g`, `pip-b`, `pip-r` (a ring, the face inside, a dot) and `stick-g` … (a rod with
+    a knot at both ends and in the middle)."""
+    w, top, end = STICK_W, 0.9, STICK_L - 0.9
+    parts = []
+    for key, colour in COLOURS.items():
+        parts.append(
+            f'<symbol id="pip-{key}" viewBox="-1 -1 2 2"><circle r="1" style="fill:{colour}"/>'
+            f'<circle r=".62" style="fill:{FACE}"/><circle r=".32" style="fill:{colour}"/></symbol>'
+        )
+        knots = "".join(
+            f'<path d="M-.4 {_n(k)}h{_n(w + 0.8)}" style="stroke:{colour};stroke-width:1.3"/>'
+            for k in (top, STICK_L / 2, end)
+        )
+        parts.append(
+            f'<symbol id="stick-{key}" viewBox="-.4 0 {_n(w + 0.8)} {STICK_L}" preserveAspectRatio="none">'
+            f'<rect width="{_n(w)}" height="{STICK_L}" rx="1.7" style="fill:{colour}"/>'
+            f'<path d="M{_n(w / 2)} 2V7M{_n(w / 2)} 9V14" style="stroke:{FACE};stroke-width:.7;opacity:.75"/>'
+            f"{knots}</symbol>"
+        )
+    return "".join(parts)
+
+
 def _pip(x: float, y: float, r: float, colour: str) -> str:
-    """One circle of the 筒: a coloured ring, the face inside, a dot in the middle."""
+    """One circle of the 筒."""
     return (
-        f'<circle cx="{_n(x)}" cy="{_n(y)}" r="{_n(r)}" style="fill:{colour}"/>'
-        f'<circle cx="{_n(x)}" cy="{_n(y)}" r="{_n(r * 0.62)}" style="fill:{FACE}"/>'
-        f'<circle cx="{_n(x)}" cy="{_n(y)}" r="{_n(r * 0.32)}" style="fill:{colour}"/>'
+        f'<use href="#pip-{PIECE[colour]}" x="{_n(x - r)}" y="{_n(y - r)}" width="{_n(2 * r)}" height="{_n(2 * r)}"/>'
     )
 
 
@@ -127,21 +156,12 @@ def _circles(rank: int) -> str:
 
 
 def _stick(x: float, y: float, length: float, colour: str, tilt: float = 0) -> str:
-    """One bamboo stick centred on (x, y): a rounded rod with a knot in the middle and at both ends."""
-    w = 3.8
-    top = y - length / 2
+    """One bamboo stick centred on (x, y), `length` long, leaning `tilt` degrees."""
     rotate = f' transform="rotate({_n(tilt)} {_n(x)} {_n(y)})"' if tilt else ""
-    knots = "".join(
-        f'<path d="M{_n(x - w / 2 - 0.4)} {_n(k)}h{_n(w + 0.8)}" style="stroke:{colour};stroke-width:1.3"/>'
-        for k in (top + 0.9, y, top + length - 0.9)
-    )
+    width = STICK_W + 0.8  # the knots stand out of the rod
     return (
-        f"<g{rotate}>"
-        f'<rect x="{_n(x - w / 2)}" y="{_n(top)}" width="{_n(w)}" height="{_n(length)}" rx="1.7" '
-        f'style="fill:{colour}"/>'
-        f'<path d="M{_n(x)} {_n(top + 2)}V{_n(y - 1)}M{_n(x)} {_n(y + 1)}V{_n(top + length - 2)}" '
-        f'style="stroke:{FACE};stroke-width:.7;opacity:.75"/>'
-        f"{knots}</g>"
+        f'<use href="#stick-{PIECE[colour]}" x="{_n(x - width / 2)}" y="{_n(y - length / 2)}" '
+        f'width="{_n(width)}" height="{_n(length)}"{rotate}/>'
     )
 
 
@@ -255,7 +275,9 @@ def symbol(code: str) -> str:
     """The `<symbol>` of one tile."""
     if code not in TILE_CODES:
         raise KeyError(code)
-    return f'<symbol id="t-{code}" viewBox="0 0 {WIDTH} {HEIGHT}">{_body()}{_face(code)}</symbol>'
+    face = _face(code)
+    font = f' font-family="{FONT}"' if "<text" in face else ""  # the clone of a symbol inherits its font
+    return f'<symbol id="t-{code}" viewBox="0 0 {WIDTH} {HEIGHT}"{font}>{_body()}{face}</symbol>'
 
 
 def _symbols(codes: Iterable[str]) -> str:
@@ -265,4 +287,4 @@ def _symbols(codes: Iterable[str]) -> str:
 @cache
 def sprite() -> str:
     """The whole sprite, one SVG document: `<use href="tiles.svg#t-5p"/>` shows a tile."""
-    return f'<svg xmlns="http://www.w3.org/2000/svg" aria-hidden="true">{_symbols(TILE_CODES)}</svg>'
+    return f'<svg xmlns="http://www.w3.org/2000/svg" aria-hidden="true">{_pieces()}{_symbols(TILE_CODES)}</svg>'

@@ -14,12 +14,11 @@ from typing import Any, TypeVar
 
 from aiohttp import web
 
-from bot.telegram.mini_app import mini_app
-from bot.telegram.settings import Settings
 from bot.web import tokens
 from bot.web.tokens import StartToken, token_key
 from tests.fake_telegram import FakeTelegram, user
 from tests.kit.init_data import TEST_TOKEN, sign_init_data
+from tests.kit.mini_app import app_site
 from tests.kit.telegram import ALICE, BOB, CAROL, DAVE, GROUP, NEW, Running, balances
 
 T = TypeVar("T")
@@ -80,13 +79,7 @@ def app_table(folder: Path) -> Iterator[AppTable]:
         try:
             async with Running(fake, folder / "referee.sqlite3") as running:
                 front = running.front
-                settings = Settings(
-                    token=TEST_TOKEN, miniapp_url="https://referee.example.org/app/", miniapp_name="table"
-                )
-                routes = mini_app(settings, front)
-                assert routes is not None
-                app = web.Application()
-                routes(app)
+                app = app_site(front, TEST_TOKEN)
                 runner = web.AppRunner(app, shutdown_timeout=0.5)
                 await runner.setup()
                 site = web.TCPSite(runner, "127.0.0.1", 0)

@@ -8,7 +8,7 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
@@ -80,12 +80,12 @@ _TELEGRAM_STUB = """
 """
 
 
-def chromium_or_skip() -> str:
+def chromium_or_skip(path: str = CHROMIUM, environ: Mapping[str, str] = os.environ) -> str:
     """The browser's path; a missing browser skips the test on a developer's machine and fails it in CI."""
-    if shutil.which(CHROMIUM) or Path(CHROMIUM).is_file():
-        return CHROMIUM
-    message = f"no Chromium at {CHROMIUM} (Debian's `chromium` package; .ci/run installs it)"
-    if os.environ.get("CI") == "true":
+    if shutil.which(path) or Path(path).is_file():
+        return path
+    message = f"no Chromium at {path} (Debian's `chromium` package; .ci/run installs it)"
+    if environ.get("CI") == "true":
         pytest.fail(message)
     pytest.skip(message)
 
@@ -118,6 +118,14 @@ def chromium() -> Iterator[Any]:
             browser.close()
 
 
+_ERRORS: dict[int, list[str]] = {}
+
+
+def page_errors(page: Any) -> list[str]:
+    """The uncaught errors of the page's script so far."""
+    return _ERRORS.get(id(page), [])
+
+
 def open_page(
     browser: Any,
     url: str,
@@ -147,6 +155,9 @@ def open_page(
             route.abort()
 
     page.route(TELEGRAM_SCRIPT, answer)
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    _ERRORS[id(page)] = errors
     page.goto(url)
     page.wait_for_selector("body[data-ready='1']")
     return page

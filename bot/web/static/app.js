@@ -15,7 +15,7 @@ const S = {
   view: "pad",
   winner: null, // a seat number
   discarder: undefined, // undefined: not tapped yet; null: 自摸
-  tiles: [], // the concealed tiles in tap order, the winning tile last
+  tiles: [], // the tiles in tap order: a tile-less meld's first (`split`), the winning tile last
   flowers: 0,
   flags: new Set(),
   preview: null,
@@ -24,7 +24,6 @@ const S = {
   busy: false,
   locked: false,
   chartUrl: null,
-  keysBuilt: false,
 };
 
 // -- talking to the server ---------------------------------------------------------------------
@@ -112,7 +111,7 @@ const haptic = {
 function mainButton() {
   const button = tg?.MainButton;
   if (!button) return;
-  const ready = S.view === "pad" && S.preview?.ok && !S.busy && !S.locked;
+  const ready = S.view === "pad" && S.preview?.ok && !S.busy && !S.locked && !pending();
   button.setText(t("app.pad.record"));
   if (S.view !== "pad" || S.locked) {
     button.hide();
@@ -289,7 +288,6 @@ function buildKeys() {
     "⌫",
   );
   $("keys").replaceChildren(...keys, back);
-  S.keysBuilt = true;
 }
 
 function renderKeys() {
@@ -315,9 +313,11 @@ function renderTray() {
   const melds = loggedMelds();
   const { open, fills, concealed } = split();
   const meldTiles = melds.reduce((sum, meld) => sum + meldSize(meld), 0);
-  const shown = Math.max(14, meldTiles + concealed.length);
+  const needed = 14 - meldTiles + melds.filter((meld) => meldSize(meld) === 4).length;
+  // every place on one row: the melds' tiles and the hand's, with the gaps around them
+  const shown = meldTiles + Math.max(needed, concealed.length);
   const room = tray.clientWidth || 340;
-  const width = Math.max(18, Math.min(30, Math.floor((room - 8 - melds.length * 9) / shown) - 2));
+  const width = Math.max(16, Math.min(30, Math.floor((room - 10 - melds.length * 11) / shown) - 2));
   tray.style.setProperty("--tray-w", `${width}px`);
   const button = ({ code, index }, cls) =>
     el(
@@ -337,18 +337,19 @@ function renderTray() {
     if (filled != null && code) group.firstChild.append(...tiles.slice(1));
     return group;
   });
-  // the hand sorted as a player holds it, the winning tile (the last tapped) apart
-  const last = concealed.length - 1;
+  // the hand sorted as a player holds it; the places still to fill; the winning tile (the last
+  // tapped) apart once the hand is whole: how far the hand is, at a glance
+  const empty = Math.max(0, needed - concealed.length);
+  const last = empty ? -1 : concealed.length - 1;
   const held = concealed
     .map((code, at) => ({ code, index: open + at }))
-    .slice(0, Math.max(0, last))
+    .filter((entry) => entry.index !== open + last)
     .sort((a, b) => CODES.indexOf(a.code) - CODES.indexOf(b.code) || a.index - b.index);
   parts.push(...held.map((entry) => button(entry, "held")));
+  parts.push(...Array.from({ length: empty }, (_, at) => el("span", { class: `slot${at === empty - 1 ? " win" : ""}` })));
   if (last >= 0) parts.push(button({ code: concealed[last], index: open + last }, "win"));
-  if (!melds.length && !S.tiles.length) parts.push(el("span", { class: "empty" }, t("app.pad.hand_hint")));
   tray.classList.toggle("has-melds", melds.length > 0);
   tray.replaceChildren(...parts);
-  const needed = 14 - meldTiles + melds.filter((meld) => meldSize(meld) === 4).length;
   $("hand-count").textContent = `${concealed.length} / ${Math.max(needed, concealed.length)}`;
 }
 
@@ -375,6 +376,8 @@ function renderFlowers() {
 
 function renderFlags() {
   const flags = S.state?.flags ?? [];
+  const offered = new Set(flags.map((flag) => flag.key));
+  for (const key of S.flags) if (!offered.has(key)) S.flags.delete(key); // no longer a claim at this table
   $("flags-group").hidden = !flags.length;
   $("flags").replaceChildren(
     ...flags.map((flag) =>
@@ -397,7 +400,7 @@ function renderPreview() {
   const box = $("preview");
   const p = S.preview;
   box.className = "preview";
-  box.dataset.state = p?.ok ? "ok" : p ? "bad" : "hint";
+  box.dataset.state = p?.ok ? "ok" : p?.needed ? "short" : p ? "bad" : "hint";
   if (S.winner == null || S.discarder === undefined) {
     const key = S.winner == null ? "app.pad.pick_winner" : "app.pad.pick_discarder";
     box.replaceChildren(el("div", { class: "hint" }, t(key)));
@@ -409,8 +412,16 @@ function renderPreview() {
     if (p.line) box.append(el("div", { class: "line" }, p.line));
   } else {
     box.classList.add("bad");
-    box.replaceChildren(el("div", { class: "reason" }, p.reason ?? ""));
-    if (p.needed) box.append(el("div", { class: "needed" }, t("app.pad.needed", { count: p.needed })));
+    if (p.needed) {
+      // a hand still short: how many to go first, what else is missing under it
+      box.classList.replace("bad", "short");
+      box.replaceChildren(
+        el("div", { class: "to-go" }, t("app.pad.needed", { count: p.needed })),
+        el("div", { class: "needed" }, p.reason ?? ""),
+      );
+    } else {
+      box.replaceChildren(el("div", { class: "reason" }, p.reason ?? ""));
+    }
   }
   renderRecord();
 }
@@ -444,7 +455,7 @@ function textOf(item) {
 
 function renderRecord() {
   const button = $("record");
-  button.disabled = !S.preview?.ok || S.busy || S.locked;
+  button.disabled = !S.preview?.ok || S.busy || S.locked || pending(); // record only what was shown
   button.classList.toggle("busy", S.busy);
   button.textContent = S.busy ? t("app.pad.recording") : t("app.pad.record");
   mainButton();
@@ -531,6 +542,7 @@ async function preview() {
     return;
   }
   $("preview").dataset.pending = String(seq);
+  renderRecord();
   try {
     const answer = await api("preview", winBody());
     if (seq !== S.previewSeq) return; // a later tap has asked since
@@ -555,8 +567,12 @@ function resetPad() {
   renderPad();
 }
 
+function pending() {
+  return Boolean($("preview").dataset.pending);
+}
+
 async function record(answer) {
-  if (S.busy || S.locked || !S.preview?.ok) return;
+  if (S.busy || S.locked || !S.preview?.ok || pending()) return;
   S.busy = true;
   S.nonce ??= newNonce();
   renderRecord();
@@ -780,6 +796,7 @@ function lineActs(item, line) {
   fix.addEventListener("click", () => {
     acts.hidden = true;
     const input = el("input", { type: "text", placeholder: t("app.pad.fix_hint"), enterkeyhint: "send" });
+    input.value = typedLine(line.text); // the line as typed, to be mended rather than typed again
     const send = () => input.value.trim() && act("fix", { no: line.no, text: input.value.trim() });
     input.addEventListener("keydown", (event) => event.key === "Enter" && send());
     item.append(
@@ -789,6 +806,11 @@ function lineActs(item, line) {
   });
   acts.append(undo, fix);
   return acts;
+}
+
+// `#3 [第1盘] 胡：胡 alice 11p … 花4（carol）` as /history shows it → the line typed, `胡 alice 11p … 花4`.
+function typedLine(text) {
+  return String(text ?? "").match(/[：:]\s*(.*?)\s*[（(][^（）()]*[）)]\s*$/)?.[1] ?? "";
 }
 
 async function act(kind, body, nonce = newNonce()) {
@@ -809,11 +831,12 @@ async function act(kind, body, nonce = newNonce()) {
 
 async function renderChart() {
   const url = S.state.chart;
-  $("chart-card").hidden = !url;
+  if (!url) $("chart-card").hidden = true;
   if (!url || url === S.chartUrl) return;
   S.chartUrl = url;
   try {
     const response = await fetch(url, { headers: { Authorization: `tma ${initData()}` } });
+    $("chart-card").hidden = !response.ok; // no chart before a hand is scored
     if (!response.ok) return;
     const old = $("chart").src;
     $("chart").src = URL.createObjectURL(await response.blob());
@@ -823,11 +846,13 @@ async function renderChart() {
   }
 }
 
+// The tab across nights as `/tab` shows it (`{text}`; a string or a list of rows from older servers).
 function renderTab() {
   const tab = S.state.tab;
-  const text = Array.isArray(tab) ? tab.map((row) => (typeof row === "string" ? row : row.text ?? "")).join("\n") : tab;
+  const rowText = (row) => (typeof row === "string" ? row : row?.text ?? "");
+  const text = Array.isArray(tab) ? tab.map(rowText).join("\n") : rowText(tab);
   $("tab-card").hidden = !text;
-  $("tab-text").textContent = text ?? "";
+  $("tab-text").textContent = text;
 }
 
 function renderLive() {
@@ -869,7 +894,8 @@ function failed(error) {
     mainButton();
     return;
   }
-  toast(t("app.pad.offline"));
+  // the server's own words for a call it could not take; a lost connection is said as one
+  toast(error instanceof ApiError && error.status < 500 ? error.message : t("app.pad.offline"));
 }
 
 async function refresh() {
@@ -936,6 +962,7 @@ function wireTelegram() {
     tg.MainButton.onClick(() => record());
   }
   tg.BackButton?.onClick(() => ($("sheet").hidden ? switchView("pad") : closeSheet()));
+  backButton();
 }
 
 async function start() {
@@ -948,7 +975,7 @@ async function start() {
   const sprite = loadSprite();
   await refresh();
   await sprite;
-  document.body.dataset.ready = "1";
+  document.body.dataset.ready = "1"; // the page shows itself (app.css), its words and tiles in place
   if (!S.locked) follow();
 }
 
