@@ -91,8 +91,18 @@ EVENT_ID_COLUMNS = {
     "tallies": ("last_event_id",),
     "night_figures": ("last_event_id",),
     "night_people": ("last_event_id",),
+    "night_exports": ("last_event_id",),
 }
-NIGHT_TABLES = ("events", "payments", "checkpoints", "tallies", "tally_nets", "tally_doubled", "night_figures")
+NIGHT_TABLES = (
+    "events",
+    "payments",
+    "checkpoints",
+    "tallies",
+    "tally_nets",
+    "tally_doubled",
+    "night_figures",
+    "night_exports",
+)
 
 
 def copy_nights(path: Path, total: int) -> None:

@@ -60,6 +60,7 @@ class Nights:
     def __init__(self, ledger: Ledger, budget: int = CACHE_EVENTS, most: int = CACHE_CHATS) -> None:
         self.ledger = ledger
         self.answers = ledger.answers()  # the bot's sent answers, for replies (Telegram)
+        self.exports = ledger.exports()  # the closed nights' rows of /export all
         self.budget = budget
         self.most = most
         self._latest: OrderedDict[str, Night | None] = OrderedDict()  # least recently used first

@@ -18,6 +18,7 @@ from bot.store.rows import (
     SeasonEventRow,
     Seat,
     SpanSums,
+    StoredExport,
     StoredFigures,
     TabEventRow,
 )
@@ -34,6 +35,7 @@ __all__ = [
     "SeasonEventRow",
     "Seat",
     "SpanSums",
+    "StoredExport",
     "StoredFigures",
     "TabEventRow",
 ]

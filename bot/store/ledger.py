@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 import aiosqlite
 
 from bot.store.answers import Answers
+from bot.store.exports import NightExports
 from bot.store.history import ChatHistory, is_recorded
 from bot.store.inbox import Inbox
 from bot.store.rows import (
@@ -209,6 +210,10 @@ class Ledger(Tallies, ChatHistory, ChatSeasons):
     def answers(self) -> Answers:
         """The bot's sent answers and what a replied message recorded (bot/store/answers.py)."""
         return Answers(self._db, self._writer)
+
+    def exports(self) -> NightExports:
+        """The closed nights' stored rows of `/export all` (bot/store/exports.py)."""
+        return NightExports(self._db, self._writer)
 
     async def schema_version(self) -> int:
         rows = await self._db.execute_fetchall("PRAGMA user_version")

@@ -1,0 +1,75 @@
+"""`/export all` from each closed night's stored rows (bot/store/exports.py): written at the close,
+used while the night's newest event is the one they were built after, and read again when a reopen or
+a correction came since, or when they are of other code. The file is the same either way.
+
+Figures by hand (preset nanjing, stake 1): a flower gang (花杠) is 6 flowers from each of the three
+others (docs/rules.md, 花杠), so 6 money at a stake of 1."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from bot.text.replies import Response
+from tests.harness import Table
+
+TWO_NIGHTS = """
+张三: 开局 张三 李四 王五 赵六
+王五: 花杠
+李四: 花杠
+张三: 结算
+张三: 确认
+张三: 开局 张三 李四 王五 赵六
+赵六: 花杠
+张三: 结算
+张三: 确认
+"""
+
+
+def nights_csv(response: Response | None) -> list[tuple[str, ...]]:
+    assert response is not None
+    text = response.attachments[0].data.decode("utf-8-sig")
+    return [(r["night"], r["hand"], r["event"], r["person"], r["amount"]) for r in csv.DictReader(io.StringIO(text))]
+
+
+async def stored_rows(table: Table) -> dict[int, tuple[str, int]]:
+    db = table.referee.nights.ledger._db
+    rows = await db.execute_fetchall("SELECT night_id, version, last_event_id FROM night_exports ORDER BY night_id")
+    return {int(r[0]): (str(r[1]), int(r[2])) for r in rows}
+
+
+async def test_a_night_s_rows_are_stored_at_its_close_and_export_as_a_night_read_again(table: Table) -> None:
+    await table.play(TWO_NIGHTS)
+    assert len(await stored_rows(table)) == 2  # each night's, written by its 确认
+    from_stored = nights_csv(await table.respond("张三: /export all"))
+    db = table.referee.nights.ledger._db
+    await db.execute("DELETE FROM night_exports")  # as a ledger written by older code
+    await db.commit()
+    read_again = nights_csv(await table.respond("张三: /export all"))
+    assert from_stored == read_again
+    # night 1: 王五 +18 (line #2), 李四 +18 (line #3); night 2: 赵六 +18; each payer -6
+    assert sum(int(row[4]) for row in read_again if row[3] == "王五") == 18 - 6 - 6
+    assert len(await stored_rows(table)) == 2  # and stored again for the next export
+
+
+async def test_a_night_reopened_and_corrected_is_exported_as_it_now_is(table: Table) -> None:
+    await table.play(TWO_NIGHTS)
+    before = nights_csv(await table.respond("张三: /export all"))
+    assert ("2", "1", "2", "赵六", "6") in before
+    # night 2 reopened, its 花杠 (#2) undone, closed again: the undo (#5) takes the 6s back
+    await table.play("张三: /reopen\n张三: 撤销 2\n张三: 结算\n张三: 确认")
+    after = nights_csv(await table.respond("张三: /export all"))
+    night_2 = [row for row in after if row[0] == "2"]
+    assert ("2", "1", "5", "赵六", "-6") in night_2 and len(night_2) == 12
+    assert all(sum(int(r[4]) for r in night_2 if r[3] == who) == 0 for who in ("张三", "李四", "王五", "赵六"))
+    assert [row for row in after if row[0] == "1"] == [row for row in before if row[0] == "1"]
+
+
+async def test_rows_of_other_code_are_not_used(table: Table) -> None:
+    await table.play(TWO_NIGHTS)
+    db = table.referee.nights.ledger._db
+    await db.execute("UPDATE night_exports SET version = '0:other', rows = '[[1,2,\"x\",\"y\",999,\"pong\"]]'")
+    await db.commit()
+    rows = nights_csv(await table.respond("张三: /export all"))
+    assert all(row[3] not in ("x", "y") for row in rows) and len(rows) == 3 * 2 * 3  # three 花杠, 3 payers each
+    assert {version for version, _ in (await stored_rows(table)).values()} != {"0:other"}
