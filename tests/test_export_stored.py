@@ -68,7 +68,7 @@ async def test_a_night_reopened_and_corrected_is_exported_as_it_now_is(table: Ta
 async def test_rows_of_other_code_are_not_used(table: Table) -> None:
     await table.play(TWO_NIGHTS)
     db = table.referee.nights.ledger._db
-    await db.execute("UPDATE night_exports SET version = '0:other', rows = '[[1,2,\"x\",\"y\",999,\"pong\"]]'")
+    await db.execute('UPDATE night_exports SET version = \'0:other\', rows = \'[[1,2,"x","y",999,"pong"]]\'')
     await db.commit()
     rows = nights_csv(await table.respond("张三: /export all"))
     assert all(row[3] not in ("x", "y") for row in rows) and len(rows) == 3 * 2 * 3  # three 花杠, 3 payers each
