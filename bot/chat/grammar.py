@@ -557,6 +557,7 @@ GRAMMARS: tuple[Grammar, ...] = (
         chat_own=True,
     ),
     Grammar("board", ("board",), "/board each", whole=_one_of(mode_of), slash_whole=True, most_words=1, chat_own=True),
+    Grammar("tz", ("tz", "timezone"), "/tz Europe/Berlin", slash_whole=True, most_words=1, chat_own=True),
     # /help WORD: one command in full, the word read whole (`/help flower gang`)
     Grammar("help", ("help", "start"), "/help", slash_whole=True, looks_only=True),
 )

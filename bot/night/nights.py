@@ -286,9 +286,9 @@ class Nights:
         """The ids of the chat's nights, oldest first."""
         return await self.ledger.night_ids(chat_id)
 
-    async def days_sums(self, chat_id: str, first_day: str, last_day: str) -> SpanSums:
-        """The chat's closed nights opened from `first_day` to `last_day` (UTC days), summed per person."""
-        return await self.ledger.days_sums(chat_id, first_day, last_day)
+    async def days_sums(self, chat_id: str, start: str, end: str) -> SpanSums:
+        """The chat's closed nights opened from `start` up to `end` (UTC times as stored), summed per person."""
+        return await self.ledger.days_sums(chat_id, start, end)
 
     async def nights_sums(self, chat_id: str, first_night: int, last_night: int) -> SpanSums:
         """The chat's closed nights with ids from `first_night` to `last_night`, summed per person."""
