@@ -11,6 +11,8 @@ import csv
 import io
 
 from bot.text.replies import Response
+from bot.views.export import CHAT_HEADER, ExportedNight, ExportRow, cell, chat_csv
+from bot.views.lines import format_money
 from tests.harness import Table
 
 TWO_NIGHTS = """
@@ -73,3 +75,21 @@ async def test_rows_of_other_code_are_not_used(table: Table) -> None:
     rows = nights_csv(await table.respond("张三: /export all"))
     assert all(row[3] not in ("x", "y") for row in rows) and len(rows) == 3 * 2 * 3  # three 花杠, 3 payers each
     assert {version for version, _ in (await stored_rows(table)).values()} != {"0:other"}
+
+
+def test_the_rows_are_written_as_the_csv_module_writes_them() -> None:
+    """Names with a comma, a quote, a line break or a formula's first character, as csv.writer would."""
+    names = {"a,b": "A,B", 'q"x': 'Q"X', "=sum": "=SUM(1)", "line": "two\nlines", "plain": "张三"}
+    rows: list[ExportRow] = [(1, 2, payer, "plain", 650, "flower_gang") for payer in names if payer != "plain"]
+    rows.append((2, None, "plain", "a,b", -125, "pao"))
+    night = ExportedNight(7, "2026-12-01", rows, names)
+    expected = io.StringIO()
+    reference = csv.writer(expected)
+    reference.writerow(CHAT_HEADER)
+    for hand, number, payer, payee, cents, reason in rows:
+        for name, amount in ((payee, cents), (payer, -cents)):
+            person = cell(names.get(name, name))
+            reference.writerow(
+                [7, "2026-12-01", hand, "" if number is None else number, person, format_money(amount), reason]
+            )
+    assert chat_csv([night]) == ("\ufeff" + expected.getvalue()).encode("utf-8")

@@ -42,6 +42,12 @@ class NightExports:
                 found[int(night_id)] = StoredExport(int(night_id), str(version), int(last_event_id), str(text))
         return found
 
+    async def opened(self, chat_id: str) -> dict[int, str]:
+        """When each of the chat's nights was opened (as stored, UTC), by night id: what its rows are
+        dated by, without the rest of each night's row (its rules' text: some 13 KB a night)."""
+        rows = await self._db.execute_fetchall("SELECT id, created_at FROM nights WHERE chat_id = ?", (chat_id,))
+        return {int(r[0]): str(r[1]) for r in rows}
+
     async def store(self, exports: Sequence[StoredExport]) -> None:
         """Each night's rows (replacing those stored for it): one transaction for them all."""
 

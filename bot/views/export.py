@@ -117,6 +117,13 @@ class ExportedNight:
     persons: Mapping[str, str]
 
 
+def _quoted(text: str) -> str:
+    """A cell as `csv.writer` (QUOTE_MINIMAL) writes it."""
+    if any(mark in text for mark in (",", '"', "\r", "\n")):
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
 class ChatCsv:
     """`/export all`'s CSV written night by night into `out` (binary, UTF-8 with a BOM) as the nights
     are read, so that it is never held whole in memory. One row per person a payment moved money for:
@@ -137,20 +144,27 @@ class ChatCsv:
         self._out.write(text.getvalue().encode("utf-8"))
 
     def write(self, night: ExportedNight) -> None:
-        people: dict[str, object] = {}  # a name as the night calls them -> the person's cell
+        """The night's rows as `csv.writer` would write them (only a cell with a comma, a quote or a
+        line break is quoted), put together directly: a chat of 5,000 nights is 440,000 rows."""
+        people: dict[str, str] = {}  # a name as the night calls them -> the person's cell, as written
+        reasons: dict[str, str] = {}
         money = self._money
-        rows: list[tuple[object, ...]] = []
+        head = f"{night.number},{_quoted(night.date)},"
+        lines: list[str] = []
         for hand, number, payer, payee, cents, reason in night.rows:
-            event = "" if number is None else number
+            row = f"{head}{hand},{'' if number is None else number},"
+            why = reasons.get(reason)
+            if why is None:
+                why = reasons[reason] = _quoted(reason)
             for name, amount in ((payee, cents), (payer, -cents)):
                 person = people.get(name)
                 if person is None:
-                    person = people[name] = cell(night.persons.get(fold(name), name))
+                    person = people[name] = _quoted(str(cell(night.persons.get(fold(name), name))))
                 shown = money.get(amount)
                 if shown is None:
                     shown = money[amount] = format_money(amount)
-                rows.append((night.number, night.date, hand, event, person, shown, reason))
-        self._put(rows)
+                lines.append(f"{row}{person},{shown},{why}\r\n")
+        self._out.write("".join(lines).encode("utf-8"))
 
     def write_all(self, nights: Sequence[ExportedNight]) -> None:
         for night in nights:

@@ -18,7 +18,7 @@ from bot.chat.zones import local_day
 from bot.night.fold import table_event
 from bot.night.night import Night
 from bot.night.people import kept_indices, stake_runs
-from bot.night.records import EventRow, LineText, NightRow, PaymentRow, Seat
+from bot.night.records import EventRow, LineText, PaymentRow, Seat
 from bot.night.seating import seated_names
 from bot.night.tally import Tally
 from bot.text.replies import Attachment, Choice, Reply, Response, render
@@ -291,15 +291,14 @@ async def export_all(context: Context) -> Response:
     closed = [(marks, figures) for marks, figures in found if marks.closed]
     if not closed:
         raise Refusal(Reply("export.nothing_closed"))
-    rows = {row.id: row for row in await context.services.nights.night_rows(context.incoming.chat_id)}
     zone = await chat_zone(context)  # a night's date is the day it was opened on in the group's zone
 
-    def day_of(row: NightRow) -> str:
-        return local_day(row.created_at, zone).isoformat()
+    def day_of(opened: str) -> str:
+        return local_day(opened, zone).isoformat()
 
     data = tempfile.TemporaryFile()  # noqa: SIM115 (the Response carries it; gone once it is let go of)
     try:
-        await write_chat_csv(context.services.nights, closed, rows, persons, data, day_of)
+        await write_chat_csv(context.services.nights, context.incoming.chat_id, closed, persons, data, day_of)
     except BaseException:
         data.close()
         raise
