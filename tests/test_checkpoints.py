@@ -39,7 +39,7 @@ from engine.hand import MeldKind
 from engine.preset import load_preset
 from engine.settlement import Payment
 from engine.table import TableState, new_table
-from tests.harness import Table
+from tests.kit.harness import Table
 from tests.kit.random_lines import event_line
 
 PRESETS = ["nanjing", "jinyuanzi", "app", "chengbei"]

@@ -13,7 +13,7 @@ import io
 from bot.text.replies import Response
 from bot.views.export import CHAT_HEADER, ExportedNight, ExportRow, cell, chat_csv
 from bot.views.lines import format_money
-from tests.harness import Table
+from tests.kit.harness import Table
 
 TWO_NIGHTS = """
 张三: 开局 张三 李四 王五 赵六

@@ -15,7 +15,7 @@ import pytest
 from bot.night.night import Night
 from bot.night.nights import Nights
 from bot.store.rows import NightRow, PersonNightRow
-from tests.harness import Table
+from tests.kit.harness import Table
 
 ONE_NIGHT = "张三: 开局 张三 李四 王五 赵六\n王五: 花杠\n张三: /draw\n张三: 结算\n张三: 确认"
 

@@ -15,7 +15,7 @@ from bot.chat.service import Incoming
 from bot.chat.tokens import season_words
 from bot.night.seating import Speaker
 from bot.text.replies import render_response
-from tests.harness import Table
+from tests.kit.harness import Table
 
 
 def night(gang: str) -> str:

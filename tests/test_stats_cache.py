@@ -17,7 +17,7 @@ from bot.night.seating import Speaker
 from bot.store.rows import NightRow
 from bot.text.replies import render_response
 from bot.views import stats
-from tests.harness import Table
+from tests.kit.harness import Table
 
 
 async def figures_rows(table: Table) -> list[tuple[int, str, int]]:

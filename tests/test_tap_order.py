@@ -15,9 +15,9 @@ from pathlib import Path
 from bot.chat.handlers.flows import HEAD_PATTERN
 from bot.chat.service import Referee
 from bot.store.ledger import Ledger
-from tests.fake_telegram import FakeTelegram
-from tests.harness import Table
+from tests.kit.fake_telegram import FakeTelegram
 from tests.kit.flows import CONCEALED, NEW, Pad, Tapping
+from tests.kit.harness import Table
 from tests.kit.replies import text_of
 from tests.kit.telegram import ALICE, BOB, GROUP, Running, balances
 

@@ -16,7 +16,7 @@ import pytest
 
 from bot.chat.zones import local_day, utc_span, zone_name
 from bot.telegram.settings import BadSetting, Settings
-from tests.harness import Table
+from tests.kit.harness import Table
 
 NIGHT = "张三: 开局 张三 李四 王五 赵六\n王五: 花杠\n张三: 结算\n张三: 确认"
 OPENED = "2026-11-30T17:30:00.000Z"
