@@ -131,7 +131,7 @@ async def test_a_bound_account_is_one_person_under_two_names(referee: Referee) -
 
 
 async def test_a_close_stands_when_its_figures_cannot_be_written(table: Table, monkeypatch: pytest.MonkeyPatch) -> None:
-    ledger = table.referee.nights.ledger
+    ledger = table.referee.nights.history  # the ledger's part that stores the figures
     store = ledger.store_figures
 
     async def failing(rows: object) -> None:

@@ -22,8 +22,9 @@ _SUMS = "COUNT(*), SUM(amount), SUM(money_cents), SUM(hands), SUM(wins), SUM(sel
 class ChatSeasons:
     """The ledger's reads and writes of a chat's seasons and spans of nights."""
 
-    _db: aiosqlite.Connection
-    _writer: Writer
+    def __init__(self, connection: aiosqlite.Connection, writer: Writer) -> None:
+        self._db = connection
+        self._writer = writer
 
     async def season_events(self, chat_id: str) -> list[SeasonEventRow]:
         rows = await self._db.execute_fetchall(

@@ -311,7 +311,7 @@ async def store_closed(nights: Nights, night: Night) -> NightFigures:
     """The figures of a night just read; stored when it is closed, so the next reader need not fold it."""
     figures = await in_thread(night_figures, night)  # a long night: other chats are answered meanwhile
     if night.closed:
-        await nights.store_figures([stored_row(night, figures)])
+        await nights.history.store_figures([stored_row(night, figures)])
     return figures
 
 
@@ -326,7 +326,7 @@ async def store_after_close(nights: Nights, night: Night) -> None:
 
 async def chat_figures(nights: Nights, chat_id: str) -> list[tuple[NightMarks, NightFigures]]:
     """Every night of the chat with its figures (`figures_of`)."""
-    marks = await nights.night_marks(chat_id)
+    marks = await nights.history.night_marks(chat_id)
     stale = any(fresh(mark) is None for mark in marks)
     return await figures_of(nights, await nights.night_rows(chat_id) if stale else [], marks)
 
@@ -356,7 +356,7 @@ async def figures_of(
                 to_store.append(stored_row(night, figures))
         result.append((mark, figures))
     if to_store:
-        await nights.store_figures(to_store)
+        await nights.history.store_figures(to_store)
     return result
 
 
@@ -471,7 +471,7 @@ async def my_stats(nights: Nights, user_id: str) -> list[Reply]:
     """One Telegram user's own figures across every group, from each night's figures: the person the
     account was bound to in each night (after a 换人 too); nothing of anyone else."""
     rows = await nights.night_rows_of_user(user_id)
-    marks = await nights.night_marks_of([row.id for row in rows])
+    marks = await nights.history.night_marks_of([row.id for row in rows])
     career = Career()
     name = ""
     for _, figures in await figures_of(nights, rows, marks):

@@ -118,7 +118,7 @@ async def season(context: Context) -> Response:
     # an edited message is a new line: it would start a second season beside the first
     if (context.incoming.update_key or "").startswith("edit:"):
         raise Refusal(Reply("season.edit_refused"))
-    rows = await context.services.nights.season_events(context.incoming.chat_id)
+    rows = await context.services.nights.seasons.season_events(context.incoming.chat_id)
     if kind == NEW:
         return await _new(context, rows, name or "")
     if kind == END:
@@ -129,10 +129,10 @@ async def season(context: Context) -> Response:
 async def _list(context: Context) -> Response:
     nights = context.services.nights
     chat = context.incoming.chat_id
-    found = seasons_of(await nights.season_events(chat), await chat_zone(context))
+    found = seasons_of(await nights.seasons.season_events(chat), await chat_zone(context))
     if not found:
         return Response((Reply("season.none"),), context.language)
-    ids = await nights.night_ids(chat)
+    ids = await nights.seasons.night_ids(chat)
     replies = [Reply("season.list_header", count=len(found))]
     for one in found:
         params = {"number": one.number, "name": one.name, "span": season_span(one), "nights": nights_in(one, ids)}
@@ -162,13 +162,13 @@ async def _new(context: Context, rows: Sequence[SeasonEventRow], typed: str) -> 
     first = playing[0] if playing is not None else (night.id + 1 if night is not None else 1)
     line = (context.line.speaker, context.line.text, context.line.update_key)
     payload = json.dumps({"name": name, "first_night": first}, ensure_ascii=False)
-    await context.services.nights.append_season_event(context.incoming.chat_id, NEW, payload, line)
+    await context.services.nights.seasons.append_season_event(context.incoming.chat_id, NEW, payload, line)
     replies = [Reply("season.started", {"name": name})]
     if playing is not None:
         replies.append(Reply("season.counts_tonight", {"night": playing[1]}))
     ended = before[-1] if before and before[-1].last_night is None else None
     if ended is not None:
-        ids = await context.services.nights.night_ids(context.incoming.chat_id)
+        ids = await context.services.nights.seasons.night_ids(context.incoming.chat_id)
         closed = Season(ended.number, ended.name, ended.first_night, first - 1, ended.started, "")
         replies.append(Reply("season.ended_by_new", {"name": ended.name, "nights": nights_in(closed, ids)}))
     replies.append(Reply("season.undo_hint", {"line": "/season undo"}))
@@ -183,10 +183,10 @@ async def _end(context: Context, rows: Sequence[SeasonEventRow]) -> Response:
     playing = _open_night(context)
     last = context.night.id if context.night is not None else 0  # the night being played counts
     line = (context.line.speaker, context.line.text, context.line.update_key)
-    await context.services.nights.append_season_event(
+    await context.services.nights.seasons.append_season_event(
         context.incoming.chat_id, END, json.dumps({"last_night": last}), line
     )
-    ids = await context.services.nights.night_ids(context.incoming.chat_id)
+    ids = await context.services.nights.seasons.night_ids(context.incoming.chat_id)
     ended = Season(current.number, current.name, current.first_night, last, current.started, "")
     replies = [Reply("season.ended", {"name": current.name, "nights": nights_in(ended, ids)})]
     if playing is not None:
@@ -202,7 +202,9 @@ async def _undo(context: Context, rows: Sequence[SeasonEventRow]) -> Response:
         raise Refusal(Reply("season.nothing_to_undo"))
     before = seasons_of(rows)
     line = (context.line.speaker, context.line.text, context.line.update_key)
-    await context.services.nights.append_season_event(context.incoming.chat_id, UNDO, "{}", line, reverses=target.id)
+    await context.services.nights.seasons.append_season_event(
+        context.incoming.chat_id, UNDO, "{}", line, reverses=target.id
+    )
     if target.kind == END:
         return Response((Reply("season.end_undone", {"name": before[-1].name}),), context.language, recorded=True)
     replies = [Reply("season.new_undone", {"name": before[-1].name})]
@@ -259,9 +261,11 @@ class Board:
 
 async def _season_board(context: Context, period: Period) -> Board:
     nights, chat = context.services.nights, context.incoming.chat_id
-    chosen, named = _season_asked(period, seasons_of(await nights.season_events(chat), await chat_zone(context)))
+    chosen, named = _season_asked(
+        period, seasons_of(await nights.seasons.season_events(chat), await chat_zone(context))
+    )
     last = LAST_NIGHT if chosen.last_night is None else chosen.last_night
-    sums = await nights.nights_sums(chat, chosen.first_night, last)
+    sums = await nights.seasons.nights_sums(chat, chosen.first_night, last)
     label = Reply("period.label.season", {"name": chosen.name, "span": season_span(chosen)})
     playing = _open_night(context)
     pending = playing is not None and holds(chosen, playing[0])
@@ -271,7 +275,7 @@ async def _season_board(context: Context, period: Period) -> Board:
 async def _days_board(context: Context, period: Period) -> Board:
     zone = await chat_zone(context)
     first, last = days_of(period, today(context.services.clock(), zone))
-    sums = await context.services.nights.days_sums(context.incoming.chat_id, *utc_span(first, last, zone))
+    sums = await context.services.nights.seasons.days_sums(context.incoming.chat_id, *utc_span(first, last, zone))
     span = span_text(first, last)
     night = context.night
     opened = local_day(night.row.created_at, zone) if night is not None and not context.closed else None
