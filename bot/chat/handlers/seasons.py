@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bot.chat.handlers.common import Context, Refusal, chat_zone
+from bot.chat.handlers.tab import typed_person
 from bot.chat.periods import (
     LAST_SEASON,
     SEASON,
@@ -317,11 +318,7 @@ def _person_rows(
     context: Context, persons: Persons, ranked: Sequence[Standing], typed: str, label: Reply
 ) -> list[Standing]:
     """One person's line of the leaderboard, with their rank among everyone's."""
-    word = typed.lstrip("@").casefold()
-    mentioned = next(
-        (m for m in context.incoming.mentions if word in {(m.username or "").casefold(), m.name.casefold()}), None
-    )
-    key = persons.find(typed, mentioned.id if mentioned is not None and not mentioned.by_name else None)
+    key = typed_person(context, persons, typed)
     if key is None:
         everyone = Joined(persons.everyone(), LIST)
         raise Refusal(Reply("tab.stats_unknown", {"name": typed, "persons": everyone}), Reply("period.or_a_period"))

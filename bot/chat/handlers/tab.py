@@ -207,12 +207,18 @@ def _line(context: Context) -> tuple[str, str, str | None]:
     return context.line.speaker, context.line.text, context.line.update_key
 
 
-def _person(context: Context, persons: Persons, typed: str) -> str:
+def typed_person(context: Context, persons: Persons, typed: str) -> str | None:
+    """The person a typed name is (a name, an @username, or an account the line mentions by it),
+    among those who played in the chat; None when it is no one (the tab's and /stats' one lookup)."""
     word = typed.lstrip("@").casefold()
     mentioned = next(
         (m for m in context.incoming.mentions if word in {(m.username or "").casefold(), m.name.casefold()}), None
     )
-    key = persons.find(typed, mentioned.id if mentioned is not None and not mentioned.by_name else None)
+    return persons.find(typed, mentioned.id if mentioned is not None and not mentioned.by_name else None)
+
+
+def _person(context: Context, persons: Persons, typed: str) -> str:
+    key = typed_person(context, persons, typed)
     if key is None:
         everyone = Joined(persons.everyone(), LIST)
         raise Refusal(Reply("tab.unknown_person", {"name": typed, "persons": everyone}))
