@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import csv
 import io
+from pathlib import Path
 
 from bot.text.replies import Response
 from bot.views.export import CHAT_HEADER, ExportedNight, ExportRow, cell, chat_csv
 from bot.views.lines import format_money
+from tests.kit.fake_telegram import FakeTelegram
 from tests.kit.harness import Table
+from tests.kit.telegram import ALICE, BOB, Running
 
 TWO_NIGHTS = """
 张三: 开局 张三 李四 王五 赵六
@@ -93,3 +96,27 @@ def test_the_rows_are_written_as_the_csv_module_writes_them() -> None:
                 [7, "2026-12-01", hand, "" if number is None else number, person, format_money(amount), reason]
             )
     assert chat_csv([night]) == ("\ufeff" + expected.getvalue()).encode("utf-8")
+
+
+async def test_in_telegram_the_file_on_disk_goes_out_as_a_document(fake: FakeTelegram, tmp_path: Path) -> None:
+    """`/export all` through PTB's real HTTP stack: the nights' CSV, written to a file as it was read,
+    is uploaded whole, and the tab's beside it."""
+    async with Running(fake, tmp_path / "tg.sqlite3") as bot:
+        await bot.say(ALICE, "/new @alice @bob @carol @dave")
+        await bot.say(BOB, "花杠")
+        await bot.say(ALICE, "/summary")
+        await bot.say(ALICE, "确认")
+        await bot.say(ALICE, "/export all")
+        await fake.wait_for(lambda: len(fake.sent("sendDocument")) == 2)
+    files = {c.params["document"]["filename"]: c.params["document"]["size"] for c in fake.sent("sendDocument")}
+    # the header, then bob's 花杠 (line #2): 6 from each of alice, carol and dave, a payee's row and
+    # a payer's row each (docs/rules.md, 花杠), every byte of it uploaded
+    day = "2026-12-08"  # (its length: the day itself is the test machine's)
+    rows = [
+        f"1,{day},1,2,{who},{amount},flower_gang\r\n"
+        for p in ("alice", "carol", "dave")
+        for who, amount in (("bob", 6), (p, -6))
+    ]
+    expected = len(("\ufeff" + ",".join(CHAT_HEADER) + "\r\n" + "".join(rows)).encode())
+    assert [size for name, size in files.items() if name.startswith("nights-")] == [expected]
+    assert any(name.startswith("tab-") for name in files) and not fake.refused
