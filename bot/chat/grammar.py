@@ -38,6 +38,7 @@ from bot.chat.periods import read_stats_words, stats_shape
 from bot.chat.rule_words import rules_actions
 from bot.chat.scanner import MAX_DIGITS, Words
 from bot.chat.tokens import SEAT_TOKEN, season_shape, tab_amount_cents, tab_undo_word
+from bot.chat.zones import zone_name
 from bot.text.vocabulary import fold, normalize_width
 from bot.views.board import mode_of
 from engine.errors import EngineError
@@ -557,7 +558,7 @@ GRAMMARS: tuple[Grammar, ...] = (
         chat_own=True,
     ),
     Grammar("board", ("board",), "/board each", whole=_one_of(mode_of), slash_whole=True, most_words=1, chat_own=True),
-    Grammar("tz", ("tz", "timezone"), "/tz Europe/Berlin", slash_whole=True, most_words=1, chat_own=True),
+    Grammar("tz", ("tz", "timezone"), "/tz Asia/Shanghai", whole=_one_of(zone_name), slash_whole=True, chat_own=True),
     # /help WORD: one command in full, the word read whole (`/help flower gang`)
     Grammar("help", ("help", "start"), "/help", slash_whole=True, looks_only=True),
 )
