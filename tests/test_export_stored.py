@@ -57,6 +57,19 @@ async def test_a_night_s_rows_are_stored_at_its_close_and_export_as_a_night_read
     assert len(await stored_rows(table)) == 2  # and stored again for the next export
 
 
+async def test_a_night_read_again_for_stats_stores_its_export_rows_too(table: Table) -> None:
+    """One reading of a night serves both: a ledger of older code pays for it once."""
+    await table.play(TWO_NIGHTS)
+    before = nights_csv(await table.respond("张三: /export all"))
+    db = table.referee.nights.ledger._db
+    for stored in ("night_exports", "night_people", "night_figures"):
+        await db.execute(f"DELETE FROM {stored}")
+    assert await stored_rows(table) == {}
+    assert "本群共 2 局" in await table.say("张三: /stats")
+    assert len(await stored_rows(table)) == 2
+    assert nights_csv(await table.respond("张三: /export all")) == before
+
+
 async def test_a_night_reopened_and_corrected_is_exported_as_it_now_is(table: Table) -> None:
     await table.play(TWO_NIGHTS)
     before = nights_csv(await table.respond("张三: /export all"))

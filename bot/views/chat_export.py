@@ -15,18 +15,12 @@ from bot.night.nights import Nights
 from bot.night.records import NightMarks, NightRow, StoredExport
 from bot.text.vocabulary import fold
 from bot.threads import in_thread
-from bot.views.export import EXPORT_VERSION, ChatCsv, ExportedNight, ExportRow, chat_rows, export_rows
-from bot.views.personal import night_people
+from bot.views.export import EXPORT_VERSION, ChatCsv, ExportedNight, ExportRow, chat_rows, night_export
 from bot.views.stats import NightFigures, Persons
 
 log = logging.getLogger(__name__)
 
 SLICE = 200  # nights read, written out and let go at a time
-
-
-def night_export(night: Night) -> StoredExport:
-    """The night's rows of `/export all`, as stored."""
-    return StoredExport(night.id, EXPORT_VERSION, night.log_size(), export_rows(night_people(night)))
 
 
 def current_rows(marks: NightMarks, stored: StoredExport | None) -> list[ExportRow] | None:

@@ -21,9 +21,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import BinaryIO
 
+from bot.night.night import Night
+from bot.night.records import StoredExport
 from bot.text.vocabulary import fold
 from bot.views.lines import format_money
-from bot.views.personal import NightPeople
+from bot.views.personal import NightPeople, night_people
 
 HEADER = (
     "number",  # the line's number tonight, as /history shows it; empty for a row no one typed
@@ -92,6 +94,11 @@ def export_rows(people: NightPeople) -> str:
         for p in entry.payments
     ]
     return json.dumps(rows, ensure_ascii=False, separators=(",", ":"))
+
+
+def night_export(night: Night) -> StoredExport:
+    """The night's rows of `/export all`, as stored (bot/store/exports.py)."""
+    return StoredExport(night.id, EXPORT_VERSION, night.log_size(), export_rows(night_people(night)))
 
 
 def chat_rows(text: str) -> list[ExportRow] | None:

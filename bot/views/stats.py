@@ -28,11 +28,12 @@ from bot.night.night import Night
 from bot.night.nights import Nights
 from bot.night.people import LEAVING, RENAMING, Person, merged_index, merged_names, player_of
 from bot.night.played import Played
-from bot.night.records import NightMarks, NightRow, PersonNightRow, StoredFigures
+from bot.night.records import NightMarks, NightRow, PersonNightRow, StoredExport, StoredFigures
 from bot.night.tally import joins_previous
 from bot.text.replies import LIST, Joined, Reply
 from bot.text.vocabulary import fold
 from bot.threads import in_thread
+from bot.views.export import night_export
 from bot.views.lines import format_money
 from engine.errors import EngineError
 from engine.events import Draw, Win
@@ -341,6 +342,7 @@ async def figures_of(
     by_id = {row.id: row for row in rows}
     result: list[tuple[NightMarks, NightFigures]] = []
     to_store: list[StoredFigures] = []
+    exports: list[StoredExport] = []
     for mark in marks:
         figures = fresh(mark)
         if figures is not None and mark.stored is not None and not mark.summed:
@@ -354,9 +356,11 @@ async def figures_of(
             figures = await in_thread(night_figures, night)
             if night.closed:
                 to_store.append(stored_row(night, figures))
+                exports.append(await in_thread(night_export, night))  # read once, for /export all too
         result.append((mark, figures))
     if to_store:
         await nights.history.store_figures(to_store)
+        await nights.exports.store(exports)
     return result
 
 
