@@ -483,10 +483,11 @@ async def _summary_and_chart(table: Table) -> tuple[str, list[tuple[str, list[in
 async def _corrected_night(opening: Sequence[str], ops: list[Operation]) -> tuple[int, int, set[str]]:
     """Play `ops` keeping a model: each place's versions (line, the number of the line that wrote it), newest
     last; a correction names the place by its first event or by its current version (the natural
-    `/fix 3` after a fix #3), which must mean the same. Then the current versions, replayed on a
-    fresh night, must give the same balances, money, transfers, hands, /score, /summary, CSV, chart
-    and restart; and a correction is refused only when the corrected log does not replay (or the
-    night is closed, or a seat is free)."""
+    `/fix 3` after a fix #3): a fix means the same either way; an undo of the current version takes
+    it back, one of the first event takes the whole place back, its fixes too (docs/rules.md 16).
+    Then the current versions, replayed on a fresh night, must give the same balances, money,
+    transfers, hands, /score, /summary, CSV, chart and restart; and a correction is refused only
+    when the corrected log does not replay (or the night is closed, or a seat is free)."""
     with tempfile.TemporaryDirectory() as folder:
         ledger = await Ledger.open(Path(folder) / "l.sqlite3")
         try:
@@ -557,7 +558,7 @@ async def _corrected_night(opening: Sequence[str], ops: list[Operation]) -> tupl
                 versions = places[at]
                 named = versions[0][1] if nudge % 2 else versions[-1][1]
                 if op == "undo":
-                    attempt = versions[:-1]
+                    attempt = [] if named == versions[0][1] else versions[:-1]
                     response = await table.respond(f"A: /undo {named}")
                 else:
                     changed = another_version(versions[-1][0], nudge)

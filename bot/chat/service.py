@@ -33,6 +33,7 @@ from bot.chat.handlers.common import (
     refused_win,
 )
 from bot.chat.handlers.house import MAX_RULES_BYTES
+from bot.chat.handlers.reply_to import edited_line as edited_line  # the Telegram front end reads edits with it
 from bot.chat.parser import ReadLine, read_line, reports_an_event, usage_hint
 from bot.night.codec import EVENT_KINDS, SeatChange
 from bot.night.fold import Line
