@@ -38,7 +38,7 @@ from engine.preset import PRESET_NAMES, Preset, load_preset
 from engine.reference import reference_score_hand
 from engine.scoring import score_hand
 from engine.settlement import HandContext, WinClaim, win_payments
-from engine.table import WinRefused, apply, new_table
+from engine.table import TableState, WinRefused, apply, new_table
 from engine.tiles import COPIES, FIRST_WIND, NUM_KINDS, SUIT_SIZE, Tile, format_tiles, suit_of
 from engine.units import WinFlags
 from locales import Translator
@@ -400,26 +400,55 @@ SEATING = ("/swap", "/rename", "/join", "/unseat")  # lines after which the tabl
 NIGHTS = int(os.environ.get("PROPERTY_NIGHTS", "0")) or examples(30)
 
 
+NEXT_HAND = " ⏭"  # the model's mark on a rules change recorded from the next hand (not typed)
 ALSO = " also"  # a winner's line that says it shares the last win's discard (一炮多响)
 QUESTIONS = ("repeat.ask", "hu.same_discard")  # held until answered: /again, /again next
+# a win right after a win by the same winner (docs/rules.md 16d): in a replay, a line of the log is a
+# new hand's win (a line typed between in play, refused, left no trace in the log)
+RETYPED = "hu.retyped"
 
 
 async def _replays(referee: Referee, chat: str, opening: Sequence[str], lines: list[str]) -> tuple[Table, bool]:
     """A fresh night of `lines`; whether every one of them is recorded. A line asked about is
     answered as the log has it: a repeat in its hand happened twice (`/again`); a win asked whether
     it shares the last win's discard did not (`/again next`: a log line on the same discard says
-    `also`)."""
+    `also`); a win asked whether it retypes the one before is the next hand's. A rules change
+    recorded from the next hand (`NEXT_HAND`) counts from the hand after the one it sits in, as the
+    table agreed, whatever the corrected log left of that hand before it (docs/rules.md 20): typed
+    where that hand has not begun, it waits for the next one."""
     table = Table(referee, chat)
     for line in opening:
         await table.say(line)
+    waiting: tuple[str, int] | None = None  # a change and the hand it waits past
     for line in lines:
-        response = await table.respond(line)
-        if response is not None and not response.recorded and response.replies[0].key in QUESTIONS:
-            answer = " next" if response.replies[0].key == "hu.same_discard" else ""
-            response = await table.respond(f"{line.split(': ', 1)[0]}: /again{answer}")
-        if response is None or not response.recorded:
+        if line.endswith(NEXT_HAND):
+            line = line.removesuffix(NEXT_HAND)
+            state = await _table_state(table)
+            if not state.begun:
+                waiting = (line, state.hand_no)
+                continue
+        if not await _answered(table, line):
             return table, False
-    return table, True
+        if waiting is not None and (await _table_state(table)).hand_no > waiting[1]:
+            if not await _answered(table, waiting[0]):
+                return table, False
+            waiting = None
+    return table, waiting is None or await _answered(table, waiting[0])
+
+
+async def _answered(table: Table, line: str) -> bool:
+    """`line` typed, and a question about it answered as `_replays` says: whether it is recorded."""
+    response = await table.respond(line)
+    if response is not None and not response.recorded and response.replies[0].key in (*QUESTIONS, RETYPED):
+        answer = " next" if response.replies[0].key in ("hu.same_discard", RETYPED) else ""
+        response = await table.respond(f"{line.split(': ', 1)[0]}: /again{answer}")
+    return response is not None and response.recorded
+
+
+async def _table_state(table: Table) -> TableState:
+    night = await table.referee.nights.latest(table.chat_id)
+    assert night is not None
+    return night.state
 
 
 def _rendered(response: Response | None) -> str:
@@ -536,6 +565,8 @@ async def _corrected_night(opening: Sequence[str], ops: list[Operation]) -> tupl
                             held[response.replies[0].key] = value
                         continue
                     text = value.removesuffix(ALSO)
+                    if response.replies[0].key == "house.set_done":  # from the next hand: kept so
+                        text += NEXT_HAND
                     event_id, row, joins = await newest()
                     if value.split(": ", 1)[1].startswith("/again"):  # the held line the table answered:
                         # recorded as first typed (a question held for a hand now over is not asked again)
