@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from decimal import Decimal
 from pathlib import Path
 
-from hypothesis import assume, event, given, settings
+from hypothesis import assume, event, example, given, settings
 from hypothesis import strategies as st
 
 from bot.chat.service import Referee
@@ -655,6 +655,49 @@ def _pong_runs(ops: list[Operation]) -> list[list[str]]:
                 continue
             runs.append([value])
     return runs
+
+
+# ---- a rules change keeps its hand (#47 item 4, docs/rules.md 20), under random corrections -------
+
+BEGINS = ("A: /pong B", "B: /flowergang", "C: /penalty follow D", "C: /pong D 9p")
+PLAYED = (
+    *BEGINS,
+    "B: /hu C 123m456m789m234p5p+5p flowers=1",
+    "D: /hu self 123m456m789m234p5p+5p flowers=4",
+    "A: /draw",
+)
+
+
+@st.composite
+def changes_and_corrections(draw: st.DrawFn) -> list[Operation]:
+    """A hand begun, a rules change (from the next hand), more play, then undos and fixes of any line
+    (the line that began the hand among them, often)."""
+    before = draw(st.lists(st.sampled_from(PLAYED), max_size=3))
+    change = f"A: /rules set {draw(st.sampled_from(['跑=30', '跑=10', '跟牌=6']))}"
+    after = draw(st.lists(st.sampled_from(PLAYED), min_size=1, max_size=4))
+    lines = [*before, draw(st.sampled_from(BEGINS)), change, *after]
+    corrections = draw(
+        st.lists(st.tuples(st.sampled_from(("undo", "undo", "fix")), st.integers(0, 9).map(str), st.integers(0, 9)))
+    )
+    return [*(("line", line, 0) for line in lines), *corrections]
+
+
+PONG_UNDONE: list[Operation] = [
+    ("line", "A: /pong B", 0),
+    ("line", "A: /rules set 跑=30", 0),
+    ("line", "B: /hu C 123m456m789m234p5p+5p flowers=1", 0),
+    ("undo", "0", 1),  # the pong that began the hand
+]
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(changes_and_corrections())
+@example(PONG_UNDONE)
+def test_a_corrected_night_keeps_each_change_at_its_hand(ops: list[Operation]) -> None:
+    """Every corrected night equals its corrected log typed afresh, each change recorded from the next
+    hand typed at the start of the hand after the one it sits in (tests/test_rules_keep_hand.py
+    works the money of one such night by hand)."""
+    asyncio.run(_corrected_night(("A: /new A B C D",), ops))
 
 
 # ---- regressions the random nights found, pinned ------------------------------------------------

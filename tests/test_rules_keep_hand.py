@@ -9,14 +9,7 @@ Money, worked by hand from RULES.md (nanjing, stake 1): 李四's win on 王五's
 
 from __future__ import annotations
 
-import asyncio
-
-from hypothesis import example, given, settings
-from hypothesis import strategies as st
-
 from tests.harness import Table
-from tests.strategies import Operation
-from tests.test_properties import _corrected_night, examples
 
 OPEN = "张三: 开局 张三 李四 王五 赵六"
 WIN = "李四: 胡 王五 11p 567s 79s [EEE] [444p] +8s 花4"
@@ -52,45 +45,3 @@ async def test_a_change_typed_before_anything_in_a_hand_counts_from_that_hand(ta
     assert "从这一盘（第 1 盘）起" in await table.say("张三: /rules set 跑=30")
     await table.say(WIN)
     assert await table.balances() == {"张三": 0, "李四": 44, "王五": -44, "赵六": 0}
-
-
-# ---- random corrections around a change (the property test's model, tests/test_properties.py) ------
-
-BEGINS = ("A: /pong B", "B: /flowergang", "C: /penalty follow D", "C: /pong D 9p")
-PLAYED = (
-    *BEGINS,
-    "B: /hu C 123m456m789m234p5p+5p flowers=1",
-    "D: /hu self 123m456m789m234p5p+5p flowers=4",
-    "A: /draw",
-)
-
-
-@st.composite
-def changes_and_corrections(draw: st.DrawFn) -> list[Operation]:
-    """A hand begun, a rules change (from the next hand), more play, then undos and fixes of any line
-    (the line that began the hand among them, often)."""
-    before = draw(st.lists(st.sampled_from(PLAYED), max_size=3))
-    change = f"A: /rules set {draw(st.sampled_from(['跑=30', '跑=10', '跟牌=6']))}"
-    after = draw(st.lists(st.sampled_from(PLAYED), min_size=1, max_size=4))
-    lines = [*before, draw(st.sampled_from(BEGINS)), change, *after]
-    corrections = draw(
-        st.lists(st.tuples(st.sampled_from(("undo", "undo", "fix")), st.integers(0, 9).map(str), st.integers(0, 9)))
-    )
-    return [*(("line", line, 0) for line in lines), *corrections]
-
-
-PONG_UNDONE: list[Operation] = [
-    ("line", "A: /pong B", 0),
-    ("line", "A: /rules set 跑=30", 0),
-    ("line", "B: /hu C 123m456m789m234p5p+5p flowers=1", 0),
-    ("undo", "0", 1),  # the pong that began the hand
-]
-
-
-@settings(max_examples=examples(40), deadline=None)
-@given(changes_and_corrections())
-@example(PONG_UNDONE)
-def test_a_corrected_night_keeps_each_change_at_its_hand(ops: list[Operation]) -> None:
-    """Every corrected night equals its corrected log typed afresh, each change recorded from the next
-    hand typed at the start of the hand after the one it sits in (tests/test_properties.py)."""
-    asyncio.run(_corrected_night(("A: /new A B C D",), ops))

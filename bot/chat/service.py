@@ -346,6 +346,12 @@ class Referee:
         night = await self.nights.latest(chat_id, history=False)
         return (night.id, night.state.hand_no) if night is not None else None
 
+    async def night_open(self, chat_id: str, night_id: int) -> bool:
+        """Whether `night_id` is the chat's latest night and still open: a board of any other is news
+        of a night over, which only its closing answer tells (#48 item 5)."""
+        night = await self.nights.latest(chat_id, history=False)
+        return night is not None and night.id == night_id and not night.closed
+
     async def event_of_message(
         self, chat_id: str, telegram_chat: int, message_id: int
     ) -> tuple[int | None, bool] | None:

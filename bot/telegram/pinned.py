@@ -60,6 +60,8 @@ class PinnedBoards:
         if len(text) > MESSAGE_LIMIT:  # names too long for one message: the hand-end boards are split instead
             log.info("chat %s: the board is too long to pin", chat)
             return False
+        if not await self.connections.referee.night_open(item.chat_key, night_id):
+            return False  # the night closed while its board waited: closing said the last word
         board_id = await self.board_message(item.chat_key, night_id)
         if board_id is not None:
             try:
