@@ -31,6 +31,7 @@ class PinnedBoards:
     sender: Sender
     board_interval: float = BOARD_EDIT_SECONDS
     boards: dict[tuple[str, int], int] = field(default_factory=dict)  # (chat key, night) -> its pinned board
+    shown: dict[tuple[str, int], str] = field(default_factory=dict)  # (chat key, night) -> the text it shows
     live: LiveBoards = field(init=False)
 
     def __post_init__(self) -> None:
@@ -64,13 +65,17 @@ class PinnedBoards:
             return False  # the night closed while its board waited: closing said the last word
         board_id = await self.board_message(item.chat_key, night_id)
         if board_id is not None:
+            if self.shown.get((item.chat_key, night_id)) == text:
+                return False  # the board says this already: an edit would change nothing and cost a message
             try:
                 await self.sender.call(
                     chat, lambda: bot.edit_message_text(text, chat_id=chat, message_id=board_id), urgent=False
                 )
+                self.shown[(item.chat_key, night_id)] = text
                 return True
             except BadRequest as error:
-                if not_modified(error):  # the same board again (an event that moved nothing): nothing to do
+                if not_modified(error):  # the same board again (not known since a restart): nothing to do
+                    self.shown[(item.chat_key, night_id)] = text
                     return True
                 log.info("chat %s: pinned board %s not edited (%s): pinning a new one", chat, board_id, error)
                 self.boards.pop((item.chat_key, night_id), None)
@@ -106,6 +111,7 @@ class PinnedBoards:
             await self.ask_for_pin_right(item)
             return True
         await self.remember_board(chat, item.chat_key, night_id, sent.message_id)
+        self.shown[(item.chat_key, night_id)] = text
         return True
 
     async def board_message(self, chat_key: str, night_id: int) -> int | None:
