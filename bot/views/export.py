@@ -68,8 +68,10 @@ def night_csv(people: NightPeople, shown: Mapping[int, str] | None = None) -> by
 
 # ---- every closed night of the chat (`/export all`) ----------------------------------------------
 
-CHAT_HEADER = ("night", "date", "hand", "event", "person", "amount", "reason")
-TAB_HEADER = ("kind", "person", "to", "amount")
+# `money` says what the column is (before #48 it was `amount`, which the night's CSV uses for flowers;
+# a reader of the older files reads `amount` when there is no `money`: docs/players.md)
+CHAT_HEADER = ("night", "date", "hand", "event", "person", "money", "reason")
+TAB_HEADER = ("kind", "person", "to", "money")
 
 
 @dataclass(frozen=True)
@@ -88,8 +90,7 @@ def chat_csv(nights: Sequence[ExportedNight]) -> bytes:
     """One row per person a payment moved money for: the payee's row with the money received, the
     payer's with it negative (so a person's rows sum to their money over these nights, and every
     event's rows to zero). `event` is the line's number that night, as /history shows it (empty for
-    a row no one typed, a correction's re-pricing at another place); the amount is money, at that
-    hand's stake."""
+    a row no one typed, a correction's re-pricing at another place); `money` is at that hand's stake."""
     buffer = io.StringIO()
     writer = csv.writer(buffer)
     writer.writerow(CHAT_HEADER)
