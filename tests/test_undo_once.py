@@ -143,3 +143,14 @@ async def test_a_plain_line_edited_into_a_correction_corrects_that_line(fake: Fa
         await bot.say(ZHANG, "罚 张三 10")  # #3: 张三 −30, the others +10
         await bot.fake.settle(fake.edit(line, "撤销"))
         assert await balances(db) == [-30, 10, 10, 10]
+
+
+async def test_a_corrections_answer_is_short(table: Table) -> None:
+    """What it corrected, what it moved, the hand now: no `/fix` reminder under every correction
+    (#48 item 9). 10 → 20: each of the three others +10, 王五 −30."""
+    await table.play(f"{OPEN}\n张三: 罚 王五 10")
+    out = await table.say("张三: 改 2 罚 王五 20")
+    moved = "变动：张三 +10 花（+10 元） · 李四 +10 花（+10 元） · 王五 −30 花（−30 元） · 赵六 +10 花（+10 元）"
+    assert out.splitlines() == ["✏️ #3 更正了 #2：罚 王五 20", moved, "现在是第 1 盘"]
+    undone = await table.say("张三: 撤销 3")
+    assert "/fix" not in undone and len(undone.splitlines()) == 3

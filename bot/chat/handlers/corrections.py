@@ -176,7 +176,8 @@ def correction_replies(night: Night, corrected: Corrected) -> list[Reply]:
         shown = tuple(Reply("correction.stake", {"hand": hand, "stake": format_money(cents)}) for hand, cents in stakes)
         replies.append(Reply("correction.stakes", {"stakes": Joined(shown, LIST)}))
     doubled = Reply("hand.doubled_mark") if night.state.doubled else ""
-    replies.append(Reply("correction.open_hand", {"hand": night.state.hand_no, "doubled": doubled}))
+    # the hand now, in one short line: whoever corrects knows /fix (#48 item 9: no reminder every time)
+    replies.append(Reply("correction.now_in_hand", {"hand": night.state.hand_no, "doubled": doubled}))
     return replies
 
 
