@@ -417,7 +417,7 @@ class LiveBoards:
         self._pending[key] = item
         if key not in self._since:
             self._since[key] = self.clock()
-            self.pacer.due(item.chat, (self._since[key], self._since[key] + self.due_after))
+            self._shown(key)  # the chat's oldest change not shown sets when its board is due
         if key not in self._tasks:
             self._tasks[key] = asyncio.create_task(self._run(key))
 
@@ -471,6 +471,7 @@ class LiveBoards:
 
     def _shown(self, key: tuple[int, str]) -> None:
         """The board is as its latest change (or given up): no turn is kept for it, unless a newer
-        change came meanwhile (that one's wait counts from when it came)."""
-        since = self._since.get(key)
+        change came meanwhile, or another topic's board of the chat waits (the oldest change counts)."""
+        waiting = [since for (chat, _), since in self._since.items() if chat == key[0]]
+        since = min(waiting, default=None)
         self.pacer.due(key[0], None if since is None else (since, since + self.due_after))
