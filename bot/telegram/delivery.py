@@ -24,7 +24,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
-from bot.telegram.pace import Pacer
+from bot.telegram.pace import BOARD_TURN, Pacer
 from bot.text.replies import Response, render, render_response
 from locales import Translator
 
@@ -415,9 +415,7 @@ class LiveBoards:
     def push(self, item: Outgoing) -> None:
         key = (item.chat, item.chat_key)
         self._pending[key] = item
-        if key not in self._since:
-            self._since[key] = self.clock()
-            self._shown(key)  # the chat's oldest change not shown sets when its board is due
+        self._since.setdefault(key, self.clock())
         if key not in self._tasks:
             self._tasks[key] = asyncio.create_task(self._run(key))
 
@@ -441,15 +439,19 @@ class LiveBoards:
                 wait = self._next.get(key, 0.0) - self.clock()
                 if wait > 0:
                     await asyncio.sleep(wait)
-                await self.pacer.free(key[0])
-                item = self._pending.pop(key)
-                since = self._since.pop(key, None)
+                self.pacer.due(key[0], self._waits(key))  # the board waits for its turn from now
+                token = BOARD_TURN.set(True)  # the pacer's turns for the board, not for tidying
+                item, since = None, None
                 try:
+                    await self.pacer.free(key[0])
+                    item = self._pending.pop(key)
+                    since = self._since.pop(key, None)
                     if await self.publish(item):
                         self._next[key] = self.clock() + self.interval
                     failures = 0
-                    self._shown(key)
                 except Exception as error:
+                    if item is None:
+                        raise
                     failure = self.classify(error)
                     if failure is None or not failure.retry:
                         log.exception("chat %s: the live board was not updated", key[0])
@@ -465,13 +467,14 @@ class LiveBoards:
                             log.warning("chat %s: the live board was not updated (%s)", key[0], error)
                     if key in self._pending and since is not None:  # still to show: it has waited since then
                         self._since[key] = min(since, self._since.get(key, since))
-                    self._shown(key)
+                finally:
+                    BOARD_TURN.reset(token)
+                    self.pacer.due(key[0], None)  # no board waits now: the answers have every turn
         finally:
             del self._tasks[key]
 
-    def _shown(self, key: tuple[int, str]) -> None:
-        """The board is as its latest change (or given up): no turn is kept for it, unless a newer
-        change came meanwhile, or another topic's board of the chat waits (the oldest change counts)."""
-        waiting = [since for (chat, _), since in self._since.items() if chat == key[0]]
-        since = min(waiting, default=None)
-        self.pacer.due(key[0], None if since is None else (since, since + self.due_after))
+    def _waits(self, key: tuple[int, str]) -> tuple[float, float]:
+        """(from, at the latest): the board waits from the chat's oldest change not shown (another
+        topic's board may be older), and has the next turn before any answer `due_after` after it."""
+        since = min((at for (chat, _), at in self._since.items() if chat == key[0]), default=self.clock())
+        return since, since + self.due_after

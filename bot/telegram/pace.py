@@ -35,6 +35,7 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 
@@ -55,6 +56,9 @@ PRIVATE_BUDGET = Budget(burst=3, every=1.0)  # about one a second in a private c
 OVERALL_BUDGET = Budget(burst=10, every=1 / 19)  # 29 in any second: Telegram allows 30 in all
 ANSWER_WITHIN = 4.5  # seconds from a line to its answer's turn, at the latest (#41: within 5 s)
 DUE_ANSWER_WITHIN = 4.8  # the same when the board waits: an answer still within 5 s of its line
+# set by the live board's task while it takes its turn (bot/telegram/delivery.py `LiveBoards`): a turn
+# the board is due goes to the board's own requests, never to other tidying
+BOARD_TURN: ContextVar[bool] = ContextVar("board_turn", default=False)
 
 
 @dataclass
@@ -133,8 +137,8 @@ class Pacer:
         self._waiting(chat, +1)
         self._oldest[chat] = oldest
         try:
-            if bucket is not None:  # a board due keeps the next free turn: the answer takes the one after
-                while (wait := bucket.wait(self.now(), spare=bucket.promised + self.board_due(chat))) > 0:
+            if bucket is not None:  # a board due has the next turn no answer was promised: the answer the one after
+                while (wait := bucket.wait(self.now(), spare=bucket.promised + self._kept_for_board(chat, bucket))) > 0:
                     await asyncio.sleep(wait)
                 bucket.promised += 1
             try:
@@ -188,13 +192,19 @@ class Pacer:
                 self._waiting(chat, -1)
 
     def due(self, chat: int, waits: tuple[float, float] | None) -> None:
-        """The chat's board waits from `waits[0]` on (it goes before an answer that can still be
-        within DUE_ANSWER_WITHIN), and from `waits[1]` on it has the next free turn before any answer
-        (None: no board waits)."""
+        """The chat's board waits for its turn now, for a change made at `waits[0]`: it goes before an
+        answer that can still be within DUE_ANSWER_WITHIN, and from `waits[1]` on it has the next free
+        turn before any answer (None: no board waits; set only while it does, so no turn is kept
+        for a board that is not there to take it)."""
         if waits is None:
             self._due.pop(chat, None)
         else:
             self._due[chat] = waits
+
+    def _kept_for_board(self, chat: int, bucket: Bucket) -> int:
+        """1 when an answer waiting for a turn leaves the next one to the board (it is due, and no
+        answer holds a turn already: behind one, it would hold up the answers after it as well)."""
+        return int(bucket.promised == 0 and self.board_due(chat))
 
     def board_due(self, chat: int, pressing: bool = True) -> bool:
         """Whether the chat's board waits (`pressing`: has waited so long that it goes first)."""
@@ -205,11 +215,12 @@ class Pacer:
         """Whether something that is not an answer may have the turn now: no answer waits, the board
         has waited long enough (`due`), or the oldest answer waiting can have the next turn and still
         be within `answer_within` of its line (DUE_ANSWER_WITHIN while a board waits)."""
-        if not self._urgent.get(chat) or self.board_due(chat):
+        board = BOARD_TURN.get()
+        if not self._urgent.get(chat) or (board and self.board_due(chat)):
             return True
         oldest = self._oldest.get(chat)
         since = oldest() if oldest is not None else None
-        within = DUE_ANSWER_WITHIN if self.board_due(chat, pressing=False) else self.answer_within
+        within = DUE_ANSWER_WITHIN if board and self.board_due(chat, pressing=False) else self.answer_within
         return since is not None and self.now() + bucket.budget.every - since <= within
 
     def _waiting(self, chat: int, change: int) -> None:

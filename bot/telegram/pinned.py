@@ -52,7 +52,8 @@ class PinnedBoards:
         """The night's pinned board, edited in place; the night's first board is sent and pinned. A
         chat where the bot may not pin gets no live board (the board comes at the end of each hand)
         and, once per chat, a short note saying how to give the right. A 429 is left to the caller; True when
-        Telegram was called (the next edit waits the chat's interval)."""
+        the board shows it (Telegram was called, or the board said it already; the next edit waits the
+        chat's interval)."""
         response = item.response
         assert response.scoreboard is not None and response.night_id is not None
         bot = self.connections.bot
@@ -66,7 +67,7 @@ class PinnedBoards:
         board_id = await self.board_message(item.chat_key, night_id)
         if board_id is not None:
             if self.shown.get((item.chat_key, night_id)) == text:
-                return False  # the board says this already: an edit would change nothing and cost a message
+                return True  # the board shows this already (an edit would change nothing and cost a message)
             try:
                 await self.sender.call(
                     chat, lambda: bot.edit_message_text(text, chat_id=chat, message_id=board_id), urgent=False
