@@ -62,12 +62,12 @@ class PinnedBoards:
         if len(text) > MESSAGE_LIMIT:  # names too long for one message: the hand-end boards are split instead
             log.info("chat %s: the board is too long to pin", chat)
             return False
-        if not await self.connections.referee.night_open(item.chat_key, night_id):
-            return False  # the night closed while its board waited: closing said the last word
         board_id = await self.board_message(item.chat_key, night_id)
         if board_id is not None:
             if self.shown.get((item.chat_key, night_id)) == text:
                 return True  # the board shows this already (an edit would change nothing and cost a message)
+            if not await self.night_open(item):
+                return False
             try:
                 await self.sender.call(
                     chat, lambda: bot.edit_message_text(text, chat_id=chat, message_id=board_id), urgent=False
@@ -82,6 +82,8 @@ class PinnedBoards:
                 self.boards.pop((item.chat_key, night_id), None)
         if not await self.chats.may_pin(chat):
             await self.ask_for_pin_right(item)
+            return False
+        if not await self.night_open(item):
             return False
         try:
             sent = await with_retries(
@@ -114,6 +116,12 @@ class PinnedBoards:
         await self.remember_board(chat, item.chat_key, night_id, sent.message_id)
         self.shown[(item.chat_key, night_id)] = text
         return True
+
+    async def night_open(self, item: Outgoing) -> bool:
+        """Whether the board's night is still open: a night closed while its board waited gets no board
+        more (its closing answer said the last word, #48 item 5)."""
+        assert item.response.night_id is not None
+        return await self.connections.referee.night_open(item.chat_key, item.response.night_id)
 
     async def board_message(self, chat_key: str, night_id: int) -> int | None:
         """The night's pinned board: kept in memory, and in the chat's settings for a restart."""
