@@ -9,10 +9,11 @@ out of the hand, or undo the line.
 
 from __future__ import annotations
 
-from bot.chat.handlers.common import Refusal, tile_word
+from bot.chat.handlers.common import Refusal
 from bot.night.fold import table_event
 from bot.night.night import Night
 from bot.text.replies import LIST, Joined, Reply
+from bot.views.said import tile_word
 from engine.errors import EngineError
 from engine.events import Gang, Pong, Win
 from engine.hand import MeldKind
