@@ -9,7 +9,7 @@ Money, worked by hand from RULES.md (nanjing, stake 1): 李四's win on 王五's
 
 from __future__ import annotations
 
-from tests.harness import Table
+from tests.kit.harness import Table
 
 OPEN = "张三: 开局 张三 李四 王五 赵六"
 WIN = "李四: 胡 王五 11p 567s 79s [EEE] [444p] +8s 花4"

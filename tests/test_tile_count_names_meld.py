@@ -5,7 +5,7 @@ used): 14 + 3 = 17 tiles. The refusal says it counted #2's gang, and nothing is 
 
 from __future__ import annotations
 
-from tests.harness import Table
+from tests.kit.harness import Table
 
 
 async def test_the_tile_count_refusal_names_the_logged_gang_it_counted(table: Table) -> None:

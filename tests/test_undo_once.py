@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.fake_telegram import FakeTelegram, plain_user
-from tests.harness import Table
+from tests.kit.fake_telegram import FakeTelegram, plain_user
+from tests.kit.harness import Table
 from tests.kit.messages import says
 from tests.kit.telegram import Running, balances
 
