@@ -72,6 +72,17 @@ TRIGGERS = HAND_FACTS | {"dealer_stays"}
 DEALER_STAYS_ON = HAND_FACTS | {"bixiahu"}
 MELD_KINDS = frozenset(kind.value for kind in MeldKind)
 
+# Every number of a rules file, typed or kept, is a whole number 0–100000 (docs/rules.md 20): flowers,
+# points or a factor; anything above is a typo or an attack, and the ledger's room is worked out from
+# it (engine/bounds.py).
+MOST = 100_000
+# A rules file's own words: a name as short as a name, a description one line of the rules' numbers.
+TEXT_MOST = {"name": 32, "description": 200}
+# A rules file is a few tables of numbers and short lists: nothing in it nests deeper than this (a
+# pattern's `excludes` is at depth 3, an exclusive group at 3). Deeper is refused before it is parsed:
+# the TOML reader and JSON writer recurse, and 5,000 nested arrays would exhaust the stack.
+DEPTH_MOST = 8
+
 
 @dataclass(frozen=True)
 class InstantRules:
@@ -231,10 +242,13 @@ class _Reader:
     key asked for is noted there (engine/rule_keys.py: the keys a table may change, read off this
     reader rather than listed twice)."""
 
-    def __init__(self, table: Mapping[str, Any], path: str, seen: list[KeyRead] | None = None) -> None:
+    def __init__(
+        self, table: Mapping[str, Any], path: str, seen: list[KeyRead] | None = None, bounded: bool = True
+    ) -> None:
         self.table = dict(table)
         self.path = path
         self.seen = seen
+        self.bounded = bounded
 
     def _name(self, key: str) -> str:
         return f"{self.path}.{key}" if self.path else key
@@ -259,10 +273,21 @@ class _Reader:
             raise EngineError("preset.bad_value", key=self._name(key), value=repr(value))
         if not isinstance(value, kind):
             raise EngineError("preset.bad_value", key=self._name(key), value=repr(value))
+        if self.bounded:
+            self._check_bounds(key, value)
         return value
 
+    def _check_bounds(self, key: str, value: Any) -> None:
+        """The one check of a value's size, whatever door it came by (docs/rules.md 20)."""
+        if isinstance(value, int) and not 0 <= value <= MOST:
+            raise EngineError("preset.out_of_range", key=self._name(key), value=_shown(value), most=MOST)
+        if isinstance(value, str):
+            most = TEXT_MOST.get(self._name(key), TEXT_MOST["name"])
+            if len(value) > most or "\x00" in value:
+                raise EngineError("preset.too_long", key=self._name(key), most=most)
+
     def sub(self, key: str) -> _Reader:
-        return _Reader(self.take(key, dict, {}), self._name(key), self.seen)
+        return _Reader(self.take(key, dict, {}), self._name(key), self.seen, self.bounded)
 
     def choice(self, key: str, options: tuple[str, ...], default: str) -> str:
         """One of `options` (a mode: "additive" or "highest")."""
@@ -276,7 +301,9 @@ class _Reader:
         """A list of whole numbers (缺一's suit counts)."""
         values = self._take(key, list, default)
         if any(isinstance(value, bool) or not isinstance(value, int) for value in values):
-            raise EngineError("preset.bad_value", key=self._name(key), value=repr(values))
+            raise EngineError("preset.bad_value", key=self._name(key), value=_shown(values))
+        for value in values if self.bounded else ():
+            self._check_bounds(key, value)
         self._note(key, "ints", list(values), default)
         return frozenset(values)
 
@@ -304,14 +331,22 @@ class _Reader:
             raise EngineError("preset.unknown_key", key=self._name(key))
 
 
-def _unit_rule(key: str, raw: Any, path: str, known: frozenset[str], seen: list[KeyRead] | None = None) -> UnitRule:
+def _shown(value: Any) -> str:
+    """A bad value as an error names it: its start, never a screenful (a 5,000-digit number)."""
+    text = repr(value)
+    return text if len(text) <= 40 else f"{text[:37]}…"
+
+
+def _unit_rule(
+    key: str, raw: Any, path: str, known: frozenset[str], seen: list[KeyRead] | None = None, bounded: bool = True
+) -> UnitRule:
     """A unit's rule: a number (its value) or a table; either way each of its keys is noted as a
     table's would be, the value under the unit's own name (`patterns.pao`)."""
     if isinstance(raw, int) and not isinstance(raw, bool):
         raw = {"value": raw}
     if not isinstance(raw, dict):
-        raise EngineError("preset.bad_value", key=path, value=repr(raw))
-    reader = _Reader(raw, path, seen)
+        raise EngineError("preset.bad_value", key=path, value=_shown(raw))
+    reader = _Reader(raw, path, seen, bounded)
     value = reader._take("value", int)
     if seen is not None:
         seen.append(KeyRead(path, "int", (), True, value))
@@ -340,7 +375,7 @@ def _unit_table(reader: _Reader, known: frozenset[str], all_keys: frozenset[str]
     for key in list(reader.table):
         if key not in known:
             raise EngineError("preset.unknown_key", key=reader._name(key))
-        rules[key] = _unit_rule(key, reader.table.pop(key), reader._name(key), all_keys, reader.seen)
+        rules[key] = _unit_rule(key, reader.table.pop(key), reader._name(key), all_keys, reader.seen, reader.bounded)
     return rules
 
 
@@ -382,11 +417,17 @@ def _pattern_groups(win: _Reader, key: str) -> tuple[tuple[str, ...], ...]:
     return tuple(tuple(group) for group in raw)
 
 
-def preset_from_dict(raw: Mapping[str, Any], seen: list[KeyRead] | None = None) -> Preset:
+def preset_from_dict(raw: Mapping[str, Any], seen: list[KeyRead] | None = None, bounded: bool = True) -> Preset:
     """Build and check a preset from parsed TOML (after `base` is resolved); `seen` collects every
-    key the reading asked for, with the value it read (engine/rule_keys.py)."""
+    key the reading asked for, with the value it read (engine/rule_keys.py).
+
+    Every door (a typed change, a file, RULES_DIR, a house rule, `/new … rules=`) reads `bounded`:
+    each number 0–100000, each text short. Rules a night already stored are read with
+    `bounded=False`, as they were kept: the bounds are the doors', and a ledger written before them
+    still opens (docs/rules.md 20)."""
+    check_depth(raw)
     source = json.dumps(raw, ensure_ascii=False, sort_keys=True, default=str)  # a bad value is refused below
-    reader = _Reader(raw, "", seen)
+    reader = _Reader(raw, "", seen, bounded)
     all_units = SOFT_KEYS | PATTERN_KEYS
     name = reader.take("name", str)
     description = reader.take("description", str, "")
@@ -475,12 +516,61 @@ def resolved_builtin(name: str) -> dict[str, Any]:
     return _raw_builtin(name)
 
 
+def check_depth(value: object, depth: int = 0) -> None:
+    """EngineError when plain data nests deeper than a rules file ever does (`DEPTH_MOST`)."""
+    stack = [(value, depth)]
+    while stack:
+        item, level = stack.pop()
+        if level > DEPTH_MOST:
+            raise EngineError("preset.too_deep", most=DEPTH_MOST)
+        if isinstance(item, Mapping):
+            stack.extend((inner, level + 1) for inner in item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend((inner, level + 1) for inner in item)
+
+
+def text_depth(text: str) -> int:
+    """How deep a TOML text's brackets and braces nest, outside strings and comments: read before the
+    text is parsed (the parser recurses once per level)."""
+    depth = most = 0
+    quote = ""
+    index = 0
+    while index < len(text):
+        char = text[index]
+        if quote:
+            if char == "\\" and quote == '"':
+                index += 1
+            elif char == quote:
+                quote = ""
+        elif char in "\"'":
+            quote = char
+        elif char == "#":
+            newline = text.find("\n", index)
+            index = len(text) if newline < 0 else newline
+        elif char in "[{":
+            depth += 1
+            most = max(most, depth)
+        elif char in "]}":
+            depth = max(depth - 1, 0)
+        index += 1
+    return most
+
+
+def parse_toml(text: str) -> dict[str, Any]:
+    """A rules file's TOML, parsed; EngineError when it is not TOML or nests deeper than rules do."""
+    if text_depth(text) > DEPTH_MOST:
+        raise EngineError("preset.too_deep", most=DEPTH_MOST)
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise EngineError("preset.bad_toml", detail=str(error)[:200]) from error
+    except RecursionError:  # a depth the scan above did not see (it is a safety net, not the check)
+        raise EngineError("preset.too_deep", most=DEPTH_MOST) from None
+
+
 def resolved_text(text: str) -> dict[str, Any]:
     """A house-rules file as plain data, `base` resolved; checked by building the preset."""
-    try:
-        raw = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        raise EngineError("preset.bad_toml", detail=str(error)) from error
+    raw = parse_toml(text)
     resolved = _resolve_base(raw, depth=0)
     preset_from_dict(resolved)
     return resolved

@@ -548,6 +548,6 @@ def _apply_set_dealer(state: TableState, event: SetDealer) -> Outcome:
 def _apply_set_rules(state: TableState, event: SetRules) -> Outcome:
     """改规则: from the next hand once this one has begun (its money stays as it was played), else
     from this one (docs/rules.md 20)."""
-    preset = rules_after(state.next_preset or state.preset, event)
+    preset = rules_after(state.next_preset or state.preset, event, bounded=False)  # checked at its door
     after = _changed(state, next_preset=preset) if state.begun else _changed(state, preset=preset, next_preset=None)
     return Outcome(after, (), (Notice("table.rules_from", {"hand": state.hand_no + after.begun}),))

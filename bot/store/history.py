@@ -25,6 +25,15 @@ def is_recorded(db: sqlite3.Connection, update_key: str | None) -> bool:
     return db.execute("SELECT 1 FROM events WHERE update_key = ?", (update_key,)).fetchone() is not None
 
 
+INTEGER_MOST = 2**63 - 1  # SQLite's INTEGER
+
+
+def fits(row: PersonNightRow) -> bool:
+    """Whether each figure of a person's night is an SQLite INTEGER."""
+    values = (row.amount, row.money_cents, row.hands, row.wins, *row.counts)
+    return all(-INTEGER_MOST <= value <= INTEGER_MOST for value in values)
+
+
 ChatLog = Literal["tab_events", "season_events"]  # a chat's own append-only logs, beside its nights'
 
 
@@ -104,7 +113,10 @@ class ChatHistory:
 
     async def store_figures(self, rows: Sequence[StoredFigures]) -> None:
         """Each night's figures and its rows per person (replacing those stored for it): one
-        transaction for them all."""
+        transaction for them all. A night one of whose rows holds a figure past a 64-bit integer (a
+        ledger written before the bounds of docs/rules.md 20) keeps its figures without rows: /tab and
+        /summary read it, a period's sums leave it out, rather than every view after it failing."""
+        rows = [row if all(map(fits, row[4])) else (*row[:4], ()) for row in rows]
 
         def write(db: sqlite3.Connection) -> None:
             db.executemany(

@@ -26,6 +26,7 @@ from bot.text.replies import LIST, Joined, Reply, Response
 from bot.views.house_rules import changeable, differences, kept_lines, short_names
 from bot.views.lines import format_money
 from bot.views.lines import rules as rules_lines
+from engine.bounds import MIN_STAKE_CENTS, room
 from engine.errors import EngineError
 from engine.events import SetRules
 from engine.preset import PRESET_NAMES, Preset, preset_from_dict, resolved_builtin
@@ -114,6 +115,26 @@ async def opening_rules(context: Context, name: str | None) -> tuple[str, dict[s
     if default is not None:
         return await rules_named(context, default)
     return "nanjing", resolved_builtin("nanjing")
+
+
+# ---- the ledger's room ----------------------------------------------------------------------
+
+
+def check_room(stake_cents: int, *presets: Preset) -> None:
+    """Rules and a stake are refused together when the largest payment one event could produce
+    under the rules, at the stake, would not fit the ledger with room for years of nights
+    (engine/bounds.py, docs/rules.md 20): said with the largest stake that would fit."""
+    for preset in presets:
+        needs = room(preset)
+        if needs.fits(stake_cents):
+            continue
+        params = {"flowers": needs.largest, "stake": format_money(stake_cents)}
+        if needs.stake_most < MIN_STAKE_CENTS:
+            raise Refusal(Reply("room.no_stake", params), Reply("error.nothing_recorded"))
+        raise Refusal(
+            Reply("room.stake_too_big", {**params, "most": format_money(needs.stake_most)}),
+            Reply("error.nothing_recorded"),
+        )
 
 
 # ---- who may ----------------------------------------------------------------------------------
@@ -229,7 +250,15 @@ async def set_values(context: Context) -> Response:
         ) from error
     if after == before:
         raise Refusal(Reply("house.no_change"))
+    check_room(stake_ahead(night), after)
     return await record_change(context, night, event, before, after)
+
+
+def stake_ahead(night: Night) -> int:
+    """The stake a change of the rules would be played at: this hand's or the next one's (a 改底 may
+    wait for it), the larger."""
+    hand = night.state.hand_no
+    return max(night.stake_at(hand), night.stake_at(hand + 1))
 
 
 async def record_change(context: Context, night: Night, event: SetRules, before: Preset, after: Preset) -> Response:
@@ -279,12 +308,15 @@ async def sent_file(context: Context, upload: Upload) -> Response:
     raw = checked_text(file_text(upload))
     name = name_for(context.command.word, raw, upload.name)
     raw = {**raw, "name": name}
+    night = context.night
+    playing = night is not None and not context.closed
+    after = preset_from_dict(raw)
+    check_room(stake_ahead(night) if night is not None and playing else MIN_STAKE_CENTS, after)
     await keep(context, name, raw)
     said = Reply("house.file_kept", {"name": name})
-    night = context.night
-    if night is None or context.closed:
+    if night is None or not playing:
         return Response((said, Reply("house.open_with", {"name": name})), context.language)
-    before, after = night.next_preset, preset_from_dict(raw)
+    before = night.next_preset
     if night_only_changes(before, after):
         keys = Joined(tuple(night_only_changes(before, after)), LIST)
         return Response((said, Reply("house.file_next_night", {"name": name, "keys": keys})), context.language)
@@ -329,6 +361,7 @@ async def save(context: Context) -> Response:
         raw = (await opening_rules(context, None))[1]
     if raw.get("name") != name:  # the words of the rules it came from may no longer be true of it
         raw = {**raw, "name": name, "description": ""}
+    check_room(MIN_STAKE_CENTS, preset_from_dict(raw))
     await keep(context, name, raw)
     return Response((Reply("house.saved", {"name": name}), Reply("house.open_with", {"name": name})), context.language)
 
