@@ -22,6 +22,7 @@ from bot.chat.handlers.common import Context, Refusal, Upload, recorded_reply
 from bot.chat.rule_words import read_changes
 from bot.night.night import Night
 from bot.night.records import HouseRules
+from bot.night.seating import Speaker
 from bot.text.replies import LIST, Joined, Reply, Response
 from bot.views.house_rules import changeable, differences, kept_lines, short_names
 from bot.views.lines import format_money
@@ -89,9 +90,22 @@ async def house_of(context: Context) -> HouseRules:
     return await context.services.nights.house_rules(context.incoming.chat_id)
 
 
+NAME_MOST = 64  # a rules name as typed (a house rule's is 32; an operator's file name may be longer)
+
+
+def checked_name(name: str) -> str:
+    """A rules name as typed, checked before it is looked up or made a path: a name at most
+    `NAME_MOST` characters, printable (a folder in it finds nothing: `operator_file`)."""
+    if len(name) > NAME_MOST or not name.isprintable():
+        shown = "".join(char if char.isprintable() else f"U+{ord(char):04X}" for char in name[:20])
+        raise Refusal(Reply("house.bad_rules_name", {"name": shown + "…" * (len(name) > 20), "most": NAME_MOST}))
+    return name
+
+
 async def rules_named(context: Context, name: str) -> tuple[str, dict[str, Any]]:
     """Rules by name: a built-in preset, the group's own, or the operator's file. Refused with the
     names there are."""
+    name = checked_name(name)
     lowered = name.lower()
     if lowered in PRESET_NAMES:
         return lowered, resolved_builtin(lowered)
@@ -142,7 +156,12 @@ def check_room(stake_cents: int, *presets: Preset) -> None:
 
 def may_change(context: Context) -> bool:
     """The night's opener (the chat's latest night) and the chat's admins."""
-    speaker, night = context.incoming.speaker, context.night
+    return allowed(context.incoming.speaker, context.night)
+
+
+def allowed(speaker: Speaker, night: Night | None) -> bool:
+    """Whether `speaker` may change the rules of a chat whose latest night is `night`: asked too before
+    a rules document is downloaded (a stranger's is never fetched)."""
     return speaker.is_admin or (night is not None and bool(speaker.id) and speaker.id == night.row.opened_by)
 
 
