@@ -286,6 +286,11 @@ class _Reader:
             if len(value) > most or "\x00" in value:
                 raise EngineError("preset.too_long", key=self._name(key), most=most)
 
+    def _no_repeats(self, key: str, values: list[Any]) -> None:
+        """A value listed twice says nothing more: refused at the door (it would only make a kept file big)."""
+        if self.bounded and len(set(values)) != len(values):
+            raise EngineError("preset.bad_value", key=self._name(key), value=_shown(values))
+
     def sub(self, key: str) -> _Reader:
         return _Reader(self.take(key, dict, {}), self._name(key), self.seen, self.bounded)
 
@@ -304,6 +309,7 @@ class _Reader:
             raise EngineError("preset.bad_value", key=self._name(key), value=_shown(values))
         for value in values if self.bounded else ():
             self._check_bounds(key, value)
+        self._no_repeats(key, values)
         self._note(key, "ints", list(values), default)
         return frozenset(values)
 
@@ -311,7 +317,8 @@ class _Reader:
         values = self._take(key, list, default)
         for value in values:
             if not isinstance(value, str) or value not in allowed:
-                raise EngineError("preset.bad_value", key=self._name(key), value=repr(value))
+                raise EngineError("preset.bad_value", key=self._name(key), value=_shown(value))
+        self._no_repeats(key, values)
         self._note(key, "set", sorted(set(values)), default, allowed)
         return frozenset(values)
 
@@ -407,12 +414,15 @@ def _resolve_base(raw: dict[str, Any], depth: int) -> dict[str, Any]:
 
 def _pattern_groups(win: _Reader, key: str) -> tuple[tuple[str, ...], ...]:
     raw = win._take(key, list, [])
+    if win.bounded and len(raw) > len(PATTERN_KEYS):  # more groups than patterns repeat one
+        raise EngineError("preset.bad_value", key=f"win.{key}", value=_shown(raw))
     for group in raw:
         if not isinstance(group, list):
-            raise EngineError("preset.bad_value", key=f"win.{key}", value=repr(group))
+            raise EngineError("preset.bad_value", key=f"win.{key}", value=_shown(group))
         for name in group:
             if name not in PATTERN_KEYS:
-                raise EngineError("preset.bad_value", key=f"win.{key}", value=repr(name))
+                raise EngineError("preset.bad_value", key=f"win.{key}", value=_shown(name))
+        win._no_repeats(key, group)
     win._note(key, "groups", [list(group) for group in raw], [], PATTERN_KEYS)
     return tuple(tuple(group) for group in raw)
 
