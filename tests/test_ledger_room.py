@@ -114,11 +114,12 @@ async def test_a_house_rule_kept_before_the_bounds_is_checked_at_new(table: Tabl
     await table.say("A: /new A B C D")
     await table.say("A: /rules save friday")
     db = table.referee.nights.ledger._db
-    rows = await db.execute_fetchall("SELECT chat_id, key, value FROM chat_settings WHERE key = 'house_rules'")
+    rows = await db.execute_fetchall("SELECT chat_id, key, value FROM chat_settings WHERE key = 'house_rule:friday'")
     chat, key, value = rows[-1]
-    house = json.loads(value)
-    house["rules"]["friday"]["patterns"]["pao"] = 2**62
-    await db.execute("INSERT INTO chat_settings (chat_id, key, value) VALUES (?, ?, ?)", (chat, key, json.dumps(house)))
+    friday = json.loads(value)
+    friday["patterns"]["pao"] = 2**62
+    planted = (chat, key, json.dumps(friday))
+    await db.execute("INSERT INTO chat_settings (chat_id, key, value) VALUES (?, ?, ?)", planted)
     await db.commit()
     await table.say("A: 确认结算")
     await table.say("A: /summary")

@@ -23,7 +23,7 @@ from engine.events import RuleChange
 from engine.preset import MOST
 from engine.rule_keys import NIGHT_ONLY, SET_KINDS, change_of, chat_key, chat_keys, format_keys, section
 
-RULES_ACTIONS = ("set", "save", "default", "drop")  # /rules set KEY=VALUE …, /rules save NAME …
+RULES_ACTIONS = ("set", "save", "default", "drop", "all")  # /rules set KEY=VALUE …, /rules all [NAME] …
 MAX_NUMBER = MOST  # the preset reader's bound (engine/preset.py): said before the value is read
 _WORD = re.compile(r"^(?P<key>[^=+]+?)(?P<op>\+=|-=|=)(?P<value>.*)$")
 _ITEMS = re.compile(r"[,，、]")

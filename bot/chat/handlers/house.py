@@ -23,14 +23,14 @@ from bot.chat.rule_words import read_changes
 from bot.night.night import Night
 from bot.night.records import HouseRules
 from bot.night.seating import Speaker
-from bot.text.replies import LIST, Joined, Reply, Response
+from bot.text.replies import BUTTON_COMMAND_BYTES, LIST, Choice, Joined, Reply, Response
 from bot.views.house_rules import changeable, differences, kept_lines, short_names
 from bot.views.lines import format_money
 from bot.views.lines import rules as rules_lines
 from engine.bounds import MIN_STAKE_CENTS, room
 from engine.errors import EngineError
 from engine.events import SetRules
-from engine.preset import PRESET_NAMES, Preset, preset_from_dict, resolved_builtin
+from engine.preset import PRESET_NAMES, Preset, load_preset, preset_from_dict, resolved_builtin
 from engine.rule_keys import night_only_changes, read_file, rules_after
 
 MAX_RULES_BYTES = 64 * 1024  # a rules file is a few KB; Telegram documents go to 20 MB
@@ -192,19 +192,74 @@ async def rules(context: Context) -> Response:
 
 
 async def show(context: Context) -> Response:
-    """The rules in force (or, named, any rules a night may open with), every value a group may
-    change with its key, and the group's house rules by name."""
-    night, word = context.night, context.command.word
+    """`/rules` (or `/rules NAME`: any rules a night may open with): short, one message on a phone —
+    the rules' key numbers and what differs from the built-in preset nearest them (tonight: what
+    changed since the night opened), the group's house rules by name, and a button to the rest.
+    `/rules all [NAME]`: every value a group may change with its key (docs/players.md)."""
+    night, command = context.night, context.command
+    full = command.kind == "all"
+    word = (command.names[0] if command.names else None) if full else command.word
+    if full and len(command.names) > 1:
+        raise Refusal(Reply("house.all_usage"))
     house = await house_of(context)
     if night is not None and not context.closed and not word:
-        replies = tonight(night)
+        replies = tonight(night) if full else tonight_short(night)
     else:
         _, raw = await (rules_named(context, word) if word else opening_rules(context, None))
         preset = preset_from_dict(raw)
-        replies = [*described(preset, SAMPLE_STAKE, None), *changeable(preset)]
+        lines = described(preset, SAMPLE_STAKE, None)
+        replies = [*lines, *changeable(preset)] if full else [*lines[:SHORT_LINES], *from_nearest(preset)]
     replies += kept_lines(sorted(house.rules), house.default, operator_files(context.services.rules_dir))
     replies.append(Reply("house.how_to_change"))
-    return Response(tuple(replies), context.language)
+    return Response(tuple(replies), context.language, choices=() if full else all_button(word))
+
+
+SHORT_LINES = 3  # of the rules' lines, the short /rules keeps the header, the formula and the instant payments
+SHORT_MOST = 12  # differences the short /rules lists; the rest are one tap away
+
+
+def all_button(word: str | None) -> tuple[Choice, ...]:
+    command = f"/rules all {word}" if word else "/rules all"
+    return (Choice(Reply("button.all_rules"), command),) if len(command.encode()) <= BUTTON_COMMAND_BYTES else ()
+
+
+def capped(lines: list[Reply]) -> list[Reply]:
+    """At most `SHORT_MOST` lines, and how many more the button shows."""
+    if len(lines) <= SHORT_MOST:
+        return lines
+    return [*lines[:SHORT_MOST], Reply("house.more", {"count": len(lines) - SHORT_MOST})]
+
+
+def nearest_builtin(preset: Preset) -> Preset:
+    """The built-in preset with the fewest values apart from `preset` (its own name's first)."""
+    presets = [load_preset(name) for name in PRESET_NAMES]
+    presets.sort(key=lambda p: (p.name != preset.name, len(differences(p, preset))))
+    return presets[0]
+
+
+def from_nearest(preset: Preset) -> list[Reply]:
+    """What differs from the built-in preset nearest these rules: nothing for a built-in preset itself."""
+    base = nearest_builtin(preset)
+    found = differences(base, preset)
+    if not found:
+        return [] if base.name == preset.name else [Reply("house.same_as", {"name": base.name})]
+    return [Reply("house.differs_from", {"name": base.name, "count": len(found)}), *capped(found)]
+
+
+def tonight_short(night: Night) -> list[Reply]:
+    """Tonight's rules, short: the key numbers, what changed since the night opened and what the next
+    hand changes (each capped)."""
+    preset, following = night.preset, night.next_preset
+    replies = described(preset, night.stake_at(night.state.hand_no), night.opening_preset)[:SHORT_LINES]
+    if preset != night.opening_preset:
+        replies.append(Reply("house.changed_tonight", {"name": night.opening_preset.name}))
+        replies.extend(capped(differences(night.opening_preset, preset)))
+    elif night.opening_preset.name not in PRESET_NAMES:
+        replies.extend(from_nearest(preset))
+    if following != preset:
+        replies.append(Reply("house.from_next_hand", {"hand": night.state.hand_no + 1}))
+        replies.extend(capped(differences(preset, following)))
+    return replies
 
 
 def described(preset: Preset, stake_cents: int, opened_with: Preset | None) -> list[Reply]:
