@@ -39,7 +39,9 @@ from engine.events import (
     Win,
 )
 from engine.melds import LoggedMeldMissing
+from engine.preset import Preset
 from engine.scoring import Item
+from engine.settlement import Factor
 from engine.table import WinRefused
 from engine.tiles import WIND_LETTERS, tile_name
 from engine.units import COUNTED_KEYS
@@ -273,9 +275,22 @@ def breakdown(winner: str, items: Sequence[Item], total: int) -> Reply:
     return Reply("score.breakdown", {"winner": winner, "items": lines, "total": total})
 
 
+def refused_reason(refused: WinRefused, name: str) -> Reply:
+    """Why the rules refuse a win, with the 小胡 limit in force (docs/rules.md 20: numbers said are the
+    numbers in force)."""
+    params = {"winner": name, "total": refused.score.total, "min_hard": refused.params.get("min_hard", "")}
+    return Reply(refused.key, params)
+
+
+def doubled_mark(factors: Sequence[Factor], preset: Preset) -> Reply:
+    """`（比下胡 ×3）`: the factor the hand was doubled by (its own rules'), else the rules in force."""
+    factor = next((f.params["factor"] for f in factors if f.key in ("bixiahu", "leibaota")), preset.doubling_factor)
+    return Reply("hand.doubled_mark", {"factor": factor})
+
+
 def refused_win(seats: Sequence[Seat], refused: WinRefused) -> tuple[Reply, ...]:
     name = seats[refused.params["winner"]].name if seats else "?"
-    replies = [Reply(refused.key, {"winner": name, "total": refused.score.total})]
+    replies = [refused_reason(refused, name)]
     if refused.score.items:
         replies.append(breakdown(name, refused.score.items, refused.score.total))
     replies.append(Reply("error.nothing_recorded"))
@@ -348,6 +363,7 @@ def notice(night: Night, played: Played, said: Notice) -> Reply:
         hand = night.played_in(played.hand_no)
         causes = doubled_causes(hand, str(said.params["triggers"]), night.seats, night.preset, night.shown)
         params = {**params, "triggers": causes} if causes is not None else params
+        params.setdefault("factor", night.next_preset.doubling_factor)  # a notice folded before it said it
     return Reply(said.key, params)
 
 
@@ -372,7 +388,7 @@ def recorded_response(context: Context, night: Night, recorded: Recorded) -> Res
     played = recorded.played
     replies = played_lines(night, recorded.event_id, played, recorded.payments)
     if isinstance(played.event, Win) and played.hand_no == 1:  # after the first hand it is in /help
-        doubled = Reply("hand.doubled_mark") if played.doubled else ""
+        doubled = doubled_mark(played.factors, night.preset) if played.doubled else ""
         replies.append(Reply("win.in_hand", {"hand": played.hand_no, "doubled": doubled}))
     response = recorded_reply(context, night, replies, moved_money=bool(recorded.payments), event_id=recorded.event_id)
     choices = notice_choices(played, night.seats)  # a notice's line to send, as a button

@@ -23,6 +23,7 @@ from bot.chat.handlers.common import (
     readable,
     recorded_reply,
     recording_night,
+    refused_reason,
     refused_win,
     tile_word,
 )
@@ -158,7 +159,7 @@ def correction_replies(night: Night, corrected: Corrected) -> list[Reply]:
     if len({cents for _, cents in stakes}) > 1:  # money moved at more than one stake: say which, where
         shown = tuple(Reply("correction.stake", {"hand": hand, "stake": format_money(cents)}) for hand, cents in stakes)
         replies.append(Reply("correction.stakes", {"stakes": Joined(shown, LIST)}))
-    doubled = Reply("hand.doubled_mark") if night.state.doubled else ""
+    doubled = Reply("hand.doubled_mark", {"factor": night.preset.doubling_factor}) if night.state.doubled else ""
     replies.append(Reply("correction.open_hand", {"hand": night.state.hand_no, "doubled": doubled}))
     return replies
 
@@ -194,7 +195,7 @@ async def correct(
         if isinstance(error.cause, LoggedMeldMissing):  # the later win's meld, named by its event
             reason = meld_conflict(night, error.cause, night.whole_fold().hand_of(error.place) or night.state.hand_no)
         elif isinstance(error.cause, WinRefused):
-            reason = Reply(error.cause.key, {"winner": night.seats[error.cause.params["winner"]].name, "total": ""})
+            reason = refused_reason(error.cause, night.seats[error.cause.params["winner"]].name)
         raise Refusal(Reply("fix.breaks_later", {"id": night.shown(error.place), "reason": reason})) from error
 
 

@@ -36,7 +36,7 @@ from dataclasses import dataclass, replace
 
 from bot.chat.command import Command
 from bot.chat.handlers import tile_pad
-from bot.chat.handlers.common import Context, Refusal, explained, readable, recording_night
+from bot.chat.handlers.common import Context, Refusal, explained, readable, recording_night, refused_reason
 from bot.chat.handlers.table_events import gang, hu, penalty, win_event
 from bot.night.fold import PENDING_ID
 from bot.night.night import Night
@@ -354,7 +354,7 @@ def preview(context: Context, night: Night, command: Command) -> list[Reply]:
         played = night.whole_fold().then(PENDING_ID, PENDING_ID, event).last
     except WinRefused as refused:
         name = context.seats[refused.params["winner"]].name
-        return [Reply("flow.refused", {"reason": Reply(refused.key, {"winner": name, "total": refused.score.total})})]
+        return [Reply("flow.refused", {"reason": refused_reason(refused, name)})]
     except EngineError as error:
         return [
             Reply("flow.refused", {"reason": Reply(error.key, readable(error.params, context.seats, context.night))})

@@ -24,14 +24,14 @@ from bot.night.night import Night
 from bot.night.records import HouseRules
 from bot.night.seating import Speaker
 from bot.text.replies import BUTTON_COMMAND_BYTES, LIST, Choice, Joined, Reply, Response
-from bot.views.house_rules import changeable, differences, kept_lines, short_names
+from bot.views.house_rules import changeable, differences, kept_lines, label_key, short_names
 from bot.views.lines import format_money
 from bot.views.lines import rules as rules_lines
 from engine.bounds import MIN_STAKE_CENTS, room
 from engine.errors import EngineError
 from engine.events import SetRules
 from engine.preset import PRESET_NAMES, Preset, load_preset, preset_from_dict, resolved_builtin
-from engine.rule_keys import night_only_changes, read_file, rules_after
+from engine.rule_keys import chat_keys, keys_changed, night_only_changes, read_file, rules_after
 
 MAX_RULES_BYTES = 64 * 1024  # a rules file is a few KB; Telegram documents go to 20 MB
 NAME = re.compile(r"^[\w-]{1,32}$")  # a house rule's name: one word, letters, digits, - and _
@@ -267,8 +267,6 @@ def described(preset: Preset, stake_cents: int, opened_with: Preset | None) -> l
     lines = rules_lines(preset, stake_cents)
     if opened_with is not None and preset != opened_with:
         lines[0] = Reply("house.header_changed", {"name": preset.name, "stake": format_money(stake_cents)})
-    elif preset.name not in PRESET_NAMES and not preset.description:
-        lines[0] = Reply("house.header", {"name": preset.name, "stake": format_money(stake_cents)})
     return lines
 
 
@@ -396,8 +394,19 @@ async def sent_file(context: Context, upload: Upload) -> Response:
         return Response((said, Reply("house.file_next_night", {"name": name, "keys": keys})), context.language)
     if after == before:
         return Response((said, Reply("house.file_same")), context.language)
+    lines = (said, *undoes_tonight(night, before, after))
     response = await record_change(context, night, SetRules(whole=json.dumps(raw, ensure_ascii=False)), before, after)
-    return replace(response, replies=(said, *response.replies))
+    return replace(response, replies=(*lines, *response.replies))
+
+
+def undoes_tonight(night: Night, before: Preset, after: Preset) -> list[Reply]:
+    """One line when a file sent tonight would set again values changed tonight (`/rules set`, or an
+    earlier file): they are named, so a table sees what it is about to undo."""
+    changed = set(keys_changed(night.opening_preset, before, chat_keys()))
+    undone = [key for key in keys_changed(before, after, chat_keys()) if key in changed]
+    if not undone:
+        return []
+    return [Reply("house.file_undoes", {"keys": Joined(tuple(Reply(label_key(k)) for k in undone), LIST)})]
 
 
 # ---- house rules by name ----------------------------------------------------------------------
@@ -428,11 +437,8 @@ async def save(context: Context) -> Response:
     night open, what a bare /new opens with) kept as NAME."""
     check_may_change(context)
     name = new_name(one_name(context, "house.save_usage"))
-    night = context.night
-    if night is not None and not context.closed:
-        raw = json.loads(night.next_preset.source)
-    else:
-        raw = (await opening_rules(context, None))[1]
+    night = context.night  # open, or closed: the rules the latest night was played with, its changes in
+    raw = json.loads(night.next_preset.source) if night is not None else (await opening_rules(context, None))[1]
     if raw.get("name") != name:  # the words of the rules it came from may no longer be true of it
         raw = {**raw, "name": name, "description": ""}
     check_room(MIN_STAKE_CENTS, preset_from_dict(raw))
