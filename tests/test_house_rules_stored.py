@@ -101,3 +101,9 @@ async def test_rules_name_fits_one_message_with_the_rest_one_tap_away(table: Tab
     assert any(choice.command.startswith("/rules all") for choice in response.choices)
     full = await table.say("A: /rules all wide")
     assert "跑 pao=100000" in full
+
+
+async def test_anyone_may_look_at_all_the_rules(table: Table) -> None:
+    await table.say("A: /new A B C D")
+    assert "跑 pao=20" in await table.say("Z: /rules all")  # a question: no rights asked
+    assert "/rules all 名字" in await table.say("A: /rules all a b")

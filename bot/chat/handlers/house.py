@@ -220,7 +220,8 @@ SHORT_MOST = 12  # differences the short /rules lists; the rest are one tap away
 
 def all_button(word: str | None) -> tuple[Choice, ...]:
     command = f"/rules all {word}" if word else "/rules all"
-    return (Choice(Reply("button.all_rules"), command),) if len(command.encode()) <= BUTTON_COMMAND_BYTES else ()
+    button = Choice(Reply("button.all_rules"), command, anytime=True)  # a question: good all night
+    return (button,) if len(command.encode()) <= BUTTON_COMMAND_BYTES else ()
 
 
 def capped(lines: list[Reply]) -> list[Reply]:
