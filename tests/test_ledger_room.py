@@ -204,7 +204,9 @@ def plant_payments(path: Path, night: int, amount: int, money: int, count: int) 
 @pytest.mark.parametrize(
     ("amount", "money", "count"),
     [
-        pytest.param(348_528, MOST_CENTS, 40, id="the-worst-rows-the-checks-allow"),
+        pytest.param(348_528, MOST_CENTS, 40, id="the-largest-events-the-checks-allow"),
+        # 10^7 of them, folded into ten rows of 10^6: the ledger's whole room, 9,223,372,036,850,000,000 cents
+        pytest.param(348_528 * 10**6, MOST_CENTS * 10**6, 10, id="the-ledgers-whole-room"),
         pytest.param(2**62, 2**62, 3, id="rows-whose-sum-overflows"),
         pytest.param(2**63 - 1, 2**63 - 1, 2, id="rows-at-sqlite's-limit"),
     ],
