@@ -20,6 +20,7 @@ from typing import Any
 
 from engine.errors import EngineError
 from engine.hand import MeldKind
+from engine.rules_text import check_depth, parse_toml
 from engine.units import MENQING_BROKEN_BY, PATTERN_KEYS, PATTERN_UNITS, SOFT_KEYS, SOFT_UNITS, Unit, UnitRule
 
 PRESET_NAMES = (
@@ -78,10 +79,6 @@ MELD_KINDS = frozenset(kind.value for kind in MeldKind)
 MOST = 100_000
 # A rules file's own words: a name as short as a name, a description one line of the rules' numbers.
 TEXT_MOST = {"name": 32, "description": 200}
-# A rules file is a few tables of numbers and short lists: nothing in it nests deeper than this (a
-# pattern's `excludes` is at depth 3, an exclusive group at 3). Deeper is refused before it is parsed:
-# the TOML reader and JSON writer recurse, and 5,000 nested arrays would exhaust the stack.
-DEPTH_MOST = 8
 
 
 @dataclass(frozen=True)
@@ -524,58 +521,6 @@ def preset_from_dict(raw: Mapping[str, Any], seen: list[KeyRead] | None = None, 
 def resolved_builtin(name: str) -> dict[str, Any]:
     """A built-in preset as plain data, `base` resolved (what the ledger stores with a night)."""
     return _raw_builtin(name)
-
-
-def check_depth(value: object, depth: int = 0) -> None:
-    """EngineError when plain data nests deeper than a rules file ever does (`DEPTH_MOST`)."""
-    stack = [(value, depth)]
-    while stack:
-        item, level = stack.pop()
-        if level > DEPTH_MOST:
-            raise EngineError("preset.too_deep", most=DEPTH_MOST)
-        if isinstance(item, Mapping):
-            stack.extend((inner, level + 1) for inner in item.values())
-        elif isinstance(item, list | tuple):
-            stack.extend((inner, level + 1) for inner in item)
-
-
-def text_depth(text: str) -> int:
-    """How deep a TOML text's brackets and braces nest, outside strings and comments: read before the
-    text is parsed (the parser recurses once per level)."""
-    depth = most = 0
-    quote = ""
-    index = 0
-    while index < len(text):
-        char = text[index]
-        if quote:
-            if char == "\\" and quote == '"':
-                index += 1
-            elif char == quote:
-                quote = ""
-        elif char in "\"'":
-            quote = char
-        elif char == "#":
-            newline = text.find("\n", index)
-            index = len(text) if newline < 0 else newline
-        elif char in "[{":
-            depth += 1
-            most = max(most, depth)
-        elif char in "]}":
-            depth = max(depth - 1, 0)
-        index += 1
-    return most
-
-
-def parse_toml(text: str) -> dict[str, Any]:
-    """A rules file's TOML, parsed; EngineError when it is not TOML or nests deeper than rules do."""
-    if text_depth(text) > DEPTH_MOST:
-        raise EngineError("preset.too_deep", most=DEPTH_MOST)
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        raise EngineError("preset.bad_toml", detail=str(error)[:200]) from error
-    except RecursionError:  # a depth the scan above did not see (it is a safety net, not the check)
-        raise EngineError("preset.too_deep", most=DEPTH_MOST) from None
 
 
 def resolved_text(text: str) -> dict[str, Any]:

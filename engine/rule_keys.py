@@ -18,7 +18,8 @@ from typing import Any
 
 from engine.errors import EngineError
 from engine.events import RuleChange, SetRules
-from engine.preset import PRESET_NAMES, KeyRead, Preset, parse_toml, preset_from_dict, resolved_builtin
+from engine.preset import PRESET_NAMES, KeyRead, Preset, preset_from_dict, resolved_builtin
+from engine.rules_text import parse_toml
 from engine.units import PATTERN_UNITS, SOFT_UNITS
 
 # What a night is opened with: its balances start from `start` and its chips from `chips`, so they

@@ -15,6 +15,7 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import replace
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -233,9 +234,14 @@ def capped(lines: list[Reply]) -> list[Reply]:
 
 def nearest_builtin(preset: Preset) -> Preset:
     """The built-in preset with the fewest values apart from `preset` (its own name's first)."""
-    presets = [load_preset(name) for name in PRESET_NAMES]
+    presets = list(builtin_presets())
     presets.sort(key=lambda p: (p.name != preset.name, len(differences(p, preset))))
     return presets[0]
+
+
+@cache
+def builtin_presets() -> tuple[Preset, ...]:
+    return tuple(load_preset(name) for name in PRESET_NAMES)
 
 
 def from_nearest(preset: Preset) -> list[Reply]:
