@@ -177,7 +177,8 @@ async def test_a_ledger_holding_rules_beyond_the_bounds_still_answers(
     plant_rules(planted, rules)
     ledger, table = await reopen(planted, tmp_path)
     try:
-        for line in ("A: /hu self 123m456m789m234p5p+5p flowers=20", "A: 花杠", "A: /undo", "A: /summary", "A: 确认"):
+        played = ("A: /hu self 123m456m789m234p5p+5p flowers=20", "A: 花杠", "A: /undo", "A: /summary", "A: 确认")
+        for line in (*played, "A: /reopen", "A: /summary", "A: 确认"):
             assert answered(await table.say(line)), line
         await table.say("A: /new A B C D")
         await table.say("A: /hu self 123m456m789m234p5p+5p flowers=2")
