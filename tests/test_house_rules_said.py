@@ -60,3 +60,14 @@ async def test_the_change_list_shows_rules_not_a_name(table: Table) -> None:
     out = await send(table, FRIDAY, "friday")
     assert "跑 pao：20 → 30" in out
     assert "name" not in out and "nanjing → friday" not in out
+
+
+async def test_a_changed_rule_set_lists_its_units_in_the_usual_order(table: Table) -> None:
+    before = await table.say("A: /rules all")
+    await table.play("A: /new A B C D\nA: /rules set 跑=10")
+    after = await table.say("A: /rules all")
+
+    def units(text: str) -> list[str]:
+        return [line.split()[0] for line in text.splitlines() if line.startswith("  ") and "→" not in line]
+
+    assert units(after) == units(before) and units(after)[0] == "风碰"

@@ -14,6 +14,7 @@ from bot.night.records import EventRow, LineText, NightRow, PaymentRow, Seat
 from bot.night.tally import PlayerTally, Tally
 from bot.text.replies import LIST, Chinese, Joined, Reply
 from engine.preset import PRESET_NAMES, Preset, load_preset
+from engine.scoring import DISPLAY_RANK
 from engine.settlement import Factor
 from engine.table import TableState
 from engine.transfers import minimal_transfers
@@ -276,11 +277,11 @@ def rules(preset: Preset, stake_cents: int) -> list[Reply]:
     lines.append(Reply("rules.soft_header"))
     lines.extend(
         Reply("rules.unit", {"name": Reply(f"unit.{k}"), "value": r.value})
-        for k, r in preset.soft.items()
+        for k, r in in_display_order(preset.soft)
         if k != "hard"
     )
     lines.append(Reply("rules.pattern_header"))
-    lines.extend(_pattern_line(key, rule) for key, rule in preset.patterns.items())
+    lines.extend(_pattern_line(key, rule) for key, rule in in_display_order(preset.patterns))
     if preset.triggers:
         triggers = Joined(tuple(Reply(f"trigger.{t}") for t in sorted(preset.triggers)), LIST)
         lines.append(Reply("rules.triggers", {"triggers": triggers, "factor": preset.doubling_factor}))
@@ -299,6 +300,12 @@ def rules(preset: Preset, stake_cents: int) -> list[Reply]:
         )
     lines.append(Reply("rules.not_enforced"))
     return lines
+
+
+def in_display_order(rules: Mapping[str, UnitRule]) -> list[tuple[str, UnitRule]]:
+    """Units in the order the engine shows them (engine/units.py), whatever order their rules were
+    stored in: a rule set changed tonight is kept with sorted keys."""
+    return sorted(rules.items(), key=lambda pair: DISPLAY_RANK.get(pair[0], len(DISPLAY_RANK)))
 
 
 def _changkaitou_rules(preset: Preset) -> list[Reply]:
