@@ -226,3 +226,21 @@ async def test_planted_payments_leave_every_view_answering(
             assert answered(await table.say(line)), line
     finally:
         await ledger.close()
+
+
+async def test_nights_each_in_range_whose_sum_is_not_leave_every_view_answering(planted: Path, tmp_path: Path) -> None:
+    ledger, table = await reopen(planted, tmp_path)
+    night = "A: /new A B C D 底=10000\nA: /hu self 123m456m789m234p5p+5p flowers=2\nA: /summary\nA: 确认"
+    await table.play(f"{night}\n{night}")
+    await ledger.close()
+    for number in (1, 2):  # each night's rows fit an INTEGER; the two summed do not
+        plant_payments(planted, number, 6 * 10**12, 6 * 10**18, 1)  # 6 × 10^12 flowers at 10000 a flower
+    ledger, table = await reopen(planted, tmp_path)
+    try:
+        await table.say("A: /new A B C D")
+        # A each night: 6 × 10^16 planted + 3 × 46 flowers × 10000 = 60,000,000,001,380,000; twice:
+        assert "+120000000002760000" in await table.say("A: /stats 本月")  # summed exactly, past 2^63 cents
+        for line in VIEWS:
+            assert answered(await table.say(line)), line
+    finally:
+        await ledger.close()
