@@ -37,7 +37,7 @@ from engine.rule_keys import chat_keys, keys_changed, night_only_changes, read_f
 MAX_RULES_BYTES = 64 * 1024  # a rules file is a few KB; Telegram documents go to 20 MB
 NAME = re.compile(r"^[\w-]{1,32}$")  # a house rule's name: one word, letters, digits, - and _
 SAMPLE_STAKE = 100  # a preset shown outside a night: per 1 a flower
-MAX_KEPT = 20  # house rules a group keeps: a handful in practice (each change stores them all)
+MAX_KEPT = 20  # house rules a group keeps: a handful in practice (bot/store/house_rules.py stores each once)
 
 
 # ---- finding rules by name --------------------------------------------------------------------
