@@ -20,7 +20,9 @@ from engine.bounds import LEDGER_EVENTS, MOST_CENTS, largest_event, room
 from engine.errors import EngineError
 from engine.preset import MOST, PRESET_NAMES, load_preset, load_preset_text, resolved_builtin
 from engine.rule_keys import read_file
+from tests.fake_telegram import FakeTelegram, user
 from tests.harness import Table
+from tests.kit.telegram import Running
 
 FAILED = ("出错了", "went wrong")
 
@@ -244,3 +246,15 @@ async def test_nights_each_in_range_whose_sum_is_not_leave_every_view_answering(
             assert answered(await table.say(line)), line
     finally:
         await ledger.close()
+
+
+async def test_the_issue_sequence_through_telegram(fake: FakeTelegram, tmp_path: Path) -> None:
+    alice = user(1, "Alice")
+    async with Running(fake, tmp_path / "tg.sqlite3") as bot:
+        await bot.say(alice, "/new @alice @bob @carol @dave 底=10000")
+        out = await bot.say(alice, "/rules set zha=100000 hard=100000 self_draw=16 cap=16")
+        assert "这套规则一次最多可能付" in out
+        for line in ("/hu self 123m456m789m234p5p+5p flowers=20", "/summary", "确认"):
+            assert answered(await bot.say(alice, line)), line
+        for line in ("/tab", "/stats", "/stats 本月", "/export all"):
+            assert answered(await bot.say(alice, line)), line
