@@ -63,5 +63,7 @@ def parse_toml(text: str) -> dict[str, Any]:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         raise EngineError("preset.bad_toml", detail=str(error)[:200]) from error
+    except ValueError as error:  # a number past Python's 4,300 digits of conversion
+        raise EngineError("preset.bad_toml", detail=str(error)[:120]) from None
     except RecursionError:  # a depth the scan above did not see (it is a safety net, not the check)
         raise EngineError("preset.too_deep", most=DEPTH_MOST) from None

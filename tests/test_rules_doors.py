@@ -69,3 +69,19 @@ async def test_a_strangers_rules_document_is_not_downloaded(fake: FakeTelegram, 
         assert fake.downloads == []  # the rights were checked first: never fetched
         await bot.send_file(ALICE, "/rules", "ours.toml", b'base = "nanjing"\nname = "ours"\n')
         assert fake.downloads == ["documents/doc2.toml"]
+
+
+def test_a_number_of_5000_digits_is_refused_cleanly() -> None:
+    raw, errors = read_file('base = "nanjing"\n[patterns]\npao = ' + "9" * 5000 + "\n")
+    assert raw is None and [e.key for e in errors] == ["preset.bad_toml"]
+    raw, errors = read_file('base = "nanjing"\n[patterns]\npao = 1e999\n')  # a float: no rule takes one
+    assert raw is None and [e.key for e in errors] == ["preset.bad_value"]
+
+
+async def test_a_typed_number_of_5000_digits_is_refused_cleanly(table: Table) -> None:
+    await table.say("A: /new A B C D")
+    out = await table.say("A: /rules set 跑=" + "9" * 5000)
+    assert "0 到 100000" in out and not any(word in out for word in FAILED)
+    await table.play("A: /summary\nA: 确认")
+    out = await table.say("A: /new A B C D start=" + "9" * 5000)
+    assert out and "开始" not in out and not any(word in out for word in FAILED)

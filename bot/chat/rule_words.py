@@ -151,7 +151,7 @@ def value_of(key: str, typed: str, text: str) -> Any:
     read = format_keys()[key]
     params = {"key": typed, "value": text}
     if read.kind == "int":
-        if not (text.isascii() and text.isdigit()) or int(text) > MAX_NUMBER:
+        if not (text.isascii() and text.isdigit()) or len(text) > len(str(MAX_NUMBER)) or int(text) > MAX_NUMBER:
             raise WordRefused(Reply("house.bad_number", {**params, "most": MAX_NUMBER}))
         return int(text)
     if read.kind == "bool":

@@ -127,7 +127,7 @@ MAX_START = MOST  # a number of the rules, bounded as every other (engine/preset
 
 def start_points_of(text: str) -> int:
     """`start=1000`: the points each balance starts from (a whole number, 0 or more)."""
-    if not text.isascii() or not text.isdigit() or int(text) > MAX_START:
+    if not text.isascii() or not text.isdigit() or len(text) > len(str(MAX_START)) or int(text) > MAX_START:
         raise Refusal(Reply("new.bad_start", {"start": text}))
     return int(text)
 
