@@ -85,3 +85,19 @@ async def test_a_typed_number_of_5000_digits_is_refused_cleanly(table: Table) ->
     await table.play("A: /summary\nA: 确认")
     out = await table.say("A: /new A B C D start=" + "9" * 5000)
     assert out and "开始" not in out and not any(word in out for word in FAILED)
+
+
+def test_a_file_of_many_long_unknown_keys_is_named_in_one_short_answer() -> None:
+    from bot.chat.handlers.common import Refusal
+    from bot.chat.handlers.house import checked_text
+    from bot.text.replies import render
+    from locales import Translator
+
+    text = 'base = "nanjing"\n' + "".join(f"{'k' * 500}{n} = 1\n" for n in range(100))
+    try:
+        checked_text(text)
+    except Refusal as refusal:
+        rendered = "\n".join(render(reply, Translator("zh-Hans")) for reply in refusal.replies)
+    else:
+        raise AssertionError("refused")
+    assert len(rendered) < 4096 and "还有 88 项" in rendered

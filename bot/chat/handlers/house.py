@@ -81,10 +81,15 @@ def checked_text(text: str) -> dict[str, Any]:
     """A rules file's plain data; refused naming every bad key and value it holds."""
     raw, errors = read_file(text)
     if raw is None:
-        raise Refusal(
-            Reply("house.file_refused"), *(Reply(e.key, e.params) for e in errors), Reply("error.nothing_recorded")
-        )
+        named = [Reply(e.key, {k: clipped(v) for k, v in e.params.items()}) for e in errors[:SHORT_MOST]]
+        more = [Reply("house.more_errors", {"count": len(errors) - SHORT_MOST})] if len(errors) > SHORT_MOST else []
+        raise Refusal(Reply("house.file_refused"), *named, *more, Reply("error.nothing_recorded"))
     return raw
+
+
+def clipped(value: object) -> object:
+    """A file's key or value as an error names it: its start (a file may hold keys of 500 letters)."""
+    return f"{value[:40]}…" if isinstance(value, str) and len(value) > 40 else value
 
 
 async def house_of(context: Context) -> HouseRules:
