@@ -337,7 +337,10 @@ class _Reader:
 
 def _shown(value: Any) -> str:
     """A bad value as an error names it: its start, never a screenful (a 5,000-digit number)."""
-    text = repr(value)
+    try:
+        text = repr(value)
+    except ValueError:  # a number past Python's 4,300 digits of conversion
+        return "…"
     return text if len(text) <= 40 else f"{text[:37]}…"
 
 
