@@ -10,7 +10,7 @@ from bot.chat.handlers.common import Upload
 from bot.chat.service import Incoming, Speaker
 from bot.text.replies import render_response
 from locales import Translator
-from tests.harness import Table
+from tests.kit.harness import Table
 
 FRIDAY = 'base = "nanjing"\nname = "friday"\n[patterns]\npao = 30\n'  # 跑 30; 门清 as nanjing's 20
 

@@ -15,7 +15,7 @@ from bot.text.replies import render_response
 from engine.preset import TEXT_MOST, resolved_builtin
 from engine.rule_keys import read_file
 from locales import Translator
-from tests.harness import Table
+from tests.kit.harness import Table
 
 MESSAGE_LIMIT = 4096  # Telegram's sendMessage text, in characters
 

@@ -20,8 +20,8 @@ from engine.bounds import LEDGER_EVENTS, MOST_CENTS, largest_event, room
 from engine.errors import EngineError
 from engine.preset import MOST, PRESET_NAMES, load_preset, load_preset_text, resolved_builtin
 from engine.rule_keys import read_file
-from tests.fake_telegram import FakeTelegram, user
-from tests.harness import Table
+from tests.kit.fake_telegram import FakeTelegram, user
+from tests.kit.harness import Table
 from tests.kit.telegram import Running
 
 FAILED = ("出错了", "went wrong")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from tests.harness import Table
+from tests.kit.harness import Table
 
 # B's discard win of worked example 2, not 门清 (it holds pongs), no 大胡: a 小胡 with 4 hard flowers
 SMALL_WIN = "B: /hu C 11p 567s 79s [EEE] [444p] +8s flowers=4"

@@ -12,8 +12,8 @@ import pytest
 from engine.errors import EngineError
 from engine.preset import load_preset_text
 from engine.rule_keys import read_file
-from tests.fake_telegram import FakeTelegram, user
-from tests.harness import Table
+from tests.kit.fake_telegram import FakeTelegram, user
+from tests.kit.harness import Table
 from tests.kit.telegram import Running
 
 FAILED = ("出错了", "went wrong")
