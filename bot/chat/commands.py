@@ -21,8 +21,8 @@ from bot.chat.handlers import (
     flows,
     house,
     opening,
+    paid_again,
     questions,
-    retyped,
     seasons,
     tab,
     table_events,
@@ -92,7 +92,7 @@ COMMANDS: tuple[CommandRow, ...] = (
     _row("hu", tile_flow.guided_hu, AT_THE_TABLE, HAND),
     _row("draw", table_events.draw, AT_THE_TABLE, HAND),
     _row("undo", corrections.undo, AT_THE_TABLE, CORRECTIONS),
-    _row("again", retyped.again, NO_MENU, HAND),  # the repeat question's buttons answer it
+    _row("again", paid_again.again, NO_MENU, HAND),  # the repeat question's buttons answer it
     _row("fix", corrections.fix, AT_THE_TABLE, CORRECTIONS),
     _row("unseat", opening.unseat, SETTING, SETTINGS),
     _row("rename", chores.rename, NO_MENU, CORRECTIONS),

@@ -15,7 +15,7 @@ question and gives it its id, `open_questions` lists the chat's, `take` answers 
 from __future__ import annotations
 
 import json
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from bot.chat.handlers.common import PendingRepeat, Services
@@ -45,8 +45,47 @@ def _question(pending: PendingRepeat) -> dict[str, Any]:
 WITHDRAWN_KEPT = 20  # a withdrawn question's buttons are told so while it is among the chat's latest
 
 
-def encode(questions: tuple[PendingRepeat, ...], last_id: int, withdrawn: tuple[int, ...] = ()) -> str:
+@dataclass(frozen=True)
+class HeldPayment:
+    """A payment the same as the one just recorded (`付了 李四 80` sent twice), held until the table
+    answers (bot/chat/handlers/paid_again.py). It is kept with the chat's other questions, its id given
+    from the same count, so its buttons (`/again qN`) answer it and no other, once."""
+
+    question: int
+    same: int  # the number of the payment it repeats (付款 N)
+    payload: str  # the tab entry it would record
+    speaker: str  # who typed it, and what: the payment is recorded as theirs
+    text: str
+    asked_at: float
+
+    def stored(self) -> dict[str, Any]:
+        return {
+            "id": self.question,
+            "same": self.same,
+            "payload": self.payload,
+            "speaker": self.speaker,
+            "text": self.text,
+            "asked_at": self.asked_at,
+        }
+
+
+def _read_payment(data: Any) -> HeldPayment | None:
+    try:
+        fields = (str(data["payload"]), str(data["speaker"]), str(data["text"]), float(data["asked_at"]))
+        return HeldPayment(int(data["id"]), int(data["same"]), *fields)
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def encode(
+    questions: tuple[PendingRepeat, ...],
+    last_id: int,
+    withdrawn: tuple[int, ...] = (),
+    payments: tuple[HeldPayment, ...] = (),
+) -> str:
     data = {"last": last_id, "open": [_question(q) for q in questions], "withdrawn": list(withdrawn)}
+    if payments:
+        data["payments"] = [p.stored() for p in payments]
     return json.dumps(data, ensure_ascii=False)
 
 
@@ -100,17 +139,38 @@ def decode_withdrawn(stored: str | None) -> tuple[int, ...]:
         return ()
 
 
+def decode_payments(stored: str | None) -> tuple[HeldPayment, ...]:
+    """The payments held by a question (none stored, or unreadable: none)."""
+    try:
+        data = json.loads(stored) if stored else {}
+        found = data.get("payments", ()) if isinstance(data, dict) else ()
+        return tuple(p for p in map(_read_payment, found) if p is not None)
+    except (ValueError, TypeError, AttributeError):
+        return ()
+
+
 async def _load(services: Services, chat_id: str) -> tuple[tuple[PendingRepeat, ...], int, tuple[int, ...]]:
     """The open questions, the last id given, and the ids withdrawn lately."""
     stored = await services.nights.setting(chat_id, SETTING)
-    return (*decode(stored), decode_withdrawn(stored))
+    questions, last = decode(stored)
+    held = decode_payments(stored)
+    return questions, max([last, *(p.question for p in held)]), decode_withdrawn(stored)
 
 
 async def _store(
-    services: Services, chat_id: str, questions: tuple[PendingRepeat, ...], last_id: int, withdrawn: tuple[int, ...]
+    services: Services,
+    chat_id: str,
+    questions: tuple[PendingRepeat, ...],
+    last_id: int,
+    withdrawn: tuple[int, ...],
+    payments: tuple[HeldPayment, ...] | None = None,
 ) -> None:
+    """Keep the chat's questions (the held payments as they are, unless given)."""
+    if payments is None:
+        payments = decode_payments(await services.nights.setting(chat_id, SETTING))
     services.pending_repeats[chat_id] = questions
-    await services.nights.set_setting(chat_id, SETTING, encode(questions, last_id, withdrawn[-WITHDRAWN_KEPT:]))
+    stored = encode(questions, last_id, withdrawn[-WITHDRAWN_KEPT:], payments)
+    await services.nights.set_setting(chat_id, SETTING, stored)
 
 
 async def remember(services: Services, chat_id: str, pending: PendingRepeat) -> PendingRepeat:
@@ -170,7 +230,35 @@ async def drop(services: Services, chat_id: str, gone: tuple[PendingRepeat, ...]
         await _store(services, chat_id, kept, last, withdrawn)
 
 
-def again_command(pending: PendingRepeat, record: bool) -> str:
+async def open_payments(services: Services, chat_id: str) -> tuple[HeldPayment, ...]:
+    """The chat's held payments not answered yet, oldest first."""
+    return decode_payments(await services.nights.setting(chat_id, SETTING))
+
+
+async def remember_payment(services: Services, chat_id: str, held: HeldPayment) -> HeldPayment:
+    """Hold a payment's question with a new id (the count the chat's other questions take theirs from);
+    the same payment asked about again while it is open replaces it."""
+    questions, last, withdrawn = await _load(services, chat_id)
+    asked = replace(held, question=last + 1)
+    kept = tuple(p for p in await open_payments(services, chat_id) if (p.same, p.payload) != (held.same, held.payload))
+    await _store(services, chat_id, questions, asked.question, withdrawn, (*kept, asked))
+    return asked
+
+
+async def take_payment(
+    services: Services, chat_id: str, question: int, withdrawing: bool = False
+) -> HeldPayment | None:
+    """Held payment `question`, answered (or withdrawn by a bare /undo) once; None when it is not open."""
+    questions, last, withdrawn = await _load(services, chat_id)
+    held = await open_payments(services, chat_id)
+    found = next((p for p in held if p.question == question), None)
+    if found is not None:
+        gone = (*withdrawn, question) if withdrawing else withdrawn
+        await _store(services, chat_id, questions, last, gone, tuple(p for p in held if p is not found))
+    return found
+
+
+def again_command(pending: PendingRepeat | HeldPayment, record: bool) -> str:
     """What a question's button sends: its own id, so it answers that question and no other."""
     token = question_token(pending.question)
     return f"/again {token}" if record else f"/again {token} no"
