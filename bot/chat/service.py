@@ -33,6 +33,7 @@ from bot.chat.handlers.common import (
     refused_win,
 )
 from bot.chat.handlers.house import MAX_RULES_BYTES
+from bot.chat.handlers.named_lines import named_line
 from bot.chat.parser import ReadLine, read_line, reports_an_event, usage_hint
 from bot.night.codec import EVENT_KINDS, SeatChange
 from bot.night.fold import Line
@@ -207,7 +208,7 @@ class Referee:
             meant = corrections.reads_as_a_fix(command, known) or reports_an_event(command, known)
             if command.plain and incoming.text.strip()[:1].isascii() and not meant:
                 return None  # an English word that merely starts a chat message: stay quiet
-            response = replace(self._refusal(error, context), refused=True)
+            response = replace(self._refusal(error, context), refused=True, event_id=named_line(error, night))
             if isinstance(error, EngineError) and error.key == "player.unknown":
                 # a name the seat had earlier tonight (renamed, or left at a 换人): the seat's name now
                 response = former_name_hint(context, str(error.params.get("name", ""))) or response

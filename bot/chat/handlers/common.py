@@ -161,9 +161,10 @@ class Context:
 class Refusal(Exception):
     """A handler's answer that records nothing (carries the replies to send)."""
 
-    def __init__(self, *replies: Reply) -> None:
+    def __init__(self, *replies: Reply, line: int | None = None) -> None:
         super().__init__(replies[0].key if replies else "refusal")
         self.replies = replies
+        self.line = line  # the row of the line it names to undo or fix: a reply to it acts there (named_lines.py)
 
 
 def open_night(context: Context) -> Night:
