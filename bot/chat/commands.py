@@ -15,13 +15,13 @@ from enum import Enum
 
 from bot.chat.grammar import GRAMMAR_BY_NAME, Grammar
 from bot.chat.handlers import (
+    again,
     board,
     chores,
     corrections,
     flows,
     house,
     opening,
-    paid_again,
     questions,
     seasons,
     tab,
@@ -92,7 +92,7 @@ COMMANDS: tuple[CommandRow, ...] = (
     _row("hu", tile_flow.guided_hu, AT_THE_TABLE, HAND),
     _row("draw", table_events.draw, AT_THE_TABLE, HAND),
     _row("undo", corrections.undo, AT_THE_TABLE, CORRECTIONS),
-    _row("again", paid_again.again, NO_MENU, HAND),  # the repeat question's buttons answer it
+    _row("again", again.again, NO_MENU, HAND),  # the repeat question's buttons answer it
     _row("fix", corrections.fix, AT_THE_TABLE, CORRECTIONS),
     _row("unseat", opening.unseat, SETTING, SETTINGS),
     _row("rename", chores.rename, NO_MENU, CORRECTIONS),

@@ -27,9 +27,9 @@ from bot.chat.handlers.common import (
     tile_word,
 )
 from bot.chat.handlers.named_lines import meld_row
+from bot.chat.handlers.repeats import expired
 from bot.chat.handlers.table_events import (
     REVERSIBLE,
-    expired,
     flower_gang_event,
     gang_event,
     penalty_event,

@@ -1,4 +1,7 @@
-"""Unanswered repeat questions (`和 #11 一样：…？[再记一次] [重复了，不记]`) outlive a restart.
+"""The repeat question (`和 #11 一样：…？[再记一次] [重复了，不记]`): an event the same as one already in its
+hand (table_events.repeat_of) is held, asked about (`ask_repeat`), and moves money only on the table's
+answer (bot/chat/handlers/again.py answers it; `again_args`, `live_questions` and `check_answerable` read
+and check an answer). Unanswered questions outlive a restart.
 
 A chat may have several questions open at once (C's and D's flower gangs, both reported twice): each
 has its own id, and its buttons carry it (`/again q7`, `/again q7 no`, bot/chat/tokens.py QUESTION), so a
@@ -18,10 +21,14 @@ import json
 from dataclasses import dataclass, replace
 from typing import Any
 
-from bot.chat.handlers.common import PendingRepeat, Services
-from bot.chat.tokens import question_token
+from bot.chat.command import Command
+from bot.chat.handlers.common import Context, PendingRepeat, Refusal, Services, ask, describe
+from bot.chat.tokens import question_of, question_token
 from bot.night.codec import decode_event, encode_event, event_kind
+from bot.night.night import Night
+from bot.text.replies import Choice, Reply, Response
 from engine.errors import EngineError
+from engine.events import Event, Win
 
 SETTING = "pending_repeat"
 
@@ -262,3 +269,126 @@ def again_command(pending: PendingRepeat | HeldPayment, record: bool) -> str:
     """What a question's button sends: its own id, so it answers that question and no other."""
     token = question_token(pending.question)
     return f"/again {token}" if record else f"/again {token} no"
+
+
+# ---- the question: asked, and its answers read ---------------------------------------------------
+
+
+REPEAT_MINUTES = 10  # a repeat's question lasts as long as a guided flow
+
+
+async def ask_repeat(context: Context, night: Night, event: Event, same: int) -> Response:
+    """Hold the event and ask (the question outlives a restart, kept as `remember` keeps it); the money
+    moves only on 再记一次 (`/again`). Its buttons carry its own id: they answer this question only."""
+    speaker = context.incoming.speaker.name
+    text, asked_at = context.incoming.text.strip(), context.services.clock()
+    held = PendingRepeat(night.id, night.state.hand_no, same, event, speaker, text, asked_at, after=night.log_size())
+    held = await remember(context.services, context.incoming.chat_id, held)
+    question = Reply("repeat.ask", {"id": night.shown(same), "what": describe(event, night.seats)})
+    choices = (
+        Choice(Reply("button.again"), again_command(held, True)),
+        Choice(Reply("button.not_again"), again_command(held, False)),
+    )
+    return ask(context, question, choices)
+
+
+def again_args(command: Command) -> tuple[int | None, int | None, bool]:
+    """`/again [qN | N] [no]`: the question a button names (qN), or the event a typed answer names (N:
+    the question `和 #N 一样`), and whether it is dropped."""
+    words = (command.word or "").lower().split()
+    drop = bool(words) and words[-1] == "no"
+    rest = words[:-1] if drop else words
+    if len(rest) > 1:
+        raise Refusal(Reply("command.extra_args", {"extra": " ".join(rest[1:])}))
+    if not rest:
+        return None, None, drop
+    question = question_of(rest[0])
+    if question is not None:
+        return question, None, drop
+    if rest[0].lstrip("#").isdigit() and len(rest[0]) <= 9:
+        return None, int(rest[0].lstrip("#")), drop
+    raise Refusal(Reply("command.extra_args", {"extra": rest[0]}))
+
+
+async def answered_already(context: Context, question: int) -> Response:
+    """A question's answer that came after it was answered (or withdrawn by /undo): told so, to the presser."""
+    services, chat = context.services, context.incoming.chat_id
+    said = "repeat.withdrawn" if await was_withdrawn(services, chat, question) else "repeat.answered"
+    return Response((Reply(said),), context.language, spent=True)
+
+
+def answer_ending(command: Command, last: str) -> tuple[Command, bool]:
+    """`/again [qN] <last>`: whether the answer ends with the word `last` (a button's choice), and
+    the command without it, read as any answer."""
+    words = (command.word or "").split()
+    if not words or words[-1].lower() != last:
+        return command, False
+    return replace(command, word=" ".join(words[:-1]) or None), True
+
+
+def next_hand_answer(command: Command) -> tuple[Command, bool]:
+    """`/again [qN] next`: [是下一盘], the held win is the next hand's; the rest read as any answer."""
+    return answer_ending(command, "next")
+
+
+def takes_next(pending: PendingRepeat) -> bool:
+    """Whether [下一盘] answers the question: a same-discard one, or a retyped win's (retyped.py)."""
+    return pending.retyped or is_same_discard(pending)
+
+
+def is_same_discard(pending: PendingRepeat) -> bool:
+    """Whether the question is `和 #N 同一张牌吗？` (a win held with the win it may join)."""
+    return isinstance(pending.event, Win) and pending.event.joins is not None
+
+
+async def live_questions(context: Context, night: Night) -> list[PendingRepeat]:
+    """The questions of this hand still within their time; the others are forgotten. None at all:
+    refused (`expired` when the only ones left had run out of time)."""
+    services, chat = context.services, context.incoming.chat_id
+    questions = await open_questions(services, chat)
+    current = [q for q in questions if (q.night_id, q.hand_no) == (night.id, night.state.hand_no)]
+    live = [q for q in current if not expired(context, q)]
+    gone = tuple(q for q in questions if q not in live)
+    if gone:
+        await drop(services, chat, gone)
+    if not live:
+        raise Refusal(Reply("repeat.expired" if current else "repeat.nothing"))
+    return live
+
+
+def is_stale(night: Night, pending: PendingRepeat) -> bool:
+    """Whether the event the question is about (`和 #N 一样`, `和 #N 同一张牌吗`) was undone since: a
+    same-discard question while any claim of that win stands, a repeat while its event does."""
+    if night.current_version(pending.same_id) is not None:
+        return False
+    if not is_same_discard(pending):
+        return True
+    played = night.whole_fold().played  # a win several claims share stands while any of its claims does
+    return not any(isinstance(p.event, Win) and p.event.joins == pending.same_id for p in played)
+
+
+def expired(context: Context, pending: PendingRepeat) -> bool:
+    return context.services.clock() - pending.asked_at > REPEAT_MINUTES * 60
+
+
+def which_question(context: Context, night: Night, waiting: list[PendingRepeat], drop: bool) -> Response:
+    """Several questions open: which one does the answer answer? Each as a button of its own."""
+    lines = [
+        Reply("repeat.open_line", {"id": night.shown(q.same_id), "what": describe(q.event, night.seats)})
+        for q in waiting
+    ]
+    label = "button.not_again_this" if drop else "button.again_this"
+    choices = tuple(
+        Choice(Reply(label, {"what": describe(q.event, night.seats)}), again_command(q, not drop)) for q in waiting
+    )
+    return ask(context, Reply("repeat.which", {"count": len(waiting), "questions": lines}), choices)
+
+
+def check_answerable(context: Context, night: Night, pending: PendingRepeat) -> None:
+    """A question taken is answered only while its hand is on, its event stands and its time is not over."""
+    if (pending.night_id, pending.hand_no) != (night.id, night.state.hand_no):
+        raise Refusal(Reply("repeat.nothing"))
+    if is_stale(night, pending):  # its event undone since: nothing is left for the answer to be about
+        raise Refusal(Reply("repeat.gone", {"id": night.shown(pending.same_id)}))
+    if expired(context, pending):
+        raise Refusal(Reply("repeat.expired"))

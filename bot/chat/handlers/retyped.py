@@ -21,7 +21,6 @@ from collections import Counter
 from dataclasses import replace
 from datetime import datetime
 
-from bot.chat.command import Command
 from bot.chat.handlers import corrections, repeats, table_events
 from bot.chat.handlers.common import Context, PendingRepeat, Refusal, ask, describe, recording_night
 from bot.chat.parser import parse
@@ -141,36 +140,6 @@ async def typed_soon_after(context: Context, night: Night, same: int) -> bool:
     recorded = (await night.texts([row]))[row.id].created_at
     then = datetime.fromisoformat(recorded.replace("Z", "+00:00")).timestamp()
     return context.services.clock() - then < RETYPE_SECONDS
-
-
-def fix_answer(command: Command) -> tuple[Command, bool]:
-    """`/again [qN] fix`: [改 #N], the held win corrects the win it was asked about."""
-    return table_events.answer_ending(command, "fix")
-
-
-async def again(context: Context) -> Response:
-    """再记一次 / `/again …`: `fix` answers a retyped win's question with a correction; every other
-    answer is table_events.again's (a retyped win's [下一盘又胡了] is its `next`, [都不是] its `no`)."""
-    command, fixing = fix_answer(context.command)
-    if not fixing:
-        return await table_events.again(context)
-    night = recording_night(context)
-    question, _, drop = table_events.again_args(command)
-    services, chat = context.services, context.incoming.chat_id
-    asked = await repeats.open_questions(services, chat)
-    if question is not None and not any(q.question == question for q in asked):  # answered already
-        return await table_events.answered_already(context, question)
-    waiting = [q for q in asked if q.retyped]
-    if question is None:  # typed: the one retyped question open in this hand
-        here = [q for q in waiting if (q.night_id, q.hand_no) == (night.id, night.state.hand_no)]
-        question = here[0].question if len(here) == 1 else None
-    if drop or question is None or not any(q.question == question for q in waiting):
-        raise Refusal(Reply("command.extra_args", {"extra": "fix"}))  # only a retyped win is fixed by it
-    pending = await repeats.take(services, chat, question)
-    if pending is None:
-        return Response((Reply("repeat.answered"),), context.language, spent=True)
-    table_events.check_answerable(context, night, pending)
-    return await fix_with(context, night, pending)
 
 
 async def fix_with(context: Context, night: Night, pending: PendingRepeat) -> Response:
