@@ -337,7 +337,6 @@ async def record_payment(
             "over": format_money(cents - owed),
             "payer_after": signed_money(after.get(payer, 0)),
             "payee_after": signed_money(after.get(payee, 0)),
-            "line": undo,
         }
         replies.append(Reply("tab.warn_overpaid", over))
     replies.append(Reply("tab.undo_hint", {"line": undo}))
