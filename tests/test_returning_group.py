@@ -112,3 +112,17 @@ async def test_a_returning_seat_is_freed_by_unseat(referee: Referee) -> None:
     assert "周敏" in text(await say(referee, MIN_SPEAKER, "/unseat 周敏"))
     freed = await say(referee, MIN_SPEAKER, "花杠")  # no seat now: which one is yours?
     assert freed is not None and not freed.recorded
+
+
+async def test_a_name_seated_by_a_swap_is_held_by_the_account_that_played_it(referee: Referee) -> None:
+    await say(referee, MIN_SPEAKER, SEATS)
+    await say(referee, MIN_SPEAKER, "我是 周敏")
+    await say(referee, MIN_SPEAKER, "结算")
+    await say(referee, MIN_SPEAKER, "确认")
+    await say(referee, OTHER, "开局 张三 李四 王五 赵六")  # another night, without 周敏
+    await say(referee, OTHER, "换人 赵六 周敏")
+    out = await say(referee, MIN_SPEAKER, "花杠")  # 周敏's account records at once, no claim asked
+    assert out is not None and out.recorded and "这个账号" not in text(out)
+    night = await referee.night_json(CHAT)
+    # 周敏's flower gang: 6 from each of the three others (赵六 left with nothing: not listed)
+    assert night is not None and night["balances"] == {"张三": -6, "李四": -6, "王五": -6, "周敏": 18}
