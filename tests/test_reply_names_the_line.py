@@ -30,7 +30,7 @@ CHAT, TELEGRAM = "tg:-100", -100
 OPEN = "A: /new A B C D"
 _messages = itertools.count(1000)
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "players.md"
-CATALOG = Path(__file__).resolve().parent.parent / "locales" / "zh_Hans" / "LC_MESSAGES"
+LOCALES = Path(__file__).resolve().parent.parent / "locales"
 
 
 class Chat:
@@ -243,7 +243,7 @@ TAKES_A_REPLY = {
 
 def catalog_keys_naming_a_line() -> set[str]:
     keys: set[str] = set()
-    for path in CATALOG.glob("*.po"):
+    for path in LOCALES.glob("*/LC_MESSAGES/*.po"):  # every language: a key naming a number in any
         with path.open("rb") as file:
             keys |= {str(m.id) for m in read_po(file) if m.id and re.search(r"#\{\w+\}", str(m.string))}
     return keys
