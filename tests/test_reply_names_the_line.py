@@ -16,6 +16,7 @@ from __future__ import annotations
 import itertools
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from babel.messages.pofile import read_po
@@ -25,6 +26,8 @@ from bot.chat.service import Incoming, Referee
 from bot.night.seating import Speaker
 from bot.text.replies import Response, render_response
 from locales import Translator
+from tests.fake_telegram import FakeTelegram
+from tests.kit.telegram import ALICE, BOB, CAROL, NEW, Running, balances
 
 CHAT, TELEGRAM = "tg:-100", -100
 OPEN = "A: /new A B C D"
@@ -265,3 +268,28 @@ def test_every_answer_naming_a_line_number_is_in_the_docs_table() -> None:
 def test_each_answer_the_table_says_takes_a_reply_is_tested() -> None:
     takes = {key for key, does in docs_table().items() if does.startswith("acts on")}
     assert takes == set(TAKES_A_REPLY)
+
+
+# ---- through Telegram: the answer kept by its message id, the reply read from the update ------------
+
+
+def bot_message(fake: FakeTelegram, shows: str) -> dict[str, Any]:
+    """The bot's latest message showing `shows`, as Telegram returned it to the bot."""
+    call = next(c for c in reversed(fake.sent()) if shows in str(c.params.get("text", "")))
+    result: dict[str, Any] = call.params["_result"]
+    return result
+
+
+async def test_a_reply_to_a_rules_change_and_to_a_refusal_through_telegram(fake: FakeTelegram, tmp_path: Path) -> None:
+    db = tmp_path / "tg.sqlite3"
+    async with Running(fake, db) as bot:
+        await bot.say(ALICE, NEW)
+        assert "✅ #2 规则改了" in await bot.say(ALICE, "/rules set 跑=10")
+        rules = bot_message(fake, "规则改了")  # the bot's answer, not Alice's line
+        assert "↩️ #3 撤销了 #2" in await bot.say(ALICE, "撤销", reply_to=rules)
+        await bot.say(ALICE, "碰 bob 5p")  # #4
+        assert "已经记过了：#4" in await bot.say(ALICE, "碰 bob 5p")
+        refusal = bot_message(fake, "已经记过了")
+        assert "↩️ #5 撤销了 #4" in await bot.say(BOB, "/undo", reply_to=refusal)
+        await bot.say(CAROL, "胡 dave 花3")  # 跑 20 again: 20 + 2×3 + 门清 20 = 46 from Dave
+    assert await balances(db) == [0, 0, 46, -46]
