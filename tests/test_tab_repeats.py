@@ -11,7 +11,11 @@ Night 1, 底=5: 王五 花杠: 王五 +90, 张三 李四 赵六 −30 each.
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from tests.fake_telegram import FakeTelegram
 from tests.harness import Table
+from tests.kit.telegram import ALICE, BOB, CAROL, NEW, Running, buttons
 
 NIGHT = """
 张三: 开局 张三 李四 王五 赵六 底=5
@@ -127,3 +131,19 @@ async def test_english_asks_and_warns_too(table: Table) -> None:
     over = await table.say("张三: /again")
     # 李四 −10 + 20 = +10: 10 more than owed
     assert "Payment 2: 李四 → 王五 20" in over and "paying 20 is 10 more" in over
+
+
+async def test_the_question_through_telegram_its_button_answers_once(fake: FakeTelegram, tmp_path: Path) -> None:
+    db = tmp_path / "tg.sqlite3"
+    async with Running(fake, db) as bot:
+        await bot.say(ALICE, NEW)
+        await bot.say(CAROL, "花杠")  # Carol +18, the others −6 (stake 1)
+        await bot.say(ALICE, "结算")
+        await bot.say(ALICE, "确认")
+        assert "付款 1" in await bot.say(BOB, "付了 carol 6")  # Bob −6 + 6 = 0
+        asked = await bot.say(BOB, "付了 carol 6")
+        assert "和付款 1 一样" in asked
+        pressed = await bot.press(BOB, buttons(fake)["再记一次"])
+        # Bob 0 + 6 = +6, Carol +12 − 6 = +6: 6 more than the tab owed
+        assert "付款 2：bob → carol 6 元" in pressed.lower() and "多付 6 元" in pressed
+        assert "已经回答过了" in await bot.press(BOB, buttons(fake)["再记一次"])

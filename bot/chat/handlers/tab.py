@@ -259,11 +259,12 @@ async def ask_repeat(context: Context, same: Entry, payload: str, params: dict[s
     speaker, text, _ = _line(context)
     held = repeats.HeldPayment(0, same.number, payload, speaker, text, context.services.clock())
     held = await repeats.remember_payment(context.services, context.incoming.chat_id, held)
-    choices = (
-        Choice(Reply("button.again"), repeats.again_command(held, True)),
-        Choice(Reply("button.not_again"), repeats.again_command(held, False)),
+    choices = (  # good in any hand: a payment is the chat's, not a hand's (a button names a night all the same)
+        Choice(Reply("button.again"), repeats.again_command(held, True), anytime=True),
+        Choice(Reply("button.not_again"), repeats.again_command(held, False), anytime=True),
     )
-    return Response((Reply("tab.paid_repeat", params),), context.language, choices=choices)
+    night = context.night.id if context.night is not None else None  # the chat's latest, closed or not
+    return Response((Reply("tab.paid_repeat", params),), context.language, choices=choices, night_id=night)
 
 
 def payment_params(persons: Persons, entry: Entry) -> dict[str, object]:
