@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from bot.chat.service import Referee
 from tests.fake_telegram import FakeTelegram
 from tests.harness import Table
 from tests.kit.telegram import ALICE, BOB, CAROL, NEW, Running, buttons
@@ -147,3 +148,20 @@ async def test_the_question_through_telegram_its_button_answers_once(fake: FakeT
         # Bob 0 + 6 = +6, Carol +12 − 6 = +6: 6 more than the tab owed
         assert "付款 2：bob → carol 6 元" in pressed.lower() and "多付 6 元" in pressed
         assert "已经回答过了" in await bot.press(BOB, buttons(fake)["再记一次"])
+
+
+async def test_the_question_outlives_a_restart(tmp_path: Path) -> None:
+    path = tmp_path / "r.sqlite3"
+    referee = await Referee.open(path, charts_enabled=False)
+    table = Table(referee, "group-1")
+    await table.play(NIGHT)
+    await table.say("李四: 付了 王五 20")
+    assert "和付款 1 一样" in await table.say("李四: 付了 王五 20")
+    await referee.close()
+    referee = await Referee.open(path, charts_enabled=False)
+    try:
+        table = Table(referee, "group-1")
+        assert "付款 2：李四 → 王五 20 元" in await table.say("王五: /again q1")
+        assert await payments(table) == 2
+    finally:
+        await referee.close()
