@@ -132,6 +132,7 @@ async def test_english_asks_and_warns_too(table: Table) -> None:
     over = await table.say("张三: /again")
     # 李四 −10 + 20 = +10: 10 more than owed
     assert "Payment 2: 李四 → 王五 20" in over and "paying 20 is 10 more" in over
+    assert "recorded by" not in over  # 李四 typed it, 张三 only answered: no one else wrote it
 
 
 async def test_the_question_through_telegram_its_button_answers_once(fake: FakeTelegram, tmp_path: Path) -> None:

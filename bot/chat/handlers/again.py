@@ -99,7 +99,8 @@ async def again(context: Context) -> Response:
     if drop:
         said = Reply("tab.paid_repeat_dropped", tab.payment_params(persons, same))
         return Response((said,), context.language, settles=True)
-    return await tab.record_payment(context, taken.payload, (taken.speaker, taken.text, context.incoming.update_key))
+    line = (taken.speaker, taken.text, context.incoming.update_key)  # the line as first typed
+    return await tab.record_payment(context, taken.payload, line, taken.writer or None)
 
 
 async def table_again(context: Context) -> Response:

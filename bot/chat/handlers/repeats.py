@@ -64,6 +64,7 @@ class HeldPayment:
     speaker: str  # who typed it, and what: the payment is recorded as theirs
     text: str
     asked_at: float
+    writer: str = ""  # the person who typed it (bot/views/stats.Persons key): the payer, or someone else
 
     def stored(self) -> dict[str, Any]:
         return {
@@ -73,13 +74,14 @@ class HeldPayment:
             "speaker": self.speaker,
             "text": self.text,
             "asked_at": self.asked_at,
+            "writer": self.writer,
         }
 
 
 def _read_payment(data: Any) -> HeldPayment | None:
     try:
         fields = (str(data["payload"]), str(data["speaker"]), str(data["text"]), float(data["asked_at"]))
-        return HeldPayment(int(data["id"]), int(data["same"]), *fields)
+        return HeldPayment(int(data["id"]), int(data["same"]), *fields, str(data.get("writer", "")))
     except (KeyError, TypeError, ValueError):
         return None
 

@@ -249,22 +249,25 @@ async def paid(context: Context) -> Response:
     payload = json.dumps(body, ensure_ascii=False)
     same = await repeated_payment(context, log, persons, payload)
     if same is not None:  # sent twice, or paid twice: the table says which, never silence
-        return await ask_repeat(context, same, payload, payment_params(persons, same))
-    return await record_payment(context, payload, _line(context), (persons, log, found))
+        return await ask_repeat(context, persons, same, payload)
+    writer = _speaker_key(context, persons)
+    return await record_payment(context, payload, _line(context), writer, (persons, log, found))
 
 
-async def ask_repeat(context: Context, same: Entry, payload: str, params: dict[str, object]) -> Response:
+async def ask_repeat(context: Context, persons: Persons, same: Entry, payload: str) -> Response:
     """Hold the payment and ask, as a table event sent twice is asked (bot/chat/handlers/repeats.py: kept,
-    its buttons carry its id, answered once); the money moves only on 再记一次 (paid_again.py)."""
+    its buttons carry its id, answered once); the money moves only on 再记一次 (again.py)."""
     speaker, text, _ = _line(context)
-    held = repeats.HeldPayment(0, same.number, payload, speaker, text, context.services.clock())
+    writer = _speaker_key(context, persons) or ""
+    held = repeats.HeldPayment(0, same.number, payload, speaker, text, context.services.clock(), writer)
     held = await repeats.remember_payment(context.services, context.incoming.chat_id, held)
     choices = (  # good in any hand: a payment is the chat's, not a hand's (a button names a night all the same)
         Choice(Reply("button.again"), repeats.again_command(held, True), anytime=True),
         Choice(Reply("button.not_again"), repeats.again_command(held, False), anytime=True),
     )
     night = context.night.id if context.night is not None else None  # the chat's latest, closed or not
-    return Response((Reply("tab.paid_repeat", params),), context.language, choices=choices, night_id=night)
+    asked = Reply("tab.paid_repeat", payment_params(persons, same))
+    return Response((asked,), context.language, choices=choices, night_id=night)
 
 
 def payment_params(persons: Persons, entry: Entry) -> dict[str, object]:
@@ -305,10 +308,15 @@ TabRead = tuple[Persons, list[Entry], list[tuple[NightMarks, NightFigures]]]
 
 
 async def record_payment(
-    context: Context, payload: str, line: tuple[str, str, str | None], read: TabRead | None = None
+    context: Context,
+    payload: str,
+    line: tuple[str, str, str | None],
+    writer: str | None,
+    read: TabRead | None = None,
 ) -> Response:
     """Write the payment (typed, or held by a question and answered 再记一次) and say what it did to the
-    tab: who wrote it when the payer did not, and, paid beyond what the tab owed, what the tab becomes."""
+    tab: who wrote it (`writer`, the person who typed it) when the payer did not, and, paid beyond what
+    the tab owed, what the tab becomes."""
     if read is None:
         _, persons, log, found = await read_tab(context)
     else:
@@ -319,8 +327,6 @@ async def record_payment(
     number = sum(e.row.kind == PAID for e in log) + 1
     done = {"number": number, "payer": persons.name(payer), "payee": persons.name(payee), "money": format_money(cents)}
     replies = [Reply("tab.paid_done", done)]
-    typist = line[0] == context.incoming.speaker.name  # else a held line recorded on another's answer
-    writer = _speaker_key(context, persons) if typist else persons.find(line[0], None)
     if writer != payer:  # typed by someone else (the one owed, say): the payer sees who wrote it
         replies.append(Reply("tab.paid_by", {"speaker": line[0], "payer": persons.name(payer)}))
     before = dict(tab_of(found, log, persons).balances)
