@@ -215,6 +215,32 @@ async def test_a_fix_that_breaks_a_later_line_names_it(chat: Chat) -> None:
     assert "↩️ #4 撤销了 #3" in await chat.say("A: 撤销", reply_to=chat.last)
 
 
+# ---- a question names the line it is about: a reply acts on that line ------------------------------
+
+
+async def test_a_repeat_question_names_the_line_it_repeats(chat: Chat) -> None:
+    await chat.play(f"{OPEN}\nD: 花杠")  # #2
+    assert "和 #2 一样：D 花杠，又一次？" in await chat.say("D: 花杠")
+    out = await chat.say("A: 撤销", reply_to=chat.last)  # the flower gang was never: #2 goes
+    assert "↩️ #3 撤销了 #2" in out and await chat.balances() == ZERO
+    assert "#2 已经撤销了" in await chat.say("A: /again q1")  # and the question with it
+
+
+async def test_a_same_discard_question_names_the_win(chat: Chat) -> None:
+    await chat.play(f"{OPEN}\nB: 胡 C 花3")  # #2: C pays B 46
+    assert "和 #2 同一张牌吗" in await chat.say("D: 胡 C 花3")
+    assert "✏️ #3 更正了 #2" in await chat.say("A: 改 B 胡 C 花4", reply_to=chat.last)
+    # #2 with 4 hard flowers: 20 + 2×4 + 门清 20 = 48 from C; D's claim still held, nothing of it paid
+    assert await chat.balances() == {"A": 0, "B": 48, "C": -48, "D": 0}
+
+
+async def test_a_retyped_win_question_names_the_win(chat: Chat) -> None:
+    await chat.play(f"{OPEN}\nB: 胡 C 清一色 花3")  # #2: 20 + 6 + 门清 20 + 清一色 60 = 106 from C
+    assert "这一条是改 #2" in await chat.say("B: 胡 C 花3")
+    assert "↩️ #3 撤销了 #2" in await chat.say("C: 撤销", reply_to=chat.last)
+    assert await chat.balances() == ZERO
+
+
 # ---- the docs' table: every answer naming a line number, answer by answer -------------------------
 
 # what a reply does to each answer naming a line number, as the docs' table says it
@@ -240,6 +266,9 @@ TAKES_A_REPLY = {
     "win.declared_hunyise_suits": test_a_win_refused_for_a_logged_meld_names_the_meld_a_reply_undoes,
     "fix.breaks_declared": test_a_fix_that_voids_a_later_declared_win_names_the_win,
     "fix.not_seated_then": test_a_fix_naming_who_was_not_seated_then_names_the_line,
+    "repeat.ask": test_a_repeat_question_names_the_line_it_repeats,
+    "hu.same_discard": test_a_same_discard_question_names_the_win,
+    "hu.retyped": test_a_retyped_win_question_names_the_win,
     "fix.breaks_later": test_a_fix_that_breaks_a_later_line_names_it,
 }
 

@@ -291,7 +291,7 @@ async def ask_repeat(context: Context, night: Night, event: Event, same: int) ->
         Choice(Reply("button.again"), again_command(held, True)),
         Choice(Reply("button.not_again"), again_command(held, False)),
     )
-    return ask(context, question, choices)
+    return replace(ask(context, question, choices), event_id=same)  # a reply to it acts on #same (named_lines.py)
 
 
 def again_args(command: Command) -> tuple[int | None, int | None, bool]:

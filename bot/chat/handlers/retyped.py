@@ -80,7 +80,7 @@ async def ask_retyped(context: Context, night: Night, event: Win, same: int) -> 
         Choice(Reply("button.retyped_next"), f"{again} next"),
         Choice(Reply("button.retyped_neither"), repeats.again_command(held, False)),
     )
-    return ask(context, Reply("hu.retyped", params), choices)
+    return replace(ask(context, Reply("hu.retyped", params), choices), event_id=same)  # a reply acts on #same
 
 
 async def hu(context: Context) -> Response:

@@ -393,7 +393,8 @@ async def ask_same_discard(context: Context, night: Night, event: Win, first: in
     held = await repeats.remember(context.services, context.incoming.chat_id, held)
     same = repeats.again_command(held, True)
     choices = (Choice(Reply("button.same_discard"), same), Choice(Reply("button.next_hand"), f"{same} next"))
-    return ask(context, Reply("hu.same_discard", {"id": shown_win(night, first)}), choices)
+    asked = ask(context, Reply("hu.same_discard", {"id": shown_win(night, first)}), choices)
+    return replace(asked, event_id=first)  # a reply to it acts on the win it names (named_lines.py)
 
 
 async def answer_same_discard(
