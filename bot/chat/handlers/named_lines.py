@@ -6,7 +6,9 @@ An answer that records a line reports it (`✅ #N`, `✏️ #N`, `↩️ #N`, `�
 `这一条已经记过了：#5`, `#4 碰 6s 不在胡的牌里：…或先 撤销 4`, `这样改之后 #7 就不成立了`) names it here,
 so that `撤销` or `改 …` sent as a reply to that refusal acts on the line it names, exactly as the
 `/undo N` or `/fix N …` it spells out would: a refused line records nothing, but its answer is a
-pointer to a line all the same. The Telegram front end keeps what each answer names by its message
+pointer to a line all the same. A question about a line (`和 #2 一样`, `和 #6 同一张牌吗`, `这一条是改 #9`)
+names it the same way, where it is asked (repeats.py, table_events.py, retyped.py): a reply acts on the
+line, a bare `/undo` withdraws the held one. The Telegram front end keeps what each answer names by its message
 id (bot/store/answers.py); bot/chat/handlers/reply_to.py reads it.
 """
 
