@@ -22,11 +22,12 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from bot.chat.command import Command
-from bot.chat.handlers.common import Context, PendingRepeat, Refusal, Services, ask, describe
+from bot.chat.handlers.common import Context, PendingRepeat, Refusal, Services, ask
 from bot.chat.tokens import question_of, question_token
 from bot.night.codec import decode_event, encode_event, event_kind
 from bot.night.night import Night
 from bot.text.replies import Choice, Reply, Response
+from bot.views.said import describe
 from engine.errors import EngineError
 from engine.events import Event, Win
 

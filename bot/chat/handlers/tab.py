@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from bot.chat.handlers import repeats
 from bot.chat.handlers.common import Context, Refusal
 from bot.chat.handlers.repeats import REPEAT_MINUTES
-from bot.chat.tokens import tab_amount_cents, tab_undo_word
+from bot.chat.tab_words import tab_amount_cents, tab_undo_word
 from bot.night.records import NightMarks, TabEventRow
 from bot.text.replies import LIST, Choice, Joined, Reply, Response
 from bot.views.lines import format_money

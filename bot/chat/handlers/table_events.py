@@ -15,13 +15,13 @@ from bot.chat.handlers.common import (
     choices_for,
     recorded_response,
     recording_night,
-    tile_word,
 )
 from bot.chat.near_miss import not_whole_amount
 from bot.night.fold import Line, win_with_dealer
 from bot.night.night import Night
 from bot.night.seating import resolve, seat_of
 from bot.text.replies import Choice, Reply, Response
+from bot.views.said import tile_word
 from engine.claims import conflicting_patterns
 from engine.errors import EngineError
 from engine.events import Draw, Event, FlowerGang, FourWinds, Gang, Penalty, Pong, RangeMark, Win, WinInput
