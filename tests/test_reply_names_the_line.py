@@ -26,7 +26,7 @@ from bot.chat.service import Incoming, Referee
 from bot.night.seating import Speaker
 from bot.text.replies import Response, render_response
 from locales import Translator
-from tests.fake_telegram import FakeTelegram
+from tests.kit.fake_telegram import FakeTelegram
 from tests.kit.telegram import ALICE, BOB, CAROL, NEW, Running, balances
 
 CHAT, TELEGRAM = "tg:-100", -100

@@ -15,7 +15,7 @@ from bot.chat.service import Incoming, Referee
 from bot.night.seating import Speaker
 from bot.text.replies import Response, render
 from locales import Translator
-from tests.fake_telegram import FakeTelegram, plain_user
+from tests.kit.fake_telegram import FakeTelegram, plain_user
 from tests.kit.telegram import GROUP, Running, balances, buttons
 
 SEATS = "开局 周敏 李娜 王强 陈静"

@@ -14,8 +14,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from bot.chat.service import Referee
-from tests.fake_telegram import FakeTelegram
-from tests.harness import Table
+from tests.kit.fake_telegram import FakeTelegram
+from tests.kit.harness import Table
 from tests.kit.telegram import ALICE, BOB, CAROL, NEW, Running, buttons
 
 NIGHT = """
