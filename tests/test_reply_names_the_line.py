@@ -86,10 +86,10 @@ async def test_event_recorded_takes_undo_and_fix(chat: Chat) -> None:
     answer = chat.last
     assert "✏️ #3 更正了 #2" in await chat.say("A: 改 花杠 C", reply_to=answer)  # C's flower gang
     assert await chat.balances() == GANG_C
-    # #2 stands as fixed by #3 now: the reply acts on its latest version, as `/undo 2` does
-    assert "↩️ #4 撤销了 #3" in await chat.say("A: 撤销", reply_to=answer)
-    assert await chat.balances() == GANG_D
-    assert "↩️ #5 撤销了 #2" in await chat.say("A: 撤销", reply_to=answer)
+    # #2 stands as fixed by #3 now: the reply undoes the line with its fix, as `/undo 2` does
+    assert "↩️ #4 撤销了 #2（连同更正 #3）" in await chat.say("A: 撤销", reply_to=answer)
+    assert await chat.balances() == ZERO
+    assert "#2 已经撤销过了" in await chat.say("A: 撤销", reply_to=answer)  # once
     assert await chat.balances() == ZERO
 
 
@@ -215,6 +215,14 @@ async def test_a_fix_that_breaks_a_later_line_names_it(chat: Chat) -> None:
     assert "↩️ #4 撤销了 #3" in await chat.say("A: 撤销", reply_to=chat.last)
 
 
+async def test_an_undo_of_a_superseded_version_names_the_one_in_force(chat: Chat) -> None:
+    await chat.play(f"{OPEN}\nD: 花杠\nA: 改 2 花杠 C\nA: 改 3 花杠 B")  # #2 D's, #3 C's, #4 B's (in force)
+    out = await chat.say("A: /undo 3")
+    assert "#3 已由 #4 更正" in out and "现在算的是 #4" in out
+    assert "↩️ #5 撤销了 #4" in await chat.say("A: 撤销", reply_to=chat.last)
+    assert await chat.balances() == GANG_C  # #3 stands again: C's flower gang
+
+
 # ---- a question names the line it is about: a reply acts on that line ------------------------------
 
 
@@ -248,6 +256,8 @@ TAKES_A_REPLY = {
     "event.recorded": test_event_recorded_takes_undo_and_fix,
     "fix.done": test_fix_done_and_undo_done_take_a_reply,
     "undo.done": test_fix_done_and_undo_done_take_a_reply,
+    "undo.done_whole": test_event_recorded_takes_undo_and_fix,
+    "undo.superseded": test_an_undo_of_a_superseded_version_names_the_one_in_force,
     "rename.done": test_a_chores_answer_takes_undo_and_its_fix_says_how_to_undo,
     "stake.done": test_a_chores_answer_takes_undo_and_its_fix_says_how_to_undo,
     "swap.done": test_a_chores_answer_takes_undo_and_its_fix_says_how_to_undo,

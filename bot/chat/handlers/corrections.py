@@ -130,7 +130,8 @@ async def target_of(night: Night, number: int | None, fixing: bool = False) -> E
     if fixing or named.id in (current.id, place):
         return named if named.id == place and not fixing else current
     later = night.shown(standing[standing.index(named.id) + 1])
-    raise Refusal(Reply("undo.superseded", {"id": number, "by": later}), await in_force(night, standing))
+    said = Reply("undo.superseded", {"id": number, "by": later})
+    raise Refusal(said, await in_force(night, standing), line=current.id)  # a reply to it acts on what stands
 
 
 async def in_force(night: Night, standing: Sequence[int]) -> Reply:
