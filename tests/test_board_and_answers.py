@@ -81,3 +81,24 @@ def test_at_forty_lines_a_minute_every_answer_is_in_time_and_the_board_keeps_up(
 def test_at_twenty_lines_a_minute_too() -> None:
     delays, lags, sent = run(table(20, 10.0, 43))
     assert max(delays) <= ANSWER_WITHIN and max(lags) <= BOARD_WITHIN and most_in(sent, 60.0) <= 19
+
+
+def test_buttons_are_taken_off_only_when_no_board_waits() -> None:
+    """Tidying is nothing the table waits for: a board waiting for its turn goes first."""
+
+    async def play() -> list[str]:
+        pacer, order = Pacer(), []
+        pacer.due(CHAT, (now(), now() + 18.0))  # the board waits from now
+
+        async def tidy() -> None:
+            await pacer.free(CHAT)
+            order.append("buttons taken off")
+
+        task = asyncio.create_task(tidy())
+        await asyncio.sleep(2.0)  # tokens to spare all along: only the board keeps the buttons waiting
+        order.append("board")
+        pacer.due(CHAT, None)
+        await task
+        return order
+
+    assert run(play()) == ["board", "buttons taken off"]
