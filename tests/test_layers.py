@@ -12,8 +12,11 @@ ROOT = Path(__file__).resolve().parent.parent
 LAYERS = (
     "engine",
     "bot.threads",
+    "bot.heap",
     "bot.text",
     "bot.store",
+    "bot.settings",
+    "bot.health",
     "bot.night",
     "bot.views",
     "bot.chat",
@@ -306,7 +309,7 @@ def test_no_test_file_imports_another() -> None:
 
 
 # The environment is read in one place: the entry point hands it to the settings, which check every
-# variable once (bot/telegram/settings.py); a value a lower layer needs (CHART_SECONDS,
+# variable once (bot/settings.py); a value a lower layer needs (CHART_SECONDS,
 # REFEREE_BUSY_TIMEOUT) is passed down to it, so the console and the tests set it as arguments.
 READS_THE_ENVIRONMENT = {"bot.__main__": "`python -m bot` reads os.environ once, into Settings (and LANG)"}
 ENVIRONMENT_NAMES = frozenset({"environ", "environb", "getenv", "getenvb", "putenv", "unsetenv"})

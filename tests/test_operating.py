@@ -16,12 +16,13 @@ from pathlib import Path
 import pytest
 
 from bot.chat.service import Referee
+from bot.health import Heartbeat, check_health
+from bot.settings import VARIABLES, BadSetting, Settings, markdown_table, operator_language
+from bot.store.backlog import read_backlog
+from bot.store.backup import backup
 from bot.store.writer import BUSY_TIMEOUT_SECONDS
 from bot.telegram.app import build_application
-from bot.telegram.backup import backup
-from bot.telegram.health import Heartbeat, check_health, read_backlog
 from bot.telegram.intake import HEALTH_PATH, Webhook
-from bot.telegram.settings import VARIABLES, BadSetting, Settings, markdown_table, operator_language
 from bot.views.charts import GIVE_UP_SECONDS
 from tests.bot_process import ROOT, BotProcess, bot_against_fake, count, wait_until
 from tests.fake_telegram import FakeTelegram

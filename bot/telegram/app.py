@@ -15,7 +15,7 @@ here from parts that each hold one idea:
   chat's outbox (bot/telegram/delivery.py);
 - bot/telegram/pinned.py: a recorded event's board goes to the chat's pinned live board (edited in
   place, coalesced);
-- bot/telegram/settings.py: every environment variable, read once.
+- bot/settings.py: every environment variable, read once.
 
 The application keeps the front end in `bot_data["front"]`; its parts are created with it and reach
 the command layer, the inbox and Telegram through one `Connections`, opened in post_init.
@@ -48,18 +48,18 @@ from telegram.request import BaseRequest
 from bot.chat.availability import DatabaseUnavailable, owned
 from bot.chat.commands import Menu, menu
 from bot.chat.service import Referee
+from bot.health import Heartbeat, check_health
+from bot.settings import EXIT_DATABASE, EXIT_REFUSED, Settings
 from bot.store.queue import Row
 from bot.telegram.chats import Chats
 from bot.telegram.connections import Connections
 from bot.telegram.delivery import RetryPolicy
-from bot.telegram.health import Heartbeat, check_health
 from bot.telegram.input import read_update
 from bot.telegram.intake import WEBHOOK_PATH, Intake, Polling, Webhook, serve
 from bot.telegram.lanes import Lanes
 from bot.telegram.pace import Pacer
 from bot.telegram.pinned import BOARD_EDIT_SECONDS, PinnedBoards
 from bot.telegram.sending import Sender
-from bot.telegram.settings import EXIT_DATABASE, EXIT_REFUSED, Settings
 from bot.telegram.updates import Updates
 from locales import DEFAULT_LANGUAGE, Translator
 
@@ -244,7 +244,7 @@ def build_application(
 def run_telegram(settings: Settings) -> int:
     """Long polling, or a webhook when WEBHOOK_URL is set. Pending updates are never dropped. One
     process per database: a second one, or a database that cannot be opened, exits at once (3); a
-    token Telegram refuses exits 1 (bot/telegram/settings.py, EXIT_CODES)."""
+    token Telegram refuses exits 1 (bot/settings.py, EXIT_CODES)."""
     logging.basicConfig(format="%(asctime)s %(levelname)s %(name)s: %(message)s", level=settings.log_level_number)
     logging.getLogger("httpx").setLevel(max(logging.WARNING, settings.log_level_number))
     assert settings.token, "python -m bot run checks the token first"

@@ -10,7 +10,7 @@
   returned (the update is in the inbox), so Telegram never forgets an update that was not written.
 
 Both ask Telegram only for the update types the referee handles (`ALLOWED_UPDATES`) and touch the
-heartbeat (bot/telegram/health.py) as their loop goes round.
+heartbeat (bot/health.py) as their loop goes round.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from telegram import Bot, Update
 from telegram.error import InvalidToken, RetryAfter, TelegramError
 from telegram.warnings import PTBDeprecationWarning
 
-from bot.telegram.health import Heartbeat
+from bot.health import Heartbeat
 
 log = logging.getLogger(__name__)
 
@@ -170,7 +170,7 @@ class Webhook(Intake):
     port: int
     secret: str
     heartbeat: Heartbeat = field(default_factory=lambda: Heartbeat(None))
-    health: Callable[[], tuple[bool, str]] | None = None  # `GET /healthz` answers it (bot/telegram/health.py)
+    health: Callable[[], tuple[bool, str]] | None = None  # `GET /healthz` answers it (bot/health.py)
     _runner: web.AppRunner | None = None
     _beating: asyncio.Task[None] | None = None
 

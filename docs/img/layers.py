@@ -44,9 +44,17 @@ BANDS = (
     Band(("bot.chat",), "bot/chat/", "the command layer: a line read once, one command table, a handler per feature"),
     Band(("bot.views",), "bot/views/", "read-only answers built from a night: score, board, summary, charts, stats"),
     Band(("bot.night",), "bot/night/", "a night folded from its events: the one owner of its state"),
-    Band(("bot.store",), "bot/store/", "SQLite: the ledger, the group-commit writer, the inbox"),
+    Band(
+        ("bot.store", "bot.settings", "bot.health"),
+        "bot/store/  bot/settings.py  bot/health.py",
+        "SQLite: the ledger, the group-commit writer, the inbox, the backup; the settings; health",
+    ),
     Band(("bot.text",), "bot/text/", "a reply as message keys and values, rendered from locales/; the catalogs' words"),
-    Band(("bot.threads",), "bot/threads.py", "work handed to a worker thread, off the event loop"),
+    Band(
+        ("bot.threads", "bot.heap"),
+        "bot/threads.py  bot/heap.py",
+        "work handed to a worker thread, off the event loop; the collector kept short",
+    ),
     Band(("engine",), "engine/", "the rules, pure and synchronous: every figure of money"),
 )
 SEAMS = (

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from bot.chat.availability import EXIT_UNAVAILABLE
+from bot.store.database import EXIT_UNAVAILABLE
 
 EXIT_OK = 0
 EXIT_REFUSED = 1  # Telegram refused the bot (the token) or updates stopped coming in
