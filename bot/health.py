@@ -100,7 +100,7 @@ def backlog_check(settings: Settings) -> Check:
 
 
 def heartbeat_check(settings: Settings) -> Check:
-    healthy, line = check(settings.heartbeat_file, settings.heartbeat_max_age)
+    healthy, line = check(settings.heartbeat, settings.heartbeat_max_age)
     return Check(healthy, line)
 
 

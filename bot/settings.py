@@ -1,7 +1,15 @@
 """The process's settings: every environment variable the bot reads, read once at start into one
 validated `Settings`. A bad value stops the start with one line naming the variable and what it
-accepts (exit 2), never a traceback halfway through. `VARIABLES` is the one list: `--help` and
-docs/operating.md's table are rendered from it (tests/test_operating.py checks the table agrees).
+accepts (exit 2), never a traceback halfway through.
+
+Each variable is declared once, as a field of `Settings`: its type (the annotation), its default, the
+range it accepts (its reader, which also says the range in words) and what it does (`setting(...)`).
+`VARIABLES` is read off those fields: `--help` and docs/operating.md's table are rendered from it
+(tests/test_operating.py checks the table agrees). A new setting is one more field.
+
+Every number has a sane range, not only a sign: `REFEREE_BUSY_TIMEOUT=1e306` or
+`HEARTBEAT_MAX_AGE=1e-300` are refused at the door like `PORT=abc`, never found out at start by a
+traceback (or by a bot that is never healthy).
 
 Operator-facing messages (these, the database's, health's) are in English, or in the language of
 the process's `LANG` when the catalogs have it; chats keep their own language.
@@ -11,10 +19,12 @@ from __future__ import annotations
 
 import ipaddress
 import logging
+import os
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
 from pathlib import Path
+from typing import TypeVar
 from urllib.parse import urlsplit
 
 from bot.store.database import EXIT_UNAVAILABLE
@@ -32,24 +42,38 @@ EXIT_CODES = (
 )
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
 _SECRET = re.compile(r"[A-Za-z0-9_-]{1,256}")  # what Telegram's setWebhook accepts as secret_token
+_TOKEN = re.compile(r"[0-9]{1,20}:[A-Za-z0-9_-]{1,200}")  # what @BotFather gives: the bot's id, a colon, the key
+MAX_URL = 2048
+KERNEL_FOLDERS = ("/proc", "/sys", "/dev")  # the kernel's views, not folders of files
+_VARIABLE = "variable"  # where a Settings field keeps its declaration
+T = TypeVar("T")
 
 
 class BadSetting(ValueError):
     """A variable's value the bot cannot use: the one line to print."""
 
 
-def _text(value: str) -> str:
-    return value
+@dataclass(frozen=True)
+class Reader:
+    """How a variable's text becomes its value, and what it accepts, said in words (the refusal and
+    the table say it). `read` raises ValueError for a value out of range."""
+
+    read: Callable[[str], object]
+    accepts: str
 
 
-def _url(schemes: tuple[str, ...]) -> Callable[[str], str]:
+def _text(accepts: str) -> Reader:
+    return Reader(lambda value: value, accepts)
+
+
+def _url(schemes: tuple[str, ...], accepts: str) -> Reader:
     def read(value: str) -> str:
         parts = urlsplit(value)
-        if parts.scheme not in schemes or not parts.netloc:
+        if parts.scheme not in schemes or not parts.netloc or len(value) > MAX_URL:
             raise ValueError(value)
         return value
 
-    return read
+    return Reader(read, accepts)
 
 
 def _address(value: str) -> str:
@@ -65,21 +89,29 @@ def _port(value: str) -> int:
     return port
 
 
-def _seconds(least: float) -> Callable[[str], float]:
+def _seconds(least: float, most: float, above: bool = False) -> Reader:
+    """A number of seconds from `least` (or `above` it) to `most`: nan, inf and 1e306 are refused."""
+
     def read(value: str) -> float:
         seconds = float(value)
-        if not least <= seconds < float("inf"):  # also refuses nan
+        if not least <= seconds <= most or (above and seconds == least):  # also refuses nan
             raise ValueError(value)
         return seconds
 
-    return read
+    said = f"above {least:g}, at most {most:g}" if above else f"from {least:g} to {most:g}"
+    return Reader(read, f"a number of seconds {said}")
 
 
-def _positive_seconds(value: str) -> float:
-    seconds = _seconds(0)(value)
-    if seconds == 0:
+def _token(value: str) -> str:
+    if not _TOKEN.fullmatch(value):
         raise ValueError(value)
-    return seconds
+    return value
+
+
+def _database(value: str) -> str:
+    if Path(value).is_dir():  # the ledger is a file; its folder need not exist yet (said at open)
+        raise ValueError(value)
+    return value
 
 
 def _secret(value: str) -> str:
@@ -89,7 +121,11 @@ def _secret(value: str) -> str:
 
 
 def _folder(value: str) -> str:
-    if not Path(value).is_dir():
+    """A folder of files: one that exists and can be listed, not the kernel's (/proc, /sys, /dev)."""
+    folder = Path(value).resolve()
+    if not folder.is_dir() or not os.access(folder, os.R_OK | os.X_OK):
+        raise ValueError(value)
+    if any(folder == Path(pseudo) or Path(pseudo) in folder.parents for pseudo in KERNEL_FOLDERS):
         raise ValueError(value)
     return value
 
@@ -116,128 +152,118 @@ def operator_language(lang: str) -> str:
 class Variable:
     name: str
     field: str  # the Settings field it fills
-    default: str  # "" when unset means "none"
+    default: str  # as the table shows it; "" when unset means "none"
     accepts: str  # what it accepts: the error message and the table say it
     meaning: str
-    read: Callable[[str], object] = _text
+    read: Callable[[str], object]
 
 
-VARIABLES: tuple[Variable, ...] = (
-    Variable("TELEGRAM_BOT_TOKEN", "token", "", "the token @BotFather gave", "the bot's token; `run` needs it"),
-    Variable("REFEREE_DB", "database", "referee.sqlite3", "a file path", "the SQLite ledger (one process per file)"),
-    Variable(
-        "WEBHOOK_URL",
-        "webhook_url",
-        "",
-        "an https:// URL (http:// only with TELEGRAM_BASE_URL)",
-        "public URL: updates by webhook at WEBHOOK_URL/telegram instead of long polling",
-        _url(("https", "http")),
-    ),
-    Variable(
-        "LISTEN", "listen", "127.0.0.1", "an IP address or localhost", "the address the webhook listens on", _address
-    ),
-    Variable("PORT", "port", "8443", "a port number 1-65535", "the port the webhook listens on", _port),
-    Variable(
-        "WEBHOOK_SECRET",
-        "webhook_secret",
-        "",
-        "1-256 of A-Z a-z 0-9 _ -",
-        "the secret Telegram sends with each webhook update (random at each start when unset)",
-        _secret,
-    ),
-    Variable(
-        "TELEGRAM_BASE_URL",
-        "base_url",
-        "https://api.telegram.org",
-        "an http:// or https:// URL",
-        "another Bot API server (a local one, a test double)",
-        _url(("http", "https")),
-    ),
-    Variable(
-        "BOARD_EDIT_SECONDS",
-        "board_edit_seconds",
-        "10",
-        "a number of seconds, 0 or more",
-        "the least time between two edits of a chat's pinned live board",
-        _seconds(0),
-    ),
-    Variable(
-        "HEARTBEAT_FILE",
-        "heartbeat_file",
-        "",
-        "a file path",
-        "touched while updates are taken in and processed; `health` reads its age",
-    ),
-    Variable(
-        "HEARTBEAT_MAX_AGE",
-        "heartbeat_max_age",
-        "90",
-        "a number of seconds above 0",
-        "`health` fails when the heartbeat is older than this",
-        _positive_seconds,
-    ),
-    Variable(
-        "BACKLOG_MAX_AGE",
-        "backlog_max_age",
-        "300",
-        "a number of seconds above 0",
-        "`health` fails when an update has waited in the inbox longer than this",
-        _positive_seconds,
-    ),
-    Variable(
-        "CHART_SECONDS",
-        "chart_seconds",
-        "3",
-        "a number of seconds above 0",
-        "a chart not drawn within this is given up (the summary goes out without it) and the drawing process replaced",
-        _positive_seconds,
-    ),
-    Variable(
-        "REFEREE_BUSY_TIMEOUT",
-        "busy_timeout",
-        "10",
-        "a number of seconds, 0 or more",
-        "how long a write waits for a lock another process holds on the ledger before it is tried again",
-        _seconds(0),
-    ),
-    Variable(
-        "RULES_DIR",
-        "rules_dir",
-        "",
-        "a folder that exists",
-        "house rules files (NAME.toml) any group may open a night with: /new … rules=NAME",
-        _folder,
-    ),
-    Variable("LOG_LEVEL", "log_level", "INFO", "DEBUG, INFO, WARNING or ERROR", "how much the bot logs", _log_level),
-    Variable(
-        "LANG",
-        "language",
-        "",
-        "a locale (zh_CN.UTF-8, zh_TW, en_US)",
-        "operator messages: Chinese for zh*, else English",
-        operator_language,
-    ),
-)
+def setting(name: str, default: T, reader: Reader, meaning: str, shown: str | None = None) -> T:
+    """A field of `Settings` read from the variable `name`: its default, what it accepts, what it does.
+    `shown`: the default as the table says it, when it is not the value's own text."""
+    if shown is None:
+        shown = "" if default is None else f"{default:g}" if isinstance(default, float) else str(default)
+    declared = _Declared(name, shown, reader, meaning)
+    return field(default=default, metadata={_VARIABLE: declared})
+
+
+@dataclass(frozen=True)
+class _Declared:
+    name: str
+    shown: str
+    reader: Reader
+    meaning: str
 
 
 @dataclass(frozen=True)
 class Settings:
-    token: str | None = None
-    database: str = "referee.sqlite3"
-    webhook_url: str | None = None
-    listen: str = "127.0.0.1"
-    port: int = 8443
-    webhook_secret: str | None = None
-    base_url: str | None = None
-    board_edit_seconds: float = 10.0
-    heartbeat_file: str | None = None
-    heartbeat_max_age: float = 90.0
-    backlog_max_age: float = 300.0
-    chart_seconds: float = 3.0
-    busy_timeout: float = 10.0
-    rules_dir: str | None = None
-    log_level: str = "INFO"
-    language: str = "en"
+    token: str | None = setting(
+        "TELEGRAM_BOT_TOKEN",
+        None,
+        Reader(_token, "the token @BotFather gave (123456:ABC…)"),
+        "the bot's token; `run` needs it",
+    )
+    database: str = setting(
+        "REFEREE_DB",
+        "referee.sqlite3",
+        Reader(_database, "a file path (not a folder)"),
+        "the SQLite ledger (one process per file)",
+    )
+    webhook_url: str | None = setting(
+        "WEBHOOK_URL",
+        None,
+        _url(("https", "http"), "an https:// URL (http:// only with TELEGRAM_BASE_URL)"),
+        "public URL: updates by webhook at WEBHOOK_URL/telegram instead of long polling",
+    )
+    listen: str = setting(
+        "LISTEN", "127.0.0.1", Reader(_address, "an IP address or localhost"), "the address the webhook listens on"
+    )
+    port: int = setting("PORT", 8443, Reader(_port, "a port number 1-65535"), "the port the webhook listens on")
+    webhook_secret: str | None = setting(
+        "WEBHOOK_SECRET",
+        None,
+        Reader(_secret, "1-256 of A-Z a-z 0-9 _ -"),
+        "the secret Telegram sends with each webhook update (random at each start when unset)",
+    )
+    base_url: str | None = setting(
+        "TELEGRAM_BASE_URL",
+        None,  # None: Telegram's own
+        _url(("http", "https"), "an http:// or https:// URL"),
+        "another Bot API server (a local one, a test double)",
+        shown="https://api.telegram.org",
+    )
+    board_edit_seconds: float = setting(
+        "BOARD_EDIT_SECONDS",
+        10.0,
+        _seconds(0, 3600),
+        "the least time between two edits of a chat's pinned live board",
+    )
+    heartbeat_file: str | None = setting(
+        "HEARTBEAT_FILE",
+        None,
+        _text("a file path"),
+        "touched while updates are taken in and processed; `health` reads its age (unset: REFEREE_DB.alive)",
+    )
+    heartbeat_max_age: float = setting(
+        "HEARTBEAT_MAX_AGE",
+        90.0,
+        _seconds(1, 86400),
+        "`health` fails when the heartbeat is older than this",
+    )
+    backlog_max_age: float = setting(
+        "BACKLOG_MAX_AGE",
+        300.0,
+        _seconds(1, 86400),
+        "`health` fails when an update has waited in the inbox longer than this",
+    )
+    chart_seconds: float = setting(
+        "CHART_SECONDS",
+        3.0,
+        _seconds(0, 600, above=True),
+        "a chart not drawn within this is given up (the summary goes out without it) and the drawing process replaced",
+    )
+    busy_timeout: float = setting(
+        "REFEREE_BUSY_TIMEOUT",
+        10.0,
+        _seconds(0, 3600),
+        "how long a write waits for a lock another process holds on the ledger before it is tried again",
+    )
+    rules_dir: str | None = setting(
+        "RULES_DIR",
+        None,
+        Reader(_folder, "a folder that exists and can be read (not under /proc, /sys or /dev)"),
+        "house rules files (NAME.toml) any group may open a night with: /new … rules=NAME",
+    )
+    log_level: str = setting(
+        "LOG_LEVEL", "INFO", Reader(_log_level, "DEBUG, INFO, WARNING or ERROR"), "how much the bot logs"
+    )
+    language: str = setting(
+        "LANG",
+        "en",
+        Reader(operator_language, "a locale (zh_CN.UTF-8, zh_TW, en_US)"),
+        "operator messages: Chinese for zh*, else English",
+        shown="",
+    )
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str]) -> Settings:
@@ -258,8 +284,34 @@ class Settings:
         return read
 
     @property
+    def heartbeat(self) -> str:
+        """The heartbeat's file: HEARTBEAT_FILE, else beside the ledger, where the bot and `health`
+        (given the same REFEREE_DB) both find it without another variable."""
+        return self.heartbeat_file or f"{self.database}.alive"
+
+    @property
     def log_level_number(self) -> int:
         return int(logging.getLevelName(self.log_level))
+
+
+def _variables() -> tuple[Variable, ...]:
+    found = []
+    for declared_field in fields(Settings):
+        declared: _Declared = declared_field.metadata[_VARIABLE]
+        found.append(
+            Variable(
+                declared.name,
+                declared_field.name,
+                declared.shown,
+                declared.reader.accepts,
+                declared.meaning,
+                declared.reader.read,
+            )
+        )
+    return tuple(found)
+
+
+VARIABLES: tuple[Variable, ...] = _variables()  # every variable, in the order of the fields
 
 
 def help_table() -> str:

@@ -283,7 +283,7 @@ def _serve(settings: Settings) -> int:
         rules_dir=Path(settings.rules_dir) if settings.rules_dir else None,
     )
     front: TelegramFrontEnd = application.bot_data["front"]
-    heartbeat = Heartbeat(settings.heartbeat_file, status=front.health, working=front.working)
+    heartbeat = Heartbeat(settings.heartbeat, status=front.health, working=front.working)
     intake: Intake
     if settings.webhook_url:
         intake = Webhook(
