@@ -75,6 +75,8 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # python-telegram-bot 22's periods (a 429's retry_after) as timedelta now, as its next major has them
+    os.environ.setdefault("PTB_TIMEDELTA", "1")
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == ["console"]:  # the console has its own options (console --help)
         return console(args[1:])

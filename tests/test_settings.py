@@ -107,3 +107,42 @@ def test_the_process_refuses_it_with_exit_2_and_one_line(name: str, value: str, 
         assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
         assert result.stderr.startswith(f"python -m bot: {name}=") and "Traceback" not in result.stderr
     assert not (tmp_path / "never.sqlite3").exists()
+
+
+PROBE = """
+import atexit, sys
+from bot.__main__ import main
+
+def telegram_modules():
+    loaded = sorted(m for m in sys.modules if m == "telegram" or m.startswith(("telegram.", "bot.telegram")))
+    print("LOADED", loaded, file=sys.stderr)
+
+atexit.register(telegram_modules)
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.parametrize("command", [["health"], ["backup", "COPY"], ["console", "--db", "DB"]])
+def test_health_backup_and_the_console_do_not_load_the_telegram_package(command: list[str], tmp_path: Path) -> None:
+    """#49 item 3: the settings, `health`'s backlog and the backup are the process's and the store's."""
+    db = tmp_path / "l.sqlite3"
+    argv = [
+        str(tmp_path / "copy.sqlite3") if a == "COPY" else str(tmp_path / "c.sqlite3") if a == "DB" else a
+        for a in command
+    ]
+    environment = {**os.environ, "PYTHONPATH": str(ROOT), "REFEREE_DB": str(db)}
+    environment.pop("TELEGRAM_BOT_TOKEN", None)
+    if command[0] == "backup":
+        import sqlite3
+
+        sqlite3.connect(db).close()
+    result = subprocess.run(
+        [sys.executable, "-c", PROBE, *argv],
+        cwd=ROOT,
+        env=environment,
+        input="",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert "LOADED []" in result.stderr, result.stderr

@@ -111,6 +111,8 @@ def _check_access(target: Path) -> None:
     directory = target.parent if str(target.parent) else Path(".")
     if target.exists() and not os.access(target, os.W_OK):
         raise sqlite3.OperationalError("the file is read-only")
+    if not directory.is_dir():  # said as it is: a folder to create, not one to make writable
+        raise sqlite3.OperationalError(f"the folder {directory} does not exist")
     if not os.access(directory, os.W_OK):
         raise sqlite3.OperationalError(f"the folder {directory} is not writable")
 
