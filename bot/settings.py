@@ -62,10 +62,6 @@ class Reader:
     accepts: str
 
 
-def _text(accepts: str) -> Reader:
-    return Reader(lambda value: value, accepts)
-
-
 def _url(schemes: tuple[str, ...], accepts: str) -> Reader:
     def read(value: str) -> str:
         parts = urlsplit(value)
@@ -108,8 +104,8 @@ def _token(value: str) -> str:
     return value
 
 
-def _database(value: str) -> str:
-    if Path(value).is_dir():  # the ledger is a file; its folder need not exist yet (said at open)
+def _file(value: str) -> str:
+    if Path(value).is_dir():  # a file the bot writes; its folder need not exist yet (said at open)
         raise ValueError(value)
     return value
 
@@ -186,7 +182,7 @@ class Settings:
     database: str = setting(
         "REFEREE_DB",
         "referee.sqlite3",
-        Reader(_database, "a file path (not a folder)"),
+        Reader(_file, "a file path (not a folder)"),
         "the SQLite ledger (one process per file)",
     )
     webhook_url: str | None = setting(
@@ -221,7 +217,7 @@ class Settings:
     heartbeat_file: str | None = setting(
         "HEARTBEAT_FILE",
         None,
-        _text("a file path"),
+        Reader(_file, "a file path (not a folder)"),
         "touched while updates are taken in and processed; `health` reads its age (unset: REFEREE_DB.alive)",
     )
     heartbeat_max_age: float = setting(

@@ -39,6 +39,7 @@ OUT_OF_RANGE = [
     ("TELEGRAM_BOT_TOKEN", "not a token"),
     ("TELEGRAM_BOT_TOKEN", "123456:ABC DEF"),
     ("REFEREE_DB", "/"),
+    ("HEARTBEAT_FILE", "/tmp"),
     ("WEBHOOK_URL", "https://" + "a" * 3000),
 ]
 
