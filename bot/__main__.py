@@ -67,8 +67,9 @@ def parser() -> argparse.ArgumentParser:
     backup = commands.add_parser(
         "backup",
         help="a consistent copy of the ledger, safe while the bot runs",
-        description="Write a consistent copy of the ledger (REFEREE_DB) to FILE with SQLite's online backup; "
-        "safe while the bot runs. FILE must not exist yet.",
+        description="Write a consistent copy of the ledger (REFEREE_DB) to FILE, read from one snapshot: "
+        "safe while the bot runs, and done in a time bounded by the ledger's size however busy it is. "
+        "FILE must not exist yet.",
     )
     backup.add_argument("file", metavar="FILE", help="where the copy goes (a new file)")
     return top

@@ -37,7 +37,11 @@ EXIT_DATABASE = EXIT_UNAVAILABLE  # the database is in use by another process, u
 EXIT_CODES = (
     (EXIT_OK, "stopped cleanly (SIGINT/SIGTERM); `health`: healthy; `backup`: written"),
     (EXIT_REFUSED, "Telegram refused the token or the start, was unreachable, or updates stopped; `health`: unhealthy"),
-    (EXIT_CONFIG, "bad configuration: a variable's value, a missing TELEGRAM_BOT_TOKEN, a bad command line"),
+    (
+        EXIT_CONFIG,
+        "bad configuration: a variable's value, a missing TELEGRAM_BOT_TOKEN, a bad command line;"
+        " `backup`: FILE exists, is the ledger's own, or cannot be written (missing folder, full disk)",
+    ),
     (EXIT_DATABASE, "the database: in use by another process, not an SQLite file, not writable, or replaced"),
 )
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR")
