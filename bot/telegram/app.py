@@ -308,14 +308,27 @@ def run_telegram(settings: Settings) -> int:
 
 def _forget(database: str, new_ledger: bool) -> None:
     """A start refused before any update came in leaves no ledger it created: the next start, with
-    the right token, makes it afresh (an existing ledger is never touched)."""
-    if not new_ledger:
+    the right token, makes it afresh. An existing ledger is never touched, nor a new one that holds
+    anything (a webhook may have stored an update before setWebhook failed)."""
+    if not new_ledger or not _holds_nothing(database):
         return
     for leftover in (database, f"{database}-wal", f"{database}-shm", f"{database}-journal"):
         with contextlib.suppress(OSError):
             os.unlink(leftover)
     with contextlib.suppress(OSError):
         os.unlink(f"{os.path.realpath(database)}.lock")
+
+
+def _holds_nothing(database: str) -> bool:
+    try:
+        connection = sqlite3.connect(f"{Path(database).resolve().as_uri()}?mode=ro", uri=True, timeout=5)
+        try:
+            tables = [row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+            return not any(connection.execute(f'SELECT 1 FROM "{table}" LIMIT 1').fetchone() for table in tables)
+        finally:
+            connection.close()
+    except sqlite3.Error:
+        return False
 
 
 def webhook_secret(configured: str | None) -> str:
