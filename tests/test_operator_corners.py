@@ -9,12 +9,16 @@ import asyncio
 import errno
 import os
 import re
+import shutil
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from bot.store.backup import backup
+from bot.store.database import DatabaseLost, Watch, exclusive
 from bot.views import charts as charts_module
 from bot.views.charts import Charts
 from bot.views.plot import LineChart, Series
@@ -125,9 +129,39 @@ def test_the_webhook_deployment_sets_bot_domain_once_and_pins_caddy() -> None:
     assert re.search(r"image: caddy:2\.\d+\.\d+(-alpine)?(@sha256:[0-9a-f]{64})?\s", compose), compose
 
 
-def test_the_docs_say_to_stop_the_bot_before_copying_a_backup_over_its_ledger() -> None:
-    """`cp` writes into the live file (same inode): the running bot cannot tell. The docs no longer
-    promise it is noticed, and say to stop the bot first."""
-    operating = (ROOT / "docs" / "operating.md").read_text(encoding="utf-8")
-    assert "A backup copied over the file of a running bot is noticed" not in operating
-    assert "cp" in operating and "is not noticed" in operating
+def test_a_backup_copied_into_the_live_ledger_file_is_noticed(tmp_path: Path) -> None:
+    """`cp backup ledger` writes into the same file (the same inode, so the identity check cannot
+    see it); but the ledger says WAL in its header while it runs and a backup does not."""
+    db, copy = tmp_path / "live.sqlite3", tmp_path / "copy.sqlite3"
+    live = sqlite3.connect(db, isolation_level=None)
+    live.execute("PRAGMA journal_mode = WAL")
+    live.execute("CREATE TABLE t (x)")
+    live.execute("INSERT INTO t VALUES (1)")
+    with exclusive(db):  # the front end's lock: the header is read through its descriptor
+        watch = Watch.of(db)
+        watch.check()  # as it was opened
+        backup(db, copy)
+        shutil.copyfile(copy, db)  # what `cp` does: the same file, other bytes
+        with pytest.raises(DatabaseLost) as lost:
+            watch.check()
+    assert lost.value.params["what"] == "database.what_overwritten"
+    live.close()
+
+
+def test_a_bot_whose_ledger_a_backup_is_copied_into_stops_before_acknowledging(tmp_path: Path) -> None:
+    db, copy, log = tmp_path / "bot.sqlite3", tmp_path / "copy.sqlite3", tmp_path / "bot.log"
+    chat = -100402
+
+    async def scenario() -> None:
+        async with bot_against_fake(db, log) as (fake, running):
+            await fake.settle(fake.message(chat, ALICE, "/new @alice @bob @carol @dave"), timeout=60)
+            made = await asyncio.to_thread(bot, "backup", str(copy), env={"REFEREE_DB": str(db)})
+            assert made.returncode == 0, made.stderr
+            shutil.copyfile(copy, db)  # the operator restores with `cp` while the bot runs
+            update = fake.message(chat, ALICE, "/flowergang")
+            await wait_until(lambda: running.poll() is not None, timeout=60)
+            said = log.read_text(encoding="utf-8")
+            assert running.poll() == 3 and "另一个文件被复制到了它上面" in said, said
+            assert fake._confirmed <= update  # Telegram still holds it
+
+    asyncio.run(scenario())
