@@ -180,33 +180,43 @@ def _points(tree: ast.AST) -> Iterator[tuple[ast.AST, str, object]]:
     for node in ast.walk(tree):
         if id(node) in skipped:
             continue
-        if isinstance(node, ast.Compare):
-            for position, op in enumerate(node.ops):
-                if type(op) in COMPARE_SWAPS:
-                    swap = COMPARE_SWAPS[type(op)]
-                    yield node, f"{type(op).__name__}->{swap.__name__}", ("cmp", position, swap)
-        elif isinstance(node, ast.BinOp | ast.AugAssign) and type(node.op) in BINOP_SWAPS:
-            swap_op = BINOP_SWAPS[type(node.op)]
-            yield node, f"{type(node.op).__name__}->{swap_op.__name__}", ("op", swap_op)
-        elif isinstance(node, ast.Constant) and isinstance(node.value, bool):
-            yield node, f"{node.value}->{not node.value}", ("const", not node.value)
-        elif isinstance(node, ast.Constant) and isinstance(node.value, int):
-            yield node, f"{node.value}->{node.value + 1}", ("const", node.value + 1)
-            yield node, f"{node.value}->{node.value - 1}", ("const", node.value - 1)
-        elif isinstance(node, ast.BoolOp):
-            swap_bool = ast.Or if isinstance(node.op, ast.And) else ast.And
-            yield node, f"{type(node.op).__name__}->{swap_bool.__name__}", ("bool", swap_bool)
-        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-            yield node, "drop not", ("not",)
-        elif isinstance(node, ast.Name) and node.id in NAME_SWAPS:
-            yield node, f"{node.id}->{NAME_SWAPS[node.id]}", ("name", NAME_SWAPS[node.id])
-        for field in ("body", "orelse"):
-            statements = getattr(node, field, None)
-            if not isinstance(statements, list) or isinstance(node, ast.Module | ast.ClassDef):
-                continue
-            for position, statement in enumerate(statements):
-                if isinstance(statement, DROPPABLE) and id(statement) not in skipped:
-                    yield statement, f"drop {type(statement).__name__.lower()}", ("drop", node, field, position)
+        yield from _node_points(node)
+        yield from _drop_points(node, skipped)
+
+
+def _node_points(node: ast.AST) -> Iterator[tuple[ast.AST, str, object]]:
+    """The mutations of one node itself: an operator, a constant or a name swapped, a `not` dropped."""
+    if isinstance(node, ast.Compare):
+        for position, op in enumerate(node.ops):
+            if type(op) in COMPARE_SWAPS:
+                swap = COMPARE_SWAPS[type(op)]
+                yield node, f"{type(op).__name__}->{swap.__name__}", ("cmp", position, swap)
+    elif isinstance(node, ast.BinOp | ast.AugAssign) and type(node.op) in BINOP_SWAPS:
+        swap_op = BINOP_SWAPS[type(node.op)]
+        yield node, f"{type(node.op).__name__}->{swap_op.__name__}", ("op", swap_op)
+    elif isinstance(node, ast.Constant) and isinstance(node.value, bool):
+        yield node, f"{node.value}->{not node.value}", ("const", not node.value)
+    elif isinstance(node, ast.Constant) and isinstance(node.value, int):
+        yield node, f"{node.value}->{node.value + 1}", ("const", node.value + 1)
+        yield node, f"{node.value}->{node.value - 1}", ("const", node.value - 1)
+    elif isinstance(node, ast.BoolOp):
+        swap_bool = ast.Or if isinstance(node.op, ast.And) else ast.And
+        yield node, f"{type(node.op).__name__}->{swap_bool.__name__}", ("bool", swap_bool)
+    elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        yield node, "drop not", ("not",)
+    elif isinstance(node, ast.Name) and node.id in NAME_SWAPS:
+        yield node, f"{node.id}->{NAME_SWAPS[node.id]}", ("name", NAME_SWAPS[node.id])
+
+
+def _drop_points(node: ast.AST, skipped: set[int]) -> Iterator[tuple[ast.AST, str, object]]:
+    """The statements of a block that may be dropped (not a module's or a class's)."""
+    for field in ("body", "orelse"):
+        statements = getattr(node, field, None)
+        if not isinstance(statements, list) or isinstance(node, ast.Module | ast.ClassDef):
+            continue
+        for position, statement in enumerate(statements):
+            if isinstance(statement, DROPPABLE) and id(statement) not in skipped:
+                yield statement, f"drop {type(statement).__name__.lower()}", ("drop", node, field, position)
 
 
 def mutants(file: str) -> list[Mutant]:

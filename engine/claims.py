@@ -99,23 +99,32 @@ def check_claims(flags: WinFlags, preset: Preset, facts: ClaimSituation) -> None
         if flags.hard_flowers < 1:
             raise ClaimRefused("claim.after_flower_no_flower")
     if flags.heavenly:
-        if not facts.dealer:
-            raise ClaimRefused("claim.heavenly_not_dealer")
-        if not facts.self_draw:
-            raise ClaimRefused("claim.heavenly_self_draw")
-        if facts.melds:
-            raise ClaimRefused("claim.heavenly_melds")
+        _check_heavenly(facts)
     if flags.earthly:
-        if facts.dealer:
-            raise ClaimRefused("claim.earthly_dealer")
-        # "不碰不杠" (RULES §5); 敞开头 allows gangs that keep the wait (V1.0.2 §10.12): the players
-        # vouch that the wait was kept, the table cannot see it.
-        dihu = preset.rules.get("dihu")
-        allowed = dihu.melds_allowed if dihu is not None else frozenset()
-        if any(kind.value not in allowed for kind in facts.melds):
-            raise ClaimRefused("claim.earthly_pong" if allowed else "claim.earthly_melds")
+        _check_earthly(preset, facts)
     if flags.last_stacks and not facts.self_draw:
         raise ClaimRefused("claim.last_stacks_self_draw")
+
+
+def _check_heavenly(facts: ClaimSituation) -> None:
+    """天胡: the dealer's own first draw, nothing melded."""
+    if not facts.dealer:
+        raise ClaimRefused("claim.heavenly_not_dealer")
+    if not facts.self_draw:
+        raise ClaimRefused("claim.heavenly_self_draw")
+    if facts.melds:
+        raise ClaimRefused("claim.heavenly_melds")
+
+
+def _check_earthly(preset: Preset, facts: ClaimSituation) -> None:
+    """地胡: not the dealer, and "不碰不杠" (RULES §5); 敞开头 allows gangs that keep the wait (V1.0.2
+    §10.12): the players vouch that the wait was kept, the table cannot see it."""
+    if facts.dealer:
+        raise ClaimRefused("claim.earthly_dealer")
+    dihu = preset.rules.get("dihu")
+    allowed = dihu.melds_allowed if dihu is not None else frozenset()
+    if any(kind.value not in allowed for kind in facts.melds):
+        raise ClaimRefused("claim.earthly_pong" if allowed else "claim.earthly_melds")
 
 
 SEVEN_PAIRS_KEYS = frozenset(

@@ -124,12 +124,6 @@ def reading_table() -> Mapping[SuitTiles, tuple[SuitSplit, ...]]:
     return table
 
 
-def suit_splits(tiles: SuitTiles) -> tuple[SuitSplit, ...]:
-    """Every reading of one suit's sorted tiles: sets only if there are a multiple of 3, sets and the
-    pair if 2 mod 3, none if 1 mod 3 (or if no reading exists). No tiles: one reading, with nothing."""
-    return reading_table().get(tiles, ())
-
-
 def readable(tiles: SuitTiles) -> bool:
     """Whether one suit's sorted tiles have a reading at all."""
     return tiles in reading_table()

@@ -345,7 +345,9 @@ def _check_robbed_pong(state: TableState, robbed: int, tile: Tile | None) -> Non
     raise ClaimRefused("claim.robbing_no_pong", seat=robbed, tile=tile_name(tile) if tile is not None else "")
 
 
-def _apply_win(state: TableState, event: Win) -> Outcome:
+def _check_win_seats(state: TableState, event: Win) -> None:
+    """Who a win names can be: one winner at least, each once, none the discarder, one self-draw at
+    most, and no discarder who is bust."""
     if not event.claims:
         raise EngineError("win.no_winner")
     _check_seat(event.discarder)
@@ -358,6 +360,10 @@ def _apply_win(state: TableState, event: Win) -> Outcome:
         raise EngineError("win.several_self_draws")
     if state.chips is not None and event.discarder is not None and state.chips[event.discarder] <= 0:
         raise EngineError("win.from_bust_player", seat=event.discarder)
+
+
+def _apply_win(state: TableState, event: Win) -> Outcome:
+    _check_win_seats(state, event)
     ordered = sorted(event.claims, key=lambda c: (c.winner - (event.discarder or 0)) % SEATS)
     claims: list[WinClaim] = []
     scores: list[tuple[int, WinScore]] = []

@@ -10,6 +10,8 @@ Simplified Chinese, then to the key itself, so a gap shows up as a key, never as
 
 from __future__ import annotations
 
+import gettext
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -56,6 +58,12 @@ def normalize_language(code: str | None) -> str | None:
 class Catalog:
     singular: dict[str, str]
     plural: dict[str, tuple[str, ...]]
+    plural_expr: str = "0"  # the catalog's own plural rule (its Plural-Forms header, as Babel reads it)
+
+    def plural_index(self, count: int) -> int:
+        """Which of a message's plural forms `count` takes, by the catalog's rule (English: 1 is the
+        first form, any other count the second; Chinese has one form)."""
+        return int(_plural_rule(self.plural_expr)(count))
 
 
 @cache
@@ -64,10 +72,21 @@ def load_catalog(language: str) -> Catalog:
     folder = resources.files("locales").joinpath(language.replace("-", "_"), "LC_MESSAGES")
     singular: dict[str, str] = {}
     plural: dict[str, tuple[str, ...]] = {}
+    rules: set[str] = set()
     for path in sorted((entry for entry in folder.iterdir() if entry.name.endswith(".po")), key=lambda e: e.name):
         with path.open("rb") as handle:
-            _merge_catalog(read_po(handle), singular, plural, path.name)
-    return Catalog(singular, plural)
+            catalog = read_po(handle)
+        rules.add(catalog.plural_expr)
+        _merge_catalog(catalog, singular, plural, path.name)
+    if len(rules) > 1:  # every file of a language says its plural rule, and the same one
+        raise ValueError(f"{language}: the .po files disagree on the plural rule: {sorted(rules)}")
+    return Catalog(singular, plural, rules.pop() if rules else "0")
+
+
+@cache
+def _plural_rule(expression: str) -> Callable[[int], int]:
+    """A Plural-Forms expression (`(n != 1)`) as a function, as gettext reads it."""
+    return gettext.c2py(expression)
 
 
 def _merge_catalog(catalog: Any, singular: dict[str, str], plural: dict[str, tuple[str, ...]], source: str) -> None:
@@ -106,10 +125,10 @@ class Translator:
             return text
 
     def n(self, key: str, count: int, /, **params: Any) -> str:
-        """A message with plural forms; `count` picks the form (English: 1 vs many)."""
+        """A message with plural forms; `count` picks the form by the catalog's plural rule."""
         for language in (self.language, DEFAULT_LANGUAGE):
             forms = load_catalog(language).plural.get(key)
             if forms:
-                form = forms[0] if count == 1 or len(forms) == 1 else forms[1]
+                form = forms[min(load_catalog(language).plural_index(count), len(forms) - 1)]
                 return form.format(count=count, **params)
         return self.t(key, count=count, **params)

@@ -390,7 +390,7 @@ class FakeTelegram:
             {"ok": False, "error_code": 429, "description": description, "parameters": {"retry_after": retry_after}},
         )
 
-    async def _handle(self, request: web.Request) -> web.StreamResponse:
+    async def _handle(self, request: web.Request) -> web.StreamResponse:  # noqa: C901 -- the Bot API's methods in one switch, as Telegram routes them
         method = request.match_info["method"]
         params = await self._params(request)
         pending_faults = self.faults.get(method)
@@ -595,15 +595,9 @@ class FakeTelegram:
             return bad_request("message is too long")
         if utf16_length(str(params.get("caption", ""))) > CAPTION_LIMIT:
             return bad_request("message caption is too long")
-        markup = params.get("reply_markup")
-        if isinstance(markup, dict):
-            rows = markup.get("inline_keyboard", [])
-            if any(len(row) > ROW_LIMIT for row in rows) or sum(map(len, rows)) > BUTTON_LIMIT:
-                return bad_request("reply markup is too long")  # 8 a row, 100 in all (tginfo/Telegram-Limits)
-            for row in rows:
-                for button in row:
-                    if len(str(button.get("callback_data", "")).encode()) > CALLBACK_DATA_LIMIT:
-                        return bad_request("BUTTON_DATA_INVALID")
+        too_many = _markup_refusal(params.get("reply_markup"))
+        if too_many is not None:
+            return too_many
         if method in ("editMessageText", "editMessageReplyMarkup") and "message_id" in params:
             before = self.shown.get((chat_id, int(params["message_id"])))
             text = str(params.get("text", before[0] if before else ""))
@@ -630,6 +624,21 @@ class FakeTelegram:
         self._messages[chat_id] = [*recent, now]
         self._all_messages = [*everyone, now]
         return None
+
+
+def _markup_refusal(markup: object) -> tuple[int, dict[str, Any]] | None:
+    """What Telegram answers an inline keyboard it will not show: too many buttons (8 a row, 100 in
+    all: tginfo/Telegram-Limits), or a button's data over 64 bytes."""
+    if not isinstance(markup, dict):
+        return None
+    rows = markup.get("inline_keyboard", [])
+    if any(len(row) > ROW_LIMIT for row in rows) or sum(map(len, rows)) > BUTTON_LIMIT:
+        return bad_request("reply markup is too long")
+    for row in rows:
+        for button in row:
+            if len(str(button.get("callback_data", "")).encode()) > CALLBACK_DATA_LIMIT:
+                return bad_request("BUTTON_DATA_INVALID")
+    return None
 
 
 def _image_of(data: bytes) -> tuple[str, int, int] | None:

@@ -167,3 +167,26 @@ async def test_a_kept_line_is_not_sent_again_in_a_later_hand(referee: Referee) -
     await say(referee, ZHANG, "荒庄")  # the hand is over
     done = await say(referee, jing, "/join 王五")
     assert done is not None and done.recorded and "碰" not in text(done)
+
+
+async def test_one_named_seat_is_offered_without_an_example_naming_another(referee: Referee) -> None:
+    """`/new 张三` by an account of another name seats 张三 alone (#47 item 6: the prompt's example named
+    another seated player and found none). Every line of an account without a seat is answered: the one
+    seat to claim, and the free seats to join; nothing is recorded."""
+    opener = Speaker("300", "Opener", names=("Opener",))
+    await say(referee, opener, "/new 张三")
+    before = await rows(referee)
+    for speaker in (opener, MIKE):
+        for line in ("碰 张三", "罚 跟牌 张三", "/pong 张三 4p", "/penalty 张三 10", "胡"):
+            response = await say(referee, speaker, line)
+            if response is None:  # talk stays silent
+                continue
+            assert response.refused and not response.recorded
+            if "这个账号还没有座位" in text(response):
+                assert labels(response) == {"我是 张三": "/join 张三", "加入": "/join"}
+                assert "替别人记" not in text(response)  # no example naming a second player
+    assert "这个账号还没有座位" in text(await say(referee, MIKE, "碰 张三"))
+    assert await rows(referee) == before
+    for language in ("en", "zh-Hant"):
+        await say(referee, opener, f"/language {language}")
+        assert "{" not in text(await say(referee, MIKE, "碰 张三"))

@@ -480,7 +480,7 @@ async def _summary_and_chart(table: Table) -> tuple[str, list[tuple[str, list[in
     return text, night_lines(night, tally)
 
 
-async def _corrected_night(opening: Sequence[str], ops: list[Operation]) -> tuple[int, int, set[str]]:
+async def _corrected_night(opening: Sequence[str], ops: list[Operation]) -> tuple[int, int, set[str]]:  # noqa: C901 -- one branch per random operation
     """Play `ops` keeping a model: each place's versions (line, the number of the line that wrote it), newest
     last; a correction names the place by its first event or by its current version (the natural
     `/fix 3` after a fix #3), which must mean the same. Then the current versions, replayed on a

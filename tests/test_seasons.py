@@ -11,8 +11,8 @@ from __future__ import annotations
 import sqlite3
 
 from bot.chat.parser import parse
+from bot.chat.season_words import season_words
 from bot.chat.service import Incoming
-from bot.chat.tokens import season_words
 from bot.night.seating import Speaker
 from bot.text.replies import render_response
 from tests.harness import Table

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.chat.handlers.common import tile_word
 from bot.text.replies import Reply
+from bot.views.said import tile_word
 from tests.harness import Table
 
 CHINESE = "/new 张三 李四 王五 赵六"

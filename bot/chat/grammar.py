@@ -37,7 +37,9 @@ from bot.chat.lexicon import by_first_char as _by_first_char
 from bot.chat.periods import read_stats_words, stats_shape
 from bot.chat.rule_words import rules_actions
 from bot.chat.scanner import MAX_DIGITS, Words
-from bot.chat.tokens import SEAT_TOKEN, season_shape, tab_amount_cents, tab_undo_word
+from bot.chat.season_words import season_shape
+from bot.chat.tab_words import tab_amount_cents, tab_undo_word
+from bot.chat.tokens import SEAT_TOKEN
 from bot.text.vocabulary import fold, normalize_width
 from bot.views.board import mode_of
 from engine.errors import EngineError
@@ -270,9 +272,6 @@ def _typed_count(digits: str) -> int:
     if len(digits) > MAX_DIGITS:
         raise EngineError("number.too_big", text=digits)
     return int(digits)
-
-
-CLAIM_ROWS = re.compile(r"^claim=(\d{1,12})(?:,(\d{1,12}))?$")  # the undo-claim button's: bind row, line row
 
 
 def _undo(name: str, raw: str, tokens: list[str], known: Sequence[str], plain: bool) -> Command:
@@ -562,8 +561,6 @@ GRAMMARS: tuple[Grammar, ...] = (
 )
 GRAMMAR_BY_NAME = {spec.name: spec for spec in GRAMMARS}
 BY_SLASH = {alias: spec for spec in GRAMMARS for alias in spec.slash}
-# what may follow each command word in a plain line (the near-command hints read it too)
-PLAIN_ARGS = {spec.name: spec.plain for spec in GRAMMARS if spec.plain}
 
 
 # ---- the fixed words, with every command's plain words ----------------------------------------------

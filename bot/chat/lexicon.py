@@ -54,7 +54,6 @@ MEASURE_WORDS = ("个",)  # 4个花
 PARTICLES = ("了",)  # 碰了 杠了 胡了: only right after the command word
 # A plain line ending in a sentence particle is talk about the game, not a command (流局吗, 花杠呢).
 SENTENCE_PARTICLES = frozenset("吗嗎呢吧啊呀嘛么麼啦哦喔咯呗唄")
-_TRAILING_MARKS = "!。.~…"
 
 # Piece kinds.
 NAME, SEAT, VERB, SELF, FLAG, PATTERN, ALSO = "name", "seat", "verb", "self", "flag", "pattern", "also"

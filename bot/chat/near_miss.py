@@ -12,6 +12,7 @@ from bot.chat.grammar import GRAMMAR_BY_NAME, ONE_SUITED_TILE, claim_words
 from bot.chat.lexicon import PARTICLE, TILE, WORD
 from bot.chat.parser import ReadLine, one_tile, parse, read_line
 from bot.chat.scanner import Piece
+from bot.chat.word_slips import Slip, plain_slip
 from bot.night.seating import Former
 from bot.text.vocabulary import fold, name_key, normalize_width
 from engine.errors import EngineError
@@ -98,7 +99,10 @@ def near_command(read: ReadLine, former: Mapping[str, Former] | None = None) -> 
         if miss is not None:
             return miss
     plain, known = read.plain, read.known or ()
-    if plain is None or not GRAMMAR_BY_NAME[plain.name].hinted:
+    if plain is None:  # no command word: one mistyped (`gnag Dave 3s`, `荒装`), or talk
+        slip = plain_slip(read.text, known)
+        return mended_miss(slip.read, "hint.no_such_word", {"typed": slip.typed}) if slip is not None else None
+    if not GRAMMAR_BY_NAME[plain.name].hinted:
         return None
     line, name, lead, args = plain.line, plain.name, plain.lead, plain.args
     spec = GRAMMAR_BY_NAME[name]
@@ -150,25 +154,62 @@ def former_names_line(read: ReadLine, former: Mapping[str, Former]) -> NearMiss 
         return None
     line = " ".join(was.now if (was := former.get(name_key(word.lstrip("@")))) else word for word in words)
     mended = read_line(line, read.known or ())
-    plain, command = mended.plain, mended.command
-    if plain is None or command is None or not GRAMMAR_BY_NAME[plain.name].hinted:
+    if mended.plain is None or not GRAMMAR_BY_NAME[mended.plain.name].hinted:
         return None
     typed, was = olds[0]
     seat_of_now = {name_key(now.now): f"#{now.seat}" for _, now in olds}  # a button stays short: #N
+    key = "hint.swapped" if was.swapped else "hint.renamed"
+    return mended_miss(mended, key, {"typed": typed, "name": was.now}, seat_of_now)
+
+
+def mended_miss(
+    mended: ReadLine, key: str, params: Mapping[str, str], tokens: Mapping[str, str] | None = None
+) -> NearMiss | None:
+    """The hint for a line whose mended form (`mended`, a plain command) is meant: the mended line is
+    said and is its button (`bad` = -1: no piece is left to replace), a name in `tokens` pressed as
+    its seat's token, the speaker's seat named when the event is theirs."""
+    plain, command = mended.plain, mended.command
+    if plain is None or command is None:
+        return None
 
     def pressed(piece: Piece) -> str:
         text = plain.line[piece.start : piece.end]
-        return seat_of_now.get(name_key(text), text)
+        return (tokens or {}).get(name_key(text), text)
 
     return NearMiss(
-        "hint.swapped" if was.swapped else "hint.renamed",
-        {"typed": typed, "name": was.now, "line": plain.line},
+        key,
+        {**params, "line": plain.line},
         plain.line,
         GRAMMAR_BY_NAME[plain.name].slash[0],
         tuple(pressed(p) for p in plain.lead),
         tuple(pressed(p) for p in plain.args if p.kind != PARTICLE),
         -1,
-        len(command.names) < names_with_actor(command),
+        speakers_event(command),
+    )
+
+
+def speakers_event(command: Command) -> bool:
+    """Whether the command is a table event of the speaker's: no actor named in it (an undo or a
+    draw is no one's: its button names no seat)."""
+    return GRAMMAR_BY_NAME[command.name].hinted and len(command.names) < names_with_actor(command)
+
+
+def slash_miss(slip: Slip) -> NearMiss | None:
+    """`/gnag Dave 3s`: the /command mended, said, and its button (the speaker's seat named when the
+    event is theirs)."""
+    command = slip.read.command
+    if command is None:
+        return None
+    args = tuple(slip.line.split()[1:])
+    return NearMiss(
+        "command.unknown_slip",
+        {"command": slip.typed, "line": slip.line},
+        slip.line,
+        slip.word[1:],
+        (),
+        args,
+        -1,
+        speakers_event(command),
     )
 
 

@@ -11,35 +11,20 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from itertools import takewhile
 from pathlib import Path
 
-from bot.chat.commands import handler_of
+from bot.chat.commands import Handler, handler_of
 from bot.chat.grammar import GRAMMAR_BY_NAME, only_looks
-from bot.chat.handlers import corrections, opening, reply_to
-from bot.chat.handlers.causes import flower_choices
-from bot.chat.handlers.common import (
-    Context,
-    Incoming,
-    PendingLine,
-    Refusal,
-    Replied,
-    Services,
-    Upload,
-    former_name_hint,
-    meld_conflict,
-    near_miss,
-    readable,
-    refused_win,
-)
+from bot.chat.handlers import kept, opening, refusals, reply_to
+from bot.chat.handlers.common import Context, Incoming, Refusal, Replied, Services, Upload
 from bot.chat.handlers.house import MAX_RULES_BYTES
-from bot.chat.parser import ReadLine, read_line, reports_an_event, usage_hint
-from bot.night.codec import EVENT_KINDS, SeatChange
+from bot.chat.parser import ReadLine, read_line
+from bot.night.codec import SeatChange
 from bot.night.fold import Line
 from bot.night.log_index import LogIndex
 from bot.night.night import Night
 from bot.night.nights import Nights
-from bot.night.records import DuplicateUpdate, EventRow, Seat
+from bot.night.records import DuplicateUpdate, Seat
 from bot.night.seating import Speaker, claimable_seat, seat_of, seated_names
 from bot.store.inbox import Inbox
 from bot.store.ledger import Ledger
@@ -51,15 +36,12 @@ from bot.views.board import SETTING as BOARD_SETTING
 from bot.views.charts import GIVE_UP_SECONDS, Charts
 from bot.views.lines import format_money, transfers_json, unit_key
 from engine.errors import EngineError
-from engine.melds import LoggedMeldMissing
 from engine.suit_shapes import reading_table
-from engine.table import WinRefused
 from locales import DEFAULT_LANGUAGE, normalize_language
 
 __all__ = ["MAX_RULES_BYTES", "Incoming", "Referee", "Replied", "Speaker", "Upload"]
 
 log = logging.getLogger(__name__)
-KEPT_MINUTES = 10  # a line kept for its sender's seat claim is sent again at most this long after
 KEEP_TAPS_DAYS = 7  # a guided flow's taps are dropped this long after (a flow lasts FLOW_MINUTES)
 
 
@@ -71,11 +53,14 @@ class Binding:
     claimed: str | None  # the seat's name, claimed by the account's own name; None: seated by @username
 
 
-def row_after(events: Sequence[EventRow], bind_id: int) -> int | None:
-    """The table event a claim's kept line recorded: the row right after the claim's (the chat's lines
-    are answered one at a time), if it is a table event; read from the end, where it was just written."""
-    rows = list(takewhile(lambda e: e.id > bind_id, reversed(events)))
-    return rows[-1].id if rows and rows[-1].kind in EVENT_KINDS else None
+def read_among(incoming: Incoming, night: Night | None) -> ReadLine:
+    """The line read among the names seated now: as the front end had it read, unless the seats
+    changed since (or it was not read yet, or a reply aimed it at another line)."""
+    known = tuple(seated_names(night.seats if night is not None else ()))
+    read = incoming.read
+    if read is None or read.text != incoming.text or read.known != known:
+        return read_line(incoming.text, known)
+    return read
 
 
 class Referee:
@@ -128,6 +113,7 @@ class Referee:
             else:
                 log.exception("line %r in chat %s failed", incoming.text, incoming.chat_id)
             self.nights.forget(incoming.chat_id)
+            self.services.released_lines.pop((incoming.chat_id, incoming.speaker.id), None)  # its claim rolled back
             language = await self._language_after_failure(incoming)
             # it failed after the line's commit: say so (a binding is only written with an event)
             if self.nights.recorded(incoming.chat_id) != before:
@@ -142,96 +128,74 @@ class Referee:
             return DEFAULT_LANGUAGE
 
     async def _handle(self, incoming: Incoming) -> Response | None:
+        """The pipeline a line goes down: the chat's language, its night, the line a reply aims at, the
+        line read; then a refusal, talk, or a command answered; then the line its seat claim kept."""
         language = await self.language(incoming.chat_id, incoming.speaker.language)
         # a restart's first /score reads only the events after the newest checkpoint; any other
         # command reads the whole night first (Night.load_history)
         night = await self.nights.latest(incoming.chat_id, history=False)
-        seats = night.seats if night is not None else ()
         aimed = await reply_to.aim(incoming, night, self.nights, language)  # a reply that corrects: the line it names
         if isinstance(aimed, Response):
             return self._noted(incoming, aimed)
         if aimed is not None:
             incoming = replace(incoming, text=aimed, read=None)
-        read = incoming.read
-        if read is None or read.text != incoming.text or read.known != tuple(seated_names(seats)):
-            read = read_line(incoming.text, seated_names(seats))  # not read yet, or read at other names
+        read = read_among(incoming, night)
         if read.error is not None:
-            replies = (Reply(read.error.key, read.error.params),)
-            hint = usage_hint(incoming.text, replies)  # the line's /command in its right form
-            return self._noted(incoming, Response((*replies, hint) if hint else replies, language, refused=True))
-        command = read.command
-        if command is None:
-            if night is not None and not night.closed:
-                await night.load_history()  # tonight's renames and swaps: an old name gets the hint
-            return self._noted(incoming, near_miss(incoming, read, night, language))
-        handler = handler_of(command.name)
+            return self._noted(incoming, refusals.unreadable(incoming.text, read.error, language))
+        if read.command is None:
+            return self._noted(incoming, await refusals.talk(incoming, read, night, language))
+        handler = handler_of(read.command.name)
         if handler is None:
             return None
-        spec = GRAMMAR_BY_NAME.get(command.name)
-        if night is not None and not (spec is not None and spec.head_only):
-            await night.load_history()
-            await night.folded()  # a long night folds off the event loop, not inside the handler
-        context = Context(incoming, command, language, night, self.services)
+        context = Context(incoming, read.command, language, night, self.services)
         try:
-            binding = None
-            if night is not None and not night.closed and not (spec is not None and spec.seats_itself):
-                binding = self._binding(incoming, night, spec is not None and spec.claims_a_seat)
-                if binding is not None:
-                    await night.load_history()
-            hand_before = night.state.hand_no if night is not None else None
-            if night is None or binding is None:
-                response, bound = await handler(context), False
-            else:
-                # a known account (seated by @username): bound once its line is answered, refusal-free
-                alone = Line(incoming.speaker.name, "(bind)") if binding.claimed is None else None
-                response, bound = await night.answer_bound(binding.change, alone, lambda: handler(context))
-            # one quiet line per event, the board when the hand changes (or after each: /board each)
-            mode = await self.nights.setting(incoming.chat_id, BOARD_SETTING) or DEFAULT_MODE
-            response = shaped(response, mode, hand_before)
-            claimed = binding is not None and binding.claimed is not None and bound
-            if claimed and await opening.first_claim(self.nights, incoming.chat_id, incoming.speaker.id):
-                # one line saying who the account was bound to: once per account in a chat, not every night
-                assert binding is not None
-                said = Reply("telegram.claimed", {"name": binding.claimed})
-                live = (said, *response.live) if response.live is not None else None
-                response = replace(response, replies=(said, *response.replies), live=live)
+            response = await self._dispatch(context, handler)
         except DuplicateUpdate:
             return Response((), language)
         except (Refusal, EngineError) as error:
-            if night is not None:
-                await night.load_history()  # a refusal may name the logged events behind it
-            if incoming.update_key and await self.nights.has_update(incoming.update_key):
-                return Response((), language)  # a repeated update: answered the first time
-            # `fix 99 碰 李四` is meant, and so is an event naming the table (`Bob gang Alice 9p`)
-            known = seated_names(seats)
-            meant = corrections.reads_as_a_fix(command, known) or reports_an_event(command, known)
-            if command.plain and incoming.text.strip()[:1].isascii() and not meant:
-                return None  # an English word that merely starts a chat message: stay quiet
-            response = replace(self._refusal(error, context), refused=True)
-            if isinstance(error, EngineError) and error.key == "player.unknown":
-                # a name the seat had earlier tonight (renamed, or left at a 换人): the seat's name now
-                response = former_name_hint(context, str(error.params.get("name", ""))) or response
-            prompt = opening.claim_prompt(context, response)  # an account with no seat yet: which one?
-            if prompt is not None:
-                assert night is not None
-                clock = self.services.clock()
-                kept = PendingLine(incoming.text, night.id, night.state.hand_no, clock, incoming.update_key)
-                self.services.pending_lines[(incoming.chat_id, incoming.speaker.id)] = kept
-                return prompt
-            if command.name == "hu" and response.replies[0].key == "hu.needs_flowers" and night is not None:
-                # a win typed whole but for its hard flowers: the count as buttons, each the line with it
-                choices = flower_choices(incoming.text)
-                response = replace(response, choices=choices, night_id=night.id, hand_no=night.state.hand_no)
-            hint = usage_hint(command, response.replies)
-            if hint is not None:  # a /command in the wrong form: show the right one
-                response = replace(response, replies=(*response.replies, hint))
-        if not only_looks(command):  # /score or /export after /summary: `yes` still closes
+            refused = await refusals.answer(context, error)
+            if not refused.said or refused.response is None:  # silence, or no answer of the table's line
+                return refused.response
+            response = refused.response
+        if not only_looks(read.command):  # /score or /export after /summary: `yes` still closes
             self.services.pending_close.discard(incoming.chat_id)
             self._noted(incoming, response)  # a look at the night is no line of the table
-        claims = command.name == "join" and response.recorded and response.replies[:1]
-        if claims and response.replies[0].key == "telegram.claimed":
-            return await self._line_kept(incoming, response)
-        return response
+        return await self._kept_line(incoming, response)
+
+    async def _dispatch(self, context: Context, handler: Handler) -> Response:
+        """The command answered by its handler: the night read as far as the command needs, the
+        speaker's account bound to its seat with the line's own event, the reply shaped as the chat's
+        board setting wants it (one quiet line per event, the board when the hand changes)."""
+        night, spec = context.night, GRAMMAR_BY_NAME.get(context.command.name)
+        if night is not None and not (spec is not None and spec.head_only):
+            await night.load_history()
+            await night.folded()  # a long night folds off the event loop, not inside the handler
+        binding = None
+        if night is not None and not night.closed and not (spec is not None and spec.seats_itself):
+            binding = self._binding(context.incoming, night, spec is not None and spec.claims_a_seat)
+        hand_before = night.state.hand_no if night is not None else None
+        response, bound = await self._bound(context, handler, binding)
+        mode = await self.nights.setting(context.incoming.chat_id, BOARD_SETTING) or DEFAULT_MODE
+        response = shaped(response, mode, hand_before)
+        if binding is None or binding.claimed is None or not bound:
+            return response
+        if not await opening.first_claim(self.nights, context.incoming.chat_id, context.incoming.speaker.id):
+            return response
+        # one line saying who the account was bound to: once per account in a chat, not every night
+        said = Reply("telegram.claimed", {"name": binding.claimed})
+        live = (said, *response.live) if response.live is not None else None
+        return replace(response, replies=(said, *response.replies), live=live)
+
+    @staticmethod
+    async def _bound(context: Context, handler: Handler, binding: Binding | None) -> tuple[Response, bool]:
+        """The handler's answer, and whether the speaker's account was bound to its seat with it."""
+        night = context.night
+        if night is None or binding is None:
+            return await handler(context), False
+        await night.load_history()
+        # a known account (seated by @username): bound once its line is answered, refusal-free
+        alone = Line(context.incoming.speaker.name, "(bind)") if binding.claimed is None else None
+        return await night.answer_bound(binding.change, alone, lambda: handler(context))
 
     def _noted(self, incoming: Incoming, response: Response | None) -> Response | None:
         """Keep whether the chat's newest line answered recorded nothing (a hint, a refusal, a question
@@ -245,30 +209,31 @@ class Referee:
             self.services.unrecorded.add(incoming.chat_id)
         return response
 
-    async def _line_kept(self, incoming: Incoming, claimed: Response) -> Response:
+    async def _kept_line(self, incoming: Incoming, answered: Response) -> Response:
         """A seat claimed by an account whose line was refused for want of one (`我是 陈静` after
-        `碰 李娜 北`): the line is recorded now, as if sent again, if the hand is still the same and it
-        is at most KEPT_MINUTES old."""
-        kept = self.services.pending_lines.pop((incoming.chat_id, incoming.speaker.id), None)
-        night = await self.nights.latest(incoming.chat_id, history=False)
-        if kept is None or night is None or (night.id, night.state.hand_no) != (kept.night_id, kept.hand_no):
-            return claimed
-        if self.services.clock() - kept.at > KEPT_MINUTES * 60:
-            return claimed
-        # under the line's own key (it recorded nothing when sent): its message stands for what it
-        # recorded now; a line with no key (the console's) under the claim's
-        key = kept.update_key or (f"{incoming.update_key}:kept" if incoming.update_key else None)
-        bind_id = night.log_size()  # the claim's row: the last the chat wrote
-        line = await self._handle(replace(incoming, text=kept.text, update_key=key, press=None, read=None))
+        `碰 李娜 北`): the line is recorded now, as if sent again (bot/chat/handlers/kept.py), and
+        answered with the claim."""
+        line = kept.released(self.services, incoming)
         if line is None:
-            return claimed
+            return answered
+        night = await self.nights.latest(incoming.chat_id, history=False)
+        if night is None or not kept.still_due(line, night, self.services.clock()):
+            return answered
+        bind_id = night.log_size()  # the claim's row: the last the chat wrote
+        again = await self._handle(kept.sent_again(incoming, line))
+        return answered if again is None else await self._joined(answered, again, night, bind_id)
+
+    @staticmethod
+    async def _joined(claimed: Response, line: Response, night: Night, bind_id: int) -> Response:
+        """The claim's reply and the kept line's, one answer. A claim by another name carries a button
+        that undoes it: it undoes the line it recorded too, and its warning says so."""
         replies = (*claimed.replies, *line.replies)
         live = (*claimed.replies, *line.live) if line.live is not None else None
         choices = line.choices
         undo = next((c for c in claimed.choices if c.command.startswith(opening.UNDO_CLAIM)), None)
         if undo is not None:  # a claim by another name: its button undoes the line it recorded too
             await night.load_history()
-            line_id = row_after(night.events, bind_id)
+            line_id = kept.row_after(night.events, bind_id)
             choices = (*choices, replace(undo, command=opening.undo_claim_line(bind_id, line_id)))
             if line_id is not None:  # the warning says the button undoes this line too
                 replies = tuple(opening.with_line(reply) for reply in replies)
@@ -276,16 +241,6 @@ class Referee:
         recorded = claimed.recorded or line.recorded
         night_id = line.night_id or claimed.night_id
         return replace(line, replies=replies, live=live, choices=choices, recorded=recorded, night_id=night_id)
-
-    @staticmethod
-    def _refusal(error: Refusal | EngineError, context: Context) -> Response:
-        if isinstance(error, Refusal):
-            return Response(error.replies, context.language)
-        if isinstance(error, LoggedMeldMissing) and context.night is not None:
-            return Response((meld_conflict(context.night, error, context.night.state.hand_no),), context.language)
-        if isinstance(error, WinRefused):
-            return Response(refused_win(context.seats, error), context.language)
-        return Response((Reply(error.key, readable(error.params, context.seats, context.night)),), context.language)
 
     @staticmethod
     def _binding(incoming: Incoming, night: Night, recording: bool) -> Binding | None:

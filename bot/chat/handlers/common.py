@@ -8,41 +8,23 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from bot.chat.command import Command
-from bot.chat.grammar import GRAMMAR_BY_NAME
 from bot.chat.handlers.causes import doubled_causes, notice_choices
-from bot.chat.near_miss import names_with_actor, near_command
-from bot.chat.parser import ReadLine, parse
+from bot.chat.parser import ReadLine
 from bot.night.fold import Line
 from bot.night.night import Night, Recorded
 from bot.night.nights import Nights
 from bot.night.played import Played
 from bot.night.records import PaymentRow, Seat
-from bot.night.seating import Speaker, may_record, player_list, resolve, seat_of, seated_names
-from bot.text.replies import LIST, Choice, Joined, Reply, Response
-from bot.text.vocabulary import fold, name_key, normalize_width
+from bot.night.seating import Speaker, may_record, player_list, resolve, seat_of
+from bot.text.replies import Choice, Reply, Response
 from bot.views.charts import Charts
-from bot.views.house_rules import what as rule_change
-from bot.views.lines import factor_lines, money_first, payment_lines, scoreboard
-from engine.errors import EngineError
+from bot.views.lines import payment_lines
+from bot.views.said import board, describe, explained, readable
 from engine.events import (
-    Draw,
     Event,
-    FlowerGang,
-    FourWinds,
-    Gang,
     Notice,
-    Penalty,
-    Pong,
-    RangeMark,
-    SetDealer,
-    SetRules,
     Win,
 )
-from engine.melds import LoggedMeldMissing
-from engine.scoring import Item
-from engine.table import WinRefused
-from engine.tiles import WIND_LETTERS, tile_name
-from engine.units import COUNTED_KEYS
 
 
 @dataclass(frozen=True)
@@ -96,6 +78,8 @@ class Services:
     charts: Charts = field(default_factory=Charts)  # each night's chart, kept by its version
     # (chat, account) -> the line an account with no seat sent: recorded once it claims a seat
     pending_lines: dict[tuple[str, str], PendingLine] = field(default_factory=dict)
+    # (chat, account) -> the kept line its seat claim released: answered right after the claim's reply
+    released_lines: dict[tuple[str, str], PendingLine] = field(default_factory=dict)
     # chats whose newest line answered recorded nothing (a hint, a refusal, a question): a bare /undo
     # there asks before it undoes an older event (bot/chat/service.py keeps it; lost on a restart)
     unrecorded: set[str] = field(default_factory=set)
@@ -159,11 +143,13 @@ class Context:
 
 
 class Refusal(Exception):
-    """A handler's answer that records nothing (carries the replies to send)."""
+    """A handler's answer that records nothing (carries the replies to send, and the buttons that
+    mend the line, if any: a win typed without its flowers offers their counts)."""
 
-    def __init__(self, *replies: Reply) -> None:
+    def __init__(self, *replies: Reply, choices: tuple[Choice, ...] = ()) -> None:
         super().__init__(replies[0].key if replies else "refusal")
         self.replies = replies
+        self.choices = choices
 
 
 def open_night(context: Context) -> Night:
@@ -213,125 +199,6 @@ def choices_for(context: Context, verb: str, exclude: int | None) -> tuple[Choic
     )
 
 
-def tile_word(text: str) -> Reply | str:
-    """One tile named in a reply: a wind by its name in the chat's language (东 in Simplified, 東 in
-    Traditional, E in English), a suited tile in its notation (`9p`). Only a single tile: a hand
-    stays notation, and buttons send notation whatever the reply shows."""
-    return Reply(f"tiles.wind_{text.lower()}") if len(text) == 1 and text in WIND_LETTERS else text
-
-
-def readable(params: dict[str, object], seats: Sequence[Seat], night: Night | None = None) -> dict[str, object]:
-    """Seat numbers in engine errors become names, a tile (`E`) its name in the chat's language, and
-    an event (`id`, a ledger row) the number tonight's players know it by."""
-    shown = dict(params)
-    if night is not None and isinstance(shown.get("id"), int):
-        shown["id"] = night.shown(int(str(shown["id"])))
-    if isinstance(shown.get("tile"), str):
-        shown["tile"] = tile_word(str(shown["tile"]))
-    if isinstance(shown.get("why"), str):
-        shown["why"] = Reply(f"liability.{shown['why']}")
-    if isinstance(shown.get("triggers"), str):  # which facts of the hand doubled the next one
-        triggers = tuple(Reply(f"trigger.{key}") for key in str(shown["triggers"]).split(",") if key)
-        shown["triggers"] = Joined(triggers, LIST)  # "、" in Chinese, ", " in English
-    for key in ("seat", "winner", "feeder", "taker", "dealer"):
-        value = shown.get(key)
-        if isinstance(value, int) and 0 <= value < len(seats):
-            shown[key] = seats[value].name
-    return shown
-
-
-def meld_conflict(night: Night, error: LoggedMeldMissing, hand: int) -> Reply:
-    """A logged meld the typed win does not hold, named by its event number (never internal codes)."""
-    events = night.meld_events(int(error.params["seat"]), hand)
-    event_id = night.shown(events[error.index]) if error.index < len(events) else "?"
-    kind = Reply(f"meld_name.{error.params['kind']}")
-    tile = str(error.params["tile"])
-    meld = Reply("meld.named", {"kind": kind, "tile": tile_word(tile)}) if tile else kind
-    return Reply(error.key, {"id": event_id, "meld": meld})
-
-
-def board(night: Night) -> Reply:
-    """The four seats (a newcomer after 换人 starts at 0), then whoever left tonight with their figures."""
-    amounts, money = night.seat_totals()
-    seated = {fold(seat.name) for seat in night.seats}
-    left = [person for person in night.people() if fold(person.name) not in seated]
-    mixed = money_first(night)  # money alone (docs/rules.md 17d)
-    return scoreboard(night.seats, night.state, amounts, money, left, mixed)
-
-
-def item_count(item: Item) -> str:
-    """` ×4` after an item's name: a count × a rate says its count, 1 too (`硬花 ×1：2`, never "硬花：2",
-    read as two flowers); a pattern counted once says none (`清一色：60`)."""
-    return f" ×{item.count}" if item.count > 1 or item.key in COUNTED_KEYS else ""
-
-
-def breakdown(winner: str, items: Sequence[Item], total: int) -> Reply:
-    lines = [
-        Reply("score.item", {"name": Reply(f"unit.{i.key}"), "count": item_count(i), "flowers": i.flowers})
-        for i in items
-    ]
-    return Reply("score.breakdown", {"winner": winner, "items": lines, "total": total})
-
-
-def refused_win(seats: Sequence[Seat], refused: WinRefused) -> tuple[Reply, ...]:
-    name = seats[refused.params["winner"]].name if seats else "?"
-    replies = [Reply(refused.key, {"winner": name, "total": refused.score.total})]
-    if refused.score.items:
-        replies.append(breakdown(name, refused.score.items, refused.score.total))
-    replies.append(Reply("error.nothing_recorded"))
-    return tuple(replies)
-
-
-def describe(event: Event, seats: Sequence[Seat]) -> Reply:
-    def who(seat: int | None) -> str:
-        return seats[seat].name if seat is not None else "?"
-
-    def tile(value: int | None) -> Reply | str:
-        return tile_word(tile_name(value)) if value is not None else ""
-
-    if isinstance(event, Pong | Gang):
-        kind = "pong" if isinstance(event, Pong) else event.kind.value
-        # a tile typed or not: its own sentence each way, so no language is left with a dangling word
-        key = f"what.{kind}_tile" if event.tile is not None else f"what.{kind}"
-        return Reply(key, {"actor": who(event.actor), "feeder": who(event.feeder), "tile": tile(event.tile)})
-    if isinstance(event, FlowerGang):
-        return Reply("what.flower_gang", {"actor": who(event.actor)})
-    if isinstance(event, FourWinds):
-        return Reply("what.four_winds", {"actor": who(event.actor)})
-    if isinstance(event, RangeMark):
-        return Reply("what.range_mark", {"actor": who(event.actor), "tile": tile(event.tile)})
-    if isinstance(event, Penalty):
-        return Reply(f"what.{event.kind}", {"offender": who(event.offender), "amount": event.amount or ""})
-    if isinstance(event, Win):
-        winners = ", ".join(who(c.winner) for c in event.claims)
-        if event.discarder is None:
-            return Reply("what.self_draw", {"winners": winners})
-        robbing = any(c.flags.robbing_gang for c in event.claims)
-        return Reply(
-            "what.robbing" if robbing else "what.discard_win",
-            {"winners": winners, "discarder": who(event.discarder)},
-        )
-    if isinstance(event, SetDealer):
-        return Reply("what.dealer", {"dealer": who(event.seat)})
-    if isinstance(event, SetRules):
-        return rule_change(event)
-    assert isinstance(event, Draw)
-    return Reply("what.draw")
-
-
-def explained(played: Played, seats: Sequence[Seat]) -> list[Reply]:
-    """Each winner's breakdown followed by the steps that made the payments from it, one per line."""
-    replies: list[Reply] = []
-    for winner, score in played.scores:
-        replies.append(breakdown(seats[winner].name, score.items, score.total))
-        if score.from_log:
-            units = Joined(tuple(Reply(f"unit.{key}") for key in score.from_log), " · ")
-            replies.append(Reply("score.from_log", {"units": units}))
-        replies.extend(factor_lines([f for f in played.factors if f.seat == winner], seats))
-    replies.extend(factor_lines([f for f in played.factors if f.seat is None], seats))
-    return replies
-
-
 def played_lines(night: Night, event_id: int, played: Played, payments: Sequence[PaymentRow]) -> list[Reply]:
     """What a recorded event did: the line as recorded, how a win was scored, who paid whom, the notices."""
     replies = [Reply("event.recorded", {"id": night.shown(event_id), "what": describe(played.event, night.seats)})]
@@ -377,64 +244,3 @@ def recorded_response(context: Context, night: Night, recorded: Recorded) -> Res
     response = recorded_reply(context, night, replies, moved_money=bool(recorded.payments), event_id=recorded.event_id)
     choices = notice_choices(played, night.seats)  # a notice's line to send, as a button
     return replace(response, choices=choices) if choices else response
-
-
-def near_miss(incoming: Incoming, read: ReadLine, night: Night | None, language: str) -> Response | None:
-    """A plain line one piece away from a table event (`碰 李思 6s`): a short hint, nothing recorded,
-    and the mended line as a button (the speaker's seat named, so whoever presses it records the
-    speaker's event); None — silence — for talk, and when no night is open. `read`: the line as read
-    among the names seated in `night`, whose whole history is loaded (its renames and swaps: a name
-    the seat had earlier tonight is answered with its name now)."""
-    if night is None or night.closed or incoming.private:
-        return None
-    miss = near_command(read, night.former_names())
-    if miss is None:
-        return None
-    choices: tuple[Choice, ...] = ()
-    if miss.corrected is not None:
-        seat = resolve(night.seats, miss.params["name"])
-        mine = seat_of(night.seats, incoming.speaker)
-        if not miss.needs_actor or mine is not None:  # whose event it is is known: the button may record it
-            button = miss.button(f"#{seat}", f"#{mine}" if mine is not None else None)
-            choices = (Choice(Reply("hint.button", {"line": miss.corrected}), button),)
-    return Response(
-        (Reply(miss.key, dict(miss.params)),),
-        language,
-        refused=True,
-        choices=choices,
-        night_id=night.id,
-        hand_no=night.state.hand_no,
-    )
-
-
-def former_name_hint(context: Context, typed: str) -> Response | None:
-    """A /command refused for a name its seat had earlier tonight (`/gang Carol 3m` after `/rename
-    Carol Caroline`, or the one who left at a 换人): the near-command's hint with the seat's name now,
-    and the mended command as a button recording the speaker's event; None for any other name."""
-    night = context.night
-    if night is None or night.closed:
-        return None
-    key = name_key(typed.lstrip("@"))
-    was = night.former_names().get(key)
-    words = normalize_width(context.incoming.text).split()
-    at = next((i for i, word in enumerate(words) if i and name_key(word.lstrip("@")) == key), None)
-    if was is None or at is None:
-        return None
-    line = " ".join([*words[:at], was.now, *words[at + 1 :]])
-    try:
-        command = parse(line, seated_names(night.seats))
-        seat = resolve(night.seats, was.now)
-    except EngineError:
-        return None
-    if command is None or command.plain:
-        return None
-    mine = seat_of(night.seats, context.incoming.speaker)
-    needs_actor = len(command.names) < names_with_actor(command)
-    choices: tuple[Choice, ...] = ()
-    if not needs_actor or mine is not None:  # whose event it is is known: the button may record it
-        head = f"/{GRAMMAR_BY_NAME[command.name].slash[0]}"
-        actor = [f"#{mine}"] if needs_actor else []
-        button = " ".join([head, *actor, *words[1:at], f"#{seat}", *words[at + 1 :]])
-        choices = (Choice(Reply("hint.button", {"line": line}), button),)
-    hint = Reply("hint.swapped" if was.swapped else "hint.renamed", {"typed": typed, "name": was.now, "line": line})
-    return replace(ask(context, hint, choices), refused=True)

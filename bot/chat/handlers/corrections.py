@@ -11,21 +11,7 @@ from dataclasses import replace
 
 from bot.chat.command import Command
 from bot.chat.handlers import house, repeats, tab
-from bot.chat.handlers.common import (
-    Context,
-    PendingRepeat,
-    Refusal,
-    ask,
-    describe,
-    explained,
-    meld_conflict,
-    open_night,
-    readable,
-    recorded_reply,
-    recording_night,
-    refused_win,
-    tile_word,
-)
+from bot.chat.handlers.common import Context, PendingRepeat, Refusal, ask, open_night, recorded_reply, recording_night
 from bot.chat.handlers.table_events import (
     REVERSIBLE,
     expired,
@@ -48,6 +34,7 @@ from bot.night.records import EventRow, Seat
 from bot.night.seating import Speaker, player_list, resolve, seat_of, seated_names
 from bot.text.replies import LIST, Choice, Joined, Reply, Response
 from bot.views.lines import balance_change, balance_unit, format_money, money_first
+from bot.views.said import describe, explained, meld_conflict, readable, refused_win, tile_word
 from engine.errors import EngineError
 from engine.events import Draw, Event, Win
 from engine.melds import DeclaredPatternContradicted, LoggedMeldMissing

@@ -36,7 +36,7 @@ from dataclasses import dataclass, replace
 
 from bot.chat.command import Command
 from bot.chat.handlers import tile_pad
-from bot.chat.handlers.common import Context, Refusal, explained, readable, recording_night
+from bot.chat.handlers.common import Context, Refusal, recording_night
 from bot.chat.handlers.table_events import gang, hu, penalty, win_event
 from bot.night.fold import PENDING_ID
 from bot.night.night import Night
@@ -45,6 +45,7 @@ from bot.night.seating import seat_of
 from bot.text.replies import Choice, Reply, Response
 from bot.text.vocabulary import flag_fields, flag_units, pattern_words
 from bot.views.lines import payment_lines
+from bot.views.said import explained, readable
 from engine.checks import logged_copies
 from engine.claims import check_claims, check_declared, situation_of
 from engine.errors import EngineError

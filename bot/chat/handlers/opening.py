@@ -10,6 +10,7 @@ from decimal import Decimal
 from bot.chat.command import Command
 from bot.chat.handlers.common import Context, Incoming, Refusal, open_night
 from bot.chat.handlers.house import opening_rules
+from bot.chat.handlers.kept import release as release_kept_line
 from bot.night.codec import SeatChange
 from bot.night.nights import Nights
 from bot.night.records import Seat
@@ -155,6 +156,7 @@ async def join(context: Context) -> Response:
         current = context.seats[claimed]
         change = SeatChange(claimed, current.name, speaker.id, speaker.username)
         bind_id = await night.record_seat(context.line, "bind", change)
+        release_kept_line(context)  # the line the account sent before it had a seat is recorded now
         await first_claim(context.services.nights, context.incoming.chat_id, speaker.id)  # asked: said every time
         said = Reply("telegram.claimed", {"name": current.name})
         response = Response((said,), context.language, recorded=True, night_id=night.id)
@@ -241,9 +243,13 @@ def claim_prompt(context: Context, refusal: Response) -> Response | None:
     if not free:
         return None
     choices = tuple(claim_button(context.seats, s) for s in free)
-    other = next(s.name for s in context.seats if s.name and s.name != free[0].name)  # for the example
+    if any(not s.name for s in context.seats):  # a newcomer may be none of them: a free seat to join
+        choices = (*choices, Choice(Reply("button.join"), "/join"))
+    # the example records for another seated player; a night of one named seat has none to name
+    other = next((s.name for s in context.seats if s.name and s.name != free[0].name), None)
+    which = Reply("claim.which_seat", {"name": free[0].name, "other": other}) if other else Reply("claim.which_one")
     return Response(
-        (Reply("claim.which_seat", {"name": free[0].name, "other": other}),),
+        (which,),
         context.language,
         choices=choices,
         refused=True,

@@ -8,11 +8,14 @@ from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 
-from bot.chat.handlers.common import Context, Refusal, board, describe, explained
+from bot.chat.handlers.common import Context, Refusal
+from bot.chat.handlers.hints import hint_choices
 from bot.chat.handlers.opening import claim_button, unclaimed
 from bot.chat.handlers.seasons import period_stats
 from bot.chat.handlers.tab import read_tab, tab_replies
+from bot.chat.near_miss import slash_miss
 from bot.chat.parser import parse
+from bot.chat.word_slips import slash_slip
 from bot.night.fold import table_event
 from bot.night.night import Night
 from bot.night.people import kept_indices, stake_runs
@@ -29,6 +32,7 @@ from bot.views.lines import payment_lines, player_stats
 from bot.views.lines import summary as summary_lines
 from bot.views.personal import night_people
 from bot.views.plot import format_for
+from bot.views.said import board, describe, explained
 from bot.views.stats import chat_stats, my_stats
 from engine.errors import EngineError
 from engine.events import Win
@@ -239,7 +243,14 @@ async def summary(context: Context) -> Response:
 
 
 async def unknown_command(context: Context) -> Response:
-    raise Refusal(Reply("command.unknown", {"command": context.command.word or ""}))
+    """A `/word` that is no command; one slip from one (`/gnag Dave 3s`), the mended line too, as a button."""
+    unknown = Reply("command.unknown", {"command": context.command.word or ""})
+    slip = slash_slip(context.incoming.text, tuple(seated_names(context.seats)))
+    miss = slash_miss(slip) if slip is not None else None
+    if miss is None:
+        raise Refusal(unknown)
+    choices = hint_choices(miss, context.night, context.incoming.speaker) if context.night is not None else ()
+    raise Refusal(Reply(miss.key, dict(miss.params)), choices=choices)
 
 
 async def stats(context: Context) -> Response:

@@ -19,11 +19,12 @@ from dataclasses import replace
 
 from bot.chat.command import Command
 from bot.chat.handlers import corrections, repeats, table_events
-from bot.chat.handlers.common import Context, PendingRepeat, Refusal, ask, describe, recording_night
+from bot.chat.handlers.common import Context, PendingRepeat, Refusal, ask, recording_night
 from bot.chat.parser import parse
 from bot.night.night import Night
 from bot.night.seating import seated_names
 from bot.text.replies import Choice, Reply, Response
+from bot.views.said import describe
 from engine.errors import EngineError
 from engine.events import Win
 

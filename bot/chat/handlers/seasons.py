@@ -32,7 +32,7 @@ from bot.chat.periods import (
     is_a_month_name,
     span_text,
 )
-from bot.chat.tokens import season_words
+from bot.chat.season_words import season_words
 from bot.night.records import SeasonEventRow, SpanSums
 from bot.text.replies import LIST, Attachment, Joined, Reply, Response
 from bot.text.vocabulary import clean_name, fold

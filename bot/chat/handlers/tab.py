@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bot.chat.handlers.common import Context, Refusal
-from bot.chat.tokens import tab_amount_cents, tab_undo_word
+from bot.chat.tab_words import tab_amount_cents, tab_undo_word
 from bot.night.records import NightMarks, TabEventRow
 from bot.text.replies import LIST, Joined, Reply, Response
 from bot.views.lines import format_money

@@ -13,10 +13,8 @@ from bot.chat.handlers.common import (
     actor,
     ask,
     choices_for,
-    describe,
     recorded_response,
     recording_night,
-    tile_word,
 )
 from bot.chat.near_miss import not_whole_amount
 from bot.chat.tokens import question_of
@@ -24,6 +22,7 @@ from bot.night.fold import Line, win_with_dealer
 from bot.night.night import Night
 from bot.night.seating import resolve, seat_of
 from bot.text.replies import Choice, Reply, Response
+from bot.views.said import describe, tile_word
 from engine.claims import conflicting_patterns
 from engine.errors import EngineError
 from engine.events import Draw, Event, FlowerGang, FourWinds, Gang, Penalty, Pong, RangeMark, Win, WinInput

@@ -21,6 +21,7 @@ from functools import cache
 
 from bot.chat.command import Command
 from bot.chat.handlers import tile_pad
+from bot.chat.handlers.causes import flower_choices
 from bot.chat.handlers.common import Context, Refusal, recording_night
 from bot.chat.handlers.flows import (
     HEAD_PATTERN,
@@ -385,6 +386,16 @@ def meld_text(kind: MeldKind, tile: Tile | None) -> Reply:
 
 
 async def guided_hu(context: Context) -> Response:
+    try:
+        return await _guided_hu(context)
+    except Refusal as refused:
+        if not refused.replies or refused.replies[0].key != "hu.needs_flowers":
+            raise
+        # a win typed whole but for its hard flowers: the count as buttons, each the line with it
+        raise Refusal(*refused.replies, choices=flower_choices(context.incoming.text)) from refused
+
+
+async def _guided_hu(context: Context) -> Response:
     command = context.command
     if command.word and command.word.startswith("~"):
         if is_tile_token(command.word):
