@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TypeVar
 from urllib.parse import urlsplit
 
+from bot.chat.zones import DEFAULT_ZONE, checked_zone
 from bot.store.database import EXIT_UNAVAILABLE
 
 EXIT_OK = 0
@@ -263,6 +264,13 @@ class Settings:
         Reader(operator_language, "a locale (zh_CN.UTF-8, zh_TW, en_US)"),
         "operator messages: Chinese for zh*, else English",
         shown="",
+    )
+    time_zone: str = setting(
+        "TIME_ZONE",
+        DEFAULT_ZONE,
+        Reader(checked_zone, "an IANA time zone name (Asia/Shanghai, Europe/Berlin, UTC)"),
+        "the day a night counts on in /stats periods, seasons and /export all,"
+        " for groups that did not set their own (/tz)",
     )
 
     @classmethod

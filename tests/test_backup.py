@@ -19,7 +19,7 @@ import pytest
 
 from bot.chat.service import Referee
 from bot.store.backup import TargetExists, TargetUnusable, backup, partial_name, remove_stale_partials
-from tests.bot_process import ROOT
+from tests.kit.bot_process import ROOT
 
 
 def run_backup(db: Path, target: Path | str) -> subprocess.CompletedProcess[str]:

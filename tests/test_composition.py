@@ -12,7 +12,7 @@ import pytest
 
 from bot.telegram import lanes as lanes_module
 from bot.telegram.app import front_end
-from tests.fake_telegram import FakeTelegram
+from tests.kit.fake_telegram import FakeTelegram
 from tests.kit.telegram import ALICE, GROUP, Running
 
 

@@ -24,8 +24,8 @@ from bot.store.writer import BUSY_TIMEOUT_SECONDS
 from bot.telegram.app import front_end
 from bot.telegram.intake import HEALTH_PATH, Webhook
 from bot.views.charts import GIVE_UP_SECONDS
-from tests.bot_process import ROOT, BotProcess, bot_against_fake, count, wait_until
-from tests.fake_telegram import FakeTelegram
+from tests.kit.bot_process import ROOT, BotProcess, bot_against_fake, count, wait_until
+from tests.kit.fake_telegram import FakeTelegram
 from tests.kit.telegram import ALICE, BOB, GROUP
 
 NEW = "/new @alice @bob @carol @dave"

@@ -22,8 +22,8 @@ from bot.store.database import DatabaseLost, Watch, exclusive
 from bot.views import charts as charts_module
 from bot.views.charts import Charts
 from bot.views.plot import LineChart, Series
-from tests.bot_process import ROOT, BotProcess, bot_against_fake, wait_until
-from tests.fake_telegram import FakeTelegram
+from tests.kit.bot_process import ROOT, BotProcess, bot_against_fake, wait_until
+from tests.kit.fake_telegram import FakeTelegram
 from tests.kit.telegram import ALICE, GROUP
 
 

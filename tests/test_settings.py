@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from bot.settings import VARIABLES, BadSetting, Settings, help_table
-from tests.bot_process import ROOT
+from tests.kit.bot_process import ROOT
 
 OUT_OF_RANGE = [
     ("REFEREE_BUSY_TIMEOUT", "1e306"),

@@ -18,7 +18,7 @@ from bot.settings import Settings
 from bot.telegram import app as composition
 from bot.telegram.routes import FrontEnd
 from bot.telegram.web import HEALTH_PATH, WEBHOOK_PATH, wants_web, web_application
-from tests.fake_telegram import FakeTelegram
+from tests.kit.fake_telegram import FakeTelegram
 from tests.kit.telegram import ALICE, GROUP
 
 

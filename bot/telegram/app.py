@@ -54,6 +54,7 @@ from telegram.request import BaseRequest
 from bot.chat.availability import DatabaseUnavailable, owned
 from bot.chat.commands import Menu, menu
 from bot.chat.service import Referee
+from bot.chat.zones import DEFAULT_ZONE
 from bot.health import Heartbeat, check_health
 from bot.settings import EXIT_DATABASE, EXIT_REFUSED, Settings
 from bot.telegram.chats import Chats
@@ -204,6 +205,7 @@ async def front_end(
     chart_seconds: float | None = None,
     busy_timeout: float | None = None,
     rules_dir: Path | None = None,
+    time_zone: str = DEFAULT_ZONE,
 ) -> AsyncIterator[TelegramFrontEnd]:
     """The composition root: the referee opened first (on this event loop), then `async with
     application`, the front end constructed with both and started, the application started; on the
@@ -212,8 +214,10 @@ async def front_end(
     `rate_limit`, every message waits for its chat's turn (bot/telegram/pace.py; `pacer`, when given:
     other limits, for tests). `board_interval` (BOARD_EDIT_SECONDS): the least time between two edits
     of a chat's pinned board; `chart_seconds`, `busy_timeout`: CHART_SECONDS and REFEREE_BUSY_TIMEOUT
-    (None: defaults); `rules_dir` (RULES_DIR): house rules files any group may open a night with."""
+    (None: defaults); `rules_dir` (RULES_DIR): house rules files any group may open a night with;
+    `time_zone` (TIME_ZONE): the days of a group that has not set its own (/tz)."""
     referee = await Referee.open(db_path, rules_dir=rules_dir, chart_seconds=chart_seconds, busy_timeout=busy_timeout)
+    referee.services.time_zone = time_zone
     try:
         application = build_application(token, base_url, request)
         async with application:  # initialize (getMe) ... shutdown
@@ -249,6 +253,7 @@ async def run(settings: Settings) -> int:
         chart_seconds=settings.chart_seconds,
         busy_timeout=settings.busy_timeout,
         rules_dir=Path(settings.rules_dir) if settings.rules_dir else None,
+        time_zone=settings.time_zone,
     ) as front:
         heartbeat = Heartbeat(settings.heartbeat, status=front.health, working=front.working)
         health = partial(check_health, settings)
