@@ -20,7 +20,8 @@ from bot.store.queue import Row
 from bot.telegram.chats import Chats
 from bot.telegram.connections import Connections
 from bot.telegram.delivery import Outgoing
-from bot.telegram.input import PER_PRESSER, Document, Input, Kind, addressed_elsewhere, deep_link, read_update
+from bot.telegram.input import PER_PRESSER, Document, Input, Kind, addressed_elsewhere, deep_link
+from bot.telegram.lanes import Arrived
 from bot.telegram.pinned import PinnedBoards
 from bot.telegram.sending import Sender
 from bot.text.replies import Choice, Reply, Response, render_response
@@ -42,10 +43,11 @@ class Updates:
     sender: Sender
     pinned: PinnedBoards
 
-    async def process(self, row: Row, update: Update) -> bool:
-        """Handle one update; False when the storage failed before anything was recorded (try again)."""
+    async def process(self, row: Arrived, update: Update) -> bool:
+        """Handle one update, read where it arrived (`row.read`); False when the storage failed
+        before anything was recorded (try again)."""
         recorded = False
-        read = read_update(update)
+        read = row.read
         try:
             if read.kind is Kind.BUTTON and update.callback_query is not None:
                 recorded = await self.on_button(update.callback_query, read, row)
