@@ -21,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +30,7 @@ from telegram.request import RequestData
 
 from bot.store.inbox import Row
 from bot.store.ledger import Ledger
-from bot.telegram.app import TelegramFrontEnd, build_application
+from bot.telegram.app import TelegramFrontEnd, front_end
 from tests.kit.limited_bot import BOT, AnsweredHere
 
 LEVELS = (200, 20, 1)  # chats in flight at once
@@ -103,6 +104,9 @@ def updates_for(chat: int, counter: list[int]) -> list[dict[str, Any]]:
     return updates
 
 
+_COMPOSED: dict[int, AbstractAsyncContextManager[TelegramFrontEnd]] = {}  # a started front end's composition
+
+
 class Timed:
     """Notes when each update has been processed (the front end does it in the background)."""
 
@@ -126,26 +130,24 @@ class Timed:
             await self.done.setdefault(update_id, asyncio.Event()).wait()
 
 
-async def started(request: RecordingRequest, folder: str, name: str, rate_limit: bool) -> Any:
-    application = build_application("1:BENCH", str(Path(folder) / name), request=request, rate_limit=rate_limit)
-    await application.initialize()
-    await application.post_init(application)
-    return application
+async def started(request: RecordingRequest, folder: str, name: str, rate_limit: bool) -> TelegramFrontEnd:
+    """The front end composed as `python -m bot run` composes it (bot/telegram/app.py), on `request`."""
+    composed = front_end("1:BENCH", str(Path(folder) / name), request=request, rate_limit=rate_limit)
+    front = await composed.__aenter__()
+    _COMPOSED[id(front)] = composed
+    return front
 
 
-async def stopped(application: Any) -> None:
-    await application.post_stop(application)
-    await application.post_shutdown(application)
-    await application.shutdown()
+async def stopped(front: TelegramFrontEnd) -> None:
+    await _COMPOSED.pop(id(front)).__aexit__(None, None, None)
 
 
 async def throughput(folder: str) -> None:
     request = RecordingRequest()
-    application = await started(request, folder, "bot.sqlite3", rate_limit=False)
-    front: TelegramFrontEnd = application.bot_data["front"]
+    front = await started(request, folder, "bot.sqlite3", rate_limit=False)
     timed = Timed(front)
     counter = [0]
-    per_chat = [[Update.de_json(u, application.bot) for u in updates_for(c, counter)] for c in range(CHATS)]
+    per_chat = [[Update.de_json(u, front.bot) for u in updates_for(c, counter)] for c in range(CHATS)]
     latencies: list[float] = []
 
     async def play(updates: list[Update]) -> None:
@@ -164,7 +166,7 @@ async def throughput(folder: str) -> None:
         results.append((in_flight, time.perf_counter() - begin, list(latencies)))
         start += in_flight
     await front.idle()
-    await stopped(application)
+    await stopped(front)
     print("telegram front end (each update stored in the inbox first, then recorded; commands arriving together")
     print(f"  share a commit; file database, synchronous=FULL, {request.calls:,} Bot API calls, no rate limiter):")
     for in_flight, elapsed, measured in results:
@@ -195,11 +197,10 @@ def penalties(chat: int, count: int, counter: list[int]) -> list[dict[str, Any]]
 async def backlog(folder: str, counter: list[int]) -> None:
     """Rate limiter on: 300 commands queued in chat A, then chat B's /score."""
     request = RecordingRequest()
-    application = await started(request, folder, "backlog.sqlite3", rate_limit=True)
-    front: TelegramFrontEnd = application.bot_data["front"]
+    front = await started(request, folder, "backlog.sqlite3", rate_limit=True)
     timed = Timed(front)
-    chat_a = [Update.de_json(u, application.bot) for u in penalties(900, 300, counter)]
-    chat_b = [Update.de_json(u, application.bot) for u in updates_for(901, counter)]
+    chat_a = [Update.de_json(u, front.bot) for u in penalties(900, 300, counter)]
+    chat_b = [Update.de_json(u, front.bot) for u in updates_for(901, counter)]
     for update in (chat_a[0], chat_b[0]):  # both nights open
         await front.accept(update)
         await timed.wait(update.update_id)
@@ -221,20 +222,19 @@ async def backlog(folder: str, counter: list[int]) -> None:
         f" (the 300 recorded in {recorded_in:.2f} s; rate limiter on)"
     )
     await front.idle()
-    await stopped(application)
+    await stopped(front)
 
 
 async def many_chats(folder: str, counter: list[int]) -> None:
     """Rate limiter on: 1,000 chats open a night at once; a new chat's /help waits for its turn."""
     request = RecordingRequest()
-    application = await started(request, folder, "many.sqlite3", rate_limit=True)
-    front: TelegramFrontEnd = application.bot_data["front"]
-    opening = [Update.de_json(updates_for(2000 + chat, counter)[0], application.bot) for chat in range(1000)]
-    help_update = Update.de_json(updates_for(3001, counter)[0], application.bot)
+    front = await started(request, folder, "many.sqlite3", rate_limit=True)
+    opening = [Update.de_json(updates_for(2000 + chat, counter)[0], front.bot) for chat in range(1000)]
+    help_update = Update.de_json(updates_for(3001, counter)[0], front.bot)
     assert help_update.message is not None
     help_update = Update.de_json(
         {"update_id": help_update.update_id, "message": {**help_update.message.to_dict(), "text": "/help"}},
-        application.bot,
+        front.bot,
     )
     for update in opening:
         await front.accept(update)
@@ -246,16 +246,15 @@ async def many_chats(folder: str, counter: list[int]) -> None:
     answered = min(at for at, c in request.sent if c == chat) - asked
     print(f"1,000 chats opening a night at once: a new chat's /help answered in {answered * 1000:.0f} ms")
     await front.idle()
-    await stopped(application)
+    await stopped(front)
 
 
 async def coalesced(folder: str, counter: list[int]) -> None:
     """Rate limiter on: 1,000 commands in one chat, recorded while their replies are coalesced."""
     request = RecordingRequest()
-    application = await started(request, folder, "coalesced.sqlite3", rate_limit=True)
-    front: TelegramFrontEnd = application.bot_data["front"]
+    front = await started(request, folder, "coalesced.sqlite3", rate_limit=True)
     timed = Timed(front)
-    updates = [Update.de_json(u, application.bot) for u in penalties(902, 1000, counter)]
+    updates = [Update.de_json(u, front.bot) for u in penalties(902, 1000, counter)]
     await front.accept(updates[0])
     await timed.wait(updates[0].update_id)
     await front.idle()
@@ -273,7 +272,7 @@ async def coalesced(folder: str, counter: list[int]) -> None:
         f" intake included); their replies went out in {messages} messages within {delivered_in:.0f} s"
         " (Telegram allows 20 a minute per group)"
     )
-    await stopped(application)
+    await stopped(front)
 
 
 async def inbox_drain(folder: str, counter: list[int]) -> None:
@@ -292,8 +291,7 @@ async def inbox_drain(folder: str, counter: list[int]) -> None:
     await ledger.close()
     request = RecordingRequest()
     begin = time.perf_counter()
-    application = await started(request, folder, "drain.sqlite3", rate_limit=True)
-    front: TelegramFrontEnd = application.bot_data["front"]
+    front = await started(request, folder, "drain.sqlite3", rate_limit=True)
     while front.lanes._workers:  # every queued row processed (replies may still be going out)
         await asyncio.gather(*front.lanes._workers.values())
     drained = time.perf_counter() - begin
@@ -301,7 +299,7 @@ async def inbox_drain(folder: str, counter: list[int]) -> None:
         f"inbox drain at start: {len(rows):,} stored updates (4 chats) recorded in {drained:.2f} s"
         f" ({len(rows) / drained:,.0f}/s, start-up included)"
     )
-    await stopped(application)
+    await stopped(front)
 
 
 async def kill_and_restart(folder: str) -> None:

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bot.telegram.app import TelegramFrontEnd, build_application
+from bot.telegram.app import TelegramFrontEnd, front_end
 from bot.telegram.intake import Polling
 from tests.kit.fake_telegram import FakeTelegram, plain_user
 from tests.kit.night_lines import EN_NIGHT, PARTS, ZH_NIGHT, Step, Tally, night_as_process, night_in_process
@@ -110,24 +110,16 @@ async def play(pin: str) -> Count:
         fake.pinners.add(GROUP)
     count = Count()
     with tempfile.TemporaryDirectory() as folder:
-        application = build_application(
+        async with front_end(
             "123:TEST", str(Path(folder) / "night.sqlite3"), fake.base_url, rate_limit=False, board_interval=0.0
-        )
-        front: TelegramFrontEnd = application.bot_data["front"]
-        intake = Polling(application.bot, front.accept_all, timeout=1)
-        await application.initialize()
-        await application.post_init(application)  # type: ignore[misc]
-        await application.start()
-        await intake.start()
-        try:
-            await night(fake, front, pin, count)
-        finally:
-            await intake.stop()
-            await application.stop()
-            await application.post_stop(application)  # type: ignore[misc]
-            await application.post_shutdown(application)  # type: ignore[misc]
-            await application.shutdown()
-            await fake.stop()
+        ) as front:
+            intake = Polling(front.bot, front.accept_all, timeout=1)
+            await intake.start()
+            try:
+                await night(fake, front, pin, count)
+            finally:
+                await intake.stop()
+        await fake.stop()
     return count
 
 

@@ -19,10 +19,9 @@ from bot.telegram.app import TelegramFrontEnd
 async def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         request = RecordingRequest()
-        application = await started(request, folder, "quiet.sqlite3", rate_limit=False)
-        front: TelegramFrontEnd = application.bot_data["front"]
+        front = await started(request, folder, "quiet.sqlite3", rate_limit=False)
         timed = Timed(front)
-        updates = [Update.de_json(u, application.bot) for u in updates_for(1, [0])]
+        updates = [Update.de_json(u, front.bot) for u in updates_for(1, [0])]
         writer = front.referee.nights.ledger._writer
         events_before, commits_before = await events(front), writer.commits
         for update in updates:
@@ -30,7 +29,7 @@ async def main() -> None:
             await timed.wait(update.update_id)
         await front.idle()
         recorded, commits = await events(front) - events_before, writer.commits - commits_before
-        await stopped(application)
+        await stopped(front)
     print(
         f"one chat alone, {len(updates)} updates one at a time ({recorded} events recorded):"
         f" {commits} commits, {recorded / commits:.2f} events a commit"

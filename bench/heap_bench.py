@@ -1,4 +1,4 @@
-"""What freezing the collector's survivors keeps for good (bot/store/heap.py).
+"""What freezing the collector's survivors keeps for good (bot/heap.py).
 
 `keep_collections_short` freezes what a slow full collection kept, so that later collections skip
 it; a frozen object that later dies inside a reference cycle is never collected. This plays many
@@ -20,7 +20,7 @@ from pathlib import Path
 
 from bench.night_growth_bench import lines, newest_id, speaker
 from bot.chat.service import Incoming, Referee
-from bot.store.heap import keep_collections_short
+from bot.heap import keep_collections_short
 from bot.store.ledger import Ledger
 
 PLAYERS = ("Alice", "Bob", "Carol", "Dave")

@@ -22,9 +22,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from bot.chat.service import Incoming, Referee
+from bot.heap import keep_collections_short
 from bot.night import night as night_module
 from bot.night.seating import Speaker
-from bot.store.heap import keep_collections_short
 from bot.store.ledger import Ledger
 
 PLAYERS = ("Alice", "Bob", "Carol", "Dave")

@@ -1,18 +1,29 @@
 """`python -m bot COMMAND`: `run` (the Telegram bot), `console`, `health`, `backup FILE`, `--version`.
 A bare `python -m bot` runs the bot when TELEGRAM_BOT_TOKEN is set, else opens the demo console (a
 newcomer's first try); the Docker image runs `run`. The environment is read once, here, into one
-validated Settings (bot/telegram/settings.py): a bad value exits 2 with one line, no traceback."""
+validated Settings (bot/settings.py): a bad value exits 2 with one line, no traceback."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import os
+import signal
+import sqlite3
 import sys
 from collections.abc import Sequence
 from importlib import metadata
 
-from bot.telegram.settings import EXIT_CONFIG, BadSetting, Settings, exit_codes_text, help_table, operator_language
+from bot.settings import (
+    EXIT_CONFIG,
+    EXIT_DATABASE,
+    EXIT_OK,
+    BadSetting,
+    Settings,
+    exit_codes_text,
+    help_table,
+    operator_language,
+)
 
 DESCRIPTION = """\
 Nanjing Mahjong (南京麻将) table referee, with two front ends over the same commands and ledger:
@@ -56,14 +67,17 @@ def parser() -> argparse.ArgumentParser:
     backup = commands.add_parser(
         "backup",
         help="a consistent copy of the ledger, safe while the bot runs",
-        description="Write a consistent copy of the ledger (REFEREE_DB) to FILE with SQLite's online backup; "
-        "safe while the bot runs. FILE must not exist yet.",
+        description="Write a consistent copy of the ledger (REFEREE_DB) to FILE, read from one snapshot: "
+        "safe while the bot runs, and done in a time bounded by the ledger's size however busy it is. "
+        "FILE must not exist yet.",
     )
     backup.add_argument("file", metavar="FILE", help="where the copy goes (a new file)")
     return top
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # python-telegram-bot 22's periods (a 429's retry_after) as timedelta now, as its next major has them
+    os.environ.setdefault("PTB_TIMEDELTA", "1")
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == ["console"]:  # the console has its own options (console --help)
         return console(args[1:])
@@ -96,7 +110,7 @@ def run() -> int:
     if not chosen.token:
         print("python -m bot run: TELEGRAM_BOT_TOKEN is not set (the token @BotFather gave)", file=sys.stderr)
         return EXIT_CONFIG
-    from bot.store.heap import keep_collections_short
+    from bot.heap import keep_collections_short
     from bot.telegram.app import run_telegram
 
     keep_collections_short()  # a long night's objects never make one chat wait on the collector
@@ -105,7 +119,7 @@ def run() -> int:
 
 def console(argv: list[str]) -> int:
     from bot.console import run_console
-    from bot.store.heap import keep_collections_short
+    from bot.heap import keep_collections_short
 
     keep_collections_short()
     return asyncio.run(run_console(argv, operator_language(os.environ.get("LANG", ""))))
@@ -115,18 +129,44 @@ def health() -> int:
     chosen = settings()
     if chosen is None:
         return EXIT_CONFIG
-    from bot.telegram.health import main as health_main
+    from bot.health import main as health_main
 
     return health_main(chosen)
 
 
 def backup(target: str) -> int:
+    """Exit 0 with the copy written; 2 when FILE cannot be the copy (it exists, it is the ledger or a
+    file beside it, its folder is missing, the disk is full); 3 when the ledger cannot be read. SIGINT
+    or SIGTERM stop it with the temporary copy removed (bot/store/backup.py)."""
     chosen = settings()
     if chosen is None:
         return EXIT_CONFIG
-    from bot.telegram.backup import main as backup_main
+    from bot.store.backup import TargetUnusable
+    from bot.store.backup import backup as copy
 
-    return backup_main(chosen, target)
+    stopped: list[int] = []
+
+    def stop(signum: int, frame: object) -> None:
+        stopped.append(signum)
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        copied = copy(chosen.database, target)
+    except TargetUnusable as error:
+        print(f"python -m bot backup: {error}", file=sys.stderr)
+        return EXIT_CONFIG
+    except sqlite3.Error as error:
+        print(f"python -m bot backup: cannot copy {chosen.database}: {error}", file=sys.stderr)
+        return EXIT_DATABASE
+    except KeyboardInterrupt:  # the temporary copy is removed; end as the signal would have
+        print(f"python -m bot backup: stopped, {target} not written", file=sys.stderr)
+        signum = stopped[0] if stopped else signal.SIGINT
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+        return 128 + signum
+    print(f"backup of {chosen.database} written to {target} ({copied.pages} pages, {copied.size / 1e6:.1f} MB)")
+    return EXIT_OK
 
 
 def entry() -> int:

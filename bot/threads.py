@@ -15,7 +15,7 @@ async def in_thread(work: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> 
     """`work(*args, **kwargs)` in a worker thread, its result handed back outside the futures that carried it.
     `asyncio.to_thread` leaves the result in a pair of futures that refer to each other, so a night
     or a fold came back held by a cycle: freed only by a full collection, and never if that cycle
-    was frozen while the work was under way (bot/store/heap.py freezes during exactly such work)."""
+    was frozen while the work was under way (bot/heap.py freezes during exactly such work)."""
     box: list[T] = []
     failed: list[BaseException] = []
 

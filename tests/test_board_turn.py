@@ -10,9 +10,10 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bot.telegram.app import front_end
 from bot.telegram.delivery import Outgoing
 from bot.telegram.pace import Pacer
-from tests.kit.busy_table import NAMES, BusyTable, build_application
+from tests.kit.busy_table import NAMES, BusyTable
 from tests.kit.virtual_time import run
 
 BOARD_WITHIN = 30.0  # seconds from a change to the pinned board showing it, at the latest
@@ -39,41 +40,37 @@ class Night:
 class ShortNight(BusyTable):
     async def night(self) -> Night:
         found = Night()
-        self.application = build_application(
+        async with front_end(
             "1:BUSY", str(self.folder / "busy.sqlite3"), request=self.telegram, pacer=Pacer()
-        )
-        await self.application.initialize()
-        await self.application.post_init(self.application)
-        self.watch()
-        live = self.front.pinned.live
-        publish = live.publish
+        ) as front:
+            self.front = front
+            self.watch()
+            live = self.front.pinned.live
+            publish = live.publish
 
-        async def published(item: Outgoing) -> bool:
-            before = len(self.telegram.calls)
-            done = await publish(item)
-            found.board_calls += [(c.at, c.method) for c in self.telegram.calls[before:] if c.tag is None]
-            return done
+            async def published(item: Outgoing) -> bool:
+                before = len(self.telegram.calls)
+                done = await publish(item)
+                found.board_calls += [(c.at, c.method) for c in self.telegram.calls[before:] if c.tag is None]
+                return done
 
-        live.publish = published
-        await self.line(0, "/new " + " ".join(f"@{n}" for n in NAMES) + " preset=nanjing")
-        for hand in HANDS:
-            for seat, text in hand:
-                await asyncio.sleep(PACE)
-                await self.line(seat, text)
-        await asyncio.sleep(PACE)
-        await self.line(0, "/summary")
-        await asyncio.sleep(PACE)
-        await self.line(0, "/close")
-        found.closed_at = self.now()
-        found.unshown = [at for at, shown in self.boards if not shown and at < found.closed_at - BOARD_WITHIN]
-        await self.front.idle()
-        await asyncio.sleep(120.0)  # two minutes more: nothing more comes of the closed night
-        await self.front.idle()
-        found.lags = list(self.figures.board_lags)
-        found.delays = self.figures.delays()
-        await self.application.post_stop(self.application)
-        await self.application.post_shutdown(self.application)
-        await self.application.shutdown()
+            live.publish = published
+            await self.line(0, "/new " + " ".join(f"@{n}" for n in NAMES) + " preset=nanjing")
+            for hand in HANDS:
+                for seat, text in hand:
+                    await asyncio.sleep(PACE)
+                    await self.line(seat, text)
+            await asyncio.sleep(PACE)
+            await self.line(0, "/summary")
+            await asyncio.sleep(PACE)
+            await self.line(0, "/close")
+            found.closed_at = self.now()
+            found.unshown = [at for at, shown in self.boards if not shown and at < found.closed_at - BOARD_WITHIN]
+            await self.front.idle()
+            await asyncio.sleep(120.0)  # two minutes more: nothing more comes of the closed night
+            await self.front.idle()
+            found.lags = list(self.figures.board_lags)
+            found.delays = self.figures.delays()
         return found
 
 

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from bot.__main__ import main as bot_main
 from bot.chat.service import Referee
 from bot.console import Console, run_console
-from bot.telegram.settings import VARIABLES
+from bot.settings import VARIABLES
 from engine.cli import main as engine_main
 from tests.kit.harness import Table
 

@@ -1,4 +1,4 @@
-"""A long night never makes another chat wait on Python's collector (bot/store/heap.py): what a slow full
+"""A long night never makes another chat wait on Python's collector (bot/heap.py): what a slow full
 collection kept is frozen out of later walks, which is safe only because a night's objects form no
 cycles (reference counting alone frees them), and an old fold is let go off the event loop."""
 
@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import pytest
 
 from bot.chat.service import Referee
-from bot.store.heap import keep_collections_short, let_go_gradually
+from bot.heap import keep_collections_short, let_go_gradually
 from tests.kit.harness import Table
 
 NIGHT = """/new Alice Bob Carol Dave preset=nanjing stake=2

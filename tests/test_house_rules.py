@@ -21,8 +21,8 @@ import pytest
 from bot.chat.rule_words import ambiguous_key_words, key_named
 from bot.chat.service import Incoming, Referee, Speaker
 from bot.night import checkpoint as checkpoints
+from bot.settings import BadSetting, Settings
 from bot.store.ledger import Ledger
-from bot.telegram.settings import BadSetting, Settings
 from bot.text.replies import render_response
 from bot.views.house_rules import label_key, short_names
 from engine.errors import EngineError

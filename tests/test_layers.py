@@ -12,11 +12,14 @@ ROOT = Path(__file__).resolve().parent.parent
 LAYERS = (
     "engine",
     "bot.threads",
+    "bot.heap",
     "bot.text",
     "bot.store",
     "bot.night",
     "bot.views",
     "bot.chat",
+    "bot.settings",
+    "bot.health",
     "bot.front",
     "bot.__main__",
 )
@@ -320,7 +323,7 @@ def test_test_support_is_in_the_kit_and_bench_and_tests_import_no_circle() -> No
 
 
 # The environment is read in one place: the entry point hands it to the settings, which check every
-# variable once (bot/telegram/settings.py); a value a lower layer needs (CHART_SECONDS,
+# variable once (bot/settings.py); a value a lower layer needs (CHART_SECONDS,
 # REFEREE_BUSY_TIMEOUT) is passed down to it, so the console and the tests set it as arguments.
 READS_THE_ENVIRONMENT = {"bot.__main__": "`python -m bot` reads os.environ once, into Settings (and LANG)"}
 ENVIRONMENT_NAMES = frozenset({"environ", "environb", "getenv", "getenvb", "putenv", "unsetenv"})

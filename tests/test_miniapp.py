@@ -14,10 +14,9 @@ from urllib.parse import urlencode
 
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
-from aiohttp.web import Application
 
+from bot.settings import BadSetting, Settings
 from bot.telegram.app_lines import app_update_id
-from bot.telegram.settings import BadSetting, Settings
 from bot.web import init_data, tokens
 from bot.web.tokens import StartToken, token_key
 from tests.kit.fake_telegram import FakeTelegram, user
@@ -56,6 +55,13 @@ def test_a_signature_field_is_checked_as_any_other_field() -> None:
     assert init_data.validate(urlencode(fields), TOKEN, time.time()).user.id == 1
     with pytest.raises(init_data.Refused):
         init_data.validate(urlencode({**fields, "signature": "b3RoZXI"}), TOKEN, time.time())
+
+
+LEDGERS: dict[int, Path] = {}  # each running bot's ledger file, by the fixture
+
+
+def ledger_of(running: Running) -> Path:
+    return LEDGERS[id(running)]
 
 
 def start(night: int = 1, chat: int = GROUP) -> str:
@@ -143,6 +149,7 @@ async def table(tmp_path: Path) -> AsyncIterator[tuple[Running, TestClient[Any, 
     await fake.start()
     try:
         async with Running(fake, tmp_path / "referee.sqlite3") as running:
+            LEDGERS[id(running)] = tmp_path / "referee.sqlite3"
             app = app_site(running.front, TOKEN)
             async with TestClient(TestServer(app)) as client:
                 yield running, client
@@ -223,7 +230,7 @@ async def test_forged_expired_and_strangers_calls_are_refused_and_record_nothing
             else client.post(path, json=body, headers=headers)
         )
         assert answer.status == status and (await answer.json())["error"] == key
-    assert await balances(Path(running.front.db_path)) == [0, 0, 0, 0]
+    assert await balances(ledger_of(running)) == [0, 0, 0, 0]
     assert group_messages(running) == sent
 
 
@@ -279,7 +286,7 @@ async def test_record_is_one_group_message_and_one_win_however_often_it_is_press
     assert again["ok"] is True and again["no"] == answers[0]["no"]
     await running.fake.wait_for(lambda: group_messages(running) > sent)
     await asyncio.sleep(0.5)  # anything more would be sent by now
-    db = Path(running.front.db_path)
+    db = ledger_of(running)
     assert await balances(db) == [-52, 0, 52, 0]
     texts = [str(c.params["text"]) for c in running.fake.sent(chat_id=GROUP)[sent:]]
     assert len(texts) == 1 and "carol 胡 alice 的炮" in texts[0]
@@ -296,7 +303,7 @@ async def test_undo_from_the_page_is_the_chat_s_undo(table: tuple[Running, TestC
     ).json()
     assert undone["ok"] is True
     await running.front.idle()
-    assert await balances(Path(running.front.db_path)) == [0, 0, 0, 0]
+    assert await balances(ledger_of(running)) == [0, 0, 0, 0]
 
 
 async def test_live_follows_a_line_typed_in_the_chat(table: tuple[Running, TestClient[Any, Any]]) -> None:
@@ -345,12 +352,12 @@ async def test_the_page_asks_what_the_chat_would_ask_and_records_on_the_answer(
     assert asked["ok"] is False and len(asked["ask"]["choices"]) >= 2 and asked["ask"]["text"]
     await asyncio.sleep(0.5)
     assert group_messages(running) == sent + 1  # asked in the page, not in the group
-    assert await balances(Path(running.front.db_path)) == [-52, 0, 52, 0]
+    assert await balances(ledger_of(running)) == [-52, 0, 52, 0]
     again = {**body, "answer": asked["ask"]["choices"][0]["key"]}  # 再记一次: it happened twice
     answered = await (await client.post("/app/api/record", json=again, headers=auth(ALICE))).json()
     assert answered["ok"] is True
     await running.fake.wait_for(lambda: group_messages(running) == sent + 2)
-    assert await balances(Path(running.front.db_path)) == [-104, 0, 104, 0]
+    assert await balances(ledger_of(running)) == [-104, 0, 104, 0]
 
 
 async def test_a_line_s_detail_is_the_chat_s_history_of_it(table: tuple[Running, TestClient[Any, Any]]) -> None:
@@ -403,38 +410,11 @@ async def test_init_data_is_never_logged(
         assert header["Authorization"][4:] not in caplog.text and "hash=" not in caplog.text
 
 
-async def test_in_polling_mode_the_site_starts_beside_the_polling(tmp_path: Path) -> None:
-    from aiohttp import ClientSession
+def test_the_bot_s_own_server_runs_in_long_polling_mode_once_the_app_is_set() -> None:
+    from bot.telegram.web import wants_web
 
-    from bot.telegram.intake import Intake
-    from bot.telegram.mini_app import WithSite
-
-    class Idle(Intake):
-        async def start(self) -> None:
-            self.failed = asyncio.get_running_loop().create_future()  # type: ignore[assignment]
-
-        async def stop(self) -> None:
-            pass
-
-    def routes(app: Application) -> None:
-        from bot.web.api import Api
-        from bot.web.site import add_app_routes
-
-        class NoChat:  # the unauthenticated call is refused before any chat is asked about
-            async def is_member(self, chat_id: int, user_id: int) -> bool:
-                raise AssertionError("not asked")
-
-        add_app_routes(app, Api(NoChat(), TOKEN, KEY))  # type: ignore[arg-type]
-
-    site = WithSite(Idle(), routes, "127.0.0.1", 0)
-    await site.start()
-    try:
-        assert site._runner is not None
-        port = site._runner.addresses[0][1]
-        async with ClientSession() as session, session.get(f"http://127.0.0.1:{port}/app/api/state") as answer:
-            assert answer.status == 401 and "frame-ancestors" in answer.headers["Content-Security-Policy"]
-    finally:
-        await site.stop()
+    assert not wants_web(Settings(token=TOKEN))
+    assert wants_web(Settings(token=TOKEN, miniapp_url="https://referee.example.org/app/", miniapp_name="table"))
 
 
 async def test_the_tab_across_nights_is_in_the_state_once_a_night_closed(
@@ -452,26 +432,6 @@ async def test_the_tab_across_nights_is_in_the_state_once_a_night_closed(
     await running.say(ALICE, NEW)
     state = await (await client.get("/app/api/state", headers=auth(ALICE, night=2))).json()
     assert "alice → carol：52" in state["tab"]["text"].lower()
-
-
-def test_a_webhook_serves_the_app_on_its_own_server() -> None:
-    from bot.telegram.intake import WEBHOOK_PATH, Webhook
-
-    added: list[str] = []
-
-    async def page(request: object) -> None:
-        pass
-
-    def routes(app: Application) -> None:
-        added.append("app")
-        app.router.add_get("/app/", page)  # type: ignore[arg-type]
-
-    async def accept(update: object) -> None:
-        pass
-
-    hook = Webhook(None, accept, url="", listen="127.0.0.1", port=0, secret="s", routes=routes)  # type: ignore[arg-type]
-    paths = {resource.canonical for resource in hook.application().router.resources()}
-    assert added == ["app"] and {WEBHOOK_PATH, "/app/"} <= paths
 
 
 async def test_a_second_winner_on_the_same_discard_is_asked_in_the_page(
@@ -503,7 +463,7 @@ async def test_a_second_winner_on_the_same_discard_is_asked_in_the_page(
     assert answered["ok"] is True
     await running.fake.wait_for(lambda: group_messages(running) == sent + 1)
     # dave's hand is carol's with 南 for 东 and 22筒 for 11筒: the same 52 flowers, both paid by alice (docs/rules.md)
-    assert await balances(Path(running.front.db_path)) == [-104, 0, 52, 52]
+    assert await balances(ledger_of(running)) == [-104, 0, 52, 52]
 
 
 async def test_an_admin_who_does_not_sit_may_record_as_in_the_chat_a_member_may_not(
@@ -520,7 +480,7 @@ async def test_an_admin_who_does_not_sit_may_record_as_in_the_chat_a_member_may_
     ).json()
     assert recorded["ok"] is True
     await running.front.idle()
-    assert await balances(Path(running.front.db_path)) == [-52, 0, 52, 0]
+    assert await balances(ledger_of(running)) == [-52, 0, 52, 0]
 
 
 async def test_a_win_still_waiting_its_turn_is_said_so_and_a_retry_finds_it_recorded(
@@ -540,4 +500,4 @@ async def test_a_win_still_waiting_its_turn_is_said_so_and_a_retry_finds_it_reco
     await running.front.idle()
     again = await (await client.post("/app/api/record", json=body, headers=auth(ALICE))).json()
     assert again["ok"] is True and again["no"] == 2
-    assert await balances(Path(running.front.db_path)) == [-52, 0, 52, 0]
+    assert await balances(ledger_of(running)) == [-52, 0, 52, 0]

@@ -16,12 +16,13 @@ from pathlib import Path
 import pytest
 
 from bot.chat.service import Referee
+from bot.health import Heartbeat, check_health
+from bot.settings import VARIABLES, BadSetting, Settings, markdown_table, operator_language
+from bot.store.backlog import read_backlog
+from bot.store.backup import backup
 from bot.store.writer import BUSY_TIMEOUT_SECONDS
-from bot.telegram.app import build_application
-from bot.telegram.backup import backup
-from bot.telegram.health import Heartbeat, check_health, read_backlog
+from bot.telegram.app import front_end
 from bot.telegram.intake import HEALTH_PATH, Webhook
-from bot.telegram.settings import VARIABLES, BadSetting, Settings, markdown_table, operator_language
 from bot.views.charts import GIVE_UP_SECONDS
 from tests.kit.bot_process import ROOT, BotProcess, bot_against_fake, count, wait_until
 from tests.kit.fake_telegram import FakeTelegram
@@ -130,18 +131,11 @@ async def test_the_telegram_front_end_hands_chart_seconds_and_busy_timeout_to_th
 ) -> None:
     """CHART_SECONDS and REFEREE_BUSY_TIMEOUT are read by the settings only (no module reads the
     environment itself, tests/test_layers.py): the front end passes them down. 2.5 s is 2500 ms."""
-    application = build_application(
+    async with front_end(
         "123:TEST", str(tmp_path / "set.sqlite3"), fake.base_url, chart_seconds=0.7, busy_timeout=2.5
-    )
-    front = application.bot_data["front"]
-    await application.initialize()
-    await application.post_init(application)  # type: ignore[misc]
-    try:
+    ) as front:
         assert front.referee.services.charts.give_up == 0.7
         assert await busy_timeouts(front.referee) == (2500, 2500)
-    finally:
-        await application.post_shutdown(application)  # type: ignore[misc]
-        await application.shutdown()
 
 
 async def test_the_console_s_referee_takes_the_defaults(tmp_path: Path) -> None:
@@ -279,9 +273,10 @@ def test_the_front_end_is_working_while_nothing_waits_or_an_update_was_finished_
     from collections import deque
 
     from bot.telegram.app import TelegramFrontEnd
-    from bot.telegram.lanes import WORK_STALL_SECONDS
+    from bot.telegram.lanes import WORK_STALL_SECONDS, Lanes
 
-    front = TelegramFrontEnd(":memory:")
+    front = TelegramFrontEnd.__new__(TelegramFrontEnd)  # its lanes only: no ledger, no bot
+    front.lanes = Lanes(None, None, None)  # type: ignore[arg-type]
     assert front.working()  # nothing waits
     front.lanes._queues["chat"] = deque([object()])  # type: ignore[list-item]
     front.lanes.progressed = time.monotonic()

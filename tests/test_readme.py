@@ -14,7 +14,7 @@ from bot.__main__ import parser
 from bot.chat.grammar import GRAMMARS as COMMANDS
 from bot.chat.parser import parse
 from bot.console import _arguments as console_arguments
-from bot.telegram.settings import VARIABLES
+from bot.settings import VARIABLES
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")

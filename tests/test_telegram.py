@@ -153,7 +153,7 @@ async def test_an_internal_error_is_reported_and_the_bot_keeps_running(
     db = tmp_path / "tg.sqlite3"
     async with Running(fake, db) as bot:
         await bot.say(ALICE, "/new @alice @bob @carol @dave")
-        referee = bot.application.bot_data["front"].referee
+        referee = bot.front.referee
         original = referee.handle
 
         async def broken(incoming: Any) -> Any:

@@ -1,6 +1,6 @@
 """The bot's own way in (bot/telegram/intake.py): only the update types it reads are asked for and
 stored, the getUpdates offset never passes an update that is not in the inbox yet, a webhook body
-that is not an update is refused, and the heartbeat follows the loop (bot/telegram/health.py). Also: only the
+that is not an update is refused, and the heartbeat follows the loop (bot/health.py). Also: only the
 Telegram front end's modules import python-telegram-bot.
 """
 
@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bot.telegram.health import Heartbeat, check
+from bot.health import Heartbeat, check
 from bot.telegram.input import Kind, read_update
 from bot.telegram.intake import ALLOWED_UPDATES, SECRET_HEADER, Polling, Webhook
 from tests.kit.bot_process import bot_against_fake, count, wait_until

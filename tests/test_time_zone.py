@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 import pytest
 
 from bot.chat.zones import local_day, utc_span, zone_name
-from bot.telegram.settings import BadSetting, Settings
+from bot.settings import BadSetting, Settings
 from tests.kit.harness import Table
 
 NIGHT = "张三: 开局 张三 李四 王五 赵六\n王五: 花杠\n张三: 结算\n张三: 确认"

@@ -36,7 +36,7 @@ def zone_name(text: str) -> str | None:
 
 
 def checked_zone(text: str) -> str:
-    """A zone name as a setting gives it; ValueError when it is none (bot/telegram/settings.py)."""
+    """A zone name as a setting gives it; ValueError when it is none (bot/settings.py)."""
     name = zone_name(text)
     if name is None:
         raise ValueError(text)

@@ -18,6 +18,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TypeVar
 
+from bot.heap import free_off_loop
 from bot.night import checkpoint as checkpoints
 from bot.night.codec import (
     SEAT_KINDS,
@@ -55,7 +56,6 @@ from bot.night.tally import (
     encode_figures,
     hand_rows,
 )
-from bot.store.heap import free_off_loop
 from bot.store.rows import (
     EventRow,
     NewEvent,

@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import replace
 
+from bot.heap import free_off_loop
 from bot.night import checkpoint as checkpoints
 from bot.night.codec import (
     decode_body,
@@ -23,7 +24,6 @@ from bot.night.people import stake_schedule
 from bot.night.records import ExportRows, FlowLog, NightHistory, SeasonLog, TabLog
 from bot.store import house_rules
 from bot.store.answers import MessageRecords, Reported
-from bot.store.heap import free_off_loop
 from bot.store.inbox import Inbox
 from bot.store.ledger import Ledger
 from bot.store.rows import (

@@ -10,7 +10,8 @@ clear message and a non-zero exit. A file that is not an SQLite database, or can
 refused the same way before anything starts.
 
 While it runs, the process checks before every commit (bot/store/writer.py) that the database and its
-WAL are still the files it opened (same device and inode). If either was removed or replaced (a
+WAL are still the files it opened (same device and inode), and that the database still says WAL
+in its header (a backup copied into it, `cp`, does not). If either was removed or replaced (a
 backup restored over it, a stray `rm`), whatever it committed from then on would go to a file no
 one will read again: the process prints why and exits with status 3 before acknowledging anything
 more, so Telegram keeps those updates for the next start.
@@ -63,11 +64,14 @@ class Watch:
     path: str  # the database's real path (symlinks resolved when it was opened)
     database: FileId | None
     wal: FileId | None = None
+    # The file said "WAL" in its header when opened: while this process holds it, only another file's
+    # bytes copied into it (`cp backup ledger`: the same inode) can make it say otherwise.
+    wal_header: bool = False
 
     @classmethod
     def of(cls, path: str | Path) -> Watch:
         real = os.path.realpath(path)
-        watch = cls(real, file_id(real))
+        watch = cls(real, file_id(real), wal_header=bool(says_wal(real)))
         watch.note_wal()
         return watch
 
@@ -85,7 +89,29 @@ class Watch:
             if now != expected:
                 what = "database.what_missing" if now is None else "database.what_replaced"
                 raise DatabaseLost("database.replaced", path=name, what=what)
+        if self.wal_header and says_wal(self.path) is False:
+            raise DatabaseLost("database.replaced", path=self.path, what="database.what_overwritten")
 
+
+def says_wal(path: str | Path) -> bool | None:
+    """Whether the file's header says WAL (its read and write versions, bytes 18 and 19, are 2): the
+    ledger does while a front end runs it; a backup (`python -m bot backup`, `VACUUM INTO`) does not.
+    Read through the descriptor the process's lock holds (`exclusive`), never a new one: closing any
+    descriptor of the file would drop the POSIX locks SQLite's connections hold on it. None when this
+    process holds no lock on it (a test's ledger) or it cannot be read: left to the identity check."""
+    handle = _held.get(os.path.realpath(path))
+    if handle is None:
+        return None
+    try:
+        header = os.pread(handle, 20, 0)
+    except OSError:
+        return None
+    return header[18:20] == b"\x02\x02"
+
+
+# The descriptor each database this process holds (`exclusive`) is locked through, by its real path:
+# the header is read through it (`says_wal`).
+_held: dict[str, int] = {}
 
 # Set while a front end owns its database (`owned`): losing the file then stops the process.
 stop_when_lost = False
@@ -111,6 +137,8 @@ def _check_access(target: Path) -> None:
     directory = target.parent if str(target.parent) else Path(".")
     if target.exists() and not os.access(target, os.W_OK):
         raise sqlite3.OperationalError("the file is read-only")
+    if not directory.is_dir():  # said as it is: a folder to create, not one to make writable
+        raise sqlite3.OperationalError(f"the folder {directory} does not exist")
     if not os.access(directory, os.W_OK):
         raise sqlite3.OperationalError(f"the folder {directory} is not writable")
 
@@ -133,8 +161,12 @@ def exclusive(path: str | Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError as error:
             raise DatabaseUnavailable("database.in_use", path=str(path), pid=holder(handle, path)) from error
-        with _noted_holder(path):
-            yield
+        _held[os.path.realpath(path)] = handle
+        try:
+            with _noted_holder(path):
+                yield
+        finally:
+            _held.pop(os.path.realpath(path), None)
     finally:
         # Closed last, after the front end closed its SQLite connections: closing a descriptor of
         # the file drops the process's POSIX locks on it, which SQLite's own connections use.

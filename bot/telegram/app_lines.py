@@ -107,7 +107,7 @@ class AppLines:
     async def is_member(self, chat_id: int, user_id: int) -> bool:
         try:
             member = await asyncio.wait_for(
-                self.connections.lookup.get_chat_member(chat_id, user_id), ADMIN_LOOKUP_SECONDS
+                self.connections.bot.get_chat_member(chat_id, user_id), ADMIN_LOOKUP_SECONDS
             )
         except (TelegramError, TimeoutError) as error:
             log.info("chat %s: membership not looked up (%s)", chat_id, error)

@@ -66,7 +66,7 @@ class Chats:
         """From a list kept per chat for a few minutes. An expired list is still used while a fresh one
         is fetched in the background, so recording never waits behind the chat's queued replies; the
         first lookup waits at most ADMIN_LOOKUP_SECONDS, in this chat's worker only (other chats'
-        workers run meanwhile), on a Bot API client of its own outside the replies' rate limiter. A
+        workers run meanwhile); a lookup is not a message, so it does not wait for the chat's turn. A
         failed lookup falls back to the last list (none: nobody is an admin for now) and is tried
         again after ADMIN_RETRY_SECONDS, not on every line."""
         cached = self.admins.get(chat_id)
@@ -79,7 +79,7 @@ class Chats:
         return user_id in cached[1]
 
     async def fetch_admins(self, chat_id: int) -> tuple[float, frozenset[int]]:
-        bot = self.connections.lookup
+        bot = self.connections.bot
         try:
             members = await asyncio.wait_for(bot.get_chat_administrators(chat_id), ADMIN_LOOKUP_SECONDS)
             cached = (time.monotonic(), frozenset(m.user.id for m in members))
@@ -123,7 +123,7 @@ class Chats:
     async def read_privacy(self) -> None:
         """getMe's can_read_all_group_messages: False while privacy mode is on."""
         try:
-            me = await self.connections.lookup.get_me()
+            me = await self.connections.bot.get_me()
             self.reads_all = bool(me.can_read_all_group_messages)
         except TelegramError as error:
             log.warning("getMe failed (%s): privacy mode unknown", error)
@@ -136,7 +136,7 @@ class Chats:
         cached = self.pin_rights.get(chat)
         if cached is not None and time.monotonic() - cached[0] < PIN_RIGHT_SECONDS:
             return cached[1]
-        bot = self.connections.lookup
+        bot = self.connections.bot
         try:
             member = await asyncio.wait_for(bot.get_chat_member(chat, self.connections.bot.id), ADMIN_LOOKUP_SECONDS)
             allowed = isinstance(member, ChatMemberOwner) or (

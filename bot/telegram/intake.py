@@ -5,12 +5,13 @@
   every update of it is committed to the inbox; the next call's `offset` (which tells Telegram it
   may forget everything before it) is sent only after that, so the offset never passes an update
   that was not written.
-- `Webhook`: an aiohttp server with one route. A request without the secret Telegram was given in
-  `setWebhook` gets 403 and records nothing; a genuine one is answered 200 only after `accept`
-  returned (the update is in the inbox), so Telegram never forgets an update that was not written.
+- `Webhook`: a route of the bot's own aiohttp server (bot/telegram/web.py). A request without the
+  secret Telegram was given in `setWebhook` gets 403 and records nothing; a genuine one is answered
+  200 only after `accept` returned (the update is in the inbox), so Telegram never forgets an update
+  that was not written.
 
 Both ask Telegram only for the update types the referee handles (`ALLOWED_UPDATES`) and touch the
-heartbeat (bot/telegram/health.py) as their loop goes round.
+heartbeat (bot/health.py) as their loop goes round.
 """
 
 from __future__ import annotations
@@ -32,7 +33,10 @@ from telegram import Bot, Update
 from telegram.error import InvalidToken, RetryAfter, TelegramError
 from telegram.warnings import PTBDeprecationWarning
 
-from bot.telegram.health import Heartbeat
+from bot.health import Heartbeat
+from bot.telegram.web import HEALTH_PATH, WEBHOOK_PATH, Health, Routes, WebServer, web_application
+
+__all__ = ["ALLOWED_UPDATES", "HEALTH_PATH", "WEBHOOK_PATH", "Intake", "Polling", "Webhook", "until_stopped"]
 
 log = logging.getLogger(__name__)
 
@@ -49,8 +53,6 @@ POLL_TIMEOUT = 10  # seconds a getUpdates call may wait for news (long polling)
 FIRST_POLL_BACKOFF = 1.0  # a failed getUpdates is tried again after this, doubling up to the cap
 MAX_POLL_BACKOFF = 30.0
 WEBHOOK_BEAT_SECONDS = 15.0
-WEBHOOK_PATH = "/telegram"
-HEALTH_PATH = "/healthz"
 SECRET_HEADER = "X-Telegram-Bot-Api-Secret-Token"
 SETUP_ATTEMPTS = 5  # deleteWebhook / setWebhook at start: tried this often before giving up
 
@@ -163,6 +165,9 @@ class Polling(Intake):
 
 @dataclass
 class Webhook(Intake):
+    """Telegram's updates at `WEBHOOK_PATH` of the bot's own server (bot/telegram/web.py), which it
+    runs on `listen`:`port` with `/healthz` and the routes of `extra` beside it."""
+
     bot: Bot
     accept: Accept
     url: str  # the public address given to setWebhook (WEBHOOK_URL + /telegram)
@@ -170,23 +175,17 @@ class Webhook(Intake):
     port: int
     secret: str
     heartbeat: Heartbeat = field(default_factory=lambda: Heartbeat(None))
-    health: Callable[[], tuple[bool, str]] | None = None  # `GET /healthz` answers it (bot/telegram/health.py)
-    routes: Callable[[web.Application], None] | None = None  # more routes: the Mini App's (bot/telegram/mini_app.py)
-    _runner: web.AppRunner | None = None
+    health: Health | None = None  # `GET /healthz` answers it (bot/health.py)
+    extra: Routes | None = None  # the other routes of the server (bot/telegram/web.py's add_routes)
+    _server: WebServer | None = None
     _beating: asyncio.Task[None] | None = None
 
     def application(self) -> web.Application:
-        app = web.Application()
-        app.router.add_post(WEBHOOK_PATH, self.receive)
-        app.router.add_get(HEALTH_PATH, self.healthz)
-        if self.routes is not None:
-            self.routes(app)
-        return app
+        return web_application(self.health, self.extra, webhook=self.receive)
 
     async def start(self) -> None:
-        self._runner = web.AppRunner(self.application(), access_log=None)
-        await self._runner.setup()
-        await web.TCPSite(self._runner, self.listen, self.port).start()
+        self._server = WebServer(self.application(), self.listen, self.port)
+        await self._server.start()
         await _setup(
             lambda: self.bot.set_webhook(
                 self.url, secret_token=self.secret, allowed_updates=ALLOWED_UPDATES, drop_pending_updates=False
@@ -201,22 +200,14 @@ class Webhook(Intake):
             self._beating.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._beating
-        if self._runner is not None:
-            await self._runner.cleanup()  # requests in flight finish (their updates are stored) first
-            self._runner = None
+        if self._server is not None:
+            await self._server.stop()  # requests in flight finish (their updates are stored) first
+            self._server = None
 
     async def _beat(self) -> None:
         while True:
             self.heartbeat.beat()
             await asyncio.sleep(WEBHOOK_BEAT_SECONDS)
-
-    async def healthz(self, request: web.Request) -> web.Response:
-        """What `python -m bot health` says, 200 when healthy and 503 when not (read off the loop:
-        the backlog is an SQLite read)."""
-        if self.health is None:
-            return web.Response(text="healthy\n")
-        healthy, report = await asyncio.to_thread(self.health)
-        return web.Response(status=200 if healthy else 503, text=report + "\n")
 
     async def receive(self, request: web.Request) -> web.Response:
         given = request.headers.get(SECRET_HEADER, "")
@@ -234,34 +225,24 @@ class Webhook(Intake):
         return web.Response()
 
 
-async def serve(application: Any, intake: Intake) -> int:
-    """Run the application (built with `updater(None)`) with `intake` until SIGINT or SIGTERM; 0 on a
-    clean stop, 1 when the way in ended by itself (the token was refused)."""
+async def until_stopped(intake: Intake) -> int:
+    """Run `intake` (the ledger open, the application started) until SIGINT or SIGTERM; 0 on a clean
+    stop, 1 when the way in ended by itself (the token was refused)."""
     stopping = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stopping.set)
     status = 0
-    await application.initialize()
+    await intake.start()
     try:
-        await application.post_init(application)  # the ledger opens, a crash's leftovers are queued
-        try:
-            await application.start()
-            await intake.start()
-            waiting: asyncio.Task[Any] = asyncio.create_task(stopping.wait())
-            assert intake.failed is not None
-            done, _ = await asyncio.wait({waiting, intake.failed}, return_when=asyncio.FIRST_COMPLETED)
-            if intake.failed in done:
-                status = 1
-                error = intake.failed.exception() if not intake.failed.cancelled() else None
-                log.critical("updates stopped coming in: %s", error)
-            waiting.cancel()
-        finally:
-            await intake.stop()
-            if application.running:
-                await application.stop()
-            await application.post_stop(application)  # workers stop; undone rows stay in the inbox
+        waiting: asyncio.Task[Any] = asyncio.create_task(stopping.wait())
+        assert intake.failed is not None
+        done, _ = await asyncio.wait({waiting, intake.failed}, return_when=asyncio.FIRST_COMPLETED)
+        if intake.failed in done:
+            status = 1
+            error = intake.failed.exception() if not intake.failed.cancelled() else None
+            log.critical("updates stopped coming in: %s", error)
+        waiting.cancel()
     finally:
-        await application.shutdown()
-        await application.post_shutdown(application)  # the ledger closes
+        await intake.stop()
     return status

@@ -18,9 +18,25 @@ from telegram import Update
 from bot.store.queue import Row
 from bot.telegram.chats import Chats
 from bot.telegram.connections import Connections
-from bot.telegram.input import read_update
+from bot.telegram.input import Input, read_update
 
 log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Arrived(Row):
+    """An update's inbox row with the update read (bot/telegram/input.py): read once, where it
+    arrives (or, for a row left from before a restart, where it is queued again), and carried
+    through its lane to its handler."""
+
+    read: Input
+
+    @classmethod
+    def of(cls, row: Row) -> Arrived:
+        """A stored row (a crash's leftover) read again."""
+        return cls(row.update_id, row.chat, row.key, row.body, read_update(row.body))
+
+
 STORE_FIRST_DELAY = 0.2  # seconds: an inbox write that failed is retried, doubling up to the cap
 STORE_MAX_DELAY = 5.0
 WORK_STALL_SECONDS = 60.0  # a worker that finished no update for this long while some wait is stuck
@@ -30,8 +46,8 @@ WORK_STALL_SECONDS = 60.0  # a worker that finished no update for this long whil
 class Lanes:
     connections: Connections
     chats: Chats
-    process: Callable[[Row, Update], Awaitable[bool]]  # one update: False when it is to be handled again
-    _queues: dict[str | None, deque[tuple[Row, Update]]] = field(default_factory=dict)
+    process: Callable[[Arrived, Update], Awaitable[bool]]  # one update: False when it is to be handled again
+    _queues: dict[str | None, deque[tuple[Arrived, Update]]] = field(default_factory=dict)
     progressed: float = field(default_factory=time.monotonic)  # an update last finished (or work began)
     _workers: dict[str | None, asyncio.Task[None]] = field(default_factory=dict)
 
@@ -64,12 +80,12 @@ class Lanes:
         another, in order, and the chats side by side. One after another across chats, a chat whose
         row rides with its line's events (up to `RIDE_SECONDS`) would hold every chat behind it in the
         batch: twenty tables asking `/summary` at once were answered one by one."""
-        lanes: dict[str | None, list[tuple[Row, Update]]] = {}
+        lanes: dict[str | None, list[tuple[Arrived, Update]]] = {}
         for update in updates:  # in arrival order: a migration is noted before the lanes are read
             row = await self.row_of(update)
             lanes.setdefault(await self.lane(row.chat), []).append((row, update))
 
-        async def in_order(items: list[tuple[Row, Update]]) -> None:
+        async def in_order(items: list[tuple[Arrived, Update]]) -> None:
             for row, update in items:
                 await self.store(row, update)
 
@@ -78,17 +94,18 @@ class Lanes:
         if failed:  # every chat's updates were stored or failed: the offset stays before the batch
             raise failed[0]
 
-    async def row_of(self, update: Update) -> Row:
-        """The update's inbox row; a migration is noted here, in arrival order, so that updates of
-        the new supergroup in the same batch already find it."""
-        read = read_update(update)
+    async def row_of(self, update: Update) -> Arrived:
+        """The update's inbox row, the update read with it; a migration is noted here, in arrival
+        order, so that updates of the new supergroup in the same batch already find it."""
+        body = update.to_dict()
+        read = read_update(body)
         if read.chat_id is not None and read.migrate_to:
             await self.chats.remember_migration(read.chat_id, read.migrate_to)
         if read.chat_id is not None and read.migrate_from:
             await self.chats.remember_migration(read.migrate_from, read.chat_id)
-        return Row(update.update_id, read.chat_id, read.key, update.to_dict())
+        return Arrived(update.update_id, read.chat_id, read.key, body, read)
 
-    async def store(self, row: Row, update: Update) -> None:
+    async def store(self, row: Arrived, update: Update) -> None:
         """The inbox write, retried with backoff while storage fails (locked, full, I/O error): the
         updater does not move its offset past an update until this returns, so polling never stops
         and never skips an update that was not written."""
@@ -116,7 +133,7 @@ class Lanes:
         backlog under the old id, new lines under the new one) share one worker, one night."""
         return await self.chats.base_key(chat) if chat is not None else None
 
-    def enqueue(self, row: Row, update: Update, lane: str | None) -> None:
+    def enqueue(self, row: Arrived, update: Update, lane: str | None) -> None:
         if not any(self._queues.values()):
             self.progressed = time.monotonic()  # idle until now: the clock of "stuck" starts here
         self._queues.setdefault(lane, deque()).append((row, update))
@@ -137,7 +154,7 @@ class Lanes:
             if not queue:
                 self._queues.pop(chat, None)
 
-    async def process_until_written(self, row: Row, update: Update) -> None:
+    async def process_until_written(self, row: Arrived, update: Update) -> None:
         """An update whose line could not be written (the ledger locked longer than its busy timeout)
         is handled again, with backoff, until it is: it is neither answered "nothing recorded" nor
         marked done, and the chat's later updates wait behind it, in order."""

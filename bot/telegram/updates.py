@@ -21,7 +21,8 @@ from bot.telegram.app_lines import AppAnswers, is_app_line
 from bot.telegram.chats import Chats
 from bot.telegram.connections import Connections
 from bot.telegram.delivery import Outgoing
-from bot.telegram.input import PER_PRESSER, Document, Input, Kind, addressed_elsewhere, deep_link, read_update
+from bot.telegram.input import PER_PRESSER, Document, Input, Kind, addressed_elsewhere, deep_link
+from bot.telegram.lanes import Arrived
 from bot.telegram.pinned import PinnedBoards
 from bot.telegram.sending import Sender
 from bot.text.replies import Choice, Reply, Response, render_response
@@ -44,10 +45,11 @@ class Updates:
     pinned: PinnedBoards
     app_answers: AppAnswers = field(default_factory=AppAnswers)  # lines pressed on the Mini App
 
-    async def process(self, row: Row, update: Update) -> bool:
-        """Handle one update; False when the storage failed before anything was recorded (try again)."""
+    async def process(self, row: Arrived, update: Update) -> bool:
+        """Handle one update, read where it arrived (`row.read`); False when the storage failed
+        before anything was recorded (try again)."""
         recorded = False
-        read = read_update(update)
+        read = row.read
         try:
             if read.kind is Kind.BUTTON and update.callback_query is not None:
                 recorded = await self.on_button(update.callback_query, read, row)

@@ -231,10 +231,15 @@ class Charts:
         """Draw in a process of its own from now on, started now (its imports and fonts with it)."""
         if self._drawer is None:
             context = multiprocessing.get_context("spawn")  # a fresh interpreter: none of the bot's threads
-            self._drawer = ProcessPoolExecutor(
-                DRAWERS, mp_context=context, initializer=drawing.warm, initargs=(os.getpid(),)
-            )
-            self._started = self._drawer.submit(drawing.ready)  # starts the process now, not with the first chart
+            try:
+                self._drawer = ProcessPoolExecutor(
+                    DRAWERS, mp_context=context, initializer=drawing.warm, initargs=(os.getpid(),)
+                )
+                self._started = self._drawer.submit(drawing.ready)  # starts the process now, not with the first chart
+            except OSError as error:  # no writable /dev/shm (a process pool's locks live there): draw in threads
+                log.warning("charts are drawn in this process (no process of their own: %s)", error)
+                self._drawer = None
+                return
             self._started_at = time.monotonic()
 
     async def ready(self) -> None:

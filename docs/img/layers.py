@@ -41,12 +41,20 @@ BANDS = (
         "the entry point: reads the environment once into Settings, starts a front end",
     ),
     Band(("bot.front",), "bot/telegram/  bot/web/  bot/console.py", "the front ends: a chat line in, its reply out"),
-    Band(("bot.chat",), "bot/chat/", "the command layer: a line read once, one command table, a handler per feature"),
+    Band(
+        ("bot.chat", "bot.settings", "bot.health"),
+        "bot/chat/  bot/settings.py  bot/health.py",
+        "the command layer: a line read once, one command table, a handler per feature; the settings; health",
+    ),
     Band(("bot.views",), "bot/views/", "read-only answers built from a night: score, board, summary, charts, stats"),
     Band(("bot.night",), "bot/night/", "a night folded from its events: the one owner of its state"),
-    Band(("bot.store",), "bot/store/", "SQLite: the ledger, the group-commit writer, the inbox"),
+    Band(("bot.store",), "bot/store/", "SQLite: the ledger, the group-commit writer, the inbox, the backup"),
     Band(("bot.text",), "bot/text/", "a reply as message keys and values, rendered from locales/; the catalogs' words"),
-    Band(("bot.threads",), "bot/threads.py", "work handed to a worker thread, off the event loop"),
+    Band(
+        ("bot.threads", "bot.heap"),
+        "bot/threads.py  bot/heap.py",
+        "work handed to a worker thread, off the event loop; the collector kept short",
+    ),
     Band(("engine",), "engine/", "the rules, pure and synchronous: every figure of money"),
 )
 SEAMS = (

@@ -86,7 +86,7 @@ def app_table(folder: Path) -> Iterator[AppTable]:
                 await site.start()
                 port = runner.addresses[0][1]
                 url = f"http://127.0.0.1:{port}/app/"
-                started.set_result(AppTable(running, loop, url, Path(front.db_path)))
+                started.set_result(AppTable(running, loop, url, folder / "referee.sqlite3"))
                 try:
                     await stop.wait()
                 finally:

@@ -29,7 +29,7 @@ from telegram import CallbackQuery, Update
 
 from bot.chat.handlers.flows import tile_label
 from bot.store.queue import Row
-from bot.telegram.app import TelegramFrontEnd, build_application
+from bot.telegram.app import front_end
 from bot.telegram.delivery import Note, Outgoing
 from bot.telegram.pace import Pacer
 from bot.text.replies import render
@@ -96,31 +96,22 @@ class BusyTable:
         self.waiting: dict[int, tuple[Outgoing, int]] = {}  # an answer not sent yet (by id) -> its update
         self.boards: list[tuple[float, bool]] = []  # when each board was pushed, whether shown yet
         self.flows: list[set[int]] = []  # the updates of each tapped win
-        self.application: Any = None
-
-    @property
-    def front(self) -> TelegramFrontEnd:
-        front: TelegramFrontEnd = self.application.bot_data["front"]
-        return front
+        self.front: Any = None
 
     def now(self) -> float:
         return asyncio.get_running_loop().time()
 
     async def play(self) -> Figures:
-        self.application = build_application(
+        async with front_end(
             "1:BUSY", str(self.folder / "busy.sqlite3"), request=self.telegram, pacer=Pacer()
-        )
-        await self.application.initialize()
-        await self.application.post_init(self.application)
-        self.watch()
-        await self.line(0, "/new " + " ".join(f"@{n}" for n in NAMES) + " preset=nanjing")
-        end = self.now() + self.minutes * 60
-        while self.now() < end:
-            await self.hand()
-        await self.front.idle()
-        await self.application.post_stop(self.application)
-        await self.application.post_shutdown(self.application)
-        await self.application.shutdown()
+        ) as front:
+            self.front = front
+            self.watch()
+            await self.line(0, "/new " + " ".join(f"@{n}" for n in NAMES) + " preset=nanjing")
+            end = self.now() + self.minutes * 60
+            while self.now() < end:
+                await self.hand()
+            await self.front.idle()
         return self.tally()
 
     # -- what the bot does, watched ------------------------------------------------------------------
@@ -284,7 +275,7 @@ class BusyTable:
     async def arrive(self, body: dict[str, Any]) -> int:
         update_id = int(body["update_id"])
         self.arrived[update_id] = self.now()
-        await self.front.accept(Update.de_json(body, self.application.bot))
+        await self.front.accept(Update.de_json(body, self.front.bot))
         return update_id
 
     # -- the figures ---------------------------------------------------------------------------------

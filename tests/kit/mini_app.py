@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from bot.settings import Settings
 from bot.telegram.app import TelegramFrontEnd
 from bot.telegram.mini_app import Routes, mini_app
-from bot.telegram.settings import Settings
 
 APP_URL = "https://referee.example.org/app/"
 APP_NAME = "table"

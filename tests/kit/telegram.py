@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any, Self
 
 from bot.store.ledger import Ledger
-from bot.telegram.app import TelegramFrontEnd, build_application
+from bot.telegram.app import TelegramFrontEnd, front_end
 from bot.telegram.delivery import RetryPolicy
 from bot.telegram.intake import Polling
 from bot.telegram.pace import Pacer
@@ -31,7 +31,7 @@ class Running:
         once (the fake enforces no limit unless told to). `board_interval`: 0 unless given (the
         board edited after each event)."""
         self.fake = fake
-        self.application = build_application(
+        self.started = front_end(
             "123:TEST",
             str(db),
             fake.base_url,
@@ -41,22 +41,17 @@ class Running:
             pacer=pacer,
             rules_dir=rules_dir,
         )
-        self.front: TelegramFrontEnd = self.application.bot_data["front"]
-        self.intake = Polling(self.application.bot, self.front.accept_all, timeout=1)
 
     async def __aenter__(self) -> Self:
-        await self.application.initialize()
-        await self.application.post_init(self.application)  # type: ignore[misc]
-        await self.application.start()
+        self.front: TelegramFrontEnd = await self.started.__aenter__()
+        self.application = self.front.application
+        self.intake = Polling(self.application.bot, self.front.accept_all, timeout=1)
         await self.intake.start()
         return self
 
     async def __aexit__(self, *exc: object) -> None:
         await self.intake.stop()
-        await self.application.stop()
-        await self.application.post_stop(self.application)  # type: ignore[misc]
-        await self.application.post_shutdown(self.application)  # type: ignore[misc]
-        await self.application.shutdown()
+        await self.started.__aexit__(None, None, None)
 
     async def say(self, sender: dict[str, Any], text: str, chat: int = GROUP, **extra: Any) -> str:
         """Send a line and wait for the bot's reply to it (a chart may take a second to render)."""

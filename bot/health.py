@@ -10,9 +10,10 @@ not stuck (`working`: nothing waits, or an update was finished lately). So a sta
 loop is stuck (an inbox write that keeps failing, a blocked event loop, a hung worker) or the process
 is gone — not merely that the ledger file still opens.
 
-The backlog is read from the ledger itself (read-only; SQLite readers never wait for the bot's
-writes): how many updates wait in the inbox and how long the oldest has waited. A backlog that
-drains is fine after a restart; one whose oldest row is older than BACKLOG_MAX_AGE is not.
+The backlog is read from the ledger itself by the store (bot/store/backlog.py: read-only; SQLite
+readers never wait for the bot's writes): how many updates wait in the inbox and how long the
+oldest has waited. A backlog that drains is fine after a restart; one whose oldest row is older than
+BACKLOG_MAX_AGE is not.
 
 Each check is a function returning a `Check`; `checks` lists them, so another (the drawing process's
 state) joins the list without changing the others.
@@ -32,7 +33,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot.telegram.settings import EXIT_OK, EXIT_UNHEALTHY, Settings
+from bot.settings import EXIT_OK, EXIT_UNHEALTHY, Settings
+from bot.store.backlog import read_backlog
 
 STUCK = "stuck"  # a status line starting so: a part of the bot does not answer (bot/views/charts.py)
 
@@ -86,30 +88,6 @@ def check(path: str | Path | None, max_age: float = 90.0, now: float | None = No
     return True, f"heartbeat {age:.0f} s old (limit {max_age:.0f} s)" + (f"; {said}" if said else "")
 
 
-@dataclass(frozen=True)
-class Backlog:
-    waiting: int
-    oldest_seconds: float  # 0 when nothing waits
-
-
-def read_backlog(database: str | Path) -> Backlog:
-    """The inbox's updates not yet done and the oldest one's wait, read-only (never the bot's lock:
-    SQLite readers do not wait for its writer). Raises sqlite3.Error when the file cannot be read."""
-    if not Path(database).is_file():
-        raise sqlite3.OperationalError(f"no database at {database}")
-    connection = sqlite3.connect(f"{Path(database).resolve().as_uri()}?mode=ro", uri=True, timeout=5)
-    try:
-        known = connection.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'inbox'").fetchone()
-        if known is None:  # a ledger the bot never ran on
-            return Backlog(0, 0.0)
-        waiting, oldest = connection.execute(
-            "SELECT count(*), (julianday('now') - julianday(min(received_at))) * 86400 FROM inbox WHERE done = 0"
-        ).fetchone()
-    finally:
-        connection.close()
-    return Backlog(int(waiting), max(0.0, float(oldest or 0.0)))
-
-
 def backlog_check(settings: Settings) -> Check:
     try:
         backlog = read_backlog(settings.database)
@@ -122,7 +100,7 @@ def backlog_check(settings: Settings) -> Check:
 
 
 def heartbeat_check(settings: Settings) -> Check:
-    healthy, line = check(settings.heartbeat_file, settings.heartbeat_max_age)
+    healthy, line = check(settings.heartbeat, settings.heartbeat_max_age)
     return Check(healthy, line)
 
 
