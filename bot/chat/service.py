@@ -18,14 +18,7 @@ from bot.chat.commands import Handler, handler_of
 from bot.chat.grammar import GRAMMAR_BY_NAME, only_looks
 from bot.chat.handlers import app_view, kept, opening, refusals, reply_to
 from bot.chat.handlers.app_view import BadDraft, WinDraft
-from bot.chat.handlers.common import (
-    Context,
-    Incoming,
-    Refusal,
-    Replied,
-    Services,
-    Upload,
-)
+from bot.chat.handlers.common import Context, Incoming, Refusal, Replied, Services, Upload
 from bot.chat.handlers.house import MAX_RULES_BYTES
 from bot.chat.parser import ReadLine, read_line
 from bot.night.codec import SeatChange

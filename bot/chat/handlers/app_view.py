@@ -20,7 +20,7 @@ from bot.chat.handlers.flows import preview as preview_lines
 from bot.chat.handlers.flows import tile_label
 from bot.chat.handlers.questions import history, score
 from bot.chat.handlers.tile_flow import flag_index, flag_label, meld_text, offered_flags, pad_table
-from bot.chat.handlers.tile_pad import ALPHABET, MAX_FLOWERS, Pad, Why
+from bot.chat.handlers.tile_pad import ALPHABET, MAX_FLOWERS, Pad, Table, Why
 from bot.night.night import Night
 from bot.night.seating import seat_of
 from bot.text.replies import Joined, Reply, render
@@ -92,8 +92,12 @@ def pad_of(night: Night, draft: WinDraft, seats: int) -> Pad | Why:
     quarters of a preview)."""
     pad = Pad()
     offered = frozenset(range(len(flag_fields())))
+    tables: dict[tuple[int | None, int | None], Table] = {}  # what the log knows depends on who won, from whom
     for op in taps(draft, seats):
-        result = tile_pad.apply(pad, pad_table(night, pad), op, seats, offered)
+        table = tables.get((pad.winner, pad.source))
+        if table is None:
+            table = tables[(pad.winner, pad.source)] = pad_table(night, pad)
+        result = tile_pad.apply(pad, table, op, seats, offered)
         if isinstance(result, Why):
             return result
         pad = result
