@@ -306,7 +306,7 @@ async def inbox_drain(folder: str, counter: list[int]) -> None:
 
 async def kill_and_restart(folder: str) -> None:
     """The real process, killed with SIGKILL while 1,000 updates are queued, then restarted."""
-    from tests.fake_telegram import FakeTelegram  # aiohttp: imported only here, to keep it out of the RSS above
+    from tests.kit.fake_telegram import FakeTelegram  # aiohttp: imported only here, to keep it out of the RSS above
 
     fake = FakeTelegram()
     await fake.start()

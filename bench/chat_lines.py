@@ -7,7 +7,7 @@ and in English, lines by part of the night: setup, hands, end. `--process` plays
 real `python -m bot run` instead of the front end in this process.
 
 Then (`--kinds`) an older night, through the Telegram front end (bot/telegram/app.py, PTB's HTTP
-stack) against the fake Bot API server the tests use (tests/fake_telegram.py), as four friends would
+stack) against the fake Bot API server the tests use (tests/kit/fake_telegram.py), as four friends would
 play it: players with no @username, seated by name and claiming their seats by speaking; privacy mode on
 for the first hand (only /commands reach the bot), then off; a 换人 after hand 5; the bot made an
 administrator allowed to pin messages halfway (after hand 4). It is played three times: with no
@@ -34,7 +34,7 @@ from typing import Any
 
 from bot.telegram.app import TelegramFrontEnd, build_application
 from bot.telegram.intake import Polling
-from tests.fake_telegram import FakeTelegram, plain_user
+from tests.kit.fake_telegram import FakeTelegram, plain_user
 from tests.kit.night_lines import EN_NIGHT, PARTS, ZH_NIGHT, Step, Tally, night_as_process, night_in_process
 
 GROUP = -100777

@@ -26,12 +26,12 @@ import statistics
 import time
 from collections.abc import Callable
 
-from bench.hands import random_closed_hand
 from engine import decompose, reference
 from engine.hand import Hand
 from engine.preset import PRESET_NAMES, Preset, load_preset, preset_from_dict, resolved_builtin
 from engine.scoring import WinScore, score_hand
 from engine.units import WinFlags
+from tests.kit.random_hands import random_closed_hand
 
 HANDS = 10_000
 SEED = 2026

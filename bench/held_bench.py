@@ -41,13 +41,13 @@ from collections import Counter
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 
-from bench.hands import random_closed_hand
 from bench.memory_bench import EVENTS, chat_of, copied, play, templates
 from bench.night_growth_bench import PLAYERS, lines, speaker
 from bot.chat.service import Incoming, Referee
 from bot.night.night import Night
 from bot.store.ledger import Ledger
 from engine.tiles import NUM_KINDS, format_tiles, tile_name
+from tests.kit.random_hands import random_closed_hand
 
 COPIES = 4  # the first warms up; the others are measured and averaged
 SEED = 31

@@ -15,6 +15,7 @@ counted), and only calls from a project file to a project file count: the standa
 python-telegram-bot are walked through, not counted.
 
 Run: python -m bench.line_path [--line "胡 王五 11p 567s 79s [EEE] [444p] +8s 花4"] [--top 12]
+     python -m bench.line_path --table   (docs/architecture.md's lines, as a Markdown table)
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ LAYERS = ("engine", "bot/text", "bot/store", "bot/night", "bot/views", "bot/chat
 FRONT_ENDS = ("bot/telegram", "bot/console")
 SETUP = ("开局 张三 李四 王五 赵六 底=2", "碰 王五 4p", "花杠")
 LINE = "胡 王五 11p 567s 79s [EEE] [444p] +8s 花4"
+# the lines docs/architecture.md follows: a win, a pong, a question, a correction, talk
+TABLE_LINES = (LINE, "碰 李四 5p", "/score", "改 2 碰 赵六 4p", "hello everyone")
 
 
 def project_file(frame: FrameType) -> str | None:
@@ -111,11 +114,25 @@ async def walk_line(line: str) -> Walk:
         return walk
 
 
+def table() -> str:
+    """Each of TABLE_LINES followed, one row each: its stops, climbs and the file entered most."""
+    rows = ["| line | stops | climbs | file entered most |", "|---|---|---|---|"]
+    for line in TABLE_LINES:
+        walk = asyncio.run(walk_line(line))
+        path, count = walk.entered.most_common(1)[0]
+        rows.append(f"| `{line}` | {walk.stops} | {walk.climbs} | `{path.removeprefix('bot/')}` {count} |")
+    return "\n".join(rows)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--line", default=LINE, help="the line to follow (after: " + " / ".join(SETUP) + ")")
     parser.add_argument("--top", type=int, default=12, help="how many files to list")
+    parser.add_argument("--table", action="store_true", help="docs/architecture.md's lines, as a Markdown table")
     args = parser.parse_args()
+    if args.table:
+        print(table())
+        return
     walk = asyncio.run(walk_line(args.line))
     print(f"line: {args.line}")
     print(f"stops (calls into another file): {walk.stops}")

@@ -24,8 +24,8 @@ from pathlib import Path
 from bench.night_growth_bench import PLAYERS, lines, speaker
 from bot.chat.service import Incoming, Referee
 from bot.store.ledger import Ledger
-from tests.bot_process import start_bot, stop
-from tests.fake_telegram import FakeTelegram
+from tests.kit.bot_process import start_bot, stop
+from tests.kit.fake_telegram import FakeTelegram
 
 EVENTS = 300
 OPEN_SHARE = 5  # one chat in five has its night open

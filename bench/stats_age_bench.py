@@ -91,8 +91,18 @@ EVENT_ID_COLUMNS = {
     "tallies": ("last_event_id",),
     "night_figures": ("last_event_id",),
     "night_people": ("last_event_id",),
+    "night_exports": ("last_event_id",),
 }
-NIGHT_TABLES = ("events", "payments", "checkpoints", "tallies", "tally_nets", "tally_doubled", "night_figures")
+NIGHT_TABLES = (
+    "events",
+    "payments",
+    "checkpoints",
+    "tallies",
+    "tally_nets",
+    "tally_doubled",
+    "night_figures",
+    "night_exports",
+)
 
 
 def copy_nights(path: Path, total: int) -> None:
@@ -183,7 +193,7 @@ async def time_one(path: Path, command: str) -> None:
     referee = await Referee.open(path, charts_enabled=False)
     begin, cpu = time.perf_counter(), time.process_time()
     if command == PERIOD:
-        sums = await referee.nights.ledger.period_sums(CHAT, "0000-01-01", "9999-12-31")
+        sums = await referee.nights.ledger.history.period_sums(CHAT, "0000-01-01", "9999-12-31")
         answer = " ".join(f"{person}:{row.night_id}" for person, row in sums)
     else:
         answer = await say(referee, "Alice", command)

@@ -18,8 +18,8 @@ import time
 from pathlib import Path
 
 from bench.memory_bench import ALICE, chat_of, copied, templates
-from tests.bot_process import start_bot, stop
-from tests.fake_telegram import FakeTelegram
+from tests.kit.bot_process import start_bot, stop
+from tests.kit.fake_telegram import FakeTelegram
 
 TABLES = 20
 

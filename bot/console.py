@@ -11,6 +11,7 @@ import argparse
 import asyncio
 import json
 import re
+import shutil
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -77,7 +78,12 @@ class Console:
             path = self.chart_dir / (attachment.path or attachment.filename)  # an absolute path stays as typed
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_bytes(attachment.data)
+                with path.open("wb") as out:
+                    content = attachment.content()
+                    if isinstance(content, bytes):
+                        out.write(content)
+                    else:
+                        shutil.copyfileobj(content, out)  # a long file: a piece at a time
             except OSError as error:
                 print(translator.t("console.cannot_write", path=str(path), error=error.strerror or ""), file=self.out)
                 continue

@@ -8,8 +8,8 @@ from hypothesis import settings
 
 from bot.chat.service import Referee
 from bot.store.ledger import Ledger
-from tests.fake_telegram import FakeTelegram
-from tests.harness import Table
+from tests.kit.fake_telegram import FakeTelegram
+from tests.kit.harness import Table
 
 # Property tests are deterministic (the same examples on every run and machine) and never timed.
 settings.register_profile("deterministic", derandomize=True, deadline=None, print_blob=True)

@@ -10,7 +10,7 @@ import pytest
 from bot.chat.service import Referee
 from bot.store.ledger import Ledger
 from bot.store.schema import _MIGRATIONS, SCHEMA_VERSION
-from tests.harness import Table
+from tests.kit.harness import Table
 
 NEW = "/new Alice Bob Carol Dave"
 

@@ -20,7 +20,7 @@ from bot.store.ledger import Ledger
 from bot.store.rows import DuplicateUpdate
 from bot.text.replies import Response, render_response
 from locales import Translator
-from tests.fake_telegram import FakeTelegram, plain_user
+from tests.kit.fake_telegram import FakeTelegram, plain_user
 from tests.kit.telegram import GROUP, Running, balances
 
 CHAT = "tg:-100"

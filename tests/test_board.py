@@ -13,8 +13,8 @@ from telegram.error import BadRequest
 from bot.chat.service import Referee
 from bot.telegram.delivery import Outgoing, coalesce
 from bot.text.replies import Reply, Response
-from tests.fake_telegram import FakeTelegram
-from tests.harness import Table
+from tests.kit.fake_telegram import FakeTelegram
+from tests.kit.harness import Table
 from tests.kit.messages import says
 from tests.kit.replies import lines
 from tests.kit.telegram import ALICE, BOB, CAROL, DAVE, EVE, GROUP, NEW, Running, board_texts

@@ -20,7 +20,7 @@ from bot.telegram.callback import (
     CallbackTooLong,
 )
 from bot.text.replies import BUTTON_COMMAND_BYTES, Choice, Response
-from tests.harness import Table
+from tests.kit.harness import Table
 
 LONG = ("欧阳" * 8, "司马" * 8, "Bartholomew-Alexander", "诸葛" * 8)  # 48 bytes each in UTF-8, but one
 NIGHT, HAND = int("9" * NIGHT_DIGITS), int("9" * HAND_DIGITS)

@@ -12,7 +12,7 @@ Figures by hand from RULES.md (nanjing):
 
 from __future__ import annotations
 
-from tests.harness import Table
+from tests.kit.harness import Table
 from tests.kit.messages import changes, money_changes, rendered
 
 HAND = "123m456m789m234p5p+5p"

@@ -15,8 +15,8 @@ from engine.preset import load_preset
 from engine.table import TableState, WinRefused, apply, new_table
 from engine.tiles import suited, wind
 from engine.units import WinFlags
-from tests.helpers import items, score
-from tests.table_play import hu, net, net_of_all, run
+from tests.kit.helpers import items, score
+from tests.kit.table_play import hu, net, net_of_all, run
 
 A, B, C, D = range(4)
 CK = "changkaitou"

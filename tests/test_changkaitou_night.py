@@ -5,7 +5,7 @@ Figures are worked out in tests/test_changkaitou.py; here they are summed per pl
 
 from __future__ import annotations
 
-from tests.harness import Table
+from tests.kit.harness import Table
 
 NEW = "/new Alice Bob Carol Dave preset=changkaitou start=1000"
 

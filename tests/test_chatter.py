@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.fake_telegram import FakeTelegram
-from tests.harness import Table
+from tests.kit.fake_telegram import FakeTelegram
+from tests.kit.harness import Table
 from tests.kit.telegram import ALICE, BOB, EVE, GROUP, Running, balances
 
 CHATTER = (

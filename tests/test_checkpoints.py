@@ -39,7 +39,7 @@ from engine.hand import MeldKind
 from engine.preset import load_preset
 from engine.settlement import Payment
 from engine.table import TableState, new_table
-from tests.harness import Table
+from tests.kit.harness import Table
 from tests.kit.random_lines import event_line
 
 PRESETS = ["nanjing", "jinyuanzi", "app", "chengbei"]
@@ -156,14 +156,14 @@ async def _night_with_corrections(
                     if after == index % 2 == 0:  # corrections fall between the lines, at random places
                         await table.say(f"Bob: /undo {event_id}")
             restarted, replay = await _fresh(ledger)
-            saved = await ledger.checkpoint(restarted.id, version(restarted.row.preset_json))
+            saved = await ledger.tallies.checkpoint(restarted.id, version(restarted.row.preset_json))
             if saved is not None:  # it was used: the restart folded only the events after it
                 assert restarted._from == saved[0]
                 assert all(p.place > saved[0] for p in restarted._fold.played)
             head_only = await _head_only(ledger)
             _same_score(head_only, replay)
             # a valid checkpoint is used (a 改底 typed later never reaches back into the hands it covers)
-            assert head_only.partial == (await ledger.checkpoint(replay.id, replay.version) is not None)
+            assert head_only.partial == (await ledger.tallies.checkpoint(replay.id, replay.version) is not None)
             await head_only.load_history()
             assert not head_only.partial and head_only.whole_fold() == replay.whole_fold()
             _same_score(head_only, replay)
@@ -221,11 +221,11 @@ async def _undo_before_checkpoint() -> None:
             await table.say("Bob: /draw")  # event 5 closes hand 2: checkpoint after 5
             night = await table.referee.nights.latest("chat")
             assert night is not None
-            saved = await ledger.checkpoint(night.id, night.version)
+            saved = await ledger.tallies.checkpoint(night.id, night.version)
             assert saved is not None and saved[0] == 5
             assert decode(saved[1], night.preset)[0] == night.state
             await table.say("Carol: /undo 2")  # reaches into both checkpoints
-            assert await ledger.checkpoint(night.id, night.version) is None
+            assert await ledger.tallies.checkpoint(night.id, night.version) is None
             restarted, replay = await _fresh(ledger)
             assert restarted.state == replay.state and restarted.state.hand_no == 3
         finally:
@@ -356,7 +356,7 @@ async def _newest_valid_checkpoint() -> None:
             assert night is not None
 
             async def newest() -> int | None:
-                saved = await ledger.checkpoint(night.id, night.version)
+                saved = await ledger.tallies.checkpoint(night.id, night.version)
                 return saved[0] if saved is not None else None
 
             assert await newest() == 7

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from bot.chat.service import Referee
 from bot.console import Console
-from tests.harness import Table
+from tests.kit.harness import Table
 
 NIGHT = """
 /new A B C D

@@ -14,7 +14,7 @@ from bot.chat.service import Incoming, Referee
 from bot.night.seating import Speaker
 from bot.text.replies import Response, render
 from locales import Translator
-from tests.fake_telegram import FakeTelegram, plain_user
+from tests.kit.fake_telegram import FakeTelegram, plain_user
 from tests.kit.telegram import Running, balances, buttons
 
 CHAT = "tg:-100"

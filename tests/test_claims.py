@@ -19,8 +19,8 @@ from engine.hand import MeldKind
 from engine.table import TableState, apply
 from engine.tiles import suited, wind
 from engine.units import WinFlags
-from tests.harness import Table
-from tests.table_play import fresh, hu, net, run, win_flags
+from tests.kit.harness import Table
+from tests.kit.table_play import fresh, hu, net, run, win_flags
 
 A, B, C, D = range(4)
 EXAMPLE_1 = "123m 456m 789m 234p 5p +5p"  # menqing, 46 self-drawn with 2 hard flowers

@@ -9,7 +9,7 @@ from pathlib import Path
 from bot.chat.service import Referee
 from bot.console import Console
 from bot.views.charts import cumulative_by_hand
-from tests.harness import Table
+from tests.kit.harness import Table
 
 
 async def test_a_zero_money_event_prints_one_line_in_the_console(referee: Referee, tmp_path: Path) -> None:

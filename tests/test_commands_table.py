@@ -13,7 +13,7 @@ from bot.chat.parser import asks_only, parse
 from bot.chat.service import Incoming, Referee
 from bot.night.seating import Speaker
 from engine.errors import EngineError
-from tests.harness import Table
+from tests.kit.harness import Table
 
 
 def test_every_command_has_exactly_one_row_in_the_one_table() -> None:

@@ -6,7 +6,7 @@ from bot.chat.service import Incoming, Referee
 from bot.night.seating import Speaker
 from bot.text.replies import render_response
 from locales import Translator
-from tests.harness import Table
+from tests.kit.harness import Table
 
 BROKEN = "something went wrong"
 

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from bot.chat.service import Referee
 from bot.store.ledger import Ledger
-from tests.harness import Table
+from tests.kit.harness import Table
 from tests.kit.messages import changes
 
 HAND = "123m456m789m234p5p+5p"

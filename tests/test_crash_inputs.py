@@ -16,7 +16,7 @@ from bot.chat.service import Referee
 from bot.console import Console, run_console
 from bot.telegram.settings import VARIABLES
 from engine.cli import main as engine_main
-from tests.harness import Table
+from tests.kit.harness import Table
 
 ROOT = Path(__file__).resolve().parent.parent
 OPEN = "/new A B C D"

@@ -16,7 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-from tests.bot_process import ROOT, bot_against_fake, count, wait_until
+from tests.kit.bot_process import ROOT, bot_against_fake, count, wait_until
 from tests.kit.telegram import ALICE, BOB, NEW
 
 ENV = {**os.environ, "PYTHONPATH": str(ROOT), "LANG": "zh_CN.UTF-8"}  # operator messages in LANG

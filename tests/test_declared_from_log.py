@@ -4,7 +4,7 @@ what was added. Nanjing, A deals; figures by hand in each comment."""
 
 from __future__ import annotations
 
-from tests.harness import Table
+from tests.kit.harness import Table
 
 
 async def test_logged_exposed_gang_gives_its_soft_flowers(table: Table) -> None:

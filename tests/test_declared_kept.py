@@ -10,7 +10,7 @@ from bot.night.codec import Fix, encode_fix
 from bot.store.rows import NewEvent
 from engine.events import Pong, Win
 from engine.notation import parse_tile
-from tests.harness import Table
+from tests.kit.harness import Table
 
 # A wins on D's discard, declared 清一色 with 2 hard flowers, after two pongs of 筒:
 # 20 + 清一色 60 + 2×2 = 84 from D (pongs break 门清; the dealer's win doubles nothing this hand).

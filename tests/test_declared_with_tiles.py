@@ -5,7 +5,7 @@ with RULES §11 example 2's hand, `11p 567s 79s [EEE] [444p] +8s`: sole wait 8s 
 
 from __future__ import annotations
 
-from tests.harness import Table
+from tests.kit.harness import Table
 
 HAND = "11p 567s 79s [EEE] [444p] +8s"
 NOBODY_PAID = {"A": 0, "B": 0, "C": 0, "D": 0}

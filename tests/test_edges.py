@@ -22,7 +22,6 @@ from engine.scoring import Item, score_declared, score_forced
 from engine.settlement import HandContext, WinClaim, gang_payments, share_steps, win_payments
 from engine.table import apply, new_table
 from engine.units import WinFlags
-from tests.helpers import items, score
 from tests.kit.hands import (
     ADDED_GANG,
     BIANZHI,
@@ -48,7 +47,8 @@ from tests.kit.hands import (
     WIND_PONG,
     YAJUE,
 )
-from tests.table_play import claim, hu, net, run
+from tests.kit.helpers import items, score
+from tests.kit.table_play import claim, hu, net, run
 
 A, B, C, D = range(4)
 

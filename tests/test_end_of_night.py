@@ -13,7 +13,7 @@ from bot.chat.service import Referee
 from bot.views.charts import balance_chart
 from bot.views.plot import cjk_font_file, draws_chinese
 from engine.transfers import minimal_transfers
-from tests.harness import Table
+from tests.kit.harness import Table
 
 
 def brute_force_minimum(balances: list[int]) -> int:

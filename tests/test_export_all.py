@@ -11,7 +11,7 @@ import csv
 import io
 
 from bot.text.replies import Response
-from tests.harness import Table
+from tests.kit.harness import Table
 
 TWO_NIGHTS = """
 张三: 开局 张三 李四 王五 赵六

@@ -8,7 +8,7 @@ import io
 import aiohttp
 from PIL import Image
 
-from tests.fake_telegram import FakeTelegram
+from tests.kit.fake_telegram import FakeTelegram
 
 
 def picture(width: int, height: int, image_format: str = "JPEG") -> bytes:

@@ -11,7 +11,7 @@ from engine.notation import parse_hand
 from engine.preset import PRESET_NAMES, load_preset
 from engine.scoring import evaluate, score_hand
 from engine.units import FLAG_NAMES, UNITS_BY_KEY, WinFlags
-from tests.varied_hands import varied_hands
+from tests.kit.varied_hands import varied_hands
 
 HANDS = varied_hands(seed=14, per_kind=100)
 PRESETS = [load_preset(name) for name in PRESET_NAMES]

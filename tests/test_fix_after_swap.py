@@ -6,7 +6,7 @@ typed as a /command or in plain words. Money by hand from RULES.md (nanjing, sta
 
 from __future__ import annotations
 
-from tests.harness import Table
+from tests.kit.harness import Table
 from tests.kit.messages import changes
 
 HAND = "123m456m789m234p5p+5p"

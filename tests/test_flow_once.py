@@ -18,8 +18,7 @@ from bot.telegram.callback import CALLBACK_LIMIT
 from bot.text.replies import Response, render_response
 from engine.preset import PRESET_NAMES, preset_from_dict, resolved_builtin
 from locales import Translator
-from tests.fake_telegram import FakeTelegram
-from tests.harness import Table
+from tests.kit.fake_telegram import FakeTelegram
 from tests.kit.flows import (
     NEW,
     buttons_of,
@@ -30,6 +29,7 @@ from tests.kit.flows import (
     start,
     tap,
 )
+from tests.kit.harness import Table
 from tests.kit.telegram import ALICE, BOB, Running, balances
 
 ALREADY = re.compile(r"已记录 #(\d+)")

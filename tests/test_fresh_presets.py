@@ -14,7 +14,7 @@ from engine.preset import PRESET_NAMES, Preset, load_preset, preset_from_dict, r
 from engine.reference import reference_score_hand
 from engine.scoring import score_hand
 from engine.units import WinFlags
-from tests.varied_hands import varied_hands
+from tests.kit.varied_hands import varied_hands
 
 HANDS = varied_hands(seed=31, per_kind=40)
 NIGHT = 16  # hands a night, each night with its own decoding of the preset

@@ -16,7 +16,7 @@ from bot.chat.service import Referee
 from bot.night import night as night_module
 from bot.night.log_index import LogIndex
 from bot.store.rows import EventRow
-from tests.harness import Table
+from tests.kit.harness import Table
 
 OPENING = "张三: 开局 张三 李四 王五 赵六"
 MARGIN = 2

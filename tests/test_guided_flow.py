@@ -11,9 +11,9 @@ from pathlib import Path
 from bot.chat.service import Referee
 from bot.text.replies import render_response
 from locales import Translator
-from tests.fake_telegram import FakeTelegram
-from tests.harness import Table
+from tests.kit.fake_telegram import FakeTelegram
 from tests.kit.flows import NEW, Pad, Tapping, press_label, start, tap
+from tests.kit.harness import Table
 from tests.kit.messages import says
 from tests.kit.telegram import ALICE, BOB, CAROL, Running, balances, buttons
 

@@ -14,7 +14,7 @@ import pytest
 
 from bot.chat.service import Referee
 from bot.store.heap import keep_collections_short, let_go_gradually
-from tests.harness import Table
+from tests.kit.harness import Table
 
 NIGHT = """/new Alice Bob Carol Dave preset=nanjing stake=2
 Bob: /pong Carol

@@ -14,7 +14,7 @@ from bot.store.rows import EventRow, PaymentRow
 from engine.errors import EngineError
 from engine.events import Notice, Pong, Win
 from engine.settlement import Payment
-from tests.harness import Table
+from tests.kit.harness import Table
 
 
 def test_the_payment_log_reads_back_the_rows_it_was_given() -> None:

@@ -14,8 +14,8 @@ import pytest
 
 from bot.chat.commands import COMMANDS, Menu, menu
 from bot.chat.handlers.help import Section
-from tests.fake_telegram import FakeTelegram
-from tests.harness import Table
+from tests.kit.fake_telegram import FakeTelegram
+from tests.kit.harness import Table
 from tests.kit.telegram import Running
 
 # the brief's lists, in the table's order (the grammar's), by /name

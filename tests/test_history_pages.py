@@ -6,7 +6,7 @@ Every line recorded here is a custom penalty of 5 on Bob; the tests are about th
 from __future__ import annotations
 
 from bot.telegram.delivery import MESSAGE_LIMIT
-from tests.harness import Table
+from tests.kit.harness import Table
 
 OPEN = "/new Alice Bob Carol Dave"
 

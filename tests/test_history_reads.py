@@ -5,8 +5,8 @@ from __future__ import annotations
 import csv
 import io
 
-from tests.harness import Table
 from tests.kit.flows import command_of, penalty_who_step
+from tests.kit.harness import Table
 
 
 async def test_history_shows_the_event_a_flow_line_stands_for(table: Table) -> None:

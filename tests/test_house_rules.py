@@ -31,8 +31,8 @@ from engine.preset import load_preset
 from engine.rule_keys import change_of, chat_keys, format_keys, read_file, rules_after, values_of
 from engine.table import new_table
 from locales import LANGUAGES, Translator, load_catalog
-from tests.fake_telegram import FakeTelegram, user
-from tests.harness import Table
+from tests.kit.fake_telegram import FakeTelegram, user
+from tests.kit.harness import Table
 from tests.kit.messages import changes
 from tests.kit.telegram import GROUP, Running, balances
 

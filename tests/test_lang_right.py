@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from bot.chat.service import Incoming, Referee
 from bot.night.seating import Speaker
-from tests.harness import Table
+from tests.kit.harness import Table
 
 
 async def language(referee: Referee, chat: str = "group-1") -> str | None:

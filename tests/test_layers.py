@@ -293,7 +293,7 @@ def test_the_four_seats_are_named_once() -> None:
 
 
 def test_no_test_file_imports_another() -> None:
-    """What several test files share lives in tests/kit/ (or a named support module of tests/), so that
+    """What several test files share lives in tests/kit/, so that
     a test file can be run, moved or deleted on its own; bench/ reads the kit too."""
     files = sorted((*ROOT.joinpath("tests").rglob("*.py"), *ROOT.joinpath("bench").rglob("*.py")))
     importing = [
@@ -303,6 +303,20 @@ def test_no_test_file_imports_another() -> None:
         if name.startswith("tests.test_")
     ]
     assert importing == []
+
+
+def test_test_support_is_in_the_kit_and_bench_and_tests_import_no_circle() -> None:
+    """At the top of tests/ only the test files, conftest.py and the package's __init__.py: what they
+    share is in tests/kit/. bench/ may read the kit; nothing under tests/ imports bench/."""
+    top = sorted(path.name for path in ROOT.joinpath("tests").glob("*.py"))
+    assert [name for name in top if not name.startswith("test_") and name not in ("conftest.py", "__init__.py")] == []
+    from_tests = [
+        f"{path.relative_to(ROOT)} imports {name}"
+        for path in sorted(ROOT.joinpath("tests").rglob("*.py"))
+        for name in imports(path)
+        if name == "bench" or name.startswith("bench.")
+    ]
+    assert from_tests == []
 
 
 # The environment is read in one place: the entry point hands it to the settings, which check every

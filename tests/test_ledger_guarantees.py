@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from bot.chat.service import Referee
 from bot.store.ledger import Ledger
-from tests.harness import Table
+from tests.kit.harness import Table
 from tests.kit.random_lines import PLAYERS, event_line
 
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 from bot.text.replies import Response, render
 from locales import Translator
-from tests.fake_telegram import FakeTelegram
-from tests.harness import Table
+from tests.kit.fake_telegram import FakeTelegram
+from tests.kit.harness import Table
 from tests.kit.telegram import ALICE, BOB, Running, balances, buttons
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.harness import Table
+from tests.kit.harness import Table
 
 # B takes three mouths from C (1m, E, 9p), then C feeds the fourth (5s): B wins at once as
 # 对对胡 + 全球独钓 and C pays all three. Declared with 1 hard flower; the log adds 风碰 1 (the E pong):

@@ -12,7 +12,7 @@ from bot.chat.grammar import GRAMMARS as COMMANDS
 from engine.preset import DEALER_STAYS_ON, LIABILITY_KINDS, TRIGGERS
 from engine.units import UNITS_BY_KEY
 from locales import LANGUAGES, load_catalog
-from tests.harness import Table
+from tests.kit.harness import Table
 
 ROOT = Path(__file__).resolve().parent.parent
 CJK = re.compile(r"[\u3400-\u9fff]")

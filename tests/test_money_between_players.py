@@ -19,7 +19,7 @@ from engine.scoring import score_hand
 from engine.table import TableState, apply
 from engine.units import WinFlags
 from tests.kit.hands import EXAMPLE_1, EXAMPLE_2, KUAIZHAO
-from tests.table_play import claim, fresh, hu, net, run
+from tests.kit.table_play import claim, fresh, hu, net, run
 
 A, B, C, D = range(4)
 

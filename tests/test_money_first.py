@@ -20,7 +20,7 @@ By flowers 赵六 would be last with −12; he takes home 124, the most at the t
 from __future__ import annotations
 
 from bot.views.charts import night_chart
-from tests.harness import Table
+from tests.kit.harness import Table
 
 HAND_1 = "李四: 胡 王五 11p 567s 79s [EEE] [444p] +8s 花4"
 HAND_2 = "王五: 胡 赵六 123m 456m 789m 234p 5p +5p 花2"

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.harness import Table
+from tests.kit.harness import Table
 
 # Nanjing, A deals. The draw keeps the dealer (a draw triggers 比下胡, and the nanjing family stays on
 # every trigger): hand 2 is doubled with 垒宝塔 N = 1.

@@ -12,7 +12,7 @@ from bot.chat.service import Incoming, Referee
 from bot.night.seating import Speaker
 from bot.text.replies import Response, render
 from locales import Translator
-from tests.harness import Table
+from tests.kit.harness import Table
 
 CHAT = "tg:-100"
 ZHANG = Speaker("201", "张三", names=("张三",))  # opens the night: his seat is his account's from then on

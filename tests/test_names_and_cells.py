@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 import io
 
-from tests.harness import Table
+from tests.kit.harness import Table
 
 
 async def test_a_formula_name_is_exported_as_text(table: Table) -> None:

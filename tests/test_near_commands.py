@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.fake_telegram import FakeTelegram
-from tests.harness import Table
+from tests.kit.fake_telegram import FakeTelegram
+from tests.kit.harness import Table
 from tests.kit.telegram import ALICE, BOB, CAROL, Running, balances, buttons
 
 CHINESE = "/new 张三 李四 王五 赵六"

@@ -11,7 +11,7 @@ gang 直杠 by A on B's discard is paid B → A, 6 flowers.
 
 from __future__ import annotations
 
-from tests.harness import Table
+from tests.kit.harness import Table
 
 CHINESE = "/new 张三 李四 王五 赵六"
 ENGLISH = "/new Alice Bob Carol Dave"

@@ -11,7 +11,7 @@ from bot.chat.service import Referee
 from bot.night import night as night_module
 from bot.store.ledger import Ledger
 from bot.views import plot
-from tests.harness import Table
+from tests.kit.harness import Table
 
 # docs/rules.md §settlement: a 花杠 by A — each other seat pays A 6 flowers. 底 1: 1 元 a flower.
 OPENING = "张三: 开局 张三 李四 王五 赵六"

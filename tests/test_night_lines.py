@@ -24,8 +24,8 @@ import pytest
 
 from bot.text.replies import Response, render
 from locales import Translator
-from tests.fake_telegram import FakeTelegram
-from tests.harness import Table
+from tests.kit.fake_telegram import FakeTelegram
+from tests.kit.harness import Table
 from tests.kit.messages import rendered, says
 from tests.kit.night_lines import CHEN, EN_NIGHT, LI, WANG, ZH_NIGHT, ZHANG, night_in_process
 from tests.kit.telegram import Running

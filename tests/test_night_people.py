@@ -15,7 +15,7 @@ import pytest
 from bot.night.night import Night
 from bot.night.nights import Nights
 from bot.store.rows import NightRow, PersonNightRow
-from tests.harness import Table
+from tests.kit.harness import Table
 
 ONE_NIGHT = "张三: 开局 张三 李四 王五 赵六\n王五: 花杠\n张三: /draw\n张三: 结算\n张三: 确认"
 
@@ -89,13 +89,13 @@ async def test_a_period_sums_its_nights_by_day_and_leaves_a_reopened_night_out(t
     await set_day(table, 2, "2026-02-10")
     await set_day(table, 3, "2026-02-20")
     ledger = table.referee.nights.ledger
-    february = dict(await ledger.period_sums(table.chat_id, "2026-02-01", "2026-02-28"))
+    february = dict(await ledger.history.period_sums(table.chat_id, "2026-02-01", "2026-02-28"))
     # nights 2 and 3: 王五 +18 twice = 36 flowers, 3600 cents, two hands; the others -12
     assert february["n:王五"] == PersonNightRow(2, "n:王五", 36, 3600, 2, 0, 0, 0, 0)
     assert february["n:张三"] == PersonNightRow(2, "n:张三", -12, -1200, 2, 0, 0, 0, 0)
     assert set(february) == {"n:张三", "n:李四", "n:王五", "n:赵六"}
-    everything = dict(await ledger.period_sums(table.chat_id, "2026-01-01", "2026-12-31"))
+    everything = dict(await ledger.history.period_sums(table.chat_id, "2026-01-01", "2026-12-31"))
     assert everything["n:王五"].amount == 54 and everything["n:王五"].night_id == 3
     await table.say("张三: /reopen")  # night 3 is open again: its rows stand for nothing now
-    february = dict(await ledger.period_sums(table.chat_id, "2026-02-01", "2026-02-28"))
+    february = dict(await ledger.history.period_sums(table.chat_id, "2026-02-01", "2026-02-28"))
     assert february["n:王五"] == PersonNightRow(1, "n:王五", 18, 1800, 1, 0, 0, 0, 0)

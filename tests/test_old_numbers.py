@@ -25,7 +25,7 @@ import pytest
 from bot.chat.service import Referee
 from bot.store.ledger import Ledger
 from bot.store.schema import SCHEMA_VERSION
-from tests.harness import Table
+from tests.kit.harness import Table
 
 FIXTURES = Path(__file__).parent / "fixtures"
 OLD_NIGHT = FIXTURES / "schema6_row_id_numbers.sqlite3"

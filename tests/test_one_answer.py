@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from bot.chat.handlers import repeats
-from tests.fake_telegram import Call, FakeTelegram
-from tests.harness import Table
+from tests.kit.fake_telegram import Call, FakeTelegram
+from tests.kit.harness import Table
 from tests.kit.telegram import ALICE, BOB, CAROL, DAVE, EVE, GROUP, Running, balances
 
 OPEN = "/new A B C D"

@@ -7,7 +7,7 @@ Seats: 张三 East (first dealer), 李四 South, 王五 West, 赵六 North.
 
 from __future__ import annotations
 
-from tests.harness import Table
+from tests.kit.harness import Table
 
 OPEN = "张三: 开局 张三 李四 王五 赵六"
 

@@ -23,8 +23,8 @@ from bot.telegram.health import Heartbeat, check_health, read_backlog
 from bot.telegram.intake import HEALTH_PATH, Webhook
 from bot.telegram.settings import VARIABLES, BadSetting, Settings, markdown_table, operator_language
 from bot.views.charts import GIVE_UP_SECONDS
-from tests.bot_process import ROOT, BotProcess, bot_against_fake, count, wait_until
-from tests.fake_telegram import FakeTelegram
+from tests.kit.bot_process import ROOT, BotProcess, bot_against_fake, count, wait_until
+from tests.kit.fake_telegram import FakeTelegram
 from tests.kit.telegram import ALICE, BOB, GROUP
 
 NEW = "/new @alice @bob @carol @dave"

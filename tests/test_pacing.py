@@ -16,8 +16,8 @@ from bot.telegram.delivery import Note, Outbox, Outgoing, Tidy
 from bot.telegram.pace import ANSWER_WITHIN, GROUP_BUDGET, OVERALL_BUDGET, PRIVATE_BUDGET, Budget, Pacer
 from bot.telegram.shared import shared
 from bot.text.replies import Choice, Reply, Response
-from tests.fake_telegram import FakeTelegram
 from tests.kit.busy_table import busy_table
+from tests.kit.fake_telegram import FakeTelegram
 from tests.kit.telegram import GROUP, Running
 from tests.kit.virtual_time import run
 

@@ -3,7 +3,7 @@
 total = 跑 20 + 砸 2 × (hard + soft) + Σ patterns.
 """
 
-from tests.helpers import items, score
+from tests.kit.helpers import items, score
 
 # ---- soft flowers 软花 -------------------------------------------------------------------------
 

@@ -34,7 +34,7 @@ from bot.chat.periods import (
 )
 from bot.views.leaderboard import Standing
 from engine.errors import EngineError
-from tests.harness import Table
+from tests.kit.harness import Table
 
 TODAY = date(2026, 11, 20)
 HAND = "123m456m789m234p5p+5p"

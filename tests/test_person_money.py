@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from bot.chat.service import Referee
 from bot.store.ledger import Ledger
 from bot.views.charts import end_points, night_chart, night_lines
-from tests.harness import Table
+from tests.kit.harness import Table
 
 
 def csv_money(data: bytes) -> dict[str, float]:

@@ -11,9 +11,9 @@ import pytest
 from engine.errors import EngineError
 from engine.events import Penalty
 from engine.table import WinRefused, apply
-from tests.harness import Table
-from tests.helpers import items, score
-from tests.table_play import fresh, hu, net, run
+from tests.kit.harness import Table
+from tests.kit.helpers import items, score
+from tests.kit.table_play import fresh, hu, net, run
 
 A, B, C, D = range(4)
 EXAMPLE_1 = "123m 456m 789m 234p 5p +5p"

@@ -19,7 +19,6 @@ import pytest
 from engine.preset import load_preset
 from engine.scoring import score_declared
 from engine.units import WinFlags
-from tests.helpers import items, score
 from tests.kit.hands import (
     ADDED_GANG,
     BIANZHI,
@@ -44,6 +43,7 @@ from tests.kit.hands import (
     WIND_PONG,
     YAJUE,
 )
+from tests.kit.helpers import items, score
 
 Row = tuple[str, str, dict[str, Any], int, int]
 

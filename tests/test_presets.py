@@ -4,7 +4,7 @@ import pytest
 
 from engine.errors import EngineError
 from engine.preset import PRESET_NAMES, load_preset, load_preset_text
-from tests.helpers import items, score
+from tests.kit.helpers import items, score
 
 EXAMPLE_1 = "123m 456m 789m 234p 5p +5p"
 EXAMPLE_2 = "11p 567s 79s [EEE] [444p] +8s"

@@ -1,6 +1,6 @@
 """Properties that must hold for every legal winning hand, whatever the preset.
 
-The hands come from tests/strategies.py (0-4 melds, sole and near-sole waits, 压绝 shapes, seven
+The hands come from tests/kit/strategies.py (0-4 melds, sole and near-sole waits, 压绝 shapes, seven
 pairs); hard flowers run 0-20. Where a property needs a second opinion it is computed here, apart
 from the engine: the waits of a hand by brute force, what each payer owes from docs/rules.md §8-§9.
 """
@@ -42,8 +42,8 @@ from engine.table import WinRefused, apply, new_table
 from engine.tiles import COPIES, FIRST_WIND, NUM_KINDS, SUIT_SIZE, Tile, format_tiles, suit_of
 from engine.units import WinFlags
 from locales import Translator
-from tests.harness import Table
-from tests.strategies import (
+from tests.kit.harness import Table
+from tests.kit.strategies import (
     Operation,
     another_version,
     night_openings,

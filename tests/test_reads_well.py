@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from tests.harness import Table
+from tests.kit.harness import Table
 
 NEW = "/new Alice Bob Carol Dave preset=nanjing stake=2"
 CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")

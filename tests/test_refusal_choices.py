@@ -10,7 +10,7 @@ Money by hand (docs/rules.md §6, nanjing, stake 1): 李四 wins on 王五's dis
 
 from __future__ import annotations
 
-from tests.harness import Table
+from tests.kit.harness import Table
 
 HAND = "123m456m789m234p5p+5p"
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.fake_telegram import FakeTelegram
-from tests.harness import Table
 from tests.kit.console import run_bot
+from tests.kit.fake_telegram import FakeTelegram
+from tests.kit.harness import Table
 from tests.kit.telegram import ALICE, BOB, CAROL, Running, balances, buttons
 
 OPEN = "/new A B C D"

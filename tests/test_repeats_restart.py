@@ -9,7 +9,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 from bot.chat.service import Referee
-from tests.harness import Table
+from tests.kit.harness import Table
 
 
 @asynccontextmanager

@@ -17,8 +17,8 @@ from typing import Any
 
 from bot.chat.handlers.reply_to import typed_correction, with_number
 from bot.telegram.input import Input, read_update
-from tests.bot_process import bot_against_fake, count, wait_until
-from tests.fake_telegram import BOT_USER, FakeTelegram, bad_request, plain_user, topic_root
+from tests.kit.bot_process import bot_against_fake, count, wait_until
+from tests.kit.fake_telegram import BOT_USER, FakeTelegram, bad_request, plain_user, topic_root
 from tests.kit.messages import rendered, says
 from tests.kit.telegram import ALICE, BOB, CAROL, DAVE, GROUP, NEW, Running, balances, buttons
 

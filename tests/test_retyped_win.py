@@ -17,8 +17,8 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 from bot.chat.service import Referee
-from tests.harness import Table
 from tests.kit.flows import command_of
+from tests.kit.harness import Table
 
 ZH = "/new 张三 李四 王五 赵六"
 FIRST_ZH = "李四: 胡 王五 清一色 对对胡 花3"

@@ -7,8 +7,8 @@ gangs) are in tests/test_changkaitou.py.
 from engine.events import FlowerGang, Gang, Pong
 from engine.hand import MeldKind
 from engine.tiles import suited
-from tests.harness import Table
-from tests.table_play import A, B, C, D, fresh, hu, net, net_of_all, run
+from tests.kit.harness import Table
+from tests.kit.table_play import A, B, C, D, fresh, hu, net, net_of_all, run
 
 EXAMPLE_1 = "123m 456m 789m 234p 5p +5p"  # waits 2p/5p: no wait flower; no 条: 缺一
 

@@ -18,7 +18,7 @@ ITEMIZE = """
 from engine.preset import load_preset
 from engine.scoring import score_hand
 from engine.units import WinFlags
-from tests.varied_hands import varied_hands
+from tests.kit.varied_hands import varied_hands
 for name in ("nanjing", "app", "changkaitou"):
     preset = load_preset(name)
     for hand in varied_hands(3, 60):

@@ -15,7 +15,7 @@ from bot.chat.season_words import season_words
 from bot.chat.service import Incoming
 from bot.night.seating import Speaker
 from bot.text.replies import render_response
-from tests.harness import Table
+from tests.kit.harness import Table
 
 
 def night(gang: str) -> str:

@@ -3,7 +3,7 @@ Money by hand (nanjing, stake 1): a 跟牌 costs the offender 10 to each of the 
 
 from __future__ import annotations
 
-from tests.harness import Table
+from tests.kit.harness import Table
 
 
 async def test_a_night_with_a_freed_seat_can_be_closed_and_reads_without_a_nameless_row(table: Table) -> None:

@@ -3,7 +3,7 @@ the open hand."""
 
 from __future__ import annotations
 
-from tests.harness import Table
+from tests.kit.harness import Table
 
 
 async def test_undo_of_a_join_frees_the_seat(table: Table) -> None:

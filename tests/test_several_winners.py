@@ -13,8 +13,8 @@ from bot.chat.service import Referee
 from bot.store.ledger import Ledger
 from bot.text.replies import render
 from locales import Translator
-from tests.fake_telegram import FakeTelegram
-from tests.harness import Table
+from tests.kit.fake_telegram import FakeTelegram
+from tests.kit.harness import Table
 from tests.kit.telegram import ALICE, BOB, CAROL, Running, balances, buttons
 
 CKT = "/new Alice Bob Carol Dave preset=changkaitou start=1000"

@@ -13,8 +13,8 @@ from engine.preset import PRESET_NAMES, load_preset
 from engine.scoring import _views
 from engine.units import PATTERN_UNITS, UNITS_BY_KEY, WinFlags
 from locales import LANGUAGES, Translator
-from tests.harness import Table
-from tests.varied_hands import varied_hands
+from tests.kit.harness import Table
+from tests.kit.varied_hands import varied_hands
 
 OPEN = "/new A B C D"
 

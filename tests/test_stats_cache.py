@@ -17,7 +17,7 @@ from bot.night.seating import Speaker
 from bot.store.rows import NightRow
 from bot.text.replies import render_response
 from bot.views import stats
-from tests.harness import Table
+from tests.kit.harness import Table
 
 
 async def figures_rows(table: Table) -> list[tuple[int, str, int]]:
@@ -131,7 +131,7 @@ async def test_a_bound_account_is_one_person_under_two_names(referee: Referee) -
 
 
 async def test_a_close_stands_when_its_figures_cannot_be_written(table: Table, monkeypatch: pytest.MonkeyPatch) -> None:
-    ledger = table.referee.nights.ledger
+    ledger = table.referee.nights.history  # the ledger's part that stores the figures
     store = ledger.store_figures
 
     async def failing(rows: object) -> None:

@@ -4,7 +4,7 @@ take home, showing money alone (docs/rules.md 17d); a night played for one stake
 from __future__ import annotations
 
 from bot.chat.service import Referee
-from tests.harness import Table
+from tests.kit.harness import Table
 
 NEW = "/new Alice Bob Carol Dave stake=2"
 # RULES §11 ex. 2: Bob wins on Carol's discard, 34 flowers from Carol alone

@@ -21,7 +21,7 @@ from bot.night.seating import Speaker
 from bot.store.inbox import Row
 from bot.store.rows import NightMarks, TabEventRow
 from bot.views.stats import NightFigures, PersonNight, Persons
-from tests.harness import Table
+from tests.kit.harness import Table
 
 # Night 1, 底=2: 王五 pays 李四 34 flowers = 68.
 # Night 2, 底=1: 王五 花杠: +18 to 王五, −6 from each of 张三 李四 赵六.

@@ -13,7 +13,7 @@ from engine.preset import load_preset_text
 from engine.table import TableState, WinRefused, apply, new_table
 from engine.tiles import suited, wind
 from engine.units import WinFlags
-from tests.table_play import fresh, hu, net, run
+from tests.kit.table_play import fresh, hu, net, run
 
 A, B, C, D = range(4)
 EXAMPLE_1 = "123m 456m 789m 234p 5p +5p"  # 46 self-drawn with 2 hard flowers (menqing)

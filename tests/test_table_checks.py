@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.harness import Table
+from tests.kit.harness import Table
 
 HAND = "123m456m789m234p5p+5p"
 

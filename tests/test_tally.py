@@ -35,7 +35,7 @@ from bot.store.rows import NewEvent, TallyRows
 from bot.views.charts import end_points, night_lines
 from bot.views.lines import player_stats
 from engine.settlement import Payment
-from tests.harness import Table
+from tests.kit.harness import Table
 
 EXAMPLE_1 = "123m456m789m234p5p+5p"
 EXAMPLE_2 = "11p 567s 79s [EEE] [444p] +8s"

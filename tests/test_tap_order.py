@@ -15,9 +15,9 @@ from pathlib import Path
 from bot.chat.handlers.flows import HEAD_PATTERN
 from bot.chat.service import Referee
 from bot.store.ledger import Ledger
-from tests.fake_telegram import FakeTelegram
-from tests.harness import Table
+from tests.kit.fake_telegram import FakeTelegram
 from tests.kit.flows import CONCEALED, NEW, Pad, Tapping
+from tests.kit.harness import Table
 from tests.kit.replies import text_of
 from tests.kit.telegram import ALICE, BOB, GROUP, Running, balances
 
@@ -128,7 +128,7 @@ async def test_a_stored_pad_is_its_taps(ledger: Ledger, referee: Referee) -> Non
     head = re.match(HEAD_PATTERN, tap.head.split(" ", 1)[1])
     assert head is not None
     minute, night, _, name = head.groups()
-    rows = await ledger.flow_taps(f"flow:{night}:{minute}:{name}")
+    rows = await ledger.flows.flow_taps(f"flow:{night}:{minute}:{name}")
     # the winner (seat 1), the self-draw, the two tiles (1万 0, 2万 1 in the alphabet), ⌫, 3 hard
     # flowers, and 海底 (the third flag, 2)
     assert [op for op, _ in rows] == ["v1", "ds", "t0", "t1", "b", "h3", "f2"]
@@ -138,14 +138,16 @@ async def test_the_taps_of_flows_over_for_a_week_are_dropped_at_start(tmp_path: 
     path = tmp_path / "taps.sqlite3"
     ledger = await Ledger.open(path)
     try:
-        assert await ledger.append_flow_tap("flow:old", "m1", "press-1")
-        assert await ledger.append_flow_tap("flow:new", "m2", "press-2")
+        assert await ledger.flows.append_flow_tap("flow:old", "m1", "press-1")
+        assert await ledger.flows.append_flow_tap("flow:new", "m2", "press-2")
         with sqlite3.connect(path) as db:  # the old flow's tap was made eight days ago
             db.execute(
                 "UPDATE flow_taps SET created_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-8 days')"
                 " WHERE flow_key = 'flow:old'"
             )
         await Referee(ledger).tidy()
-        assert await ledger.flow_taps("flow:old") == [] and await ledger.flow_taps("flow:new") == [("m2", "press-2")]
+        assert await ledger.flows.flow_taps("flow:old") == [] and await ledger.flows.flow_taps("flow:new") == [
+            ("m2", "press-2")
+        ]
     finally:
         await ledger.close()

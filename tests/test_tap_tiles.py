@@ -22,12 +22,12 @@ from engine.hand import MeldKind
 from engine.notation import format_hand
 from engine.tiles import tile_name
 from locales import Translator
-from tests.fake_telegram import MESSAGES, Call, FakeTelegram
-from tests.harness import Table
+from tests.kit.fake_telegram import MESSAGES, Call, FakeTelegram
 from tests.kit.flows import CONCEALED, NEW, Pad, Tapping, console_step, press_label, tap_through
+from tests.kit.harness import Table
 from tests.kit.replies import text_of
 from tests.kit.telegram import ALICE, BOB, CAROL, GROUP, Running, balances
-from tests.varied_hands import varied_hands
+from tests.kit.varied_hands import varied_hands
 
 # ---- Telegram: one keyboard, each tap answered to the presser --------------------------------------
 

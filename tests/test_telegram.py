@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from tests.bot_process import bot_against_fake
-from tests.fake_telegram import FakeTelegram
+from tests.kit.bot_process import bot_against_fake
+from tests.kit.fake_telegram import FakeTelegram
 from tests.kit.messages import rendered, says
 from tests.kit.telegram import ALICE, BOB, CAROL, DAVE, EVE, GROUP, OTHER_GROUP, Running, balances, buttons
 

@@ -23,7 +23,7 @@ from bot.telegram.app import server_root
 from bot.telegram.delivery import MESSAGE_LIMIT, RetryPolicy, split_text
 from bot.telegram.input import addressed_elsewhere
 from bot.telegram.pace import Budget, Pacer
-from tests.fake_telegram import FakeTelegram, Fault
+from tests.kit.fake_telegram import FakeTelegram, Fault
 from tests.kit.messages import rendered, says
 from tests.kit.telegram import ALICE, BOB, CAROL, DAVE, EVE, GROUP, OTHER_GROUP, Running, balances, buttons
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.fake_telegram import CHANNEL_BOT, GROUP_ANONYMOUS_BOT, FakeTelegram, plain_user, user
+from tests.kit.fake_telegram import CHANNEL_BOT, GROUP_ANONYMOUS_BOT, FakeTelegram, plain_user, user
 from tests.kit.messages import rendered, says
 from tests.kit.telegram import GROUP, Running, balances, buttons
 

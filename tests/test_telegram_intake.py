@@ -17,8 +17,8 @@ from typing import Any
 from bot.telegram.health import Heartbeat, check
 from bot.telegram.input import Kind, read_update
 from bot.telegram.intake import ALLOWED_UPDATES, SECRET_HEADER, Polling, Webhook
-from tests.bot_process import bot_against_fake, count, wait_until
-from tests.fake_telegram import FakeTelegram
+from tests.kit.bot_process import bot_against_fake, count, wait_until
+from tests.kit.fake_telegram import FakeTelegram
 from tests.kit.telegram import ALICE, GROUP, Running
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -22,7 +22,7 @@ from typing import Any
 import aiohttp
 
 from locales import Translator
-from tests.bot_process import ROOT, bot_against_fake, bot_environment, count, wait_until
+from tests.kit.bot_process import ROOT, bot_against_fake, bot_environment, count, wait_until
 from tests.kit.messages import rendered, says
 from tests.kit.processes import gone as plot_gone
 from tests.kit.telegram import ALICE, BOB, NEW

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.harness import Table
+from tests.kit.harness import Table
 
 NEW = "/new Alice Bob Carol Dave preset=nanjing stake=2"
 ZERO = {"Alice": 0, "Bob": 0, "Carol": 0, "Dave": 0}

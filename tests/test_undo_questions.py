@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.fake_telegram import FakeTelegram
-from tests.harness import Table
+from tests.kit.fake_telegram import FakeTelegram
+from tests.kit.harness import Table
 from tests.kit.telegram import ALICE, BOB, CAROL, Running, balances, buttons
 
 OPEN = "/new 刘洋 B C D stake=2"

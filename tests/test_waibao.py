@@ -12,8 +12,8 @@ from engine.preset import load_preset
 from engine.settlement import Payment
 from engine.table import TableState, new_table
 from engine.tiles import suited, wind
-from tests.harness import Table
-from tests.table_play import hu, play
+from tests.kit.harness import Table
+from tests.kit.table_play import hu, play
 
 A, B, C, D = range(4)
 M, P, S = 0, 1, 2

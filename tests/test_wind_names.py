@@ -9,7 +9,7 @@ import pytest
 
 from bot.text.replies import Reply
 from bot.views.said import tile_word
-from tests.harness import Table
+from tests.kit.harness import Table
 
 CHINESE = "/new 张三 李四 王五 赵六"
 

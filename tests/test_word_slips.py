@@ -16,8 +16,8 @@ import pytest
 from bot.chat import homophones
 from bot.chat.homophones import HOMOPHONES
 from bot.chat.word_slips import letter_slip, plain_command_words, sound_slip
-from tests.fake_telegram import FakeTelegram
-from tests.harness import Table
+from tests.kit.fake_telegram import FakeTelegram
+from tests.kit.harness import Table
 from tests.kit.homophones import module, table
 from tests.kit.telegram import ALICE, BOB, CAROL, GROUP, Running, balances, buttons
 

@@ -1,6 +1,6 @@
 """docs/rules.md §11: the four worked examples (nanjing, stake 1)."""
 
-from tests.helpers import items, score
+from tests.kit.helpers import items, score
 
 
 def test_example_1_self_draw_menqing_two_sided_wait() -> None:

@@ -27,6 +27,7 @@ from bot.chat.handlers import (
     tab,
     table_events,
     tile_flow,
+    zone,
 )
 from bot.chat.handlers.common import Context
 from bot.chat.handlers.help import Section
@@ -114,6 +115,7 @@ COMMANDS: tuple[CommandRow, ...] = (
     _row("export", questions.export_, NO_MENU, END),
     _row("lang", opening.lang, IN_PRIVATE | SETTING, SETTINGS),
     _row("board", board.board, SETTING, SETTINGS),
+    _row("tz", zone.tz, NO_MENU, SETTINGS),
     _row("help", _help, AT_THE_TABLE | IN_PRIVATE, None),  # its overview's last lines name /help WORD
 )
 ROW_BY_NAME = {row.name: row for row in COMMANDS}

@@ -40,6 +40,7 @@ from bot.chat.scanner import MAX_DIGITS, Words
 from bot.chat.season_words import season_shape
 from bot.chat.tab_words import tab_amount_cents, tab_undo_word
 from bot.chat.tokens import SEAT_TOKEN
+from bot.chat.zones import zone_name
 from bot.text.vocabulary import fold, normalize_width
 from bot.views.board import mode_of
 from engine.errors import EngineError
@@ -556,6 +557,7 @@ GRAMMARS: tuple[Grammar, ...] = (
         chat_own=True,
     ),
     Grammar("board", ("board",), "/board each", whole=_one_of(mode_of), slash_whole=True, most_words=1, chat_own=True),
+    Grammar("tz", ("tz", "timezone"), "/tz Asia/Shanghai", whole=_one_of(zone_name), slash_whole=True, chat_own=True),
     # /help WORD: one command in full, the word read whole (`/help flower gang`)
     Grammar("help", ("help", "start"), "/help", slash_whole=True, looks_only=True),
 )

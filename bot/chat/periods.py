@@ -4,9 +4,9 @@ optional `csv` (the same table as a file) and a person's name (their row alone).
 
 The words are read here into a `Period`, with no clock: a relative period (本月, 上月, 今年, a month
 typed without its year) is turned into days by `days_of`, with the day the command layer gives it.
-Days are UTC days: a night counts on the day (UTC) it was opened, as the ledger stores it, and "this
-month" is the month of today's UTC date (for a group in China, UTC+8, a night opened before 08:00
-counts on the day before, which is the evening it began). A season is read by name by the seasons'
+Days are the group's days (bot/chat/zones.py): a night counts on the day it was opened on in the
+group's time zone, and "this month" is the month of today's date there; the seasons' handler turns
+the days into the ledger's UTC times. A season is read by name by the seasons'
 handler (bot/chat/handlers/seasons.py); here it is only the words after 赛季.
 
 The words are the catalogs' (`words.period.<kind>`, every language), folded as any command word is.

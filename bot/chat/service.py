@@ -338,7 +338,7 @@ class Referee:
         """What a process clears at start: the taps of guided flows over for `days` (a flow lasts ten
         minutes; kept, they would grow with every 胡 ever tapped), and the bot's old answers that
         report no line (bot/store/answers.py)."""
-        await self.nights.forget_flow_taps(days)
+        await self.nights.flows.forget_flow_taps(days)
         await self.nights.forget_answers()
 
     async def close(self) -> None:

@@ -100,7 +100,7 @@ class Night(NightReading):
         since (the hand being played); or, where none is stored or it cannot be added to (stored by
         older code; a correction stored after it never came), the whole night tallied from its fold,
         off the event loop, and stored for the next time."""
-        stored = await self.ledger.tally(self.id)
+        stored = await self.ledger.tallies.tally(self.id)
         running = await self._running_tally(stored)
         if running is None or stored is None or stored.last_event_id != running.stored_at:
             await self.load_history()
@@ -123,7 +123,7 @@ class Night(NightReading):
         and the figures, as of the newest event."""
         at = self.log_size()
         figures = encode_figures(tally.figures)
-        stored = await self.ledger.store_tally(self.id, at, TALLY_VERSION, figures, hand_rows(tally.hands))
+        stored = await self.ledger.tallies.store_tally(self.id, at, TALLY_VERSION, figures, hand_rows(tally.hands))
         self._running = RunningTally(at, tally.figures) if stored else None
         self._running_read = True
 
@@ -132,7 +132,7 @@ class Night(NightReading):
         needed, and the events after it."""
         if not self._running_read:
             self._running_read = True
-            stored = read or await self.ledger.tally(self.id, hands=False)
+            stored = read or await self.ledger.tallies.tally(self.id, hands=False)
             figures = decode_figures(stored.figures) if stored is not None else None
             if stored is not None and stored.version == TALLY_VERSION and figures is not None:
                 self._running = self._running_from(stored.last_event_id, figures)

@@ -20,6 +20,7 @@ from bot.night.fold import (
 from bot.night.interner import Interner
 from bot.night.night import Night
 from bot.night.people import stake_schedule
+from bot.night.records import ExportRows, FlowLog, NightHistory, SeasonLog, TabLog
 from bot.store import house_rules
 from bot.store.answers import MessageRecords, Reported
 from bot.store.heap import free_off_loop
@@ -28,13 +29,8 @@ from bot.store.ledger import Ledger
 from bot.store.rows import (
     EventRow,
     HouseRules,
-    NightMarks,
     NightRow,
-    SeasonEventRow,
     Seat,
-    SpanSums,
-    StoredFigures,
-    TabEventRow,
 )
 from bot.threads import in_thread
 from engine.preset import Preset, preset_from_dict
@@ -60,6 +56,12 @@ class Nights:
     def __init__(self, ledger: Ledger, budget: int = CACHE_EVENTS, most: int = CACHE_CHATS) -> None:
         self.ledger = ledger
         self.answers = ledger.answers()  # the bot's sent answers, for replies (Telegram)
+        # the ledger's parts the layers above use, as their Protocols (bot/night/records.py)
+        self.history: NightHistory = ledger.history  # each night's marks, stored figures, rows per person
+        self.tab: TabLog = ledger.tab  # the chat's tab entries
+        self.seasons: SeasonLog = ledger.seasons  # the chat's seasons and spans of nights summed
+        self.exports: ExportRows = ledger.exports  # the closed nights' rows of /export all
+        self.flows: FlowLog = ledger.flows  # the guided flows' taps
         self.budget = budget
         self.most = most
         self._latest: OrderedDict[str, Night | None] = OrderedDict()  # least recently used first
@@ -76,7 +78,7 @@ class Nights:
             if history:
                 await cached.load_history()
             return cached
-        checkpoint = await self.ledger.checkpoint(row.id, checkpoints.version(row.preset_json))
+        checkpoint = await self.ledger.tallies.checkpoint(row.id, checkpoints.version(row.preset_json))
         row, preset = self._same_rules(row)
         if not history and checkpoint is not None:
             night = await self._from_head(row, preset, checkpoint)
@@ -248,62 +250,6 @@ class Nights:
     async def night_rows_of_user(self, user_id: str) -> list[NightRow]:
         """Nights, in any chat, that may have seated this Telegram user (rows; callers confirm)."""
         return await self.ledger.nights_of_user(user_id)
-
-    async def night_marks(self, chat_id: str) -> list[NightMarks]:
-        """Each night of the chat with what says whether its stored figures still count."""
-        return await self.ledger.night_marks(chat_id)
-
-    async def night_marks_of(self, night_ids: Sequence[int]) -> list[NightMarks]:
-        """`night_marks` of these nights, in any chat."""
-        return await self.ledger.night_marks_of(night_ids)
-
-    async def store_figures(self, rows: Sequence[StoredFigures]) -> None:
-        """Each night's figures with its rows per person: one transaction for them all."""
-        await self.ledger.store_figures(rows)
-
-    async def tab_events(self, chat_id: str) -> list[TabEventRow]:
-        """The chat's tab entries, oldest first."""
-        return await self.ledger.tab_events(chat_id)
-
-    async def append_tab_event(
-        self, chat_id: str, kind: str, payload: str, line: tuple[str, str, str | None], reverses: int | None = None
-    ) -> int:
-        """One entry of the chat's tab (speaker, raw text, update key); DuplicateUpdate for a repeated update."""
-        return await self.ledger.append_tab_event(chat_id, kind, payload, line, reverses)
-
-    async def season_events(self, chat_id: str) -> list[SeasonEventRow]:
-        """The chat's season entries, oldest first."""
-        return await self.ledger.season_events(chat_id)
-
-    async def append_season_event(
-        self, chat_id: str, kind: str, payload: str, line: tuple[str, str, str | None], reverses: int | None = None
-    ) -> int:
-        """One entry of the chat's season log (speaker, raw text, update key); DuplicateUpdate for a repeat."""
-        return await self.ledger.append_season_event(chat_id, kind, payload, line, reverses)
-
-    async def night_ids(self, chat_id: str) -> list[int]:
-        """The ids of the chat's nights, oldest first."""
-        return await self.ledger.night_ids(chat_id)
-
-    async def days_sums(self, chat_id: str, first_day: str, last_day: str) -> SpanSums:
-        """The chat's closed nights opened from `first_day` to `last_day` (UTC days), summed per person."""
-        return await self.ledger.days_sums(chat_id, first_day, last_day)
-
-    async def nights_sums(self, chat_id: str, first_night: int, last_night: int) -> SpanSums:
-        """The chat's closed nights with ids from `first_night` to `last_night`, summed per person."""
-        return await self.ledger.nights_sums(chat_id, first_night, last_night)
-
-    async def flow_taps(self, flow_key: str) -> list[tuple[str, str | None]]:
-        """A tap flow's taps in the order they came: (op, press id)."""
-        return await self.ledger.flow_taps(flow_key)
-
-    async def forget_flow_taps(self, days: int) -> int:
-        """Drop the taps of flows over for `days` (see `Ledger.forget_flow_taps`)."""
-        return await self.ledger.forget_flow_taps(days)
-
-    async def append_flow_tap(self, flow_key: str, op: str, press: str | None) -> bool:
-        """One tap after the flow's others; False when this press was counted before (a repeat)."""
-        return await self.ledger.append_flow_tap(flow_key, op, press)
 
     def recorded(self, chat_id: str) -> int:
         """How many commits wrote the chat's events (a night opened counts): moved, a line recorded."""

@@ -57,12 +57,12 @@ def append_chat_log(
 
 
 class ChatHistory:
-    """The ledger's reads and writes across a chat's nights (a part of `Ledger`)."""
+    """The ledger's reads and writes across a chat's nights: each night's marks and stored figures,
+    the rows per person a period is summed from (a part of `Ledger`: its connection and writer)."""
 
-    _db: aiosqlite.Connection
-    _writer: Writer
-
-    # ---- the tab across nights (bot/chat/handlers/tab.py) ----------------------------------------------------
+    def __init__(self, connection: aiosqlite.Connection, writer: Writer) -> None:
+        self._db = connection
+        self._writer = writer
 
     async def night_marks(self, chat_id: str) -> list[NightMarks]:
         """Each night of the chat, oldest first, with what says whether its stored figures still
@@ -139,6 +139,15 @@ class ChatHistory:
             (chat_id, first_day, last_day),
         )
         return [(str(r[0]), PersonNightRow(int(r[1]), str(r[0]), *(int(v) for v in r[2:]))) for r in rows]
+
+
+class ChatTab:
+    """The ledger's reads and writes of a chat's tab (its own append-only log: bot/chat/handlers/tab.py),
+    a part of `Ledger`: its connection and writer."""
+
+    def __init__(self, connection: aiosqlite.Connection, writer: Writer) -> None:
+        self._db = connection
+        self._writer = writer
 
     async def tab_events(self, chat_id: str) -> list[TabEventRow]:
         rows = await self._db.execute_fetchall(

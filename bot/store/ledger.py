@@ -22,7 +22,9 @@ from typing import Any, TypeVar
 import aiosqlite
 
 from bot.store.answers import Answers
-from bot.store.history import ChatHistory, is_recorded
+from bot.store.exports import NightExports
+from bot.store.flow_taps import FlowTaps
+from bot.store.history import ChatHistory, ChatTab, is_recorded
 from bot.store.inbox import Inbox
 from bot.store.rows import (
     DuplicateUpdate,
@@ -166,16 +168,25 @@ def _read_back(db: sqlite3.Connection, ids: list[int], decode: Decode) -> list[E
     return [make(*row) for row in rows]
 
 
-class Ledger(Tallies, ChatHistory, ChatSeasons):
-    """The ledger: a night's events and payments, settings, the inbox; a night's tallies
-    (bot/store/tallies.py), the chat's history across nights (bot/store/history.py) and its seasons
-    and spans of nights (bot/store/seasons.py)."""
+class Ledger:
+    """The ledger: a night's events and payments, settings, the inbox; and its parts, each sharing its
+    read connection and its writer: `tallies` (a night's running tally and checkpoints,
+    bot/store/tallies.py), `history` (each night's marks, stored figures and rows per person),
+    `tab` (the chat's tab log; both bot/store/history.py), `seasons` (the seasons and spans of nights,
+    bot/store/seasons.py), `exports` (the closed nights' rows of /export all, bot/store/exports.py) and
+    `flows` (a guided flow's taps, bot/store/flow_taps.py)."""
 
     def __init__(self, connection: aiosqlite.Connection, writer: Writer) -> None:
         # Reads use their own connection: under WAL they never wait for a write, and they see only
         # committed rows. Every write goes through the writer (group commit, bot/store/writer.py).
         self._db = connection
         self._writer = writer
+        self.tallies = Tallies(connection, writer)
+        self.history = ChatHistory(connection, writer)
+        self.tab = ChatTab(connection, writer)
+        self.seasons = ChatSeasons(connection, writer)
+        self.exports = NightExports(connection, writer)
+        self.flows = FlowTaps(connection, writer)
         # by chat: how many commits wrote its nights' events (an opening too), so that a line that
         # failed can say whether it recorded anything without reading the log before and after it
         self._recorded: Counter[str] = Counter()
@@ -443,37 +454,3 @@ class Ledger(Tallies, ChatHistory, ChatSeasons):
         rows = await self._db.execute_fetchall("SELECT MAX(created_at) FROM events WHERE night_id = ?", (night_id,))
         row = next(iter(rows), None)
         return str(row[0]) if row is not None and row[0] is not None else None
-
-    async def flow_taps(self, flow_key: str) -> list[tuple[str, str | None]]:
-        """A tap flow's taps in the order they came: (op, press id)."""
-        rows = await self._db.execute_fetchall(
-            "SELECT op, press FROM flow_taps WHERE flow_key = ? ORDER BY id", (flow_key,)
-        )
-        return [(str(r[0]), r[1]) for r in rows]
-
-    async def forget_flow_taps(self, days: int) -> int:
-        """Drop the taps older than `days`: a guided flow lasts minutes (bot/chat/handlers/flows.py
-        `FLOW_MINUTES`), so they belong to flows long over, and kept they would grow without end.
-        Returns how many were dropped."""
-
-        def write(db: sqlite3.Connection) -> int:
-            cutoff = (f"-{days} days",)
-            return db.execute(
-                "DELETE FROM flow_taps WHERE created_at < strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ?)", cutoff
-            ).rowcount
-
-        return await self._writer.run(write)
-
-    async def append_flow_tap(self, flow_key: str, op: str, press: str | None) -> bool:
-        """One tap after the flow's others; False when this press was counted before (a repeat)."""
-
-        def write(db: sqlite3.Connection) -> bool:
-            try:
-                db.execute("INSERT INTO flow_taps (flow_key, op, press) VALUES (?, ?, ?)", (flow_key, op, press))
-            except sqlite3.IntegrityError as error:
-                if press is not None and "press" in str(error):
-                    return False
-                raise
-            return True
-
-        return await self._writer.run(write)

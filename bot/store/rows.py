@@ -215,3 +215,14 @@ class HouseRules:
 
     def with_default(self, name: str | None) -> HouseRules:
         return replace(self, default=name)
+
+
+@dataclass(frozen=True)
+class StoredExport:
+    """A night's stored rows: the code version that wrote them, the event they were built after,
+    and the rows themselves (bot/views/export.py encodes and reads them)."""
+
+    night_id: int
+    version: str
+    last_event_id: int
+    rows: str

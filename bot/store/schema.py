@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sqlite3
 
-SCHEMA_VERSION = 12
+SCHEMA_VERSION = 13
 _MIGRATIONS: dict[int, str] = {
     1: """
     CREATE TABLE chat_settings (
@@ -243,6 +243,18 @@ _MIGRATIONS: dict[int, str] = {
         sent_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
     );
     CREATE INDEX answers_by_message ON answers (chat, message_id);
+    """,
+    # 13: each closed night's rows of `/export all` (bot/store/exports.py), stored with its figures
+    # when it closes, so that a chat of thousands of nights is written out from these rows as they are
+    # read, not by folding every night again. A cache like night_figures: `last_event_id` says which
+    # state of the night they are of (a reopen or a correction adds an event: the night is read again).
+    13: """
+    CREATE TABLE night_exports (
+        night_id INTEGER PRIMARY KEY REFERENCES nights (id),
+        version TEXT NOT NULL,
+        last_event_id INTEGER NOT NULL,
+        rows TEXT NOT NULL
+    );
     """,
 }
 # The last schema that code numbering lines by their row id may have written (per-night numbers

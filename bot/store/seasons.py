@@ -22,8 +22,9 @@ _SUMS = "COUNT(*), SUM(amount), SUM(money_cents), SUM(hands), SUM(wins), SUM(sel
 class ChatSeasons:
     """The ledger's reads and writes of a chat's seasons and spans of nights."""
 
-    _db: aiosqlite.Connection
-    _writer: Writer
+    def __init__(self, connection: aiosqlite.Connection, writer: Writer) -> None:
+        self._db = connection
+        self._writer = writer
 
     async def season_events(self, chat_id: str) -> list[SeasonEventRow]:
         rows = await self._db.execute_fetchall(
@@ -46,20 +47,22 @@ class ChatSeasons:
         rows = await self._db.execute_fetchall("SELECT id FROM nights WHERE chat_id = ? ORDER BY id", (chat_id,))
         return [int(r[0]) for r in rows]
 
-    async def days_sums(self, chat_id: str, first_day: str, last_day: str) -> SpanSums:
-        """The closed nights opened from `first_day` to `last_day` (YYYY-MM-DD, UTC), summed."""
-        return await self._span("day", chat_id, first_day, last_day)
+    async def days_sums(self, chat_id: str, start: str, end: str) -> SpanSums:
+        """The closed nights opened from `start` up to (not including) `end`, times as the ledger
+        stores them (UTC: the caller turns the group's days into them, bot/chat/zones.py), summed."""
+        nights = "night_id IN (SELECT id FROM nights WHERE chat_id = ?1 AND created_at >= ?2 AND created_at < ?3)"
+        return await self._span(nights, chat_id, start, end)
 
     async def nights_sums(self, chat_id: str, first_night: int, last_night: int) -> SpanSums:
         """The chat's closed nights with ids from `first_night` to `last_night`, summed."""
-        return await self._span("night_id", chat_id, first_night, last_night)
+        return await self._span("night_id BETWEEN ?2 AND ?3", chat_id, first_night, last_night)
 
-    async def _span(self, column: str, chat_id: str, first: object, last: object) -> SpanSums:
+    async def _span(self, which: str, chat_id: str, first: object, last: object) -> SpanSums:
         """One read: the span's rows (a night reopened since its rows were written is left out: its
         newest event is newer) taken once, summed per person, and its nights counted beside them."""
         rows = await self._db.execute_fetchall(
             "WITH r AS MATERIALIZED (SELECT * FROM night_people p"
-            f" WHERE chat_id = ? AND {column} BETWEEN ? AND ?"
+            f" WHERE chat_id = ?1 AND {which}"
             " AND last_event_id = (SELECT MAX(id) FROM events e WHERE e.night_id = p.night_id))"
             f" SELECT person, {_SUMS} FROM r GROUP BY person"
             " UNION ALL SELECT NULL, COUNT(DISTINCT night_id), 0, 0, 0, 0, 0, 0, 0 FROM r",

@@ -54,10 +54,12 @@ def _tally_rows(rows: Iterable[Sequence[Any]]) -> TallyRows:
 
 
 class Tallies:
-    """The ledger's reads and writes of a night's tally (a part of `Ledger`)."""
+    """The ledger's reads and writes of a night's tally and checkpoints (a part of `Ledger`: its read
+    connection and its writer)."""
 
-    _db: aiosqlite.Connection
-    _writer: Writer
+    def __init__(self, connection: aiosqlite.Connection, writer: Writer) -> None:
+        self._db = connection
+        self._writer = writer
 
     async def checkpoint(self, night_id: int, version: str) -> tuple[int, str] | None:
         """(last event id, state) of the night's newest checkpoint of this version that no later

@@ -48,6 +48,7 @@ from telegram.request import BaseRequest
 from bot.chat.availability import DatabaseUnavailable, owned
 from bot.chat.commands import Menu, menu
 from bot.chat.service import Referee
+from bot.chat.zones import DEFAULT_ZONE
 from bot.store.queue import Row
 from bot.telegram.chats import Chats
 from bot.telegram.connections import Connections
@@ -94,6 +95,7 @@ class TelegramFrontEnd:
     chart_seconds: float | None = None  # CHART_SECONDS (None: the referee's default)
     busy_timeout: float | None = None  # REFEREE_BUSY_TIMEOUT (None: the ledger's default)
     rules_dir: Path | None = None  # RULES_DIR: the operator's house rules files, for every group
+    time_zone: str = DEFAULT_ZONE  # TIME_ZONE: the days of a group that has not set its own (/tz)
     connections: Connections = field(init=False)
     chats: Chats = field(init=False)
     sender: Sender = field(init=False)
@@ -123,6 +125,7 @@ class TelegramFrontEnd:
         await self.connections.open(
             self.db_path, application.bot, self.lookup_request, self.chart_seconds, self.busy_timeout, self.rules_dir
         )
+        self.connections.referee.services.time_zone = self.time_zone
         await self.connections.inbox.prune()
         await self.connections.referee.tidy()
         await self.connections.referee.warm()
@@ -205,6 +208,7 @@ def build_application(
     chart_seconds: float | None = None,
     busy_timeout: float | None = None,
     rules_dir: Path | None = None,
+    time_zone: str = DEFAULT_ZONE,
 ) -> Application[Any, Any, Any, Any, Any, Any]:
     """The bot; `request` and `rate_limit=False` are for benchmarks and tests that record instead of
     send (no Telegram limits to keep within: every message goes at once). With `rate_limit`, every
@@ -224,6 +228,7 @@ def build_application(
         chart_seconds=chart_seconds,
         busy_timeout=busy_timeout,
         rules_dir=rules_dir,
+        time_zone=time_zone,
     )
     builder = (
         ApplicationBuilder()
@@ -282,6 +287,7 @@ def _serve(settings: Settings) -> int:
         chart_seconds=settings.chart_seconds,
         busy_timeout=settings.busy_timeout,
         rules_dir=Path(settings.rules_dir) if settings.rules_dir else None,
+        time_zone=settings.time_zone,
     )
     front: TelegramFrontEnd = application.bot_data["front"]
     heartbeat = Heartbeat(settings.heartbeat_file, status=front.health, working=front.working)

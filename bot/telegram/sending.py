@@ -155,7 +155,8 @@ class Sender:
             await self.quietly(
                 with_retries(
                     lambda d=document: self.call(  # type: ignore[misc]
-                        chat, lambda: bot.send_document(chat, d.data, filename=d.filename, message_thread_id=thread)
+                        chat,
+                        lambda: bot.send_document(chat, d.content(), filename=d.filename, message_thread_id=thread),
                     ),
                     self.policy,
                     telegram_failure,

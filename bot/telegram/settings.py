@@ -18,6 +18,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from bot.chat.availability import EXIT_UNAVAILABLE
+from bot.chat.zones import DEFAULT_ZONE, checked_zone
 
 EXIT_OK = 0
 EXIT_REFUSED = 1  # Telegram refused the bot (the token) or updates stopped coming in
@@ -140,6 +141,17 @@ class Variable:
     read: Callable[[str], object] = _text
 
 
+# The time zone groups' days are counted in (bot/chat/zones.py), declared on its own.
+TIME_ZONE = Variable(
+    "TIME_ZONE",
+    "time_zone",
+    DEFAULT_ZONE,
+    "an IANA time zone name (Asia/Shanghai, Europe/Berlin, UTC)",
+    "the day a night counts on in /stats periods, seasons and /export all, for groups that did not set their own (/tz)",
+    checked_zone,
+)
+
+
 VARIABLES: tuple[Variable, ...] = (
     Variable("TELEGRAM_BOT_TOKEN", "token", "", "the token @BotFather gave", "the bot's token; `run` needs it"),
     Variable("REFEREE_DB", "database", "referee.sqlite3", "a file path", "the SQLite ledger (one process per file)"),
@@ -260,6 +272,7 @@ VARIABLES: tuple[Variable, ...] = (
         "operator messages: Chinese for zh*, else English",
         operator_language,
     ),
+    TIME_ZONE,
 )
 
 
@@ -284,6 +297,7 @@ class Settings:
     miniapp_key: str | None = None
     log_level: str = "INFO"
     language: str = "en"
+    time_zone: str = DEFAULT_ZONE
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str]) -> Settings:

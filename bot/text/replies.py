@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any, Literal
+from typing import Any, BinaryIO, Literal
 
 from opencc import OpenCC
 
@@ -55,8 +55,22 @@ class Chinese:
 class Attachment:
     kind: str  # "photo" or "document"
     filename: str
-    data: bytes
+    body: bytes | BinaryIO  # a long one (`/export all`) is a file on disk, written as it was read
     path: str | None = None  # where the console writes it, as the player typed it (`--chart out/x.png`)
+
+    @property
+    def data(self) -> bytes:
+        """The whole content in memory (a chart, a night's CSV; a long file only where it is read whole)."""
+        content = self.content()
+        return content if isinstance(content, bytes) else content.read()
+
+    def content(self) -> bytes | BinaryIO:
+        """What a front end sends or writes: the bytes, or the file from its start (each time: a
+        resend reads it again)."""
+        if isinstance(self.body, bytes):
+            return self.body
+        self.body.seek(0)
+        return self.body
 
 
 BUTTON_COMMAND_BYTES = 52  # bytes of UTF-8 a button's command may take (bot/telegram/callback.py)

@@ -28,11 +28,12 @@ from bot.night.night import Night
 from bot.night.nights import Nights
 from bot.night.people import LEAVING, RENAMING, Person, merged_index, merged_names, player_of
 from bot.night.played import Played
-from bot.night.records import NightMarks, NightRow, PersonNightRow, StoredFigures
+from bot.night.records import NightMarks, NightRow, PersonNightRow, StoredExport, StoredFigures
 from bot.night.tally import joins_previous
 from bot.text.replies import LIST, Joined, Reply
 from bot.text.vocabulary import fold
 from bot.threads import in_thread
+from bot.views.export import night_export
 from bot.views.lines import format_money
 from engine.errors import EngineError
 from engine.events import Draw, Win
@@ -311,7 +312,7 @@ async def store_closed(nights: Nights, night: Night) -> NightFigures:
     """The figures of a night just read; stored when it is closed, so the next reader need not fold it."""
     figures = await in_thread(night_figures, night)  # a long night: other chats are answered meanwhile
     if night.closed:
-        await nights.store_figures([stored_row(night, figures)])
+        await nights.history.store_figures([stored_row(night, figures)])
     return figures
 
 
@@ -326,7 +327,7 @@ async def store_after_close(nights: Nights, night: Night) -> None:
 
 async def chat_figures(nights: Nights, chat_id: str) -> list[tuple[NightMarks, NightFigures]]:
     """Every night of the chat with its figures (`figures_of`)."""
-    marks = await nights.night_marks(chat_id)
+    marks = await nights.history.night_marks(chat_id)
     stale = any(fresh(mark) is None for mark in marks)
     return await figures_of(nights, await nights.night_rows(chat_id) if stale else [], marks)
 
@@ -341,6 +342,7 @@ async def figures_of(
     by_id = {row.id: row for row in rows}
     result: list[tuple[NightMarks, NightFigures]] = []
     to_store: list[StoredFigures] = []
+    exports: list[StoredExport] = []
     for mark in marks:
         figures = fresh(mark)
         if figures is not None and mark.stored is not None and not mark.summed:
@@ -354,9 +356,11 @@ async def figures_of(
             figures = await in_thread(night_figures, night)
             if night.closed:
                 to_store.append(stored_row(night, figures))
+                exports.append(await in_thread(night_export, night))  # read once, for /export all too
         result.append((mark, figures))
     if to_store:
-        await nights.store_figures(to_store)
+        await nights.history.store_figures(to_store)
+        await nights.exports.store(exports)
     return result
 
 
@@ -471,7 +475,7 @@ async def my_stats(nights: Nights, user_id: str) -> list[Reply]:
     """One Telegram user's own figures across every group, from each night's figures: the person the
     account was bound to in each night (after a 换人 too); nothing of anyone else."""
     rows = await nights.night_rows_of_user(user_id)
-    marks = await nights.night_marks_of([row.id for row in rows])
+    marks = await nights.history.night_marks_of([row.id for row in rows])
     career = Career()
     name = ""
     for _, figures in await figures_of(nights, rows, marks):

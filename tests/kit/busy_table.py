@@ -27,7 +27,6 @@ from typing import Any
 
 from telegram import CallbackQuery, Update
 
-from bench.hands import random_closed_hand
 from bot.chat.handlers.flows import tile_label
 from bot.store.queue import Row
 from bot.telegram.app import TelegramFrontEnd, build_application
@@ -36,6 +35,7 @@ from bot.telegram.pace import Pacer
 from bot.text.replies import render
 from locales import Translator
 from tests.kit.limited_bot import TAG, LimitedTelegram
+from tests.kit.random_hands import random_closed_hand
 
 GROUP = -100_555
 NAMES = ("p0", "p1", "p2", "p3")

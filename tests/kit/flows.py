@@ -11,8 +11,8 @@ from typing import Any
 from bot.console import Console
 from bot.text.replies import Response, render
 from locales import Translator
-from tests.fake_telegram import Call
-from tests.harness import Table
+from tests.kit.fake_telegram import Call
+from tests.kit.harness import Table
 from tests.kit.telegram import Running, buttons
 
 NEW = "/new @alice @bob @carol @dave preset=nanjing"

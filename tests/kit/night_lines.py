@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from tests.bot_process import bot_against_fake
-from tests.fake_telegram import FakeTelegram, plain_user
+from tests.kit.bot_process import bot_against_fake
+from tests.kit.fake_telegram import FakeTelegram, plain_user
 from tests.kit.telegram import Running
 
 GROUP = -100414

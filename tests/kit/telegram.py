@@ -11,7 +11,7 @@ from bot.telegram.app import TelegramFrontEnd, build_application
 from bot.telegram.delivery import RetryPolicy
 from bot.telegram.intake import Polling
 from bot.telegram.pace import Pacer
-from tests.fake_telegram import FakeTelegram, user
+from tests.kit.fake_telegram import FakeTelegram, user
 
 GROUP, OTHER_GROUP = -100111, -100222
 ALICE, BOB, CAROL, DAVE, EVE = (user(i, n) for i, n in enumerate(("Alice", "Bob", "Carol", "Dave", "Eve"), start=1))

@@ -10,6 +10,7 @@ from pathlib import Path
 from bot.chat.command import Command
 from bot.chat.handlers.causes import doubled_causes, notice_choices
 from bot.chat.parser import ReadLine
+from bot.chat.zones import DEFAULT_ZONE, ZONE_SETTING
 from bot.night.fold import Line
 from bot.night.night import Night, Recorded
 from bot.night.nights import Nights
@@ -73,6 +74,7 @@ class Services:
     charts_enabled: bool = True
     pending_close: set[str] = field(default_factory=set)  # chats shown /summary, awaiting `yes`
     clock: Callable[[], float] = time.time  # guided flows expire (tests move it on)
+    time_zone: str = DEFAULT_ZONE  # the operator's (TIME_ZONE): a group's days, unless it set its own (/tz)
     # by chat: the repeat questions asked and not answered yet (bot/chat/handlers/repeats.py keeps them)
     pending_repeats: dict[str, tuple[PendingRepeat, ...]] = field(default_factory=dict)
     charts: Charts = field(default_factory=Charts)  # each night's chart, kept by its version
@@ -83,6 +85,12 @@ class Services:
     # chats whose newest line answered recorded nothing (a hint, a refusal, a question): a bare /undo
     # there asks before it undoes an older event (bot/chat/service.py keeps it; lost on a restart)
     unrecorded: set[str] = field(default_factory=set)
+
+
+async def chat_zone(context: Context) -> str:
+    """The time zone the chat's days are counted in: its own (/tz), else the operator's."""
+    own = await context.services.nights.setting(context.incoming.chat_id, ZONE_SETTING)
+    return own or context.services.time_zone
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from bot.night.records import Seat
 from bot.night.seating import Speaker, claimable_seat, may_record, names_match, player_list, resolve, seat_of
 from bot.text.replies import BUTTON_COMMAND_BYTES, Choice, Reply, Response
 from bot.text.vocabulary import INVISIBLE, clean_name, fold, name_key
+from bot.views.chat_export import store_export_after_close
 from bot.views.lines import SEAT_KEYS, format_money
 from bot.views.stats import store_after_close
 from engine.events import SEATS
@@ -294,6 +295,7 @@ async def close(context: Context) -> Response:
     pending.discard(context.incoming.chat_id)
     await night.record_mark(context.line, "close")
     await store_after_close(context.services.nights, night)  # /stats and /tab read the closed night from these figures
+    await store_export_after_close(context.services.nights, night)  # and /export all its rows
     return Response((Reply("close.done", {"night": night.number}),), context.language, recorded=True, night_id=night.id)
 
 

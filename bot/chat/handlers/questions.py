@@ -4,11 +4,12 @@ bot/chat/handlers/help.py, rules bot/chat/handlers/house.py)."""
 from __future__ import annotations
 
 import re
+import tempfile
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 
-from bot.chat.handlers.common import Context, Refusal
+from bot.chat.handlers.common import Context, Refusal, chat_zone
 from bot.chat.handlers.hints import hint_choices
 from bot.chat.handlers.opening import claim_button, unclaimed
 from bot.chat.handlers.seasons import period_stats
@@ -16,6 +17,7 @@ from bot.chat.handlers.tab import read_tab, tab_replies
 from bot.chat.near_miss import slash_miss
 from bot.chat.parser import parse
 from bot.chat.word_slips import slash_slip
+from bot.chat.zones import local_day
 from bot.night.fold import table_event
 from bot.night.night import Night
 from bot.night.people import kept_indices, stake_runs
@@ -23,10 +25,10 @@ from bot.night.records import EventRow, LineText, PaymentRow, Seat
 from bot.night.seating import seated_names
 from bot.night.tally import Tally
 from bot.text.replies import Attachment, Choice, Reply, Response, render
-from bot.text.vocabulary import fold
 from bot.threads import in_thread
 from bot.views import export
 from bot.views.charts import ChartNotDrawn, night_chart
+from bot.views.chat_export import write_chat_csv
 from bot.views.lines import history as history_lines
 from bot.views.lines import payment_lines, player_stats
 from bot.views.lines import summary as summary_lines
@@ -294,19 +296,23 @@ async def export_(context: Context) -> Response:
 
 async def export_all(context: Context) -> Response:
     """`/export all`: every closed night of the chat in one CSV, and the tab beside it in a second
-    file (a CSV of its own: a spreadsheet reads one table a file, so the two are never mixed up)."""
+    file (a CSV of its own: a spreadsheet reads one table a file, so the two are never mixed up).
+    The nights' CSV is written to a file on disk as they are read (bot/views/chat_export.py)."""
     tab, persons, _, found = await read_tab(context)
     closed = [(marks, figures) for marks, figures in found if marks.closed]
     if not closed:
         raise Refusal(Reply("export.nothing_closed"))
-    rows = {row.id: row for row in await context.services.nights.night_rows(context.incoming.chat_id)}
-    exported: list[export.ExportedNight] = []
-    for marks, figures in closed:
-        night = await context.services.nights.load(rows[marks.night_id])
-        people = await in_thread(night_people, night)
-        names = {alias: persons.name(persons.key_of(p)) for p in figures.persons for alias in (*p.names, fold(p.name))}
-        exported.append(export.ExportedNight(marks.number, night.row.created_at[:10], people, names))
-    data = await in_thread(export.chat_csv, exported)
+    zone = await chat_zone(context)  # a night's date is the day it was opened on in the group's zone
+
+    def day_of(opened: str) -> str:
+        return local_day(opened, zone).isoformat()
+
+    data = tempfile.TemporaryFile()  # noqa: SIM115 (the Response carries it; gone once it is let go of)
+    try:
+        await write_chat_csv(context.services.nights, context.incoming.chat_id, closed, persons, data, day_of)
+    except BaseException:
+        data.close()
+        raise
     balances = [(persons.name(key), cents) for key, cents in tab.balances]
     transfers = [(persons.name(payer), persons.name(payee), cents) for payer, payee, cents in tab.transfers]
     chat = re.sub(r"[^0-9A-Za-z_-]", "_", context.incoming.chat_id)

@@ -20,9 +20,9 @@ import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
 
-from bot.chat.handlers.common import Context, Refusal
+from bot.chat.handlers.common import Context, Refusal, chat_zone
+from bot.chat.handlers.tab import typed_person
 from bot.chat.periods import (
     LAST_SEASON,
     SEASON,
@@ -33,6 +33,7 @@ from bot.chat.periods import (
     span_text,
 )
 from bot.chat.season_words import season_words
+from bot.chat.zones import DEFAULT_ZONE, local_day, today, utc_span
 from bot.night.records import SeasonEventRow, SpanSums
 from bot.text.replies import LIST, Attachment, Joined, Reply, Response
 from bot.text.vocabulary import clean_name, fold
@@ -55,9 +56,10 @@ class Season:
     ended: str | None
 
 
-def seasons_of(rows: Sequence[SeasonEventRow]) -> list[Season]:
+def seasons_of(rows: Sequence[SeasonEventRow], zone: str = DEFAULT_ZONE) -> list[Season]:
     """The chat's seasons from its log: each entry that is not taken back, in order. A start ends the
-    season open then, with the night before its own first."""
+    season open then, with the night before its own first. Their dates are days in `zone` (the
+    chat's: `chat_zone`)."""
     undone = {row.reverses for row in rows if row.kind == UNDO}
     found: list[Season] = []
     for row in rows:
@@ -68,13 +70,17 @@ def seasons_of(rows: Sequence[SeasonEventRow]) -> list[Season]:
         if open_one is not None:
             last = int(body["first_night"]) - 1 if row.kind == NEW else int(body["last_night"])
             found[-1] = Season(
-                open_one.number, open_one.name, open_one.first_night, last, open_one.started, row.created_at[:10]
+                open_one.number, open_one.name, open_one.first_night, last, open_one.started, _day(row, zone)
             )
         if row.kind == NEW:
             found.append(
-                Season(len(found) + 1, str(body["name"]), int(body["first_night"]), None, row.created_at[:10], None)
+                Season(len(found) + 1, str(body["name"]), int(body["first_night"]), None, _day(row, zone), None)
             )
     return found
+
+
+def _day(row: SeasonEventRow, zone: str) -> str:
+    return local_day(row.created_at, zone).isoformat()
 
 
 def latest_entry(rows: Sequence[SeasonEventRow]) -> SeasonEventRow | None:
@@ -113,7 +119,7 @@ async def season(context: Context) -> Response:
     # an edited message is a new line: it would start a second season beside the first
     if (context.incoming.update_key or "").startswith("edit:"):
         raise Refusal(Reply("season.edit_refused"))
-    rows = await context.services.nights.season_events(context.incoming.chat_id)
+    rows = await context.services.nights.seasons.season_events(context.incoming.chat_id)
     if kind == NEW:
         return await _new(context, rows, name or "")
     if kind == END:
@@ -124,10 +130,10 @@ async def season(context: Context) -> Response:
 async def _list(context: Context) -> Response:
     nights = context.services.nights
     chat = context.incoming.chat_id
-    found = seasons_of(await nights.season_events(chat))
+    found = seasons_of(await nights.seasons.season_events(chat), await chat_zone(context))
     if not found:
         return Response((Reply("season.none"),), context.language)
-    ids = await nights.night_ids(chat)
+    ids = await nights.seasons.night_ids(chat)
     replies = [Reply("season.list_header", count=len(found))]
     for one in found:
         params = {"number": one.number, "name": one.name, "span": season_span(one), "nights": nights_in(one, ids)}
@@ -157,13 +163,13 @@ async def _new(context: Context, rows: Sequence[SeasonEventRow], typed: str) -> 
     first = playing[0] if playing is not None else (night.id + 1 if night is not None else 1)
     line = (context.line.speaker, context.line.text, context.line.update_key)
     payload = json.dumps({"name": name, "first_night": first}, ensure_ascii=False)
-    await context.services.nights.append_season_event(context.incoming.chat_id, NEW, payload, line)
+    await context.services.nights.seasons.append_season_event(context.incoming.chat_id, NEW, payload, line)
     replies = [Reply("season.started", {"name": name})]
     if playing is not None:
         replies.append(Reply("season.counts_tonight", {"night": playing[1]}))
     ended = before[-1] if before and before[-1].last_night is None else None
     if ended is not None:
-        ids = await context.services.nights.night_ids(context.incoming.chat_id)
+        ids = await context.services.nights.seasons.night_ids(context.incoming.chat_id)
         closed = Season(ended.number, ended.name, ended.first_night, first - 1, ended.started, "")
         replies.append(Reply("season.ended_by_new", {"name": ended.name, "nights": nights_in(closed, ids)}))
     replies.append(Reply("season.undo_hint", {"line": "/season undo"}))
@@ -178,10 +184,10 @@ async def _end(context: Context, rows: Sequence[SeasonEventRow]) -> Response:
     playing = _open_night(context)
     last = context.night.id if context.night is not None else 0  # the night being played counts
     line = (context.line.speaker, context.line.text, context.line.update_key)
-    await context.services.nights.append_season_event(
+    await context.services.nights.seasons.append_season_event(
         context.incoming.chat_id, END, json.dumps({"last_night": last}), line
     )
-    ids = await context.services.nights.night_ids(context.incoming.chat_id)
+    ids = await context.services.nights.seasons.night_ids(context.incoming.chat_id)
     ended = Season(current.number, current.name, current.first_night, last, current.started, "")
     replies = [Reply("season.ended", {"name": current.name, "nights": nights_in(ended, ids)})]
     if playing is not None:
@@ -197,7 +203,9 @@ async def _undo(context: Context, rows: Sequence[SeasonEventRow]) -> Response:
         raise Refusal(Reply("season.nothing_to_undo"))
     before = seasons_of(rows)
     line = (context.line.speaker, context.line.text, context.line.update_key)
-    await context.services.nights.append_season_event(context.incoming.chat_id, UNDO, "{}", line, reverses=target.id)
+    await context.services.nights.seasons.append_season_event(
+        context.incoming.chat_id, UNDO, "{}", line, reverses=target.id
+    )
     if target.kind == END:
         return Response((Reply("season.end_undone", {"name": before[-1].name}),), context.language, recorded=True)
     replies = [Reply("season.new_undone", {"name": before[-1].name})]
@@ -236,11 +244,6 @@ def _names(found: Sequence[Season]) -> Reply:
     return Reply("season.known", {"names": Joined(tuple(one.name for one in found), LIST)})
 
 
-def _today(context: Context) -> date:
-    """Today's date in UTC: what "this month" is (the nights' days are UTC days too)."""
-    return datetime.fromtimestamp(context.services.clock(), UTC).date()
-
-
 def _csv_name(text: str) -> str:
     return "stats-" + (re.sub(r"[^0-9A-Za-z-]+", "_", text).strip("_") or "all") + ".csv"
 
@@ -259,9 +262,11 @@ class Board:
 
 async def _season_board(context: Context, period: Period) -> Board:
     nights, chat = context.services.nights, context.incoming.chat_id
-    chosen, named = _season_asked(period, seasons_of(await nights.season_events(chat)))
+    chosen, named = _season_asked(
+        period, seasons_of(await nights.seasons.season_events(chat), await chat_zone(context))
+    )
     last = LAST_NIGHT if chosen.last_night is None else chosen.last_night
-    sums = await nights.nights_sums(chat, chosen.first_night, last)
+    sums = await nights.seasons.nights_sums(chat, chosen.first_night, last)
     label = Reply("period.label.season", {"name": chosen.name, "span": season_span(chosen)})
     playing = _open_night(context)
     pending = playing is not None and holds(chosen, playing[0])
@@ -269,15 +274,15 @@ async def _season_board(context: Context, period: Period) -> Board:
 
 
 async def _days_board(context: Context, period: Period) -> Board:
-    first, last = days_of(period, _today(context))
-    sums = await context.services.nights.days_sums(context.incoming.chat_id, first.isoformat(), last.isoformat())
+    zone = await chat_zone(context)
+    first, last = days_of(period, today(context.services.clock(), zone))
+    sums = await context.services.nights.seasons.days_sums(context.incoming.chat_id, *utc_span(first, last, zone))
     span = span_text(first, last)
     night = context.night
-    opened = night.row.created_at[:10] if night is not None and not context.closed else None
-    pending = opened is not None and first.isoformat() <= opened <= last.isoformat()
-    return Board(
-        Reply(f"period.label.{period.kind}", {"span": span}), sums, pending, _csv_name(span), context.command.word
-    )
+    opened = local_day(night.row.created_at, zone) if night is not None and not context.closed else None
+    pending = opened is not None and first <= opened <= last
+    label = Reply(f"period.label.{period.kind}", {"span": span})
+    return Board(label, sums, pending, _csv_name(span), context.command.word)
 
 
 async def period_stats(context: Context) -> Response:
@@ -299,6 +304,8 @@ async def period_stats(context: Context) -> Response:
     wants_csv = bool(context.command.options.get("csv"))
     csv_line = "" if wants_csv else f"{context.incoming.text.strip()} csv"
     replies = board_replies(board.label, board.sums.nights, shown, len(ranked), csv_line)
+    if not seasonal and board.sums.nights:  # whose days these are (a season is its nights, whatever the zone)
+        replies.append(Reply("period.zone", {"zone": await chat_zone(context)}))
     if board.pending and context.night is not None:
         replies.append(Reply("period.open_night", {"night": context.night.number}))
     attachments: tuple[Attachment, ...] = ()
@@ -311,11 +318,7 @@ def _person_rows(
     context: Context, persons: Persons, ranked: Sequence[Standing], typed: str, label: Reply
 ) -> list[Standing]:
     """One person's line of the leaderboard, with their rank among everyone's."""
-    word = typed.lstrip("@").casefold()
-    mentioned = next(
-        (m for m in context.incoming.mentions if word in {(m.username or "").casefold(), m.name.casefold()}), None
-    )
-    key = persons.find(typed, mentioned.id if mentioned is not None and not mentioned.by_name else None)
+    key = typed_person(context, persons, typed)
     if key is None:
         everyone = Joined(persons.everyone(), LIST)
         raise Refusal(Reply("tab.stats_unknown", {"name": typed, "persons": everyone}), Reply("period.or_a_period"))

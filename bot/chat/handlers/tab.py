@@ -131,7 +131,7 @@ async def read_tab(context: Context) -> tuple[Tab, Persons, list[Entry], list[tu
     chat = context.incoming.chat_id
     found = await chat_figures(context.services.nights, chat)
     persons = Persons([figures for _, figures in found])
-    log = entries(await context.services.nights.tab_events(chat))
+    log = entries(await context.services.nights.tab.tab_events(chat))
     return tab_of(found, log, persons), persons, log, found
 
 
@@ -207,12 +207,18 @@ def _line(context: Context) -> tuple[str, str, str | None]:
     return context.line.speaker, context.line.text, context.line.update_key
 
 
-def _person(context: Context, persons: Persons, typed: str) -> str:
+def typed_person(context: Context, persons: Persons, typed: str) -> str | None:
+    """The person a typed name is (a name, an @username, or an account the line mentions by it),
+    among those who played in the chat; None when it is no one (the tab's and /stats' one lookup)."""
     word = typed.lstrip("@").casefold()
     mentioned = next(
         (m for m in context.incoming.mentions if word in {(m.username or "").casefold(), m.name.casefold()}), None
     )
-    key = persons.find(typed, mentioned.id if mentioned is not None and not mentioned.by_name else None)
+    return persons.find(typed, mentioned.id if mentioned is not None and not mentioned.by_name else None)
+
+
+def _person(context: Context, persons: Persons, typed: str) -> str:
+    key = typed_person(context, persons, typed)
     if key is None:
         everyone = Joined(persons.everyone(), LIST)
         raise Refusal(Reply("tab.unknown_person", {"name": typed, "persons": everyone}))
@@ -245,7 +251,7 @@ async def paid(context: Context) -> Response:
         raise Refusal(Reply("tab.same_person", {"name": persons.name(payer)}))
     body = {"payer": persons.stable_node(payer), "payee": persons.stable_node(payee), "cents": cents}
     payload = json.dumps(body, ensure_ascii=False)
-    await context.services.nights.append_tab_event(context.incoming.chat_id, PAID, payload, _line(context))
+    await context.services.nights.tab.append_tab_event(context.incoming.chat_id, PAID, payload, _line(context))
     number = sum(e.row.kind == PAID for e in log) + 1
     done = {"number": number, "payer": persons.name(payer), "payee": persons.name(payee), "money": format_money(cents)}
     replies = [Reply("tab.paid_done", done)]
@@ -321,7 +327,7 @@ async def settled(context: Context) -> Response:
         raise Refusal(Reply("tab.already_settled", {"night": marks.number}))
     body = {"night_id": marks.night_id, "number": marks.number}
     nights = context.services.nights
-    await nights.append_tab_event(context.incoming.chat_id, SETTLED, json.dumps(body), _line(context))
+    await nights.tab.append_tab_event(context.incoming.chat_id, SETTLED, json.dumps(body), _line(context))
     replies = [Reply("tab.settled_done", {"night": marks.number})]
     replies.extend(_payments_turned(found, log, persons, _entry(SETTLED, json.dumps(body)), marks.number))
     replies.append(Reply("tab.undo_hint", {"line": f"/settled undo {marks.number}"}))
@@ -357,7 +363,7 @@ async def undo_after_paid(context: Context) -> Response | None:
     if context.incoming.private or context.command.number is not None:
         return None
     nights = context.services.nights
-    rows = await nights.tab_events(context.incoming.chat_id)
+    rows = await nights.tab.tab_events(context.incoming.chat_id)
     if not rows or rows[-1].kind != PAID:
         return None
     if context.night is not None and not context.closed:
@@ -384,7 +390,7 @@ async def _undo(context: Context, kind: str, words: Sequence[str]) -> Response:
         raise Refusal(Reply("tab.no_payments") if wanted is None else Reply("tab.no_payment", {"number": wanted}))
     if target is None:
         raise Refusal(Reply("tab.none_settled") if wanted is None else Reply("tab.not_settled", {"night": wanted}))
-    await context.services.nights.append_tab_event(
+    await context.services.nights.tab.append_tab_event(
         context.incoming.chat_id, UNDO, "{}", _line(context), reverses=target.row.id
     )
     if kind == PAID:

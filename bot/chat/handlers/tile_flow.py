@@ -316,7 +316,7 @@ async def tile_flow(context: Context, state: str) -> Response:
     if stop is not None:  # recorded already (a toast), stale or expired: said to the presser, the pad left as it is
         return replace(stop, edits=False, press_answer="alert" if stop.edits else "toast")
     nights = context.services.nights
-    taps = await nights.flow_taps(head.update_key)
+    taps = await nights.flows.flow_taps(head.update_key)
     flow = TileFlow(context, night, head)
     pad = flow.fold([tap for tap, _ in taps])
     press = context.incoming.press
@@ -330,7 +330,7 @@ async def tile_flow(context: Context, state: str) -> Response:
     if isinstance(result, Why):
         return why(context, result)
     if result != pad:
-        await nights.append_flow_tap(head.update_key, op, press)
+        await nights.flows.append_flow_tap(head.update_key, op, press)
     return flow.answer(result)
 
 

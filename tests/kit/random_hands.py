@@ -1,4 +1,4 @@
-"""Seeded random legal winning hands for benchmarks: four sets and a pair, as tile-kind lists."""
+"""Seeded random legal winning hands for benchmarks and the busy table: four sets and a pair, as tile-kind lists."""
 
 from __future__ import annotations
 

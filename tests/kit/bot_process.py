@@ -18,9 +18,9 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from tests.fake_telegram import FakeTelegram
+from tests.kit.fake_telegram import FakeTelegram
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def bot_environment(db: Path, base_url: str, without: Iterable[str] = (), **extra: str) -> dict[str, str]:
