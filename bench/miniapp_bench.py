@@ -174,7 +174,7 @@ async def preview_load(tables: int, rounds: int, seconds: float, pause: float) -
 
 
 async def record_count(wins: int) -> None:
-    from tests.fake_telegram import FakeTelegram
+    from tests.kit.fake_telegram import FakeTelegram
     from tests.kit.mini_app import app_site
     from tests.kit.telegram import ALICE, BOB, CAROL, DAVE, GROUP, NEW, Running
 

@@ -20,7 +20,7 @@ from bot.telegram.app_lines import app_update_id
 from bot.telegram.settings import BadSetting, Settings
 from bot.web import init_data, tokens
 from bot.web.tokens import StartToken, token_key
-from tests.fake_telegram import FakeTelegram, user
+from tests.kit.fake_telegram import FakeTelegram, user
 from tests.kit.mini_app import app_site
 from tests.kit.telegram import ALICE, BOB, CAROL, GROUP, NEW, Running, balances
 

@@ -13,7 +13,7 @@ from urllib.parse import urlencode
 import aiohttp
 
 from bot.web import init_data, tokens
-from tests.bot_process import bot_against_fake, count, wait_until
+from tests.kit.bot_process import bot_against_fake, count, wait_until
 from tests.kit.mini_app import APP_NAME, APP_URL
 from tests.kit.telegram import ALICE, BOB, CAROL, GROUP, NEW
 

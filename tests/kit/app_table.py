@@ -16,7 +16,7 @@ from aiohttp import web
 
 from bot.web import tokens
 from bot.web.tokens import StartToken, token_key
-from tests.fake_telegram import FakeTelegram, user
+from tests.kit.fake_telegram import FakeTelegram, user
 from tests.kit.init_data import TEST_TOKEN, sign_init_data
 from tests.kit.mini_app import app_site
 from tests.kit.telegram import ALICE, BOB, CAROL, DAVE, GROUP, NEW, Running, balances
