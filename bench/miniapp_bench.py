@@ -10,7 +10,7 @@ seconds between taps. Each preview's server time is taken around its handler (th
 shared by every table); the client's round trip besides. The run is bounded: T ≤ 500, R ≤ 20, and
 it stops after --seconds (default 120, at most 600).
 
-`record`: the real Telegram front end against the fake Bot API (tests/fake_telegram.py), the page
+`record`: the real Telegram front end against the fake Bot API (tests/kit/fake_telegram.py), the page
 recording N wins (default 20) in a group, each pressed twice at once: the group messages sent
 (sendMessage, sendPhoto) per recorded win, and the pinned board's edits beside them.
 

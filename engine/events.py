@@ -144,6 +144,9 @@ class SetRules:
 
     changes: tuple[RuleChange, ...] = ()
     whole: str = ""
+    # typed once its hand had begun: it counts from the next hand, and keeps that through every
+    # re-derivation (a later undo of what began the hand never moves it back, docs/rules.md 20)
+    next_hand: bool = False
 
 
 Event = Pong | Gang | FlowerGang | Penalty | Win | Draw | FourWinds | RangeMark | SetDealer | SetRules

@@ -553,7 +553,9 @@ def _apply_set_dealer(state: TableState, event: SetDealer) -> Outcome:
 
 def _apply_set_rules(state: TableState, event: SetRules) -> Outcome:
     """改规则: from the next hand once this one has begun (its money stays as it was played), else
-    from this one (docs/rules.md 20)."""
+    from this one; one typed in a hand begun then counts from the next hand in every re-derivation
+    (docs/rules.md 20)."""
     preset = rules_after(state.next_preset or state.preset, event)
-    after = _changed(state, next_preset=preset) if state.begun else _changed(state, preset=preset, next_preset=None)
-    return Outcome(after, (), (Notice("table.rules_from", {"hand": state.hand_no + after.begun}),))
+    later = state.begun or event.next_hand  # the hand it was typed in had begun: the next one, always
+    after = _changed(state, next_preset=preset) if later else _changed(state, preset=preset, next_preset=None)
+    return Outcome(after, (), (Notice("table.rules_from", {"hand": state.hand_no + later}),))

@@ -71,7 +71,7 @@ async def test_undo_of_an_earlier_win_then_a_new_win_lands_in_the_open_hand(tabl
         changes(("A", "+46", "+46"), ("B", "−138", "−138"), ("C", "+46", "+46"), ("D", "+46", "+46")) in out
     )  # at 1 元 a flower: money as the flowers
     assert "重新计算了第 1, 2 盘" in out
-    assert "现在是第 3 盘（比下胡 ×2）" in out and "/fix" in out
+    assert "现在是第 3 盘（比下胡 ×2）" in out and "/fix" not in out  # no reminder under a correction (#48 item 9)
     out = await table.say(f"B: 胡 自摸 {HAND} 花3")
     # hand 3: (48 + 10 × 1) × 2 = 116 from each; the /fix reminder follows only the night's first hand
     assert "垒宝塔 (48 + 10×1) × 2 = 116" in out and "/fix" not in out

@@ -37,8 +37,9 @@ async def test_every_closed_night_in_one_csv_with_people_across_a_swap(table: Ta
     response = await table.respond("张三: /export all")
     assert response is not None and len(response.attachments) == 2
     rows = csv_rows(response, 0)
-    assert list(rows[0]) == ["night", "date", "hand", "event", "person", "amount", "reason"]
-    as_tuples = [(r["night"], r["hand"], r["event"], r["person"], r["amount"]) for r in rows]
+    # the money column says it is money (#48 item 9: it was `amount`, read as flowers)
+    assert list(rows[0]) == ["night", "date", "hand", "event", "person", "money", "reason"]
+    as_tuples = [(r["night"], r["hand"], r["event"], r["person"], r["money"]) for r in rows]
     # night 1, line #2: 王五's 花杠, 6 from each of 张三 李四 赵六 (赵六 still seated)
     # line #3 is the 换人 (no money); line #4: 李四's 花杠, 6 from 张三, 王五 and 钱七 (in 赵六's seat now)
     # night 2, line #2: 钱七's 花杠, 6 from each of 张三 李四 王五
@@ -61,7 +62,7 @@ async def test_every_closed_night_in_one_csv_with_people_across_a_swap(table: Ta
     assert all(len(r["date"]) == 10 and r["date"][4] == "-" for r in rows)
     # each person over both nights: 张三 -6-6-6 = -18; 李四 -6+18-6 = +6; 王五 +18-6-6 = +6;
     # 赵六 -6 (left after line #2); 钱七 -6+18 = +12. The tab file says the same, then who pays whom.
-    tab = [(r["kind"], r["person"], r["to"], r["amount"]) for r in csv_rows(response, 1)]
+    tab = [(r["kind"], r["person"], r["to"], r["money"]) for r in csv_rows(response, 1)]
     balances = {person: amount for kind, person, _, amount in tab if kind == "balance"}
     assert balances == {"钱七": "12", "李四": "6", "王五": "6", "赵六": "-6", "张三": "-18"}
     transfers = [(person, to, amount) for kind, person, to, amount in tab if kind == "transfer"]
@@ -81,7 +82,7 @@ async def test_a_rename_is_one_person_across_the_export(table: Table) -> None:
     assert response is not None
     rows = csv_rows(response, 0)
     # 王五 became 老王 in night 1: both nights' 花杠 are 老王's, +18 each
-    assert sum(int(r["amount"]) for r in rows if r["person"] == "老王") == 36
+    assert sum(int(r["money"]) for r in rows if r["person"] == "老王") == 36
     assert "王五" not in {r["person"] for r in rows}
 
 

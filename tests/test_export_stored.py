@@ -34,7 +34,7 @@ TWO_NIGHTS = """
 def nights_csv(response: Response | None) -> list[tuple[str, ...]]:
     assert response is not None
     text = response.attachments[0].data.decode("utf-8-sig")
-    return [(r["night"], r["hand"], r["event"], r["person"], r["amount"]) for r in csv.DictReader(io.StringIO(text))]
+    return [(r["night"], r["hand"], r["event"], r["person"], r["money"]) for r in csv.DictReader(io.StringIO(text))]
 
 
 async def stored_rows(table: Table) -> dict[int, tuple[str, int]]:

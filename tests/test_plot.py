@@ -374,3 +374,27 @@ async def test_a_drawing_process_stopped_while_idle_is_found_by_the_health_probe
         assert (await charts.chart((1, 1, "en"), chart)).startswith(b"\xff\xd8")
     finally:
         charts.stop_drawing()
+
+
+def colour_pixels(picture: bytes, colour: tuple[int, int, int]) -> int:
+    """How many pixels of the plotting area (not the legend) are `colour`."""
+    image = Image.open(io.BytesIO(picture)).convert("RGB")
+    left, top, right, bottom = (edge // plot.S for edge in plot.PLOT)
+    area = image.crop((left + 2, top + 2, right - 2, bottom - 2))
+    data, wanted = area.tobytes(), bytes(colour)
+    return sum(1 for at in range(0, len(data), 3) if data[at : at + 3] == wanted)
+
+
+def test_lines_at_the_same_values_are_each_visible() -> None:
+    """Four players still at 0 after a hand of pongs, then two who stay level: every player's line
+    shows (#48 item 9), side by side where they run together, not one drawn over the others."""
+    xs = (0, 1, 2, 3)
+    series = (
+        Series("A", (0, 0, 6, 6)),
+        Series("B", (0, 0, -6, -6)),
+        Series("C", (0, 0, 0, 0)),
+        Series("D", (0, 0, 0, 0)),
+    )
+    picture = plot.draw(LineChart("t", "x", "y", xs, series), "PNG")
+    for index in range(len(series)):
+        assert colour_pixels(picture, plot.COLOURS[index]) > 100, series[index].label

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from decimal import Decimal
 from pathlib import Path
 
-from hypothesis import assume, event, given, settings
+from hypothesis import assume, event, example, given, settings
 from hypothesis import strategies as st
 
 from bot.chat.service import Referee
@@ -38,7 +38,7 @@ from engine.preset import PRESET_NAMES, Preset, load_preset
 from engine.reference import reference_score_hand
 from engine.scoring import score_hand
 from engine.settlement import HandContext, WinClaim, win_payments
-from engine.table import WinRefused, apply, new_table
+from engine.table import TableState, WinRefused, apply, new_table
 from engine.tiles import COPIES, FIRST_WIND, NUM_KINDS, SUIT_SIZE, Tile, format_tiles, suit_of
 from engine.units import WinFlags
 from locales import Translator
@@ -400,26 +400,55 @@ SEATING = ("/swap", "/rename", "/join", "/unseat")  # lines after which the tabl
 NIGHTS = int(os.environ.get("PROPERTY_NIGHTS", "0")) or examples(30)
 
 
+NEXT_HAND = " ⏭"  # the model's mark on a rules change recorded from the next hand (not typed)
 ALSO = " also"  # a winner's line that says it shares the last win's discard (一炮多响)
 QUESTIONS = ("repeat.ask", "hu.same_discard")  # held until answered: /again, /again next
+# a win right after a win by the same winner (docs/rules.md 16d): in a replay, a line of the log is a
+# new hand's win (a line typed between in play, refused, left no trace in the log)
+RETYPED = "hu.retyped"
 
 
 async def _replays(referee: Referee, chat: str, opening: Sequence[str], lines: list[str]) -> tuple[Table, bool]:
     """A fresh night of `lines`; whether every one of them is recorded. A line asked about is
     answered as the log has it: a repeat in its hand happened twice (`/again`); a win asked whether
     it shares the last win's discard did not (`/again next`: a log line on the same discard says
-    `also`)."""
+    `also`); a win asked whether it retypes the one before is the next hand's. A rules change
+    recorded from the next hand (`NEXT_HAND`) counts from the hand after the one it sits in, as the
+    table agreed, whatever the corrected log left of that hand before it (docs/rules.md 20): typed
+    where that hand has not begun, it waits for the next one."""
     table = Table(referee, chat)
     for line in opening:
         await table.say(line)
+    waiting: tuple[str, int] | None = None  # a change and the hand it waits past
     for line in lines:
-        response = await table.respond(line)
-        if response is not None and not response.recorded and response.replies[0].key in QUESTIONS:
-            answer = " next" if response.replies[0].key == "hu.same_discard" else ""
-            response = await table.respond(f"{line.split(': ', 1)[0]}: /again{answer}")
-        if response is None or not response.recorded:
+        if line.endswith(NEXT_HAND):
+            line = line.removesuffix(NEXT_HAND)
+            state = await _table_state(table)
+            if not state.begun:
+                waiting = (line, state.hand_no)
+                continue
+        if not await _answered(table, line):
             return table, False
-    return table, True
+        if waiting is not None and (await _table_state(table)).hand_no > waiting[1]:
+            if not await _answered(table, waiting[0]):
+                return table, False
+            waiting = None
+    return table, waiting is None or await _answered(table, waiting[0])
+
+
+async def _answered(table: Table, line: str) -> bool:
+    """`line` typed, and a question about it answered as `_replays` says: whether it is recorded."""
+    response = await table.respond(line)
+    if response is not None and not response.recorded and response.replies[0].key in (*QUESTIONS, RETYPED):
+        answer = " next" if response.replies[0].key in ("hu.same_discard", RETYPED) else ""
+        response = await table.respond(f"{line.split(': ', 1)[0]}: /again{answer}")
+    return response is not None and response.recorded
+
+
+async def _table_state(table: Table) -> TableState:
+    night = await table.referee.nights.latest(table.chat_id)
+    assert night is not None
+    return night.state
 
 
 def _rendered(response: Response | None) -> str:
@@ -483,10 +512,11 @@ async def _summary_and_chart(table: Table) -> tuple[str, list[tuple[str, list[in
 async def _corrected_night(opening: Sequence[str], ops: list[Operation]) -> tuple[int, int, set[str]]:  # noqa: C901 -- one branch per random operation
     """Play `ops` keeping a model: each place's versions (line, the number of the line that wrote it), newest
     last; a correction names the place by its first event or by its current version (the natural
-    `/fix 3` after a fix #3), which must mean the same. Then the current versions, replayed on a
-    fresh night, must give the same balances, money, transfers, hands, /score, /summary, CSV, chart
-    and restart; and a correction is refused only when the corrected log does not replay (or the
-    night is closed, or a seat is free)."""
+    `/fix 3` after a fix #3): a fix means the same either way; an undo of the current version takes
+    it back, one of the first event takes the whole place back, its fixes too (docs/rules.md 16).
+    Then the current versions, replayed on a fresh night, must give the same balances, money,
+    transfers, hands, /score, /summary, CSV, chart and restart; and a correction is refused only
+    when the corrected log does not replay (or the night is closed, or a seat is free)."""
     with tempfile.TemporaryDirectory() as folder:
         ledger = await Ledger.open(Path(folder) / "l.sqlite3")
         try:
@@ -535,6 +565,8 @@ async def _corrected_night(opening: Sequence[str], ops: list[Operation]) -> tupl
                             held[response.replies[0].key] = value
                         continue
                     text = value.removesuffix(ALSO)
+                    if response.replies[0].key == "house.set_done":  # from the next hand: kept so
+                        text += NEXT_HAND
                     event_id, row, joins = await newest()
                     if value.split(": ", 1)[1].startswith("/again"):  # the held line the table answered:
                         # recorded as first typed (a question held for a hand now over is not asked again)
@@ -557,7 +589,7 @@ async def _corrected_night(opening: Sequence[str], ops: list[Operation]) -> tupl
                 versions = places[at]
                 named = versions[0][1] if nudge % 2 else versions[-1][1]
                 if op == "undo":
-                    attempt = versions[:-1]
+                    attempt = [] if named == versions[0][1] else versions[:-1]
                     response = await table.respond(f"A: /undo {named}")
                 else:
                     changed = another_version(versions[-1][0], nudge)
@@ -623,6 +655,49 @@ def _pong_runs(ops: list[Operation]) -> list[list[str]]:
                 continue
             runs.append([value])
     return runs
+
+
+# ---- a rules change keeps its hand (#47 item 4, docs/rules.md 20), under random corrections -------
+
+BEGINS = ("A: /pong B", "B: /flowergang", "C: /penalty follow D", "C: /pong D 9p")
+PLAYED = (
+    *BEGINS,
+    "B: /hu C 123m456m789m234p5p+5p flowers=1",
+    "D: /hu self 123m456m789m234p5p+5p flowers=4",
+    "A: /draw",
+)
+
+
+@st.composite
+def changes_and_corrections(draw: st.DrawFn) -> list[Operation]:
+    """A hand begun, a rules change (from the next hand), more play, then undos and fixes of any line
+    (the line that began the hand among them, often)."""
+    before = draw(st.lists(st.sampled_from(PLAYED), max_size=3))
+    change = f"A: /rules set {draw(st.sampled_from(['跑=30', '跑=10', '跟牌=6']))}"
+    after = draw(st.lists(st.sampled_from(PLAYED), min_size=1, max_size=4))
+    lines = [*before, draw(st.sampled_from(BEGINS)), change, *after]
+    corrections = draw(
+        st.lists(st.tuples(st.sampled_from(("undo", "undo", "fix")), st.integers(0, 9).map(str), st.integers(0, 9)))
+    )
+    return [*(("line", line, 0) for line in lines), *corrections]
+
+
+PONG_UNDONE: list[Operation] = [
+    ("line", "A: /pong B", 0),
+    ("line", "A: /rules set 跑=30", 0),
+    ("line", "B: /hu C 123m456m789m234p5p+5p flowers=1", 0),
+    ("undo", "0", 1),  # the pong that began the hand
+]
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(changes_and_corrections())
+@example(PONG_UNDONE)
+def test_a_corrected_night_keeps_each_change_at_its_hand(ops: list[Operation]) -> None:
+    """Every corrected night equals its corrected log typed afresh, each change recorded from the next
+    hand typed at the start of the hand after the one it sits in (tests/test_rules_keep_hand.py
+    works the money of one such night by hand)."""
+    asyncio.run(_corrected_night(("A: /new A B C D",), ops))
 
 
 # ---- regressions the random nights found, pinned ------------------------------------------------

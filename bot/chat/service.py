@@ -20,6 +20,7 @@ from bot.chat.handlers import app_view, kept, opening, refusals, reply_to
 from bot.chat.handlers.app_view import BadDraft, WinDraft
 from bot.chat.handlers.common import Context, Incoming, Refusal, Replied, Services, Upload
 from bot.chat.handlers.house import MAX_RULES_BYTES
+from bot.chat.handlers.reply_to import edited_line as edited_line  # the Telegram front end reads edits with it
 from bot.chat.parser import ReadLine, read_line
 from bot.night.codec import SeatChange
 from bot.night.fold import Line
@@ -301,6 +302,12 @@ class Referee:
         """(night id, hand number) of the chat's latest night: buttons for another are stale."""
         night = await self.nights.latest(chat_id, history=False)
         return (night.id, night.state.hand_no) if night is not None else None
+
+    async def night_open(self, chat_id: str, night_id: int) -> bool:
+        """Whether `night_id` is the chat's latest night and still open: a board of any other is news
+        of a night over, which only its closing answer tells (#48 item 5)."""
+        night = await self.nights.latest(chat_id, history=False)
+        return night is not None and night.id == night_id and not night.closed
 
     async def event_of_message(
         self, chat_id: str, telegram_chat: int, message_id: int

@@ -51,10 +51,13 @@ def encode_event(event: Event) -> str:
 
 
 def _fields(event: Event) -> dict[str, Any]:
-    """The event's fields; a win that joins no other keeps the payload it always had."""
+    """The event's fields; a win that joins no other, a rules change typed before its hand began,
+    keep the payload they always had."""
     raw = asdict(event)
     if isinstance(event, Win) and event.joins is None:
         del raw["joins"]
+    if isinstance(event, SetRules) and not event.next_hand:  # as it always was: from this hand if not begun
+        del raw["next_hand"]
     return raw
 
 

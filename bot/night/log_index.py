@@ -144,6 +144,11 @@ class LogIndex:
         """The id of the version in force at this place, None once it is undone."""
         return self.catch_up(rows).current(place)
 
+    def versions(self, rows: list[EventRow], place: int) -> tuple[int, ...]:
+        """The ids of the versions standing at this place, oldest first (the last is in force; a
+        version undone is in none of them)."""
+        return self.catch_up(rows).versions(place)
+
     def last(self, rows: list[EventRow], kinds: Sequence[str], counts: Callable[[EventRow], bool]) -> EventRow | None:
         """The newest row of one of these kinds that `counts` (undone rows are passed over)."""
         self.catch_up(rows)

@@ -314,6 +314,11 @@ class NightReading:
         current = self._index.current(self.events, place)
         return self.event(current) if current is not None else None
 
+    def standing(self, place: int) -> tuple[int, ...]:
+        """The versions standing at this place, oldest first: the last is in force, the others are
+        fixed since; a version undone is not among them (bot/night/versions.py)."""
+        return self._index.versions(self.events, place)
+
     def last_active(self, kinds: Sequence[str]) -> EventRow | None:
         return self.last_row(kinds, lambda e: e.id in self.active)
 

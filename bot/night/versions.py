@@ -4,8 +4,10 @@ An event first typed opens a place (its own id) with itself as the only version.
 version to the place of the row it reverses (so a fix of a fix replaces the current version, and the
 original never comes back by accident); an undo removes the version it reverses (undoing a fix brings
 back the version before it, which can be undone or fixed again; undoing the only version empties the
-place). The effective night is the current version of every non-empty place, in place order. This is a
-pure fold of the log, so any sequence of corrections means what replaying it says.
+place). An undo of the line first typed at a place while a fix of it stands takes the line back whole
+(`撤销 2` after `改 2 …`: the table means line 2 did not happen, docs/rules.md 16): the place is
+emptied. The effective night is the current version of every non-empty place, in place order. This is
+a pure fold of the log, so any sequence of corrections means what replaying it says.
 """
 
 from __future__ import annotations
@@ -69,6 +71,9 @@ class Replay:
             stack.append(event.id)
         elif event.reverses in self.undone_by:  # an undo of an undo (older ledgers): the version returns
             stack.append(self.undone_by[event.reverses])
+        elif event.reverses == place and len(stack) > 1:  # the line itself, under its fixes: all of it
+            self.undone_by[event.id] = stack[-1]
+            stack.clear()
         elif event.reverses in stack:
             stack.remove(event.reverses)
             self.undone_by[event.id] = event.reverses

@@ -24,7 +24,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
-from bot.telegram.pace import Pacer
+from bot.telegram.pace import BOARD_TURN, Pacer
 from bot.text.replies import Response, render, render_response
 from locales import Translator
 
@@ -383,6 +383,9 @@ class Tidy:
 Publisher = Callable[[Outgoing], Awaitable[bool]]  # True: it called Telegram (an edit, a send and pin)
 
 
+BOARD_DUE_SECONDS = 22.0  # a change not shown this long has the chat's next free turn (then within 30 s)
+
+
 @dataclass
 class LiveBoards:
     """The pinned live board of each chat, edited in place, at most once every `interval` seconds.
@@ -391,7 +394,11 @@ class LiveBoards:
     edited once with the latest state instead of once per event. Edits count against the group's 20
     messages a minute, shared with the answers: the board goes in a turn no answer waits for
     (`Pacer.free`), and is chosen only then, so the latest goes. A 429 keeps the board pending until
-    Telegram's `retry_after` has passed; then the latest board, not the one refused, goes out.
+    Telegram's `retry_after` has passed; then the latest board, not the one refused, goes out. A
+    board waiting goes before an answer that can still be in time, and a change not shown `due_after`
+    seconds after it came has the chat's next free turn before any answer (`Pacer.due`): at a table
+    whose answers take every turn the board still shows each change within `due_after` + a turn or
+    two (#48 item 5).
     """
 
     publish: Publisher  # edits (or sends and pins) one board; a failure that asks to wait: wait and try again
@@ -399,13 +406,16 @@ class LiveBoards:
     classify: Classify = unclassified
     attempts: int = 3  # a board that meets a network failure this many times in a row waits for the next event
     pacer: Pacer = field(default_factory=Pacer.unlimited)
+    due_after: float = BOARD_DUE_SECONDS
     _pending: dict[tuple[int, str], Outgoing] = field(default_factory=dict)
+    _since: dict[tuple[int, str], float] = field(default_factory=dict)  # the oldest change not shown yet
     _tasks: dict[tuple[int, str], asyncio.Task[None]] = field(default_factory=dict)
     _next: dict[tuple[int, str], float] = field(default_factory=dict)  # when the chat may be edited again
 
     def push(self, item: Outgoing) -> None:
         key = (item.chat, item.chat_key)
         self._pending[key] = item
+        self._since.setdefault(key, self.clock())
         if key not in self._tasks:
             self._tasks[key] = asyncio.create_task(self._run(key))
 
@@ -429,13 +439,19 @@ class LiveBoards:
                 wait = self._next.get(key, 0.0) - self.clock()
                 if wait > 0:
                     await asyncio.sleep(wait)
-                await self.pacer.free(key[0])
-                item = self._pending.pop(key)
+                self.pacer.due(key[0], self._waits(key))  # the board waits for its turn from now
+                token = BOARD_TURN.set(True)  # the pacer's turns for the board, not for tidying
+                item, since = None, None
                 try:
+                    await self.pacer.free(key[0])
+                    item = self._pending.pop(key)
+                    since = self._since.pop(key, None)
                     if await self.publish(item):
                         self._next[key] = self.clock() + self.interval
                     failures = 0
                 except Exception as error:
+                    if item is None:
+                        raise
                     failure = self.classify(error)
                     if failure is None or not failure.retry:
                         log.exception("chat %s: the live board was not updated", key[0])
@@ -449,5 +465,16 @@ class LiveBoards:
                             self._next[key] = self.clock() + max(self.interval, 1.0)
                         else:
                             log.warning("chat %s: the live board was not updated (%s)", key[0], error)
+                    if key in self._pending and since is not None:  # still to show: it has waited since then
+                        self._since[key] = min(since, self._since.get(key, since))
+                finally:
+                    BOARD_TURN.reset(token)
+                    self.pacer.due(key[0], None)  # no board waits now: the answers have every turn
         finally:
             del self._tasks[key]
+
+    def _waits(self, key: tuple[int, str]) -> tuple[float, float]:
+        """(from, at the latest): the board waits from the chat's oldest change not shown (another
+        topic's board may be older), and has the next turn before any answer `due_after` after it."""
+        since = min((at for (chat, _), at in self._since.items() if chat == key[0]), default=self.clock())
+        return since, since + self.due_after

@@ -16,8 +16,15 @@ message already answered). One that is not never takes the token an answer has b
 (`ready`), and goes before a waiting answer only if that answer can still have the next turn within
 ANSWER_WITHIN seconds of its line: so an answer waits at most one turn more for the board, the board
 still moves at a busy table, and no answer comes more than ANSWER_WITHIN (+ the request's own time)
-after its line. A 429 from Telegram all the same (another program with the same token, limits
-changed) empties the chat's bucket for as long as Telegram asked.
+after its line. When answers take every turn all the same (a line every 4 s against a turn every
+3.75 s), the board would never have one. So a board that waits (`due`, set by the live board,
+bot/telegram/delivery.py) is more pressing: it goes before an answer that can still have the next
+turn within DUE_ANSWER_WITHIN of its line (5 s, less a request's time); and once its change has
+waited long enough, the next free turn is the board's whatever waits, and the answers wait one turn
+more: the board shows every change within 30 s (#48 item 5), and the answers waiting then come a
+turn later (at 40 lines a minute 2 % of them in 5–11 s, bench/table_speed_bench.py). A 429 from
+Telegram all the same (another program with the same token, limits changed) empties the chat's
+bucket for as long as Telegram asked.
 
 The clock is the event loop's: a simulated loop (bench/table_speed_bench.py) runs a busy table's
 minutes in a moment.
@@ -29,6 +36,7 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 
@@ -48,6 +56,10 @@ GROUP_BUDGET = Budget(burst=3, every=60 / 16)  # 19 in any minute: Telegram allo
 PRIVATE_BUDGET = Budget(burst=3, every=1.0)  # about one a second in a private chat
 OVERALL_BUDGET = Budget(burst=10, every=1 / 19)  # 29 in any second: Telegram allows 30 in all
 ANSWER_WITHIN = 4.5  # seconds from a line to its answer's turn, at the latest (#41: within 5 s)
+DUE_ANSWER_WITHIN = 4.8  # the same when the board waits: an answer still within 5 s of its line
+# set by the live board's task while it takes its turn (bot/telegram/delivery.py `LiveBoards`): a turn
+# the board is due goes to the board's own requests, never to other tidying
+BOARD_TURN: ContextVar[bool] = ContextVar("board_turn", default=False)
 
 
 @dataclass
@@ -94,6 +106,7 @@ class Pacer:
     _urgent: dict[int, int] = field(default_factory=dict)  # answers waiting for a turn, per chat
     _quiet: dict[int, asyncio.Event] = field(default_factory=dict)  # set: no answer waits in the chat
     _oldest: dict[int, Callable[[], float | None]] = field(default_factory=dict)  # when the oldest came
+    _due: dict[int, tuple[float, float]] = field(default_factory=dict)  # a board waits: (from, at the latest)
 
     @classmethod
     def unlimited(cls) -> Pacer:
@@ -125,8 +138,8 @@ class Pacer:
         self._waiting(chat, +1)
         self._oldest[chat] = oldest
         try:
-            if bucket is not None:
-                while (wait := bucket.wait(self.now(), spare=bucket.promised)) > 0:
+            if bucket is not None:  # a board due has the next turn no answer was promised: the answer the one after
+                while (wait := bucket.wait(self.now(), spare=bucket.promised + self._kept_for_board(chat, bucket))) > 0:
                     await asyncio.sleep(wait)
                 bucket.promised += 1
             try:
@@ -179,14 +192,37 @@ class Pacer:
             if urgent:
                 self._waiting(chat, -1)
 
+    def due(self, chat: int, waits: tuple[float, float] | None) -> None:
+        """The chat's board waits for its turn now, for a change made at `waits[0]`: it goes before an
+        answer that can still be within DUE_ANSWER_WITHIN, and from `waits[1]` on it has the next free
+        turn before any answer (None: no board waits; set only while it does, so no turn is kept
+        for a board that is not there to take it)."""
+        if waits is None:
+            self._due.pop(chat, None)
+        else:
+            self._due[chat] = waits
+
+    def _kept_for_board(self, chat: int, bucket: Bucket) -> int:
+        """1 when an answer waiting for a turn leaves the next one to the board (it is due, and no
+        answer holds a turn already: behind one, it would hold up the answers after it as well)."""
+        return int(bucket.promised == 0 and self.board_due(chat))
+
+    def board_due(self, chat: int, pressing: bool = True) -> bool:
+        """Whether the chat's board waits (`pressing`: has waited so long that it goes first)."""
+        waits = self._due.get(chat)
+        return waits is not None and self.now() >= waits[1 if pressing else 0]
+
     def may_go_first(self, chat: int, bucket: Bucket) -> bool:
-        """Whether something that is not an answer may have the turn now: no answer waits, or the
-        oldest one waiting can have the next turn and still be within `answer_within` of its line."""
-        if not self._urgent.get(chat):
+        """Whether something that is not an answer may have the turn now: no answer waits, the board
+        has waited long enough (`due`), or the oldest answer waiting can have the next turn and still
+        be within `answer_within` of its line (DUE_ANSWER_WITHIN while a board waits)."""
+        board = BOARD_TURN.get()
+        if not self._urgent.get(chat) or (board and self.board_due(chat)):
             return True
         oldest = self._oldest.get(chat)
         since = oldest() if oldest is not None else None
-        return since is not None and self.now() + bucket.budget.every - since <= self.answer_within
+        within = DUE_ANSWER_WITHIN if board and self.board_due(chat, pressing=False) else self.answer_within
+        return since is not None and self.now() + bucket.budget.every - since <= within
 
     def _waiting(self, chat: int, change: int) -> None:
         count = self._urgent.get(chat, 0) + change

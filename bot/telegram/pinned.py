@@ -32,6 +32,7 @@ class PinnedBoards:
     sender: Sender
     board_interval: float = BOARD_EDIT_SECONDS
     boards: dict[tuple[str, int], int] = field(default_factory=dict)  # (chat key, night) -> its pinned board
+    shown: dict[tuple[str, int], str] = field(default_factory=dict)  # (chat key, night) -> the text it shows
     live: LiveBoards = field(init=False)
 
     def __post_init__(self) -> None:
@@ -52,7 +53,8 @@ class PinnedBoards:
         """The night's pinned board, edited in place; the night's first board is sent and pinned. A
         chat where the bot may not pin gets no live board (the board comes at the end of each hand)
         and, once per chat, a short note saying how to give the right. A 429 is left to the caller; True when
-        Telegram was called (the next edit waits the chat's interval)."""
+        the board shows it (Telegram was called, or the board said it already; the next edit waits the
+        chat's interval)."""
         response = item.response
         assert response.scoreboard is not None and response.night_id is not None
         bot = self.connections.bot
@@ -65,20 +67,28 @@ class PinnedBoards:
             return False
         board_id = await self.board_message(item.chat_key, night_id)
         if board_id is not None:
+            if self.shown.get((item.chat_key, night_id)) == text:
+                return True  # the board shows this already (an edit would change nothing and cost a message)
+            if not await self.night_open(item):
+                return False
             try:
                 await self.sender.call(
                     chat,
                     lambda: bot.edit_message_text(text, chat_id=chat, message_id=board_id, reply_markup=markup),
                     urgent=False,
                 )
+                self.shown[(item.chat_key, night_id)] = text
                 return True
             except BadRequest as error:
-                if not_modified(error):  # the same board again (an event that moved nothing): nothing to do
+                if not_modified(error):  # the same board again (not known since a restart): nothing to do
+                    self.shown[(item.chat_key, night_id)] = text
                     return True
                 log.info("chat %s: pinned board %s not edited (%s): pinning a new one", chat, board_id, error)
                 self.boards.pop((item.chat_key, night_id), None)
         if not await self.chats.may_pin(chat):
             await self.ask_for_pin_right(item)
+            return False
+        if not await self.night_open(item):
             return False
         try:
             sent = await with_retries(
@@ -111,7 +121,14 @@ class PinnedBoards:
             await self.ask_for_pin_right(item)
             return True
         await self.remember_board(chat, item.chat_key, night_id, sent.message_id)
+        self.shown[(item.chat_key, night_id)] = text
         return True
+
+    async def night_open(self, item: Outgoing) -> bool:
+        """Whether the board's night is still open: a night closed while its board waited gets no board
+        more (its closing answer said the last word, #48 item 5)."""
+        assert item.response.night_id is not None
+        return await self.connections.referee.night_open(item.chat_key, item.response.night_id)
 
     async def board_message(self, chat_key: str, night_id: int) -> int | None:
         """The night's pinned board: kept in memory, and in the chat's settings for a restart."""

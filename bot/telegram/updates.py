@@ -15,7 +15,7 @@ from telegram import CallbackQuery, Message, Update
 from telegram.error import TelegramError
 
 from bot.chat.availability import storage_unavailable
-from bot.chat.service import MAX_RULES_BYTES, Incoming, Replied, Speaker, Upload
+from bot.chat.service import MAX_RULES_BYTES, Incoming, Replied, Speaker, Upload, edited_line
 from bot.store.queue import Row
 from bot.telegram.app_lines import AppAnswers, is_app_line
 from bot.telegram.chats import Chats
@@ -177,7 +177,9 @@ class Updates:
             language = await referee.language(chat_key, read.sender.language if read.sender else None)
             self.post(Outgoing(read.chat_id, read.topic, chat_key, Response((Reply("edit.no_line"),), language)))
             return False
-        return await self.on_text(read, row, f"/fix {number} {read.text}")
+        aimed = edited_line(read.text, number, read.reply_to is not None)
+        # a correction read as typed keeps the reply it is (a reply-fix edited aims where it did)
+        return await self.on_text(read, row, None if aimed == read.text else aimed)
 
     async def on_member(self, read: Input) -> None:
         """The bot added to a group, or its rights changed: getMe is read again (privacy turned off

@@ -73,8 +73,10 @@ def night_csv(people: NightPeople, shown: Mapping[int, str] | None = None) -> by
 
 # ---- every closed night of the chat (`/export all`) ----------------------------------------------
 
-CHAT_HEADER = ("night", "date", "hand", "event", "person", "amount", "reason")
-TAB_HEADER = ("kind", "person", "to", "amount")
+# `money` says what the column is (before #48 it was `amount`, which the night's CSV uses for flowers;
+# a reader of the older files reads `amount` when there is no `money`: docs/players.md)
+CHAT_HEADER = ("night", "date", "hand", "event", "person", "money", "reason")
+TAB_HEADER = ("kind", "person", "to", "money")
 
 
 # A night's rows as stored for `/export all` (bot/store/exports.py): per payment its hand, the line's

@@ -55,6 +55,7 @@ WHITE, BLACK = (255, 255, 255), (0, 0, 0)
 GRID, ZERO, FRAME = (226, 226, 226), (150, 150, 150), (60, 60, 60)
 WIDTH, HEIGHT = 800, 450  # the picture sent
 S = 2  # drawn this many times larger, then shrunk: smooth lines and letters for a few ms more
+LINE_WIDTH = 2 * S  # a series' line; lines at one value are drawn this far apart, side by side
 PLOT = (70 * S, 44 * S, 630 * S, 394 * S)  # left, top, right, bottom of the plotting area
 LEGEND_LEFT = 644 * S
 JPEG_QUALITY = 92
@@ -226,19 +227,23 @@ def draw(chart: LineChart, image_format: str = "JPEG") -> bytes:
     pen.rectangle(PLOT, outline=FRAME, width=S)
     spacing = (right - left) / S / max(len(chart.xs) - 1, 1)
     dot = 3 if spacing >= 9 else 0  # dots only where they stand apart (a long night draws its lines alone)
+    shifts = side_by_side(chart.series, LINE_WIDTH)
     for index, series in enumerate(chart.series):
         colour = COLOURS[index % len(COLOURS)]
-        points = [(x_at(x), None if v is None else y_at(v)) for x, v in zip(chart.xs, series.values, strict=True)]
+        points = [
+            (x_at(x), None if v is None else y_at(v) + shift)
+            for x, v, shift in zip(chart.xs, series.values, shifts[index], strict=True)
+        ]
         for run in _runs(points):
             if len(run) > 1:
-                pen.line(run, fill=colour, width=2 * S, joint="curve")
+                pen.line(run, fill=colour, width=LINE_WIDTH, joint="curve")
             for x, y in run:
                 if dot or len(run) == 1:
                     radius = (dot or 3) * S
                     pen.ellipse([x - radius, y - radius, x + radius, y + radius], fill=colour)
-        for x, v in zip(chart.xs, series.values, strict=True):
+        for x, v, shift in zip(chart.xs, series.values, shifts[index], strict=True):
             if x in chart.marked and v is not None and (series.starred is None or x in series.starred):
-                _star(pen, x_at(x), y_at(v), 8 * S, BLACK)
+                _star(pen, x_at(x), y_at(v) + shift, 8 * S, BLACK)
     _write(image, (WIDTH * S / 2, 12 * S), chart.title, FONT_SIZES[2], BLACK, "mt")
     _write(image, ((left + right) / 2, bottom + 26 * S), chart.x_label, FONT_SIZES[1], BLACK, "mt")
     _upright_text(image, chart.y_label, font(FONT_SIZES[1]), (16 * S, (top + bottom) / 2))
@@ -250,6 +255,23 @@ def draw(chart: LineChart, image_format: str = "JPEG") -> bytes:
     else:
         image.save(out, format=image_format)
     return out.getvalue()
+
+
+def side_by_side(series: Sequence[Series], apart: float) -> list[list[float]]:
+    """How far each series' point at each x is moved down (pixels; negative: up) so that lines at the
+    same value there run side by side, centred on it, `apart` from each other: four players still at
+    0 are four lines, never one drawn over the others (#48 item 9). A line alone at its value stays."""
+    shifts = [[0.0] * len(s.values) for s in series]
+    for at in range(len(series[0].values) if series else 0):
+        level: dict[float, list[int]] = {}
+        for index, line in enumerate(series):
+            value = line.values[at]
+            if value is not None:
+                level.setdefault(value, []).append(index)
+        for together in level.values():
+            for rank, index in enumerate(together):
+                shifts[index][at] = (rank - (len(together) - 1) / 2) * apart
+    return shifts
 
 
 def format_for(filename: str) -> str:

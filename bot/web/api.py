@@ -13,7 +13,7 @@ import json
 import re
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -98,6 +98,23 @@ class Call:
         return speaker_of(self.caller.launch.user, self.admin)
 
 
+Answer = Callable[["Api", web.Request], Awaitable[web.StreamResponse]]
+Authorized = Callable[["Api", Call, web.Request], Awaitable[web.StreamResponse]]
+
+
+def authorized(handler: Authorized) -> Answer:
+    """A handler called only for a validated, authorized caller; anyone else gets 401/403/410."""
+
+    async def checked(api: Api, request: web.Request) -> web.StreamResponse:
+        try:
+            call = await api.call_of(request)
+        except Denied as denied:  # in the caller's language once known, else in Simplified Chinese
+            return error(denied.status, denied.key, denied.language or DEFAULT_LANGUAGE)
+        return await handler(api, call, request)
+
+    return checked
+
+
 @dataclass
 class Api:
     door: Door
@@ -144,12 +161,6 @@ class Api:
         admin = not seated and await self.door.is_admin(token.chat_id, user.id)
         return Call(caller, chat_key, language, admin)
 
-    async def guarded(self, request: web.Request) -> Call | web.Response:
-        try:
-            return await self.call_of(request)
-        except Denied as denied:  # in the caller's language once known, else in Simplified Chinese
-            return error(denied.status, denied.key, denied.language or DEFAULT_LANGUAGE)
-
     # ---- reading -----------------------------------------------------------------------------------
 
     async def state_of(self, call: Call) -> dict[str, Any]:
@@ -160,16 +171,12 @@ class Api:
             found["chart"] = f"/app/api/chart.png?v={version}"
         return {"version": version, "lang": call.language, "strings": strings(call.language), "chart": None, **found}
 
-    async def state(self, request: web.Request) -> web.Response:
-        call = await self.guarded(request)
-        if isinstance(call, web.Response):
-            return call
+    @authorized
+    async def state(self, call: Call, request: web.Request) -> web.Response:
         return web.json_response(await self.state_of(call))
 
-    async def detail(self, request: web.Request) -> web.Response:
-        call = await self.guarded(request)
-        if isinstance(call, web.Response):
-            return call
+    @authorized
+    async def detail(self, call: Call, request: web.Request) -> web.Response:
         try:
             number = number_of({"no": int(request.query.get("no", ""))})
         except ValueError:
@@ -178,19 +185,15 @@ class Api:
             {"no": number, "text": await self.referee.app_detail(call.chat_key, number, call.language)}
         )
 
-    async def chart(self, request: web.Request) -> web.Response:
-        call = await self.guarded(request)
-        if isinstance(call, web.Response):
-            return call
+    @authorized
+    async def chart(self, call: Call, request: web.Request) -> web.Response:
         image = await self.referee.app_chart(call.chat_key, call.language)
         if image is None:
             return error(404, "app.no_chart", call.language)
         return web.Response(body=image, content_type="image/png")
 
-    async def live(self, request: web.Request) -> web.Response:
-        call = await self.guarded(request)
-        if isinstance(call, web.Response):
-            return call
+    @authorized
+    async def live(self, call: Call, request: web.Request) -> web.Response:
         try:
             since = int(request.query.get("since", "0"))
         except ValueError:
@@ -204,10 +207,8 @@ class Api:
             return web.json_response({"version": version})
         return web.json_response(await self.state_of(call))
 
-    async def preview(self, request: web.Request) -> web.Response:
-        call = await self.guarded(request)
-        if isinstance(call, web.Response):
-            return call
+    @authorized
+    async def preview(self, call: Call, request: web.Request) -> web.Response:
         try:
             draft = draft_of(await body_of(request))
             answer = await self.referee.app_preview(call.chat_key, call.speaker, call.language, draft)
@@ -217,10 +218,8 @@ class Api:
 
     # ---- writing: a line as typed ------------------------------------------------------------------
 
-    async def record(self, request: web.Request) -> web.Response:
-        call = await self.guarded(request)
-        if isinstance(call, web.Response):
-            return call
+    @authorized
+    async def record(self, call: Call, request: web.Request) -> web.Response:
         try:
             body = await body_of(request)
             draft, nonce = draft_of(body), nonce_of(body)
@@ -250,22 +249,21 @@ class Api:
         before = await self.door.earlier(line)
         return await self.outcome(call, nonce, before or await self.door.submit(line))
 
-    async def undo(self, request: web.Request) -> web.Response:
-        return await self.command(request, lambda body: f"/undo {number_of(body)}")
+    @authorized
+    async def undo(self, call: Call, request: web.Request) -> web.Response:
+        return await self.command(call, request, lambda body: f"/undo {number_of(body)}")
 
-    async def fix(self, request: web.Request) -> web.Response:
+    @authorized
+    async def fix(self, call: Call, request: web.Request) -> web.Response:
         def typed(body: dict[str, Any]) -> str:
             text = body.get("text")
             if not isinstance(text, str) or not text.strip() or "\n" in text or len(text) > 500:
                 raise ValueError(text)
             return f"/fix {number_of(body)} {text.strip()}"
 
-        return await self.command(request, typed)
+        return await self.command(call, request, typed)
 
-    async def command(self, request: web.Request, typed: Callable[[dict[str, Any]], str]) -> web.Response:
-        call = await self.guarded(request)
-        if isinstance(call, web.Response):
-            return call
+    async def command(self, call: Call, request: web.Request, typed: Callable[[dict[str, Any]], str]) -> web.Response:
         try:
             body = await body_of(request)
             line = self.line(call, typed(body), nonce_of(body))

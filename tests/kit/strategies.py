@@ -166,7 +166,7 @@ PONG_TILES = ("1m", "E", "9p", "5s", "7m")  # different kinds: four of them make
 # weights by repetition: chores that stop the table (unseat, close) are rarer than table events
 NIGHT_KINDS = (
     *("flower", "pong", "pong_tile", "penalty", "self_win", "win") * 3,
-    *("draw", "stake", "swap", "rename", "dealer", "unseat", "close", "summary") * 2,
+    *("draw", "stake", "swap", "rename", "dealer", "unseat", "close", "summary", "rules") * 2,
     *("join", "reopen") * 3,  # a seat freed or a night closed is usually taken up again
 )
 
@@ -194,6 +194,7 @@ def night_lines(draw: st.DrawFn) -> str:
         "close": "A: /close",
         "reopen": "A: /reopen",
         "summary": f"{actor}: /summary",
+        "rules": f"A: /rules set {draw(st.sampled_from(['跑=30', '跑=10', '跟牌=6']))}",  # docs/rules.md 20
     }[kind]
 
 

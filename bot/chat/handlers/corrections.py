@@ -100,10 +100,13 @@ async def last_claim(night: Night) -> EventRow | None:
     return night.last_row(("bind",), lambda e: e.id in night.active and is_claim(e, texts[e.id].raw_text, known))
 
 
-async def target_of(night: Night, number: int | None) -> EventRow:
-    """The version to correct: the current one at #N's place (#N, a line's number tonight, may be
-    the event first typed there or any fix of it), or the latest current version that can be undone
-    (bot/night/versions.py); with no number, a seat claimed since is undone too (claims take no number)."""
+async def target_of(night: Night, number: int | None, fixing: bool = False) -> EventRow:
+    """The version to correct: with a number, the row #N names when it is in force; the line first
+    typed at #N's place when a fix of it stands (an undo takes that line back whole, a fix corrects
+    the version in force); a fix fixed since, for a fix (it corrects the version in force). What is
+    undone already, or a fix fixed again (for an undo), is refused, saying what is in force
+    (docs/rules.md 16). With no number, the latest current version that can be undone
+    (bot/night/versions.py), or a seat claimed since (claims take no number)."""
     if number is None:
         target = night.last_active(REVERSIBLE)
         claimed = await last_claim(night)
@@ -115,13 +118,27 @@ async def target_of(night: Night, number: int | None) -> EventRow:
     named = night.numbered(number)
     if named is None:
         raise no_such_event(night, number)
-    root = night.event(night.place_of(named.id)) or named  # a claim takes no number: never named here
+    place = night.place_of(named.id)
+    root = night.event(place) or named  # a claim takes no number: never named here
     if root.kind not in REVERSIBLE or named.kind not in REVERSIBLE:
         raise Refusal(Reply("undo.not_undoable", {"id": number, "kind": Reply(f"kind.{named.kind}")}))
-    current = night.current_version(root.id)
+    standing = night.standing(place)
+    if named.id not in standing:  # undone already: a second undo would take back what stands now
+        raise Refusal(Reply("undo.already_undone", {"id": number}), await in_force(night, standing))
+    current = night.event(standing[-1]) or named
+    if fixing or named.id in (current.id, place):
+        return named if named.id == place and not fixing else current
+    later = night.shown(standing[standing.index(named.id) + 1])
+    raise Refusal(Reply("undo.superseded", {"id": number, "by": later}), await in_force(night, standing))
+
+
+async def in_force(night: Night, standing: Sequence[int]) -> Reply:
+    """What stands at a place now, as typed (`现在算的是 #2：罚 王五 10`), or that nothing does."""
+    current = night.event(standing[-1]) if standing else None
     if current is None:
-        raise Refusal(Reply("undo.already_undone", {"id": number}))
-    return current
+        return Reply("undo.none_in_force")
+    typed = (await night.texts([current]))[current.id].raw_text
+    return Reply("undo.in_force", {"id": night.shown(current.id), "text": typed})
 
 
 def changes_line(night: Night, corrected: Corrected) -> Reply:
@@ -146,7 +163,8 @@ def correction_replies(night: Night, corrected: Corrected) -> list[Reply]:
         shown = tuple(Reply("correction.stake", {"hand": hand, "stake": format_money(cents)}) for hand, cents in stakes)
         replies.append(Reply("correction.stakes", {"stakes": Joined(shown, LIST)}))
     doubled = Reply("hand.doubled_mark") if night.state.doubled else ""
-    replies.append(Reply("correction.open_hand", {"hand": night.state.hand_no, "doubled": doubled}))
+    # the hand now, in one short line: whoever corrects knows /fix (#48 item 9: no reminder every time)
+    replies.append(Reply("correction.now_in_hand", {"hand": night.state.hand_no, "doubled": doubled}))
     return replies
 
 
@@ -223,6 +241,8 @@ async def undo(context: Context) -> Response:
         number = night.number_of(target.id)
         if number is not None:  # the newest line recorded nothing: an older event is undone only when named
             return await confirm_undo(context, night, target, number)
+    fixed = night.standing(target.id)[1:] if night.place_of(target.id) == target.id else ()
+    fixes = [night.shown(version) for version in fixed]  # taken back with the line: it goes whole
     corrected = await correct(context, night, target, None)
     number, undone = night.number_of(corrected.event_id), night.number_of(target.id)
     typed = (await night.texts([target]))[target.id].raw_text  # the line undone, as it was typed
@@ -230,9 +250,16 @@ async def undo(context: Context) -> Response:
     if number is None or undone is None:  # a seat claim: no line of the table, so no number either
         replies = [Reply("undo.claim_done", {"text": typed})]
     else:
-        replies = [Reply("undo.done", {"id": number, "target": undone, "text": typed})]
+        replies = [undone_line({"id": number, "target": undone, "text": typed}, fixes)]
         reported = corrected.event_id
     return recorded_reply(context, night, replies + correction_replies(night, corrected), event_id=reported)
+
+
+def undone_line(params: dict[str, object], fixes: Sequence[int | str]) -> Reply:
+    """`↩️ #5 撤销了 #2：…`, naming the fixes taken back with the line when it went whole."""
+    if not fixes:
+        return Reply("undo.done", params)
+    return Reply("undo.done_whole", {**params, "fixes": Joined(tuple(f"#{n}" for n in fixes), LIST)})
 
 
 async def held_line(context: Context, night: Night) -> PendingRepeat | None:
@@ -380,7 +407,7 @@ async def fix(context: Context) -> Response:
     if context.command.number is None or not context.command.word:
         raise Refusal(Reply("fix.usage"))
     try:
-        target = await target_of(night, context.command.number)
+        target = await target_of(night, context.command.number, fixing=True)
     except Refusal as refused:  # what cannot be undone cannot be fixed either: said as what was asked
         if refused.replies[0].key == "undo.not_undoable":
             raise Refusal(Reply("fix.not_fixable", refused.replies[0].params)) from None

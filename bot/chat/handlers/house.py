@@ -233,7 +233,8 @@ async def set_values(context: Context) -> Response:
 
 
 async def record_change(context: Context, night: Night, event: SetRules, before: Preset, after: Preset) -> Response:
-    recorded = await night.record(context.line, event)
+    # the hand it counts from is the table's word: kept through every re-derivation (docs/rules.md 20)
+    recorded = await night.record(context.line, replace(event, next_hand=night.state.begun))
     hand = next(int(n.params["hand"]) for n in recorded.played.notices if n.key == "table.rules_from")
     params = {"id": night.shown(recorded.event_id), "hand": hand}
     said = Reply("house.set_done_now" if hand == night.state.hand_no else "house.set_done", params)

@@ -80,7 +80,7 @@ async def history(context: Context) -> Response:
     events = lines[max(0, end - HISTORY_LINES) : end]
     undone = {e.id for e in events if e.id not in night.active}
     hands = {e.id: night.hand_in_log(e) for e in events}
-    fixed_by = {e.reverses: e.id for e in night.events if e.kind == "fix" and e.reverses is not None}
+    fixed_by = fixes_standing(night)
     texts = await night.texts(events)  # what was typed: the night holds none of it
     shown = flow_lines(night, events, texts)
     replies = [Reply("history.header", {"night": night.number})]
@@ -100,7 +100,7 @@ async def in_full(context: Context, night: Night, number: int) -> Response:
     row = night.numbered(number)  # #N: a line's number tonight
     if row is None:
         raise Refusal(Reply("undo.no_such_event", {"id": number}))
-    fixed_by = {e.reverses: e.id for e in night.events if e.kind == "fix" and e.reverses is not None}
+    fixed_by = fixes_standing(night)
     undone = {row.id} if row.id not in night.active else set()
     hands = {row.id: night.hand_in_log(row)}
     replies = [Reply("details.header", {"id": number})]
@@ -123,6 +123,16 @@ async def in_full(context: Context, night: Night, number: int) -> Response:
         ]
         replies.extend(payment_lines(payments, seats, night.preset))
     return Response(tuple(replies), context.language, night_id=night.id, edits=True)
+
+
+def fixes_standing(night: Night) -> dict[int, int]:
+    """Each row a fix replaced, with that fix, while the fix still stands at its place: a line whose
+    fix was undone since is said undone, never "corrected by" a fix that no longer counts."""
+    return {
+        e.reverses: e.id
+        for e in night.events
+        if e.kind == "fix" and e.reverses is not None and e.id in night.standing(night.place_of(e.id))
+    }
 
 
 def merges(night: Night, fixes: Mapping[int, LineText]) -> dict[int, int]:

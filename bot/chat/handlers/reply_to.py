@@ -69,6 +69,21 @@ def typed_correction(text: str, known: Sequence[str]) -> tuple[str, int | None] 
     return (command.name, None) if command is not None and command.name in CORRECTIONS else None
 
 
+def edited_line(text: str, number: int, replies: bool) -> str:
+    """What an edit of a message that recorded line #number is read as: the line as it should have
+    been typed, so `/fix N <the edited line>`; a message edited into a correction (`改 罚 王五 30`, a
+    reply-fix edited; `撤销`) is that correction, aimed as such a line is typed: at the number it
+    names, else at the line it replies to (`replies`), else at #number, its own line."""
+    correction = typed_correction(text, [])  # its command word comes first: names are not needed
+    if correction is None:
+        return f"/fix {number} {text}"
+    if correction[1] is not None or replies:
+        return text
+    aimed = with_number(text, number, [])
+    assert aimed is not None  # typed_correction read it with a number put in
+    return aimed
+
+
 @dataclass(frozen=True)
 class Records:
     """What the replied message recorded, as the ledger knows it."""

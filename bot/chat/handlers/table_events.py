@@ -16,6 +16,7 @@ from bot.chat.handlers.common import (
     recorded_response,
     recording_night,
 )
+from bot.chat.handlers.counted_melds import with_logged_melds
 from bot.chat.near_miss import not_whole_amount
 from bot.chat.tokens import question_of
 from bot.night.fold import Line, win_with_dealer
@@ -501,16 +502,19 @@ async def hu(context: Context) -> Response:
         choices = (Choice(Reply("button.self_draw"), "/hu self"), *choices_for(context, "hu", me))
         return ask(context, Reply("hu.how"), choices)
     event = win_event(context, command, night.state)
-    first = joinable_win(night, event)
-    if command.also:  # the line says it (一炮多响, also): joined without a question, or refused
-        if first is None:
-            raise Refusal(Reply("hu.nothing_to_join"))
-        return joined(await record(context, replace(event, joins=first)), shown_win(night, first))
-    if first is None or not fits(night, replace(event, joins=first)):
-        # not the discard just won on, or the table says it cannot be (the claim's hand does not fit
-        # the table of that discard): a win of its own, checked against the hand being played
-        return await record(context, event)
-    return await ask_same_discard(context, night, replace(event, joins=first), first)
+    try:
+        first = joinable_win(night, event)
+        if command.also:  # the line says it (一炮多响, also): joined without a question, or refused
+            if first is None:
+                raise Refusal(Reply("hu.nothing_to_join"))
+            return joined(await record(context, replace(event, joins=first)), shown_win(night, first))
+        if first is None or not fits(night, replace(event, joins=first)):
+            # not the discard just won on, or the table says it cannot be (the claim's hand does not fit
+            # the table of that discard): a win of its own, checked against the hand being played
+            return await record(context, event)
+        return await ask_same_discard(context, night, replace(event, joins=first), first)
+    except EngineError as error:  # 17 tiles: say which logged meld made them so
+        raise with_logged_melds(night, event, error) or error from None
 
 
 def fits(night: Night, event: Event) -> bool:
