@@ -62,7 +62,7 @@ def _flags(args: argparse.Namespace) -> WinFlags:
     )
 
 
-def format_score(score: WinScore, translator: Translator) -> str:
+def format_score(score: WinScore, translator: Translator, min_hard: int = 0) -> str:
     """The itemized breakdown and the total, in the player's language."""
     lines = []
     for item in score.items:
@@ -71,7 +71,8 @@ def format_score(score: WinScore, translator: Translator) -> str:
         lines.append(f"  {name}{count}: {item.flowers}")
     lines.append(translator.t("score.total", total=score.total))
     if not score.valid and score.reason:
-        lines.append(translator.t(score.reason, total=score.total, winner=translator.t("cli.this_hand")))
+        winner = translator.t("cli.this_hand")
+        lines.append(translator.t(score.reason, total=score.total, winner=winner, min_hard=min_hard))
     return "\n".join(lines)
 
 
@@ -114,5 +115,5 @@ def main(argv: Sequence[str] | None = None) -> int:
         body = {"valid": score.valid, "total": score.total, "items": items, "error": score.reason}
         print(json.dumps(body, ensure_ascii=False))
     else:
-        print(format_score(score, translator))
+        print(format_score(score, translator, preset.small_hu_min_hard))
     return EXIT_VALID if score.valid else EXIT_REFUSED

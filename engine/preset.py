@@ -20,6 +20,7 @@ from typing import Any
 
 from engine.errors import EngineError
 from engine.hand import MeldKind
+from engine.rules_text import check_depth, parse_toml
 from engine.units import MENQING_BROKEN_BY, PATTERN_KEYS, PATTERN_UNITS, SOFT_KEYS, SOFT_UNITS, Unit, UnitRule
 
 PRESET_NAMES = (
@@ -71,6 +72,13 @@ TRIGGERS = HAND_FACTS | {"dealer_stays"}
 # The dealer may also stay whenever the hand sets up a 比下胡 (nanjing family: "形成比下胡，則連莊").
 DEALER_STAYS_ON = HAND_FACTS | {"bixiahu"}
 MELD_KINDS = frozenset(kind.value for kind in MeldKind)
+
+# Every number of a rules file, typed or kept, is a whole number 0–100000 (docs/rules.md 20): flowers,
+# points or a factor; anything above is a typo or an attack, and the ledger's room is worked out from
+# it (engine/bounds.py).
+MOST = 100_000
+# A rules file's own words: a name as short as a name, a description one line of the rules' numbers.
+TEXT_MOST = {"name": 32, "description": 200}
 
 
 @dataclass(frozen=True)
@@ -231,10 +239,13 @@ class _Reader:
     key asked for is noted there (engine/rule_keys.py: the keys a table may change, read off this
     reader rather than listed twice)."""
 
-    def __init__(self, table: Mapping[str, Any], path: str, seen: list[KeyRead] | None = None) -> None:
+    def __init__(
+        self, table: Mapping[str, Any], path: str, seen: list[KeyRead] | None = None, bounded: bool = True
+    ) -> None:
         self.table = dict(table)
         self.path = path
         self.seen = seen
+        self.bounded = bounded
 
     def _name(self, key: str) -> str:
         return f"{self.path}.{key}" if self.path else key
@@ -259,10 +270,26 @@ class _Reader:
             raise EngineError("preset.bad_value", key=self._name(key), value=repr(value))
         if not isinstance(value, kind):
             raise EngineError("preset.bad_value", key=self._name(key), value=repr(value))
+        if self.bounded:
+            self._check_bounds(key, value)
         return value
 
+    def _check_bounds(self, key: str, value: Any) -> None:
+        """The one check of a value's size, whatever door it came by (docs/rules.md 20)."""
+        if isinstance(value, int) and not 0 <= value <= MOST:
+            raise EngineError("preset.out_of_range", key=self._name(key), value=_shown(value), most=MOST)
+        if isinstance(value, str):
+            most = TEXT_MOST.get(self._name(key), TEXT_MOST["name"])
+            if len(value) > most or "\x00" in value:
+                raise EngineError("preset.too_long", key=self._name(key), most=most)
+
+    def _no_repeats(self, key: str, values: list[Any]) -> None:
+        """A value listed twice says nothing more: refused at the door (it would only make a kept file big)."""
+        if self.bounded and len(set(values)) != len(values):
+            raise EngineError("preset.bad_value", key=self._name(key), value=_shown(values))
+
     def sub(self, key: str) -> _Reader:
-        return _Reader(self.take(key, dict, {}), self._name(key), self.seen)
+        return _Reader(self.take(key, dict, {}), self._name(key), self.seen, self.bounded)
 
     def choice(self, key: str, options: tuple[str, ...], default: str) -> str:
         """One of `options` (a mode: "additive" or "highest")."""
@@ -276,7 +303,10 @@ class _Reader:
         """A list of whole numbers (缺一's suit counts)."""
         values = self._take(key, list, default)
         if any(isinstance(value, bool) or not isinstance(value, int) for value in values):
-            raise EngineError("preset.bad_value", key=self._name(key), value=repr(values))
+            raise EngineError("preset.bad_value", key=self._name(key), value=_shown(values))
+        for value in values if self.bounded else ():
+            self._check_bounds(key, value)
+        self._no_repeats(key, values)
         self._note(key, "ints", list(values), default)
         return frozenset(values)
 
@@ -284,7 +314,8 @@ class _Reader:
         values = self._take(key, list, default)
         for value in values:
             if not isinstance(value, str) or value not in allowed:
-                raise EngineError("preset.bad_value", key=self._name(key), value=repr(value))
+                raise EngineError("preset.bad_value", key=self._name(key), value=_shown(value))
+        self._no_repeats(key, values)
         self._note(key, "set", sorted(set(values)), default, allowed)
         return frozenset(values)
 
@@ -304,14 +335,25 @@ class _Reader:
             raise EngineError("preset.unknown_key", key=self._name(key))
 
 
-def _unit_rule(key: str, raw: Any, path: str, known: frozenset[str], seen: list[KeyRead] | None = None) -> UnitRule:
+def _shown(value: Any) -> str:
+    """A bad value as an error names it: its start, never a screenful (a 5,000-digit number)."""
+    try:
+        text = repr(value)
+    except ValueError:  # a number past Python's 4,300 digits of conversion
+        return "…"
+    return text if len(text) <= 40 else f"{text[:37]}…"
+
+
+def _unit_rule(
+    key: str, raw: Any, path: str, known: frozenset[str], seen: list[KeyRead] | None = None, bounded: bool = True
+) -> UnitRule:
     """A unit's rule: a number (its value) or a table; either way each of its keys is noted as a
     table's would be, the value under the unit's own name (`patterns.pao`)."""
     if isinstance(raw, int) and not isinstance(raw, bool):
         raw = {"value": raw}
     if not isinstance(raw, dict):
-        raise EngineError("preset.bad_value", key=path, value=repr(raw))
-    reader = _Reader(raw, path, seen)
+        raise EngineError("preset.bad_value", key=path, value=_shown(raw))
+    reader = _Reader(raw, path, seen, bounded)
     value = reader._take("value", int)
     if seen is not None:
         seen.append(KeyRead(path, "int", (), True, value))
@@ -340,7 +382,7 @@ def _unit_table(reader: _Reader, known: frozenset[str], all_keys: frozenset[str]
     for key in list(reader.table):
         if key not in known:
             raise EngineError("preset.unknown_key", key=reader._name(key))
-        rules[key] = _unit_rule(key, reader.table.pop(key), reader._name(key), all_keys, reader.seen)
+        rules[key] = _unit_rule(key, reader.table.pop(key), reader._name(key), all_keys, reader.seen, reader.bounded)
     return rules
 
 
@@ -372,21 +414,30 @@ def _resolve_base(raw: dict[str, Any], depth: int) -> dict[str, Any]:
 
 def _pattern_groups(win: _Reader, key: str) -> tuple[tuple[str, ...], ...]:
     raw = win._take(key, list, [])
+    if win.bounded and len(raw) > len(PATTERN_KEYS):  # more groups than patterns repeat one
+        raise EngineError("preset.bad_value", key=f"win.{key}", value=_shown(raw))
     for group in raw:
         if not isinstance(group, list):
-            raise EngineError("preset.bad_value", key=f"win.{key}", value=repr(group))
+            raise EngineError("preset.bad_value", key=f"win.{key}", value=_shown(group))
         for name in group:
             if name not in PATTERN_KEYS:
-                raise EngineError("preset.bad_value", key=f"win.{key}", value=repr(name))
+                raise EngineError("preset.bad_value", key=f"win.{key}", value=_shown(name))
+        win._no_repeats(key, group)
     win._note(key, "groups", [list(group) for group in raw], [], PATTERN_KEYS)
     return tuple(tuple(group) for group in raw)
 
 
-def preset_from_dict(raw: Mapping[str, Any], seen: list[KeyRead] | None = None) -> Preset:
+def preset_from_dict(raw: Mapping[str, Any], seen: list[KeyRead] | None = None, bounded: bool = True) -> Preset:
     """Build and check a preset from parsed TOML (after `base` is resolved); `seen` collects every
-    key the reading asked for, with the value it read (engine/rule_keys.py)."""
+    key the reading asked for, with the value it read (engine/rule_keys.py).
+
+    Every door (a typed change, a file, RULES_DIR, a house rule, `/new … rules=`) reads `bounded`:
+    each number 0–100000, each text short. Rules a night already stored are read with
+    `bounded=False`, as they were kept: the bounds are the doors', and a ledger written before them
+    still opens (docs/rules.md 20)."""
+    check_depth(raw)
     source = json.dumps(raw, ensure_ascii=False, sort_keys=True, default=str)  # a bad value is refused below
-    reader = _Reader(raw, "", seen)
+    reader = _Reader(raw, "", seen, bounded)
     all_units = SOFT_KEYS | PATTERN_KEYS
     name = reader.take("name", str)
     description = reader.take("description", str, "")
@@ -477,10 +528,7 @@ def resolved_builtin(name: str) -> dict[str, Any]:
 
 def resolved_text(text: str) -> dict[str, Any]:
     """A house-rules file as plain data, `base` resolved; checked by building the preset."""
-    try:
-        raw = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        raise EngineError("preset.bad_toml", detail=str(error)) from error
+    raw = parse_toml(text)
     resolved = _resolve_base(raw, depth=0)
     preset_from_dict(resolved)
     return resolved

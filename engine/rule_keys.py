@@ -11,7 +11,6 @@ one's values as they were typed.
 from __future__ import annotations
 
 import json
-import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from functools import cache, lru_cache
 from types import MappingProxyType
@@ -20,6 +19,7 @@ from typing import Any
 from engine.errors import EngineError
 from engine.events import RuleChange, SetRules
 from engine.preset import PRESET_NAMES, KeyRead, Preset, preset_from_dict, resolved_builtin
+from engine.rules_text import parse_toml
 from engine.units import PATTERN_UNITS, SOFT_UNITS
 
 # What a night is opened with: its balances start from `start` and its chips from `chips`, so they
@@ -74,7 +74,7 @@ def chat_keys() -> tuple[str, ...]:
 @lru_cache(maxsize=32)
 def _values_of_source(source: str) -> Mapping[str, Any]:
     seen: list[KeyRead] = []
-    preset_from_dict(json.loads(source), seen)
+    preset_from_dict(json.loads(source), seen, bounded=False)  # rules already built: read as they are
     return MappingProxyType({read.key: read.value for read in seen})
 
 
@@ -84,22 +84,24 @@ def values_of(preset: Preset) -> Mapping[str, Any]:
     return _values_of_source(preset.source)
 
 
-def rules_after(preset: Preset, change: SetRules) -> Preset:
+def rules_after(preset: Preset, change: SetRules, bounded: bool = True) -> Preset:
     """The rules `change` makes of `preset`; EngineError (the key and value named) if they are not
     rules, or if they change what a night is opened with. Kept for the rules and change they were
-    made of: every re-fold of a night (a correction, a restart) meets the same ones again."""
-    return _rules_after(preset, change)
+    made of: every re-fold of a night (a correction, a restart) meets the same ones again. The
+    fold of a stored change reads it unbounded (engine/preset.py `preset_from_dict`): the door that
+    wrote it checked it."""
+    return _rules_after(preset, change, bounded)
 
 
 @lru_cache(maxsize=64)
-def _rules_after(preset: Preset, change: SetRules) -> Preset:
+def _rules_after(preset: Preset, change: SetRules, bounded: bool) -> Preset:
     if change.whole:
-        after = preset_from_dict(json.loads(change.whole))
+        after = preset_from_dict(json.loads(change.whole), bounded=bounded)
     else:
         raw = json.loads(preset.source)
         for item in change.changes:
             raw = changed(raw, item)
-        after = preset_from_dict(raw)
+        after = preset_from_dict(raw, bounded=bounded)
     for key in night_only_changes(preset, after):
         raise EngineError("rules.night_only", key=key)
     return after
@@ -185,9 +187,9 @@ def read_file(text: str) -> tuple[dict[str, Any] | None, tuple[EngineError, ...]
     error it holds: each unknown key, each value of the wrong kind (each checked on its own over the
     rules it starts from), each key a file with no `base` must give. Bad TOML is one error (where)."""
     try:
-        raw = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        return None, (EngineError("preset.bad_toml", detail=str(error)),)
+        raw = parse_toml(text)
+    except EngineError as error:
+        return None, (error,)
     base = raw.pop("base", None)
     errors: list[EngineError] = []
     if base is not None and base not in PRESET_NAMES:

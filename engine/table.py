@@ -79,8 +79,8 @@ def _with_act(state: TableState, seat: int, act: Act) -> TableState:
 class WinRefused(EngineError):
     """A well-formed win that the rules refuse (no winning shape, below the 小胡 limit)."""
 
-    def __init__(self, key: str, winner: int, score: WinScore) -> None:
-        super().__init__(key, winner=winner, total=score.total)
+    def __init__(self, key: str, winner: int, score: WinScore, min_hard: int = 0) -> None:
+        super().__init__(key, winner=winner, total=score.total, min_hard=min_hard)  # the limit in force
         self.score = score
 
 
@@ -372,7 +372,7 @@ def _apply_win(state: TableState, event: Win) -> Outcome:
     for claim in ordered:
         score = _score_claim(state, claim, event.discarder)
         if not score.valid:
-            raise WinRefused(score.reason or "win.refused", claim.winner, score)
+            raise WinRefused(score.reason or "win.refused", claim.winner, score, state.preset.small_hu_min_hard)
         liability = liability_at_win(state, claim, score, event.discarder)
         liable = liability.seat if liability is not None else None
         if liability is not None:
@@ -471,12 +471,14 @@ def _end_hand(state: TableState) -> Outcome:
     else:
         dealer, passes, streak = (state.dealer + 1) % SEATS, state.dealer_passes + 1, 0
     doubled = bool(facts & preset.triggers)
+    next_rules = state.next_preset or preset  # the next hand is doubled by its own rules' factor
     notices = [Notice("table.next_hand", {"hand": state.hand_no + 1, "dealer": dealer})]
     if stays:
         notices.append(Notice("table.dealer_stays", {"dealer": dealer, "streak": streak}))
     if doubled:
         # the warning says why: the facts of this hand that double the next one (a 清一色, a draw …)
-        notices.append(Notice("table.next_doubled", {"triggers": ",".join(sorted(facts & preset.triggers))}))
+        said = {"triggers": ",".join(sorted(facts & preset.triggers)), "factor": next_rules.doubling_factor}
+        notices.append(Notice("table.next_doubled", said))
     if passes // SEATS > state.dealer_passes // SEATS:
         notices.append(Notice("table.round_over", {"round": passes // SEATS}))
     if passes > state.dealer_passes and passes == preset.jiang_passes:
@@ -555,7 +557,7 @@ def _apply_set_rules(state: TableState, event: SetRules) -> Outcome:
     """改规则: from the next hand once this one has begun (its money stays as it was played), else
     from this one; one typed in a hand begun then counts from the next hand in every re-derivation
     (docs/rules.md 20)."""
-    preset = rules_after(state.next_preset or state.preset, event)
+    preset = rules_after(state.next_preset or state.preset, event, bounded=False)  # checked at its door
     later = state.begun or event.next_hand  # the hand it was typed in had begun: the next one, always
     after = _changed(state, next_preset=preset) if later else _changed(state, preset=preset, next_preset=None)
     return Outcome(after, (), (Notice("table.rules_from", {"hand": state.hand_no + later}),))

@@ -61,7 +61,7 @@ async def test_new_with_start_points_and_rules(table: Table) -> None:
     await table.say("/new Alice Bob Carol Dave preset=nanjing start=500")
     board = await table.say("/score")
     assert "500" in board
-    rules = await table.say("/rules changkaitou")
+    rules = await table.say("/rules all changkaitou")
     assert "1000" in rules and "16" in rules and "三嘴" in rules
     refused = await table.say("Bob: /range Bob 5s")
     assert "nanjing" in refused

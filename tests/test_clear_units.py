@@ -75,7 +75,7 @@ async def test_english_reads_whole(table: Table) -> None:
 
 async def test_rules_sections(table: Table) -> None:
     await table.say("/new A B C D preset=chengbei")
-    rules = (await table.say("/rules")).splitlines()
+    rules = (await table.say("/rules all")).splitlines()
     soft = rules.index("软花（每个）：")
     assert "硬花（每张）：1" in rules[:soft]
     assert not any(line.strip().startswith("硬花") for line in rules[soft:])
@@ -85,5 +85,5 @@ async def test_rules_sections(table: Table) -> None:
 async def test_traditional_rules_say_the_preset_in_traditional(table: Table) -> None:
     await table.say("/lang zh-Hant")
     await table.say("/new A B C D")
-    header = (await table.say("/rules")).splitlines()[0]
+    header = (await table.say("/rules all")).splitlines()[0]
     assert "南京麻將" in header and "南京麻将" not in header

@@ -70,7 +70,7 @@ async def say_as(referee: Referee, name: str, text: str, admin: bool = False, pr
 
 async def test_rules_lists_every_value_a_group_may_change_with_its_key(table: Table) -> None:
     await table.say("A: /new A B C D")
-    out = await table.say("/rules")
+    out = await table.say("/rules all")
     nanjing = values_of(load_preset("nanjing"))
     listed = [key for key in chat_keys() if key in nanjing]
     assert all(f" {short_names()[key]}=" in out for key in listed)
@@ -89,7 +89,7 @@ async def test_rules_lists_every_value_a_group_may_change_with_its_key(table: Ta
 
 async def test_rules_in_english_name_the_same_keys(table: Table) -> None:
     await table.say("/lang en")
-    out = await table.say("/rules")
+    out = await table.say("/rules all")
     assert "base pao=20" in out and "exposed gang exposed_gang=6" in out and "doubles the next hand triggers=" in out
 
 
@@ -125,7 +125,7 @@ async def test_a_change_plays_from_the_next_hand_and_the_money_follows_it(table:
     assert "✅ #3 规则改了，从第 2 盘起：" in out
     assert "跑 pao：20 → 10" in out and "跟牌 penalty_follow：10 → 6" in out and "比下胡 triggers：−荒庄" in out
     assert await table.balances() == NIGHT_BALANCES
-    rules = await table.say("/rules")
+    rules = await table.say("/rules all")
     assert "今晚改过" in rules and "跑 pao：20 → 10" in rules and "跑 pao=10" in rules
     history = await table.say("/history")
     assert "#3 [第1盘] 改规则：/rules set 跑=10 跟牌=6 比下胡-=荒庄（A）" in history
@@ -159,7 +159,7 @@ async def test_bad_keys_and_values_are_named_all_at_once_and_nothing_changes(tab
     ):
         assert said in out, said
     assert await table.row_counts() == before
-    assert "跑 pao=20" in await table.say("/rules")
+    assert "跑 pao=20" in await table.say("/rules all")
 
 
 async def test_a_value_the_engine_refuses_is_named_and_nothing_changes(table: Table) -> None:
@@ -202,7 +202,7 @@ async def test_a_change_during_a_hand_stacks_on_one_waiting_for_the_next(table: 
     await table.say("A: /rules set 跑=10")
     out = await table.say("A: /rules set 门清=10")
     assert "从第 2 盘起" in out and "门清 menqing：20 → 10" in out
-    rules = await table.say("/rules")
+    rules = await table.say("/rules all")
     assert "第 2 盘起再改：" in rules and "跑 pao：20 → 10" in rules and "跑 pao=20" in rules
     await table.say("B: /draw")
     await table.say(f"B: /hu self {WIN_1}")
@@ -265,16 +265,16 @@ async def test_saved_rules_open_a_later_night_and_may_be_the_default(table: Tabl
     await table.say("A: /summary")
     await table.say("A: yes")
     assert "规则 ours" in await table.say("A: /new A B C D")  # a bare /new plays the group's default
-    assert "本群的规则：ours" in await table.say("/rules")
+    assert "本群的规则：ours" in await table.say("/rules all")
     assert "规则 ours 删了" in await table.say("A: /rules drop ours")
-    assert "不写规则开局时用：nanjing" in await table.say("/rules")
+    assert "不写规则开局时用：nanjing" in await table.say("/rules all")
 
 
 async def test_an_operators_file_opens_a_night_by_name(table: Table, tmp_path: Path) -> None:
     # the harness's referee reads tmp_path as its rules folder (the console's is its own folder)
     (tmp_path / "ourtable.toml").write_text('base = "nanjing"\nname = "ourtable"\n[patterns]\npao = 10\n', "utf-8")
-    assert "管理员另备：ourtable" in await table.say("/rules")
-    assert "跑 pao=10" in await table.say("/rules ourtable")
+    assert "管理员另备：ourtable" in await table.say("/rules all")
+    assert "跑 pao：20 → 10" in await table.say("/rules ourtable")  # short: what differs from nanjing
     assert "规则 ourtable" in await table.say("A: /new A B C D rules=ourtable.toml")
     await table.say(f"B: /hu self {WIN_1}")
     assert await table.balances() == {"A": -36, "B": 108, "C": -36, "D": -36}
@@ -323,7 +323,7 @@ async def test_a_changed_rule_survives_a_restart(tmp_path: Path) -> None:
     await say_as(first, "B", f"/hu self {WIN_1}")  # hand 1 closes: its checkpoint holds the rules in force
     await first.close()
     again = Referee(await Ledger.open(path), charts_enabled=False)
-    assert "跑 pao=10" in await say_as(again, "A", "/rules")
+    assert "跑 pao=10" in await say_as(again, "A", "/rules all")
     await say_as(again, "C", f"/hu self {WIN_1}")
     # hand 1: B 36 from each; hand 2 (B deals; no trigger): C 36 from each
     night = await again.night_json("group-1")
@@ -376,7 +376,7 @@ async def test_a_bad_rules_file_is_refused_naming_every_error(fake: FakeTelegram
         assert "'rain'" in out
         out = await bot.send_file(ALICE, "/rules", "broken.toml", b"[patterns\npao = 10\n")
         assert "不是有效的 TOML" in out
-        assert "跑 pao=20" in await bot.say(ALICE, "/rules")
+        assert "跑 pao=20" in await bot.say(ALICE, "/rules all")
 
 
 async def test_a_rules_file_too_big_is_refused_before_it_is_fetched(fake: FakeTelegram, tmp_path: Path) -> None:

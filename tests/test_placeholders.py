@@ -595,6 +595,11 @@ Alice: /rules set 跑=10 比下胡-=荒庄
 Bob: /pong Carol
 Alice: /rules set 门清=10
 Alice: /rules
+Alice: /rules all
+Alice: /rules all jinyuanzi
+Alice: /rules all changkaitou
+Alice: /rules all a b
+Alice: /rules set 跑=100000 zha=100000
 Alice: /history #2
 Alice: /rules save
 Alice: /rules save nanjing

@@ -144,8 +144,8 @@ async def test_a_false_win_without_an_amount_records_nothing_in_nanjing(table: T
 
 
 async def test_rules_say_who_keeps_the_deal_and_the_leibaota(table: Table) -> None:
-    nanjing = await table.say("/rules nanjing")
+    nanjing = await table.say("/rules all nanjing")
     assert "连庄：凡是引起比下胡的事" in nanjing and "垒宝塔" in nanjing and "庄家胡牌" in nanjing
-    jinyuanzi = await table.say("/rules jinyuanzi")
+    jinyuanzi = await table.say("/rules all jinyuanzi")
     # (its key is listed among the values a group may change, at 0: "垒宝塔 leibaota_step=0")
     assert "连庄：庄家胡牌、荒庄、诈胡" in jinyuanzi and "垒宝塔：" not in jinyuanzi

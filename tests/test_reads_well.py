@@ -69,14 +69,14 @@ async def test_english_stats_count_one_night_and_say_nothing_of_wins_never_made(
 
 async def test_english_rules_have_no_chinese_list_marks(table: Table) -> None:
     await table.say("/lang en")
-    rules = await table.say("/rules nanjing")
+    rules = await table.say("/rules all nanjing")
     assert "、" not in rules
     assert "big win, " in rules
 
 
 async def test_traditional_rules_use_traditional_forms(table: Table) -> None:
     await table.say("/lang zh-Hant")
-    rules = await table.say("/rules nanjing")
+    rules = await table.say("/rules all nanjing")
     assert "看著" in rules and "看着" not in rules
 
 

@@ -340,7 +340,7 @@ def only_looks(command: Command) -> bool:
     """Whether a command's line is a question (answered alike whoever asks, changes nothing): a
     question's grammar read with no action (`/rules set …` changes the rules)."""
     spec = GRAMMAR_BY_NAME.get(command.name)
-    return spec is not None and spec.looks_only and command.kind is None
+    return spec is not None and spec.looks_only and command.kind in (None, "all")  # `/rules all` only looks
 
 
 def _stats(name: str, raw: str, tokens: list[str], known: Sequence[str], plain: bool) -> Command:

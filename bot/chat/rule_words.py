@@ -20,10 +20,11 @@ from bot.text.replies import LIST, Joined, Reply
 from bot.text.vocabulary import catalog_words, fold
 from bot.views.house_rules import item_key, label_key, short_names
 from engine.events import RuleChange
+from engine.preset import MOST
 from engine.rule_keys import NIGHT_ONLY, SET_KINDS, change_of, chat_key, chat_keys, format_keys, section
 
-RULES_ACTIONS = ("set", "save", "default", "drop")  # /rules set KEY=VALUE …, /rules save NAME …
-MAX_NUMBER = 100_000  # flowers, points or a factor: anything above is a typo
+RULES_ACTIONS = ("set", "save", "default", "drop", "all")  # /rules set KEY=VALUE …, /rules all [NAME] …
+MAX_NUMBER = MOST  # the preset reader's bound (engine/preset.py): said before the value is read
 _WORD = re.compile(r"^(?P<key>[^=+]+?)(?P<op>\+=|-=|=)(?P<value>.*)$")
 _ITEMS = re.compile(r"[,，、]")
 OPS = {"=": "=", "+=": "+", "-=": "-"}
@@ -150,7 +151,7 @@ def value_of(key: str, typed: str, text: str) -> Any:
     read = format_keys()[key]
     params = {"key": typed, "value": text}
     if read.kind == "int":
-        if not (text.isascii() and text.isdigit()) or int(text) > MAX_NUMBER:
+        if not (text.isascii() and text.isdigit()) or len(text) > len(str(MAX_NUMBER)) or int(text) > MAX_NUMBER:
             raise WordRefused(Reply("house.bad_number", {**params, "most": MAX_NUMBER}))
         return int(text)
     if read.kind == "bool":

@@ -20,6 +20,7 @@ from bot.chat.handlers import app_view, kept, opening, refusals, reply_to
 from bot.chat.handlers.app_view import BadDraft, WinDraft
 from bot.chat.handlers.common import Context, Incoming, Refusal, Replied, Services, Upload
 from bot.chat.handlers.house import MAX_RULES_BYTES
+from bot.chat.handlers.house import allowed as allowed_to_change_rules
 from bot.chat.handlers.reply_to import edited_line as edited_line  # the Telegram front end reads edits with it
 from bot.chat.parser import ReadLine, read_line
 from bot.night.codec import SeatChange
@@ -297,6 +298,11 @@ class Referee:
 
     async def set_chat_setting(self, chat_id: str, key: str, value: str) -> None:
         await self.nights.set_setting(chat_id, key, value)
+
+    async def may_change_rules(self, chat_id: str, speaker: Speaker) -> bool:
+        """Whether a rules file `speaker` sends here would be read (the night's opener, the chat's
+        admins): asked before the file is downloaded."""
+        return allowed_to_change_rules(speaker, await self.nights.latest(chat_id, history=False))
 
     async def current_hand(self, chat_id: str) -> tuple[int, int] | None:
         """(night id, hand number) of the chat's latest night: buttons for another are stale."""

@@ -64,7 +64,7 @@ def _state_from(raw: Any, preset: Preset) -> TableState:
     if not isinstance(raw, dict) or raw.get("v") != CODEC_VERSION or not {"v", "state"} <= set(raw) <= _BODY:
         raise CheckpointMismatch("another version")
     if "rules" in raw:  # the rules a 改规则 made, in force at the checkpoint
-        preset = preset_from_dict(json.loads(raw["rules"]))
+        preset = preset_from_dict(json.loads(raw["rules"]), bounded=False)
     given = {"preset": preset, "next_preset": None}
     return from_data(TableState, raw["state"], POSITIONAL, given=given)
 

@@ -76,6 +76,18 @@ from engine.table import TableState
 # ROW_MARGIN rows more, then get the same answer; /close always does (and a binding, which rides
 # on a line already answered). A line an /undo took out does not count: typed again, it fits.
 MAX_NIGHT_EVENTS = 5_000
+INTEGER_MOST = 2**63 - 1  # SQLite's INTEGER: what a payment's flowers and money must fit
+
+
+def check_fits(news: Sequence[NewEvent], stake: int) -> None:
+    """EngineError, nothing written, when a payment would not fit the ledger: only rules a ledger held
+    before the bounds of docs/rules.md 20 can make one (the doors refuse such rules and stakes)."""
+    for new in news:
+        cents = new.stake_cents or stake
+        if any(abs(p.amount) * max(cents, 1) > INTEGER_MOST for p in new.payments):
+            raise EngineError("room.payment_too_big")
+
+
 ROW_MARGIN = 100
 
 
@@ -207,6 +219,7 @@ class Night(NightReading):
         back holds that very value when it reads as it, so the value is held once. `tally`: what a
         closed hand adds to the stored running tally, in the same transaction as its checkpoint."""
         stake = self.stake_at(hand if hand is not None else self.state.hand_no)
+        check_fits(news, stake)
         saved = (self.version, checkpoints.encode(*checkpoint, self.opening_preset)) if checkpoint is not None else None
         bind, self._unwritten_bind = self._unwritten_bind, None
         if bind is not None:  # after the line's own rows: the first one keeps the update key

@@ -94,7 +94,8 @@ class Nights:
         which every chat's first line after a restart paid for the same few presets."""
         kept = self._presets.get(row.preset_json)
         if kept is None:
-            kept = self._presets[row.preset_json] = (row.preset_json, preset_from_dict(json.loads(row.preset_json)))
+            stored = preset_from_dict(json.loads(row.preset_json), bounded=False)  # as kept: bounds are the doors'
+            kept = self._presets[row.preset_json] = (row.preset_json, stored)
             if len(self._presets) > PRESETS_KEPT:
                 self._presets.popitem(last=False)
         else:

@@ -81,7 +81,9 @@ class NightReading:
         self.ledger = ledger
         self.row = row
         # the rules the night was opened with; a 改规则 makes others from a hand on (`preset`)
-        self.opening_preset: Preset = preset if preset is not None else preset_from_dict(json.loads(row.preset_json))
+        self.opening_preset: Preset = (
+            preset if preset is not None else preset_from_dict(json.loads(row.preset_json), bounded=False)
+        )
         self._events: list[EventRow] = list(events)
         self._index = LogIndex(row.ids_through)  # questions by id, kind and place, folded once per appended row
         self._booked: Totals | None = None  # summed from the payments when first asked for

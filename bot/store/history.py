@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
-from typing import Literal
+from typing import Any, Literal
 
 import aiosqlite
 
@@ -23,6 +23,38 @@ def is_recorded(db: sqlite3.Connection, update_key: str | None) -> bool:
     if update_key is None:
         return False
     return db.execute("SELECT 1 FROM events WHERE update_key = ?", (update_key,)).fetchone() is not None
+
+
+INTEGER_MOST = 2**63 - 1  # SQLite's INTEGER
+
+
+def fits(row: PersonNightRow) -> bool:
+    """Whether each figure of a person's night is an SQLite INTEGER."""
+    values = (row.amount, row.money_cents, row.hands, row.wins, *row.counts)
+    return all(-INTEGER_MOST <= value <= INTEGER_MOST for value in values)
+
+
+# A row of `night_people` as the sums read it, and the sums themselves: (person, how many rows, the
+# sums of amount, money_cents, hands, wins, self_draws, deal_ins, the largest biggest).
+PEOPLE_COLUMNS = "person, amount, money_cents, hands, wins, self_draws, deal_ins, biggest"
+
+
+def summed_by_person(rows: Sequence[Sequence[Any]]) -> list[tuple[Any, ...]]:
+    """`night_people` rows summed per person in Python: what the SQL sums give, when a sum of rows
+    that each fit passes a 64-bit integer (SQLite's SUM then fails with "integer overflow"; a ledger
+    written before the bounds of docs/rules.md 20)."""
+    found: dict[str, list[int]] = {}
+    for person, *values in rows:
+        sums = found.setdefault(str(person), [0, 0, 0, 0, 0, 0, 0, 0])
+        sums[0] += 1
+        for index, value in enumerate(values[:6], start=1):
+            sums[index] += int(value)
+        sums[7] = max(sums[7], int(values[6]))
+    return [(person, *sums) for person, sums in sorted(found.items())]
+
+
+def overflowed(error: sqlite3.OperationalError) -> bool:
+    return "overflow" in str(error)
 
 
 ChatLog = Literal["tab_events", "season_events"]  # a chat's own append-only logs, beside its nights'
@@ -104,7 +136,10 @@ class ChatHistory:
 
     async def store_figures(self, rows: Sequence[StoredFigures]) -> None:
         """Each night's figures and its rows per person (replacing those stored for it): one
-        transaction for them all."""
+        transaction for them all. A night one of whose rows holds a figure past a 64-bit integer (a
+        ledger written before the bounds of docs/rules.md 20) keeps its figures without rows: /tab and
+        /summary read it, a period's sums leave it out, rather than every view after it failing."""
+        rows = [row if all(map(fits, row[4])) else (*row[:4], ()) for row in rows]
 
         def write(db: sqlite3.Connection) -> None:
             db.executemany(
@@ -130,14 +165,23 @@ class ChatHistory:
         nights from `first_day` to `last_day` (YYYY-MM-DD, the day each night was opened) summed:
         (person, the sums with `night_id` holding how many nights). One indexed read of the period's
         rows; a night reopened since its rows were written is left out (its newest event is newer)."""
-        rows = await self._db.execute_fetchall(
-            "SELECT person, COUNT(*), SUM(amount), SUM(money_cents), SUM(hands), SUM(wins), SUM(self_draws),"
-            " SUM(deal_ins), MAX(biggest) FROM night_people p"
-            " WHERE chat_id = ? AND day BETWEEN ? AND ?"
+        chosen = (
+            " FROM night_people p WHERE chat_id = ? AND day BETWEEN ? AND ?"
             " AND last_event_id = (SELECT MAX(id) FROM events e WHERE e.night_id = p.night_id)"
-            " GROUP BY person ORDER BY person",
-            (chat_id, first_day, last_day),
         )
+        try:
+            rows: Sequence[Sequence[Any]] = list(
+                await self._db.execute_fetchall(
+                    "SELECT person, COUNT(*), SUM(amount), SUM(money_cents), SUM(hands), SUM(wins), SUM(self_draws),"
+                    f" SUM(deal_ins), MAX(biggest){chosen} GROUP BY person ORDER BY person",
+                    (chat_id, first_day, last_day),
+                )
+            )
+        except sqlite3.OperationalError as error:
+            if not overflowed(error):
+                raise
+            raw = await self._db.execute_fetchall(f"SELECT {PEOPLE_COLUMNS}{chosen}", (chat_id, first_day, last_day))
+            rows = summed_by_person(list(raw))
         return [(str(r[0]), PersonNightRow(int(r[1]), str(r[0]), *(int(v) for v in r[2:]))) for r in rows]
 
 

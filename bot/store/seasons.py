@@ -10,9 +10,13 @@ chosen by day (a month, a year, a range of days) or by id (a season): one indexe
 
 from __future__ import annotations
 
+import sqlite3
+from collections.abc import Sequence
+from typing import Any
+
 import aiosqlite
 
-from bot.store.history import append_chat_log
+from bot.store.history import PEOPLE_COLUMNS, append_chat_log, overflowed, summed_by_person
 from bot.store.rows import PersonNightRow, SeasonEventRow, SpanSums
 from bot.store.writer import Writer
 
@@ -60,14 +64,25 @@ class ChatSeasons:
     async def _span(self, which: str, chat_id: str, first: object, last: object) -> SpanSums:
         """One read: the span's rows (a night reopened since its rows were written is left out: its
         newest event is newer) taken once, summed per person, and its nights counted beside them."""
-        rows = await self._db.execute_fetchall(
-            "WITH r AS MATERIALIZED (SELECT * FROM night_people p"
-            f" WHERE chat_id = ?1 AND {which}"
-            " AND last_event_id = (SELECT MAX(id) FROM events e WHERE e.night_id = p.night_id))"
-            f" SELECT person, {_SUMS} FROM r GROUP BY person"
-            " UNION ALL SELECT NULL, COUNT(DISTINCT night_id), 0, 0, 0, 0, 0, 0, 0 FROM r",
-            (chat_id, first, last),
+        chosen = (
+            f" FROM night_people p WHERE chat_id = ?1 AND {which}"
+            " AND last_event_id = (SELECT MAX(id) FROM events e WHERE e.night_id = p.night_id)"
         )
+        try:
+            rows: Sequence[Sequence[Any]] = list(
+                await self._db.execute_fetchall(
+                    f"WITH r AS MATERIALIZED (SELECT *{chosen})"
+                    f" SELECT person, {_SUMS} FROM r GROUP BY person"
+                    " UNION ALL SELECT NULL, COUNT(DISTINCT night_id), 0, 0, 0, 0, 0, 0, 0 FROM r",
+                    (chat_id, first, last),
+                )
+            )
+        except sqlite3.OperationalError as error:
+            if not overflowed(error):
+                raise
+            raw = await self._db.execute_fetchall(f"SELECT {PEOPLE_COLUMNS}, night_id{chosen}", (chat_id, first, last))
+            nights = len({row[-1] for row in raw})
+            rows = [*summed_by_person([row[:-1] for row in raw]), (None, nights, 0, 0, 0, 0, 0, 0, 0)]
         people: list[tuple[str, PersonNightRow]] = []
         nights = 0
         for person, *values in rows:

@@ -108,13 +108,19 @@ class Updates:
         chat_key = await self.chats.chat_key(read)
         referee = self.connections.referee
         said = await referee.read(chat_key, deep_link(line, bot.username))  # read once
+        rules_file = read.document is not None and said.command is not None and said.command.name == "rules"
+        # a question needs no rights; a rules file sent with /rules changes the rules: it does
+        speaker = await self.chats.speaker(read.sender, read, rights=not said.asks_only or rules_file)
         upload = None
-        if read.document is not None and said.command is not None and said.command.name == "rules":
-            upload = await self.fetch(read.document)  # a rules file: only a document captioned /rules is read
+        if read.document is not None and rules_file:  # only a document captioned /rules is read, and only
+            upload = (  # once its sender may change the rules: a stranger's file is never downloaded
+                await self.fetch(read.document)
+                if not read.private and await referee.may_change_rules(chat_key, speaker)
+                else Upload(read.document.name, read.document.size or 0, fetched=False)
+            )
         incoming = Incoming(
             chat_id=chat_key,
-            # a question needs no rights; a rules file sent with /rules changes the rules: it does
-            speaker=await self.chats.speaker(read.sender, read, rights=not said.asks_only or upload is not None),
+            speaker=speaker,
             text=said.text,
             update_key=row.key,
             private=read.private,

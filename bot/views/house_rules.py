@@ -13,7 +13,7 @@ from typing import Any
 from bot.text.replies import LIST, Joined, Reply
 from engine.events import SetRules
 from engine.preset import LIABILITY_KINDS, MELD_KINDS, Preset
-from engine.rule_keys import chat_keys, format_keys, is_unit_value, keys_changed, section, values_of
+from engine.rule_keys import FREE_TEXT, chat_keys, format_keys, is_unit_value, keys_changed, section, values_of
 from locales import DEFAULT_LANGUAGE, load_catalog
 
 ITEM_SEPARATOR = " · "
@@ -91,7 +91,11 @@ def changeable(preset: Preset) -> list[Reply]:
 def differences(before: Preset, after: Preset) -> list[Reply]:
     """`跑 20 → 10`, one per value that differs (a unit added or dropped: `—` on its side)."""
     old, new = values_of(before), values_of(after)
-    shown = [key for key in keys_changed(before, after) if key in chat_keys() or key in old or key in new]
+    shown = [
+        key
+        for key in keys_changed(before, after)
+        if (key in chat_keys() or key in old or key in new) and section(key) not in FREE_TEXT  # a name is no rule
+    ]
     return [change(key, old.get(key), new.get(key)) for key in shown if not _finer(key, old, new)]
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
+from functools import cache
 from itertools import pairwise
 
 from bot.night.night import Night
@@ -12,7 +13,8 @@ from bot.night.people import Person, merged_index, stake_runs
 from bot.night.records import EventRow, LineText, NightRow, PaymentRow, Seat
 from bot.night.tally import PlayerTally, Tally
 from bot.text.replies import LIST, Chinese, Joined, Reply
-from engine.preset import PRESET_NAMES, Preset
+from engine.preset import PRESET_NAMES, Preset, load_preset
+from engine.scoring import DISPLAY_RANK
 from engine.settlement import Factor
 from engine.table import TableState
 from engine.transfers import minimal_transfers
@@ -140,7 +142,7 @@ def scoreboard(
     parts.extend(left_line(person, state.preset, mixed) for person in left)
     flags: list[Reply] = []
     if state.doubled or state.preset.every_hand_doubled:
-        flags.append(Reply("board.doubled"))
+        flags.append(Reply("board.doubled", {"factor": state.preset.doubling_factor}))
     if state.preset.jiang_passes:
         flags.append(Reply("board.jiang", {"passes": state.dealer_passes, "of": state.preset.jiang_passes}))
     if state.dealer_streak:
@@ -211,10 +213,32 @@ def history(
     return lines or [Reply("history.empty")]
 
 
-def _about(preset: Preset) -> Reply | Chinese:
-    """A built-in preset's one-line description from the catalogs (English reads English); a house-rules
-    file's own text as its authors wrote it."""
-    return Reply(f"preset.about.{preset.name}") if preset.name in PRESET_NAMES else Chinese(preset.description)
+def _about(preset: Preset) -> Reply:
+    """A built-in preset's one-line description from the catalogs (English reads English), while its
+    numbers are the preset's; any other rule set's is derived from its numbers (docs/rules.md 20), and
+    its authors' own words follow — unless they are a built-in preset's, inherited with `base`."""
+    if preset.name in PRESET_NAMES and preset == load_preset(preset.name):
+        return Reply(f"preset.about.{preset.name}")
+    instant = preset.instant
+    pao = preset.patterns.get("pao")
+    numbers = {
+        "pao": pao.value if pao else 0,
+        "zha": preset.zha,
+        "exposed": instant.exposed_gang,
+        "added": instant.added_gang,
+        "concealed": instant.concealed_gang,
+        "flower": instant.flower_gang,
+        "follow": instant.penalty_follow,
+    }
+    words = preset.description
+    if not words or words in builtin_descriptions():
+        return Reply("rules.about_numbers", numbers)
+    return Reply("rules.about_numbers_words", {**numbers, "words": Chinese(words)})
+
+
+@cache
+def builtin_descriptions() -> frozenset[str]:
+    return frozenset(load_preset(name).description for name in PRESET_NAMES)
 
 
 def rules(preset: Preset, stake_cents: int) -> list[Reply]:
@@ -253,16 +277,16 @@ def rules(preset: Preset, stake_cents: int) -> list[Reply]:
     lines.append(Reply("rules.soft_header"))
     lines.extend(
         Reply("rules.unit", {"name": Reply(f"unit.{k}"), "value": r.value})
-        for k, r in preset.soft.items()
+        for k, r in in_display_order(preset.soft)
         if k != "hard"
     )
     lines.append(Reply("rules.pattern_header"))
-    lines.extend(_pattern_line(key, rule) for key, rule in preset.patterns.items())
+    lines.extend(_pattern_line(key, rule) for key, rule in in_display_order(preset.patterns))
     if preset.triggers:
         triggers = Joined(tuple(Reply(f"trigger.{t}") for t in sorted(preset.triggers)), LIST)
-        lines.append(Reply("rules.triggers", {"triggers": triggers}))
+        lines.append(Reply("rules.triggers", {"triggers": triggers, "factor": preset.doubling_factor}))
     if preset.triggers and preset.leibaota_step:
-        lines.append(Reply("rules.leibaota", {"step": preset.leibaota_step}))
+        lines.append(Reply("rules.leibaota", {"step": preset.leibaota_step, "factor": preset.doubling_factor}))
     if preset.dealer_stays_on:
         reasons = Joined(tuple(Reply(f"trigger.{r}") for r in sorted(preset.dealer_stays_on)), LIST)
         lines.append(Reply("rules.dealer", {"reasons": reasons}))
@@ -276,6 +300,12 @@ def rules(preset: Preset, stake_cents: int) -> list[Reply]:
         )
     lines.append(Reply("rules.not_enforced"))
     return lines
+
+
+def in_display_order(rules: Mapping[str, UnitRule]) -> list[tuple[str, UnitRule]]:
+    """Units in the order the engine shows them (engine/units.py), whatever order their rules were
+    stored in: a rule set changed tonight is kept with sorted keys."""
+    return sorted(rules.items(), key=lambda pair: DISPLAY_RANK.get(pair[0], len(DISPLAY_RANK)))
 
 
 def _changkaitou_rules(preset: Preset) -> list[Reply]:

@@ -15,7 +15,9 @@ from bot.views.house_rules import what as rule_change
 from bot.views.lines import factor_lines, money_first, scoreboard
 from engine.events import Draw, Event, FlowerGang, FourWinds, Gang, Penalty, Pong, RangeMark, SetDealer, SetRules, Win
 from engine.melds import LoggedMeldMissing
+from engine.preset import Preset
 from engine.scoring import Item
+from engine.settlement import Factor
 from engine.table import WinRefused
 from engine.tiles import WIND_LETTERS, tile_name
 from engine.units import COUNTED_KEYS
@@ -81,9 +83,22 @@ def breakdown(winner: str, items: Sequence[Item], total: int) -> Reply:
     return Reply("score.breakdown", {"winner": winner, "items": lines, "total": total})
 
 
+def refused_reason(refused: WinRefused, name: str) -> Reply:
+    """Why the rules refuse a win, with the 小胡 limit in force (docs/rules.md 20b: numbers said are the
+    numbers in force)."""
+    params = {"winner": name, "total": refused.score.total, "min_hard": refused.params.get("min_hard", "")}
+    return Reply(refused.key, params)
+
+
+def doubled_mark(factors: Sequence[Factor], preset: Preset) -> Reply:
+    """`（比下胡 ×3）`: the factor the hand was doubled by (its own rules'), else the rules in force."""
+    factor = next((f.params["factor"] for f in factors if f.key in ("bixiahu", "leibaota")), preset.doubling_factor)
+    return Reply("hand.doubled_mark", {"factor": factor})
+
+
 def refused_win(seats: Sequence[Seat], refused: WinRefused) -> tuple[Reply, ...]:
     name = seats[refused.params["winner"]].name if seats else "?"
-    replies = [Reply(refused.key, {"winner": name, "total": refused.score.total})]
+    replies = [refused_reason(refused, name)]
     if refused.score.items:
         replies.append(breakdown(name, refused.score.items, refused.score.total))
     replies.append(Reply("error.nothing_recorded"))

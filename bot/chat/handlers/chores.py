@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bot.chat.handlers.common import Context, Refusal, open_night, recorded_reply, recorded_response
+from bot.chat.handlers.house import check_room
 from bot.chat.handlers.opening import checked_name, stake_cents_of
 from bot.night.codec import SWAP, SeatChange, StakeChange
 from bot.night.night import Night
@@ -88,6 +89,7 @@ async def stake(context: Context) -> Response:
     if len(words) != 1:
         raise Refusal(Reply("stake.usage"))
     cents = stake_cents_of(words[0])
+    check_room(cents, night.preset, night.next_preset)  # a stake the rules in force could overflow
     state = night.state
     # never in the middle of a hand, as the night places a 改底 when it reads its log
     from_hand = state.hand_no + 1 if night.hand_begun() else state.hand_no

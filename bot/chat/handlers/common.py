@@ -20,7 +20,7 @@ from bot.night.seating import Speaker, may_record, player_list, resolve, seat_of
 from bot.text.replies import Choice, Reply, Response
 from bot.views.charts import Charts
 from bot.views.lines import payment_lines
-from bot.views.said import board, describe, explained, readable
+from bot.views.said import board, describe, doubled_mark, explained, readable
 from engine.events import (
     Event,
     Notice,
@@ -223,6 +223,7 @@ def notice(night: Night, played: Played, said: Notice) -> Reply:
         hand = night.played_in(played.hand_no)
         causes = doubled_causes(hand, str(said.params["triggers"]), night.seats, night.preset, night.shown)
         params = {**params, "triggers": causes} if causes is not None else params
+        params.setdefault("factor", night.next_preset.doubling_factor)  # a notice folded before it said it
     return Reply(said.key, params)
 
 
@@ -247,7 +248,7 @@ def recorded_response(context: Context, night: Night, recorded: Recorded) -> Res
     played = recorded.played
     replies = played_lines(night, recorded.event_id, played, recorded.payments)
     if isinstance(played.event, Win) and played.hand_no == 1:  # after the first hand it is in /help
-        doubled = Reply("hand.doubled_mark") if played.doubled else ""
+        doubled = doubled_mark(played.factors, night.preset) if played.doubled else ""
         replies.append(Reply("win.in_hand", {"hand": played.hand_no, "doubled": doubled}))
     response = recorded_reply(context, night, replies, moved_money=bool(recorded.payments), event_id=recorded.event_id)
     choices = notice_choices(played, night.seats)  # a notice's line to send, as a button

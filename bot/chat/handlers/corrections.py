@@ -34,7 +34,7 @@ from bot.night.records import EventRow, Seat
 from bot.night.seating import Speaker, player_list, resolve, seat_of, seated_names
 from bot.text.replies import LIST, Choice, Joined, Reply, Response
 from bot.views.lines import balance_change, balance_unit, format_money, money_first
-from bot.views.said import describe, explained, meld_conflict, readable, refused_win, tile_word
+from bot.views.said import describe, explained, meld_conflict, readable, refused_reason, refused_win, tile_word
 from engine.errors import EngineError
 from engine.events import Draw, Event, Win
 from engine.melds import DeclaredPatternContradicted, LoggedMeldMissing
@@ -162,7 +162,7 @@ def correction_replies(night: Night, corrected: Corrected) -> list[Reply]:
     if len({cents for _, cents in stakes}) > 1:  # money moved at more than one stake: say which, where
         shown = tuple(Reply("correction.stake", {"hand": hand, "stake": format_money(cents)}) for hand, cents in stakes)
         replies.append(Reply("correction.stakes", {"stakes": Joined(shown, LIST)}))
-    doubled = Reply("hand.doubled_mark") if night.state.doubled else ""
+    doubled = Reply("hand.doubled_mark", {"factor": night.preset.doubling_factor}) if night.state.doubled else ""
     # the hand now, in one short line: whoever corrects knows /fix (#48 item 9: no reminder every time)
     replies.append(Reply("correction.now_in_hand", {"hand": night.state.hand_no, "doubled": doubled}))
     return replies
@@ -199,7 +199,7 @@ async def correct(
         if isinstance(error.cause, LoggedMeldMissing):  # the later win's meld, named by its event
             reason = meld_conflict(night, error.cause, night.whole_fold().hand_of(error.place) or night.state.hand_no)
         elif isinstance(error.cause, WinRefused):
-            reason = Reply(error.cause.key, {"winner": night.seats[error.cause.params["winner"]].name, "total": ""})
+            reason = refused_reason(error.cause, night.seats[error.cause.params["winner"]].name)
         raise Refusal(Reply("fix.breaks_later", {"id": night.shown(error.place), "reason": reason})) from error
 
 

@@ -45,7 +45,7 @@ from bot.night.seating import seat_of
 from bot.text.replies import Choice, Reply, Response
 from bot.text.vocabulary import flag_fields, flag_units, pattern_words
 from bot.views.lines import payment_lines
-from bot.views.said import explained, readable
+from bot.views.said import explained, readable, refused_reason
 from engine.checks import logged_copies
 from engine.claims import check_claims, check_declared, situation_of
 from engine.errors import EngineError
@@ -355,7 +355,7 @@ def preview(context: Context, night: Night, command: Command) -> list[Reply]:
         played = night.whole_fold().then(PENDING_ID, PENDING_ID, event).last
     except WinRefused as refused:
         name = context.seats[refused.params["winner"]].name
-        return [Reply("flow.refused", {"reason": Reply(refused.key, {"winner": name, "total": refused.score.total})})]
+        return [Reply("flow.refused", {"reason": refused_reason(refused, name)})]
     except EngineError as error:
         return [
             Reply("flow.refused", {"reason": Reply(error.key, readable(error.params, context.seats, context.night))})

@@ -15,6 +15,7 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import replace
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -22,19 +23,21 @@ from bot.chat.handlers.common import Context, Refusal, Upload, recorded_reply
 from bot.chat.rule_words import read_changes
 from bot.night.night import Night
 from bot.night.records import HouseRules
-from bot.text.replies import LIST, Joined, Reply, Response
-from bot.views.house_rules import changeable, differences, kept_lines, short_names
+from bot.night.seating import Speaker
+from bot.text.replies import BUTTON_COMMAND_BYTES, LIST, Choice, Joined, Reply, Response
+from bot.views.house_rules import changeable, differences, kept_lines, label_key, short_names
 from bot.views.lines import format_money
 from bot.views.lines import rules as rules_lines
+from engine.bounds import MIN_STAKE_CENTS, room
 from engine.errors import EngineError
 from engine.events import SetRules
-from engine.preset import PRESET_NAMES, Preset, preset_from_dict, resolved_builtin
-from engine.rule_keys import night_only_changes, read_file, rules_after
+from engine.preset import PRESET_NAMES, Preset, load_preset, preset_from_dict, resolved_builtin
+from engine.rule_keys import chat_keys, keys_changed, night_only_changes, read_file, rules_after
 
 MAX_RULES_BYTES = 64 * 1024  # a rules file is a few KB; Telegram documents go to 20 MB
 NAME = re.compile(r"^[\w-]{1,32}$")  # a house rule's name: one word, letters, digits, - and _
 SAMPLE_STAKE = 100  # a preset shown outside a night: per 1 a flower
-MAX_KEPT = 20  # house rules a group keeps: a handful in practice (each change stores them all)
+MAX_KEPT = 20  # house rules a group keeps: a handful in practice (bot/store/house_rules.py stores each once)
 
 
 # ---- finding rules by name --------------------------------------------------------------------
@@ -78,19 +81,37 @@ def checked_text(text: str) -> dict[str, Any]:
     """A rules file's plain data; refused naming every bad key and value it holds."""
     raw, errors = read_file(text)
     if raw is None:
-        raise Refusal(
-            Reply("house.file_refused"), *(Reply(e.key, e.params) for e in errors), Reply("error.nothing_recorded")
-        )
+        named = [Reply(e.key, {k: clipped(v) for k, v in e.params.items()}) for e in errors[:SHORT_MOST]]
+        more = [Reply("house.more_errors", {"count": len(errors) - SHORT_MOST})] if len(errors) > SHORT_MOST else []
+        raise Refusal(Reply("house.file_refused"), *named, *more, Reply("error.nothing_recorded"))
     return raw
+
+
+def clipped(value: object) -> object:
+    """A file's key or value as an error names it: its start (a file may hold keys of 500 letters)."""
+    return f"{value[:40]}…" if isinstance(value, str) and len(value) > 40 else value
 
 
 async def house_of(context: Context) -> HouseRules:
     return await context.services.nights.house_rules(context.incoming.chat_id)
 
 
+NAME_MOST = 64  # a rules name as typed (a house rule's is 32; an operator's file name may be longer)
+
+
+def checked_name(name: str) -> str:
+    """A rules name as typed, checked before it is looked up or made a path: a name at most
+    `NAME_MOST` characters, printable (a folder in it finds nothing: `operator_file`)."""
+    if len(name) > NAME_MOST or not name.isprintable():
+        shown = "".join(char if char.isprintable() else f"U+{ord(char):04X}" for char in name[:20])
+        raise Refusal(Reply("house.bad_rules_name", {"name": shown + "…" * (len(name) > 20), "most": NAME_MOST}))
+    return name
+
+
 async def rules_named(context: Context, name: str) -> tuple[str, dict[str, Any]]:
     """Rules by name: a built-in preset, the group's own, or the operator's file. Refused with the
     names there are."""
+    name = checked_name(name)
     lowered = name.lower()
     if lowered in PRESET_NAMES:
         return lowered, resolved_builtin(lowered)
@@ -116,12 +137,37 @@ async def opening_rules(context: Context, name: str | None) -> tuple[str, dict[s
     return "nanjing", resolved_builtin("nanjing")
 
 
+# ---- the ledger's room ----------------------------------------------------------------------
+
+
+def check_room(stake_cents: int, *presets: Preset) -> None:
+    """Rules and a stake are refused together when the largest payment one event could produce
+    under the rules, at the stake, would not fit the ledger with room for years of nights
+    (engine/bounds.py, docs/rules.md 20): said with the largest stake that would fit."""
+    for preset in presets:
+        needs = room(preset)
+        if needs.fits(stake_cents):
+            continue
+        params = {"flowers": needs.largest, "stake": format_money(stake_cents)}
+        if needs.stake_most < MIN_STAKE_CENTS:
+            raise Refusal(Reply("room.no_stake", params), Reply("error.nothing_recorded"))
+        raise Refusal(
+            Reply("room.stake_too_big", {**params, "most": format_money(needs.stake_most)}),
+            Reply("error.nothing_recorded"),
+        )
+
+
 # ---- who may ----------------------------------------------------------------------------------
 
 
 def may_change(context: Context) -> bool:
     """The night's opener (the chat's latest night) and the chat's admins."""
-    speaker, night = context.incoming.speaker, context.night
+    return allowed(context.incoming.speaker, context.night)
+
+
+def allowed(speaker: Speaker, night: Night | None) -> bool:
+    """Whether `speaker` may change the rules of a chat whose latest night is `night`: asked too before
+    a rules document is downloaded (a stranger's is never fetched)."""
     return speaker.is_admin or (night is not None and bool(speaker.id) and speaker.id == night.row.opened_by)
 
 
@@ -152,19 +198,80 @@ async def rules(context: Context) -> Response:
 
 
 async def show(context: Context) -> Response:
-    """The rules in force (or, named, any rules a night may open with), every value a group may
-    change with its key, and the group's house rules by name."""
-    night, word = context.night, context.command.word
+    """`/rules` (or `/rules NAME`: any rules a night may open with): short, one message on a phone —
+    the rules' key numbers and what differs from the built-in preset nearest them (tonight: what
+    changed since the night opened), the group's house rules by name, and a button to the rest.
+    `/rules all [NAME]`: every value a group may change with its key (docs/players.md)."""
+    night, command = context.night, context.command
+    full = command.kind == "all"
+    word = (command.names[0] if command.names else None) if full else command.word
+    if full and len(command.names) > 1:
+        raise Refusal(Reply("house.all_usage"))
     house = await house_of(context)
     if night is not None and not context.closed and not word:
-        replies = tonight(night)
+        replies = tonight(night) if full else tonight_short(night)
     else:
         _, raw = await (rules_named(context, word) if word else opening_rules(context, None))
         preset = preset_from_dict(raw)
-        replies = [*described(preset, SAMPLE_STAKE, None), *changeable(preset)]
+        lines = described(preset, SAMPLE_STAKE, None)
+        replies = [*lines, *changeable(preset)] if full else [*lines[:SHORT_LINES], *from_nearest(preset)]
     replies += kept_lines(sorted(house.rules), house.default, operator_files(context.services.rules_dir))
     replies.append(Reply("house.how_to_change"))
-    return Response(tuple(replies), context.language)
+    return Response(tuple(replies), context.language, choices=() if full else all_button(word))
+
+
+SHORT_LINES = 3  # of the rules' lines, the short /rules keeps the header, the formula and the instant payments
+SHORT_MOST = 12  # differences the short /rules lists; the rest are one tap away
+
+
+def all_button(word: str | None) -> tuple[Choice, ...]:
+    command = f"/rules all {word}" if word else "/rules all"
+    button = Choice(Reply("button.all_rules"), command, anytime=True)  # a question: good all night
+    return (button,) if len(command.encode()) <= BUTTON_COMMAND_BYTES else ()
+
+
+def capped(lines: list[Reply]) -> list[Reply]:
+    """At most `SHORT_MOST` lines, and how many more the button shows."""
+    if len(lines) <= SHORT_MOST:
+        return lines
+    return [*lines[:SHORT_MOST], Reply("house.more", {"count": len(lines) - SHORT_MOST})]
+
+
+def nearest_builtin(preset: Preset) -> Preset:
+    """The built-in preset with the fewest values apart from `preset` (its own name's first)."""
+    presets = list(builtin_presets())
+    presets.sort(key=lambda p: (p.name != preset.name, len(differences(p, preset))))
+    return presets[0]
+
+
+@cache
+def builtin_presets() -> tuple[Preset, ...]:
+    return tuple(load_preset(name) for name in PRESET_NAMES)
+
+
+def from_nearest(preset: Preset) -> list[Reply]:
+    """What differs from the built-in preset nearest these rules: nothing for a built-in preset itself."""
+    base = nearest_builtin(preset)
+    found = differences(base, preset)
+    if not found:
+        return [] if base.name == preset.name else [Reply("house.same_as", {"name": base.name})]
+    return [Reply("house.differs_from", {"name": base.name, "count": len(found)}), *capped(found)]
+
+
+def tonight_short(night: Night) -> list[Reply]:
+    """Tonight's rules, short: the key numbers, what changed since the night opened and what the next
+    hand changes (each capped)."""
+    preset, following = night.preset, night.next_preset
+    replies = described(preset, night.stake_at(night.state.hand_no), night.opening_preset)[:SHORT_LINES]
+    if preset != night.opening_preset:
+        replies.append(Reply("house.changed_tonight", {"name": night.opening_preset.name}))
+        replies.extend(capped(differences(night.opening_preset, preset)))
+    elif night.opening_preset.name not in PRESET_NAMES:
+        replies.extend(from_nearest(preset))
+    if following != preset:
+        replies.append(Reply("house.from_next_hand", {"hand": night.state.hand_no + 1}))
+        replies.extend(capped(differences(preset, following)))
+    return replies
 
 
 def described(preset: Preset, stake_cents: int, opened_with: Preset | None) -> list[Reply]:
@@ -172,8 +279,6 @@ def described(preset: Preset, stake_cents: int, opened_with: Preset | None) -> l
     lines = rules_lines(preset, stake_cents)
     if opened_with is not None and preset != opened_with:
         lines[0] = Reply("house.header_changed", {"name": preset.name, "stake": format_money(stake_cents)})
-    elif preset.name not in PRESET_NAMES and not preset.description:
-        lines[0] = Reply("house.header", {"name": preset.name, "stake": format_money(stake_cents)})
     return lines
 
 
@@ -229,7 +334,15 @@ async def set_values(context: Context) -> Response:
         ) from error
     if after == before:
         raise Refusal(Reply("house.no_change"))
+    check_room(stake_ahead(night), after)
     return await record_change(context, night, event, before, after)
+
+
+def stake_ahead(night: Night) -> int:
+    """The stake a change of the rules would be played at: this hand's or the next one's (a 改底 may
+    wait for it), the larger."""
+    hand = night.state.hand_no
+    return max(night.stake_at(hand), night.stake_at(hand + 1))
 
 
 async def record_change(context: Context, night: Night, event: SetRules, before: Preset, after: Preset) -> Response:
@@ -280,19 +393,33 @@ async def sent_file(context: Context, upload: Upload) -> Response:
     raw = checked_text(file_text(upload))
     name = name_for(context.command.word, raw, upload.name)
     raw = {**raw, "name": name}
+    night = context.night
+    playing = night is not None and not context.closed
+    after = preset_from_dict(raw)
+    check_room(stake_ahead(night) if night is not None and playing else MIN_STAKE_CENTS, after)
     await keep(context, name, raw)
     said = Reply("house.file_kept", {"name": name})
-    night = context.night
-    if night is None or context.closed:
+    if night is None or not playing:
         return Response((said, Reply("house.open_with", {"name": name})), context.language)
-    before, after = night.next_preset, preset_from_dict(raw)
+    before = night.next_preset
     if night_only_changes(before, after):
         keys = Joined(tuple(night_only_changes(before, after)), LIST)
         return Response((said, Reply("house.file_next_night", {"name": name, "keys": keys})), context.language)
     if after == before:
         return Response((said, Reply("house.file_same")), context.language)
+    lines = (said, *undoes_tonight(night, before, after))
     response = await record_change(context, night, SetRules(whole=json.dumps(raw, ensure_ascii=False)), before, after)
-    return replace(response, replies=(said, *response.replies))
+    return replace(response, replies=(*lines, *response.replies))
+
+
+def undoes_tonight(night: Night, before: Preset, after: Preset) -> list[Reply]:
+    """One line when a file sent tonight would set again values changed tonight (`/rules set`, or an
+    earlier file): they are named, so a table sees what it is about to undo."""
+    changed = set(keys_changed(night.opening_preset, before, chat_keys()))
+    undone = [key for key in keys_changed(before, after, chat_keys()) if key in changed]
+    if not undone:
+        return []
+    return [Reply("house.file_undoes", {"keys": Joined(tuple(Reply(label_key(k)) for k in undone), LIST)})]
 
 
 # ---- house rules by name ----------------------------------------------------------------------
@@ -323,13 +450,11 @@ async def save(context: Context) -> Response:
     night open, what a bare /new opens with) kept as NAME."""
     check_may_change(context)
     name = new_name(one_name(context, "house.save_usage"))
-    night = context.night
-    if night is not None and not context.closed:
-        raw = json.loads(night.next_preset.source)
-    else:
-        raw = (await opening_rules(context, None))[1]
+    night = context.night  # open, or closed: the rules the latest night was played with, its changes in
+    raw = json.loads(night.next_preset.source) if night is not None else (await opening_rules(context, None))[1]
     if raw.get("name") != name:  # the words of the rules it came from may no longer be true of it
         raw = {**raw, "name": name, "description": ""}
+    check_room(MIN_STAKE_CENTS, preset_from_dict(raw))
     await keep(context, name, raw)
     return Response((Reply("house.saved", {"name": name}), Reply("house.open_with", {"name": name})), context.language)
 

@@ -9,7 +9,7 @@ from decimal import Decimal
 
 from bot.chat.command import Command
 from bot.chat.handlers.common import Context, Incoming, Refusal, open_night
-from bot.chat.handlers.house import opening_rules
+from bot.chat.handlers.house import check_room, opening_rules
 from bot.chat.handlers.kept import release as release_kept_line
 from bot.night.codec import SeatChange
 from bot.night.nights import Nights
@@ -21,6 +21,7 @@ from bot.views.chat_export import store_export_after_close
 from bot.views.lines import SEAT_KEYS, format_money
 from bot.views.stats import store_after_close
 from engine.events import SEATS
+from engine.preset import MOST, preset_from_dict
 from locales import LANGUAGES, normalize_language
 
 
@@ -35,6 +36,7 @@ async def new(context: Context) -> Response:
     if "start" in command.options:
         preset_json = {**preset_json, "start": start_points_of(command.options["start"])}
     stake_cents = stake_cents_of(command.options.get("stake", "1"))
+    check_room(stake_cents, preset_from_dict(preset_json))  # every number checked, and the two together
     dealer = resolve(seats, command.options["dealer"]) if "dealer" in command.options else 0
     nights = context.services.nights
     night = await nights.open(
@@ -122,12 +124,12 @@ async def preset_choice(context: Context, command: Command) -> tuple[str, dict[s
 MAX_STAKE_CENTS = 1_000_000  # 10000 per flower: anything above is a typo
 STAKE = re.compile(r"^\d{1,7}(?:\.\d{1,2})?$")  # ASCII digits, at most two decimals: no NaN, inf, 1e30
 
-MAX_START = 10**9
+MAX_START = MOST  # a number of the rules, bounded as every other (engine/preset.py)
 
 
 def start_points_of(text: str) -> int:
     """`start=1000`: the points each balance starts from (a whole number, 0 or more)."""
-    if not text.isascii() or not text.isdigit() or int(text) > MAX_START:
+    if not text.isascii() or not text.isdigit() or len(text) > len(str(MAX_START)) or int(text) > MAX_START:
         raise Refusal(Reply("new.bad_start", {"start": text}))
     return int(text)
 
