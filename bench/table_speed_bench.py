@@ -38,6 +38,7 @@ def merged(runs: list[Figures]) -> Figures:
         total.tap_delays += figures.tap_delays
         total.per_tapped_win += figures.per_tapped_win
         total.board_edits += figures.board_edits
+        total.tidied += figures.tidied
         total.board_lags += figures.board_lags
         total.refused += figures.refused
         total.lost += figures.lost
@@ -60,7 +61,9 @@ def report(figures: Figures, seconds: float) -> None:
     print(f"  answer delay, all:   {summary(figures.delays())}")
     print(
         f"  group messages: {figures.messages / figures.minutes:.1f} a minute"
-        f" ({figures.board_edits / figures.minutes:.1f} of them the board's and buttons taken off);"
+        f" (answers {(figures.messages - figures.board_edits) / figures.minutes:.1f},"
+        f" the board {(figures.board_edits - figures.tidied) / figures.minutes:.1f},"
+        f" buttons taken off {figures.tidied / figures.minutes:.1f});"
         f" 429s: {figures.refused}; answers lost: {figures.lost}"
     )
     print(f"  the pinned board behind the event it shows: {summary(figures.board_lags)}")

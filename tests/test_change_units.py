@@ -1,7 +1,7 @@
 """A correction's 变动 line says its unit and agrees with the board (docs/rules.md 17d); a counted item of
 a win's breakdown says its count, 1 too (`硬花 ×1：2`, never "硬花：2", read as two flowers).
 
-Figures by hand from RULES.md (nanjing):
+Figures by hand from docs/rules.md (nanjing):
 - §4: a concealed gang 暗杠 takes 3 flowers from each other player; an exposed gang 直杠 6 from its feeder.
 - §6: `123m456m789m234p5p+5p` on a discard = 跑 20 + 砸 2 × (hard + 缺一门 1) + 门清 20;
   1 hard flower: 20 + 2 × (1 + 1) + 20 = 44 (the hard flowers' line: 1 × 2 = 2); 2 hard: 46.

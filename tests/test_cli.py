@@ -1,4 +1,4 @@
-"""`python -m engine score`: every RULES.md example, exit codes, --json shape."""
+"""`python -m engine score`: every docs/rules.md example, exit codes, --json shape."""
 
 import json
 

@@ -88,7 +88,7 @@ async def test_a_question_answers_alike_whoever_asks(referee: Referee) -> None:
     """What lets a front end skip the admin lookup for a question: no question's answer depends on
     the asker's rights (a chat admin and a stranger, neither seated, get the same reply)."""
     table = Table(referee, "group")
-    # 王五 花杠 (RULES.md: 6 from each other seat), then the hand is won: there is something to show
+    # 王五 花杠 (docs/rules.md: 6 from each other seat), then the hand is won: there is something to show
     await table.play("张三: 开局 张三 李四 王五 赵六\n王五: 花杠\n李四: 胡 自摸 123m 456m 789m 12p 55s +3p 花1")
     for spec in COMMANDS:
         if not spec.looks_only:

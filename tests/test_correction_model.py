@@ -2,7 +2,7 @@
 current; a fix appends one, an undo removes the current one. Each failing example of the issue is
 pinned here with its money worked by hand.
 
-By RULES.md (nanjing): a flower gang is 6 from each other player (the gang's owner +18). The hand
+By docs/rules.md (nanjing): a flower gang is 6 from each other player (the gang's owner +18). The hand
 `123m456m789m234p5p+5p` with N hard flowers is 跑 20 + 硬花 2N + 缺一门 2 + 门清 20 = 42 + 2N
 (N = 2: 46, 3: 48, 4: 50). A win typed without tiles gets 门清 from the log: 20 + 2N + 20.
 """

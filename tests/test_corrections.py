@@ -1,7 +1,7 @@
 """Corrections re-derive the night: /undo N and /fix N of any past event recompute every later hand
 (hand numbers, dealer, 连庄, 比下胡, 垒宝塔), and the difference is booked as payments summing to zero.
 
-The hand `123m456m789m234p5p+5p` with 2 hard flowers is, by RULES.md: 跑 20 + 硬花 2×2 + 缺一门 2 +
+The hand `123m456m789m234p5p+5p` with 2 hard flowers is, by docs/rules.md: 跑 20 + 硬花 2×2 + 缺一门 2 +
 门清 20 = 46 flowers; with 3 hard flowers 48. A 比下胡 hand pays (total + 10 × 连庄) × 2 (垒宝塔).
 """
 

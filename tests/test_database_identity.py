@@ -2,7 +2,7 @@
 processes (`python -m bot console`, `python -m bot`) against links, a removed lock note, a removed
 WAL and a database replaced under a running bot.
 
-Money, worked by hand from RULES.md: a flower gang (花杠) is paid 6 by each of the three others.
+Money, worked by hand from docs/rules.md: a flower gang (花杠) is paid 6 by each of the three others.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The declared-pattern check (decision 6a) runs where a line is new — a typed win, a /fix — and when a
 correction would contradict a later declared win, which refuses the correction and names that win. It
 never runs when a stored night is folded again: a stored win is never dropped. Money by hand from
-RULES.md (nanjing, stake 1). Seats: A East (first dealer), B, C, D."""
+docs/rules.md (nanjing, stake 1). Seats: A East (first dealer), B, C, D."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Edges the other tests leave open, each pinned with a figure worked out from RULES.md: changkaitou's
+"""Edges the other tests leave open, each pinned with a figure worked out from docs/rules.md: changkaitou's
 value table (§12), declared wins and what they take from the log, explanations of a share, table
 events at their limits.
 

@@ -1,6 +1,6 @@
 """A correction is read at the corrected event's place: after 换人 it names who sat at the table then,
 and its reply names them, never the one sitting in that seat now; every correction form is answered,
-typed as a /command or in plain words. Money by hand from RULES.md (nanjing, stake 1):
+typed as a /command or in plain words. Money by hand from docs/rules.md (nanjing, stake 1):
   `123m456m789m234p5p+5p` on a discard = 跑 20 + 砸 2 × (hard + 缺一门 1) + 门清 20
   flowers=1: 20 + 2 × 2 + 20 = 44 · flowers=2: 20 + 2 × 3 + 20 = 46, the discarder pays it alone."""
 

@@ -2,7 +2,7 @@
 for more than one stake, the board, /summary's ranking and the chart all go by money, and no net
 flower figure is shown beside it; a night played for one stake reads as it always did.
 
-The night, worked by hand from RULES.md (nanjing, 张三 东 deals hand 1; seats 东 南 西 北 in the
+The night, worked by hand from docs/rules.md (nanjing, 张三 东 deals hand 1; seats 东 南 西 北 in the
 order named):
 - hand 1 at 1 a flower: 李四 wins on 王五 `11p 567s 79s [EEE] [444p] +8s`, 4 hard flowers (RULES §11
   example 2): 20 + 2 × (4 + 压档 1 + 风碰 1 + 缺一 1) = 34 from 王五. A small win by a non-dealer: no

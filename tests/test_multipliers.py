@@ -1,6 +1,6 @@
 """Every multiplier is explained on its own line, in each language (issue: 合计 70 花 then 420 花 unseen).
 
-Each figure is worked out by hand from RULES.md in the comment above the case.
+Each figure is worked out by hand from docs/rules.md in the comment above the case.
 """
 
 from __future__ import annotations

@@ -100,7 +100,7 @@ async def test_a_self_draw_in_the_words_the_reply_uses(table: Table) -> None:
     await table.say("Alice: /lang en")
     assert await table.respond("Bob: self drawing is no fun") is None
     out = await table.say("Bob: self-draw 123m 456m 789m 12p 55s +3p flowers=1")
-    # nanjing (RULES.md): 20 + 2 × (1 hard flower + 边张 1) = 24, and 门清 20: 44 from each of three
+    # nanjing (docs/rules.md): 20 + 2 × (1 hard flower + 边张 1) = 24, and 门清 20: 44 from each of three
     assert "Bob self-drew" in out and "total 44 flowers" in out
     assert await table.balances() == {"Alice": -44, "Bob": 132, "Carol": -44, "Dave": -44}
     assert "Carol self-drew" in await table.say("Carol: self draw 123s 456s 789s 12m 55p +3m flowers=1")

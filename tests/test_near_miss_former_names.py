@@ -5,7 +5,7 @@ Players keep typing the old name after 改名 (rename) and the name of the one w
 near-command's hint with the seat's name now and the mended line as a button. Nothing is recorded
 until the button is pressed. The slash form says it too, instead of "no player Carol".
 
-Money by hand (RULES.md §4, nanjing, the opening stake 1 a flower, hand 1 not doubled): an exposed
+Money by hand (docs/rules.md §4, nanjing, the opening stake 1 a flower, hand 1 not doubled): an exposed
 gang 直杠 by A on B's discard is paid B → A, 6 flowers.
 """
 

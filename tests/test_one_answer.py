@@ -4,7 +4,7 @@ its own question (its id is in the button), once; in Telegram its message loses 
 answer (editMessageReplyMarkup) and a second press gets a toast (answerCallbackQuery with
 show_alert false), not an alert to dismiss.
 
-Money by hand (RULES.md, nanjing, stake 1): a flower gang costs each other player 6 (the ganger +18).
+Money by hand (docs/rules.md, nanjing, stake 1): a flower gang costs each other player 6 (the ganger +18).
 After C's and D's first flower gangs: C +18 − 6 = 12, D 12, A −12, B −12."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """A win on one discard by several winners reads as one win in /history; the doubled-hand warning names
 the events that doubled it; a correction of an event that does not exist is answered; a correction
-that moves money at places of different stakes says which. Money by hand from RULES.md (nanjing).
+that moves money at places of different stakes says which. Money by hand from docs/rules.md (nanjing).
 
 Seats: 张三 East (first dealer), 李四 South, 王五 West, 赵六 North.
 """

@@ -2,7 +2,7 @@
 fixed today; a leaderboard over two months of nights with a 换人 and a rename, worked by hand; its
 CSV; a bad period refused with a localized error that says how to write one.
 
-Money by hand from RULES.md / docs/rules.md (preset nanjing; the first named deals):
+Money by hand from docs/rules.md (preset nanjing; the first named deals):
   `123m456m789m234p5p+5p` = 跑 20 + 砸 2 × (hard flowers + 缺一门 1) + 门清 20: with 花1 44, with 花2 46;
   on a discard the discarder pays it alone, self-drawn each of the three others pays it.
   花杠: 6 flowers from each of the three others. 荒庄 (draw) moves nothing and ends the hand.

@@ -387,6 +387,34 @@ A: /undo
 """
 
 
+# A chore's fix (undo it instead), a payment sent twice (asked, withdrawn, dropped, voided), paid
+# beyond what the tab owed (a debt turned, or not), an undo of a version fixed since
+ASKED = """
+A: /new A B C D
+D: 花杠
+A: /stake 2
+A: /fix 3 花杠
+A: /fix 2 C 花杠
+A: /fix 4 B 花杠
+A: /undo 4
+A: /undo 2
+A: D 花杠
+A: /summary
+A: yes
+B: /paid D 6
+B: /paid D 6
+B: /undo
+B: /paid D 6
+A: /again no
+B: /paid D 6
+B: /paid undo 1
+A: /again
+C: /paid A 50
+B: /paid D 4
+B: /paid D 10
+"""
+
+
 # Limits: an opener who sits nowhere, too many melds, a small win below the limit, odd amounts
 SEVERAL = """
 A: /new A B C D
@@ -648,6 +676,9 @@ async def night_in(referee: Referee, language: str) -> None:
     undoing = Player(referee, f"undo-{language}", language)
     await undoing.say(f"/lang {language}")
     await undoing.play(UNDO)
+    asked = Player(referee, f"asked-{language}", language)
+    await asked.say(f"/lang {language}")
+    await asked.play(ASKED)
     tg = Player(referee, f"tg-{language}", language)
     await tg.say(f"/lang {language}")
     await telegram_lines(tg)

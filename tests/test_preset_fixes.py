@@ -1,4 +1,4 @@
-"""Preset readings of RULES.md: nanjing-6 wind gangs (§6 end), jinyuanzi 无花果 as a 大胡 (§5, §7, §9),
+"""Preset readings of docs/rules.md: nanjing-6 wind gangs (§6 end), jinyuanzi 无花果 as a 大胡 (§5, §7, §9),
 诈胡 and custom penalties per preset (§4, §7, §9).
 
 Seats: A=0 (East, the first dealer), B=1, C=2, D=3.

@@ -1,7 +1,7 @@
 """docs/rules.md §4, §6, §7: every number each preset gives, one hand per number that isolates it.
 
 Each row: the item the hand isolates, the hand in notation, the flags, the item's flowers and the
-win's total, all worked out by hand from RULES.md (the arithmetic is in the comment of each table).
+win's total, all worked out by hand from docs/rules.md (the arithmetic is in the comment of each table).
 
 Base hands (4 hard flowers unless the row says otherwise):
 - PONG  `123m 456p 23s 99s [555p] +4s`: a pong (no 门清), all three suits (no 缺一), a two-sided

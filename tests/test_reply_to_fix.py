@@ -2,7 +2,7 @@
 bot's `✅ #N …` answer, or to the player's line that recorded #N, acts on #N as `/undo N` and `/fix N …`
 do; a reply to a message that recorded nothing says so and changes nothing.
 
-Money, worked by hand from RULES.md (docs/rules.md: 跟牌 is a fixed penalty of 10 at stake 1): a
+Money, worked by hand from docs/rules.md (跟牌 is a fixed penalty of 10 at stake 1): a
 跟牌 penalty costs the offender 10 to each of the three others. Seats: Alice East, Bob South, Carol
 West, Dave North. So 罚 跟牌 dave is [10, 10, 10, −30]; 罚 跟牌 carol is [10, 10, −30, 10]; 罚 跟牌 bob
 is [10, −30, 10, 10]; balances are their sums.

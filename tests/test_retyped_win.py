@@ -207,3 +207,63 @@ async def test_undo_withdraws_the_held_line(table: Table) -> None:
     await table.say("Bob: /undo")  # the question is the table's latest word: its line goes, #2 stays
     assert await table.balances() == {"Alice": 146, "Bob": -146, "Carol": 0, "Dave": 0}
     assert "withdrawn" in await table.say("Bob: /again q1 fix")
+
+
+# ---- a dealer's next win is no question when it cannot be a retype (issue #48, item 6) -------------
+# 张三 deals. 123m 456m 789m 234p 5p +5p with 2 hard flowers on 王五's discard (2345p waits 2p or 5p: no
+# wait flower): 跑 20 + 砸 2×(2 + 缺一门 1) = 6 + 门清 20 = 46. A dealer's win keeps the deal and makes
+# the next hand 比下胡 with N = 1 (垒宝塔): the same-shaped hand in 万 and 条 there, also 46, counts
+# (46 + 10×1) × 2 = 112.
+DEALER_FIRST = "张三: 胡 王五 123m 456m 789m 234p 5p +5p 花2"
+DEALER_NEXT = "张三: 胡 王五 123s 456s 789s 234m 5m +5m 花2"  # shares 4 tiles of 14 with the first
+DEALER_SLIP = "张三: 胡 王五 123m 456m 789m 345p 5p +5p 花2"  # 2p typed 5p: one tile off
+DEALER_FLOWERS = "张三: 胡 王五 123m 456m 789m 234p 5p +5p 花3"  # the same tiles, another flower count
+
+
+async def dealer_won(table: Table) -> None:
+    await table.say(ZH)
+    assert "✅ #2" in await table.say(DEALER_FIRST)
+    assert await table.balances() == {"张三": 46, "李四": 0, "王五": -46, "赵六": 0}
+
+
+def a_minute_later(table: Table) -> None:
+    start = table.referee.services.clock()
+    table.referee.services.clock = lambda: start + 61
+
+
+async def test_the_dealers_next_win_with_other_tiles_is_the_next_hand(table: Table) -> None:
+    await dealer_won(table)
+    a_minute_later(table)
+    out = await table.say(DEALER_NEXT)
+    assert "✅ #3" in out and "改 #2" not in out  # recorded as the next hand's win, no question
+    # 46 + (46 + 10×1) × 2 = 46 + 112 = 158 from 王五
+    assert await table.balances() == {"张三": 158, "李四": 0, "王五": -158, "赵六": 0}
+
+
+async def test_a_heavenly_win_after_the_dealers_win_is_the_next_hand(table: Table) -> None:
+    await dealer_won(table)
+    a_minute_later(table)
+    out = await table.say("张三: 天胡 123s 456s 789s 234m 5m +5m 花2")  # only a new hand can be 天胡
+    assert "✅ #3" in out and "改 #2" not in out
+
+
+async def test_the_same_tiles_but_for_a_slip_are_asked_even_later(table: Table) -> None:
+    await dealer_won(table)
+    a_minute_later(table)
+    assert "这一条是改 #2，还是下一盘又胡了？" in await table.say(DEALER_SLIP)
+    assert await table.balances() == {"张三": 46, "李四": 0, "王五": -46, "赵六": 0}  # held
+
+
+async def test_only_the_flowers_changed_is_asked_even_later(table: Table) -> None:
+    await dealer_won(table)
+    a_minute_later(table)
+    assert "改 #2" in await table.say(DEALER_FLOWERS)
+    # [改 #2]: 3 flowers, 20 + 2×(3 + 1) + 20 = 48, one win
+    assert "更正了 #2" in await table.say("王五: /again fix")
+    assert await table.balances() == {"张三": 48, "李四": 0, "王五": -48, "赵六": 0}
+
+
+async def test_other_tiles_within_a_minute_are_asked(table: Table) -> None:
+    await dealer_won(table)
+    assert "改 #2" in await table.say(DEALER_NEXT)  # typed at once: it may be the first retyped whole
+    assert await table.balances() == {"张三": 46, "李四": 0, "王五": -46, "赵六": 0}

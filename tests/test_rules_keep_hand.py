@@ -2,7 +2,7 @@
 once the hand had begun counts from the next hand, and no later correction of something else (an
 undo of the pong that had begun the hand) re-prices the hand it was typed in under it.
 
-Money, worked by hand from RULES.md (nanjing, stake 1): 李四's win on 王五's discard
+Money, worked by hand from docs/rules.md (nanjing, stake 1): 李四's win on 王五's discard
 `11p 567s 79s [EEE] [444p] +8s`, 4 hard flowers, is worked example 2: 跑 + 2 × (4 hard + 压档 1 +
 风碰 1 + 缺一 1) = 跑 + 14; at 跑 20 that is 34, at 跑 30 it would be 44. 王五 pays it alone.
 """

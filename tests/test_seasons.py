@@ -3,7 +3,7 @@ it, `/season` lists them (name, days, nights), `/season undo` takes back the lat
 `/stats 赛季 NAME` is the season's leaderboard. Which nights: a season started or ended while a night
 is being played counts that night; started after a close, it counts from the next night.
 
-Money by hand from RULES.md (preset nanjing, stake 1): a 花杠 is 6 flowers from each of the three
+Money by hand from docs/rules.md (preset nanjing, stake 1): a 花杠 is 6 flowers from each of the three
 others; a 荒庄 (draw) moves nothing and ends the hand, so each of the four has played one hand."""
 
 from __future__ import annotations

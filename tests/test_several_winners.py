@@ -1,6 +1,6 @@
 """Several winners on one discard (一炮多响) are what the table says, never a guess from adjacency; a
 correction of one claim of such a win changes that claim only; a 三嘴 forced end survives any later
-correction. Money worked by hand from RULES.md (§8 several winners, §9 比下胡/垒宝塔, §12 敞开头).
+correction. Money worked by hand from docs/rules.md (§8 several winners, §9 比下胡/垒宝塔, §12 敞开头).
 
 nanjing seats: A East (first dealer), B South, C West, D North.
 """

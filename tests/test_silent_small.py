@@ -1,6 +1,6 @@
 """Small things that were answered with silence or with what was typed: two patterns that cannot both
 be true are refused with the reason, never one of them dropped; a new name is echoed as recorded
-(cleaned of bidi controls), never as typed. Money by hand from RULES.md (nanjing, stake 1)."""
+(cleaned of bidi controls), never as typed. Money by hand from docs/rules.md (nanjing, stake 1)."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ async def test_seven_pairs_and_all_pongs_together_are_refused_with_the_reason(ta
     # asked before the hard flowers: no flower buttons for a win that cannot be recorded anyway
     response = await table.respond("A: /hu C 对对胡 七对")
     assert response is not None and response.refused and not response.choices
-    # the one that holds, sent again: A's 七对 on C's discard, 1 hard flower (RULES.md, nanjing):
+    # the one that holds, sent again: A's 七对 on C's discard, 1 hard flower (docs/rules.md, nanjing):
     # total = 跑 20 + 砸 2 × 1 hard + 七对 80 = 102 (七对 excludes 门清 and 对对胡); C pays it alone
     assert "✅" in await table.say("A: /hu C 七对 flowers=1")
     assert await table.balances() == {"A": 102, "B": 0, "C": -102, "D": 0}

@@ -2,7 +2,7 @@
 delivered it (issue #30, item 2), on the one keyboard the pad keeps from 胡 to 确认 (#41).
 
 Players tap faster than anything comes back: each press is answered at once to the presser alone,
-and nothing is written over the pad, so no answer trails the taps. Figures by hand from RULES.md
+and nothing is written over the pad, so no answer trails the taps. Figures by hand from docs/rules.md
 (nanjing, stake 1).
 """
 

@@ -1,6 +1,6 @@
 """点牌: a winning hand entered by tapping its tiles on one keyboard, pressed by label like a player would.
 
-Every figure is worked by hand from RULES.md (nanjing, stake 1; 跑 20, 砸 2, soft flowers 1 each) and
+Every figure is worked by hand from docs/rules.md (nanjing, stake 1; 跑 20, 砸 2, soft flowers 1 each) and
 checked twice: the hand tapped, and the same hand typed in notation, which must move the same money.
 """
 

@@ -2,7 +2,7 @@
 a reply that fails after the commit never lies, long texts are split, buttons are single-use,
 commands for other bots are ignored, a backlog in one chat does not hold up another.
 
-Money in these tests, worked by hand from RULES.md: a flower gang (花杠) is paid 6 by each of the
+Money in these tests, worked by hand from docs/rules.md: a flower gang (花杠) is paid 6 by each of the
 three others (18 to the player, as in test_telegram's free-seats test); a follow penalty (跟牌) costs
 the offender 10 to each of the three others (-30); a custom penalty of 5 costs the offender 5 to each.
 """

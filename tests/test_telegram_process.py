@@ -1,7 +1,7 @@
 """The real `python -m bot` process against the fake Bot API: killed mid-burst and restarted, a second
 process on the same file, an unopenable file, and webhook mode.
 
-Money, worked by hand from RULES.md: a flower gang (花杠) is paid 6 by each of the three others; a
+Money, worked by hand from docs/rules.md: a flower gang (花杠) is paid 6 by each of the three others; a
 custom penalty (罚 bob 5) costs the offender 5 to each of the three others.
 """
 
@@ -252,7 +252,7 @@ def test_a_lock_held_past_the_busy_timeout_delays_updates_and_loses_none(tmp_pat
     four penalties arrive, two more after. The first one's write fails (`database is locked`): it is
     neither answered "nothing recorded" nor marked done, but handled again once the lock is gone, so
     all six are recorded once each, in order. Bob pays 5 to each of the three others per penalty
-    (RULES.md's custom penalty): 6 × 15 = 90 out, and each other player takes 6 × 5 = 30."""
+    (docs/rules.md's custom penalty): 6 × 15 = 90 out, and each other player takes 6 × 5 = 30."""
     db, log = tmp_path / "held.sqlite3", tmp_path / "bot.log"
     sql = "SELECT COUNT(*) FROM events WHERE kind = 'penalty'"
 
@@ -311,7 +311,7 @@ def test_a_stopped_drawing_process_holds_neither_the_summary_nor_the_chats_next_
     figures and a note that the chart is not drawn, once CHART_SECONDS has passed; the chat's next
     penalty is recorded behind it, another chat's at once; the process is killed and replaced, the
     health check says so, and the next /summary has its chart again. Alice took 5 from Bob's custom
-    penalty (RULES.md: the offender pays 5 to each of the three others): her summary line says 5."""
+    penalty (docs/rules.md: the offender pays 5 to each of the three others): her summary line says 5."""
     db, log, beat = tmp_path / "draw.sqlite3", tmp_path / "bot.log", tmp_path / "alive"
     other = CHATS[1]
     env = {**os.environ, "HEARTBEAT_FILE": str(beat), "REFEREE_DB": str(db), "PYTHONPATH": str(ROOT)}

@@ -2,7 +2,7 @@
 what is in force, and records nothing; `撤销 N` of the line first typed at N takes that line back
 whole, whatever correction of it stands (docs/rules.md 16).
 
-Money, worked by hand from RULES.md (docs/rules.md §4: a custom penalty, the named player pays the
+Money, worked by hand from docs/rules.md (docs/rules.md §4: a custom penalty, the named player pays the
 amount to each other player; stake 1): 罚 王五 10 is 张三 +10, 李四 +10, 王五 −30, 赵六 +10; 罚 王五 20 is
 +20, +20, −60, +20; 罚 王五 30 is +30, +30, −90, +30.
 """

@@ -15,6 +15,7 @@ from enum import Enum
 
 from bot.chat.grammar import GRAMMAR_BY_NAME, Grammar
 from bot.chat.handlers import (
+    again,
     board,
     chores,
     corrections,
@@ -22,7 +23,6 @@ from bot.chat.handlers import (
     house,
     opening,
     questions,
-    retyped,
     seasons,
     tab,
     table_events,
@@ -93,7 +93,7 @@ COMMANDS: tuple[CommandRow, ...] = (
     _row("hu", tile_flow.guided_hu, AT_THE_TABLE, HAND),
     _row("draw", table_events.draw, AT_THE_TABLE, HAND),
     _row("undo", corrections.undo, AT_THE_TABLE, CORRECTIONS),
-    _row("again", retyped.again, NO_MENU, HAND),  # the repeat question's buttons answer it
+    _row("again", again.again, NO_MENU, HAND),  # the repeat question's buttons answer it
     _row("fix", corrections.fix, AT_THE_TABLE, CORRECTIONS),
     _row("unseat", opening.unseat, SETTING, SETTINGS),
     _row("rename", chores.rename, NO_MENU, CORRECTIONS),

@@ -383,7 +383,7 @@ class Tidy:
 Publisher = Callable[[Outgoing], Awaitable[bool]]  # True: it called Telegram (an edit, a send and pin)
 
 
-BOARD_DUE_SECONDS = 22.0  # a change not shown this long has the chat's next free turn (then within 30 s)
+BOARD_DUE_SECONDS = 18.0  # a change not shown this long: the answers gather, the board's token grows (within 30 s)
 
 
 @dataclass
@@ -395,10 +395,10 @@ class LiveBoards:
     messages a minute, shared with the answers: the board goes in a turn no answer waits for
     (`Pacer.free`), and is chosen only then, so the latest goes. A 429 keeps the board pending until
     Telegram's `retry_after` has passed; then the latest board, not the one refused, goes out. A
-    board waiting goes before an answer that can still be in time, and a change not shown `due_after`
-    seconds after it came has the chat's next free turn before any answer (`Pacer.due`): at a table
-    whose answers take every turn the board still shows each change within `due_after` + a turn or
-    two (#48 item 5).
+    board waiting goes before an answer that can still be in time, and once a change has not been shown
+    for `due_after` seconds the answers gather into fewer messages (each still within 5 s) until the
+    board has had a turn (`Pacer.due`): at a table whose answers take every turn the board still
+    shows each change within 30 s (#48 item 5).
     """
 
     publish: Publisher  # edits (or sends and pins) one board; a failure that asks to wait: wait and try again

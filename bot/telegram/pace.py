@@ -18,11 +18,14 @@ ANSWER_WITHIN seconds of its line: so an answer waits at most one turn more for 
 still moves at a busy table, and no answer comes more than ANSWER_WITHIN (+ the request's own time)
 after its line. When answers take every turn all the same (a line every 4 s against a turn every
 3.75 s), the board would never have one. So a board that waits (`due`, set by the live board,
-bot/telegram/delivery.py) is more pressing: it goes before an answer that can still have the next
-turn within DUE_ANSWER_WITHIN of its line (5 s, less a request's time); and once its change has
-waited long enough, the next free turn is the board's whatever waits, and the answers wait one turn
-more: the board shows every change within 30 s (#48 item 5), and the answers waiting then come a
-turn later (at 40 lines a minute 2 % of them in 5–11 s, bench/table_speed_bench.py). A 429 from
+bot/telegram/delivery.py) has the chat's token whenever the oldest answer waiting still has the
+next one within DUE_ANSWER_WITHIN of its line (counted on the bucket's fraction of a token, not a
+whole turn), the answer leaving it that token; and once its change has waited long, the answers
+gather: one takes the chat's last token only `HOLD` seconds after its line, carrying all that came
+meanwhile, so the answers' messages come less often than the turns and the bucket grows the
+board's. No answer waits a turn behind the board past 5 s, and the board shows every change within
+30 s (#48 item 5; at 40 lines a minute answers p99 4.5 s, max 4.8 s, the board at most 28 s behind,
+bench/table_speed_bench.py). Tidying (buttons taken off) lets a board waiting go first. A 429 from
 Telegram all the same (another program with the same token, limits changed) empties the chat's
 bucket for as long as Telegram asked.
 
@@ -56,7 +59,8 @@ GROUP_BUDGET = Budget(burst=3, every=60 / 16)  # 19 in any minute: Telegram allo
 PRIVATE_BUDGET = Budget(burst=3, every=1.0)  # about one a second in a private chat
 OVERALL_BUDGET = Budget(burst=10, every=1 / 19)  # 29 in any second: Telegram allows 30 in all
 ANSWER_WITHIN = 4.5  # seconds from a line to its answer's turn, at the latest (#41: within 5 s)
-DUE_ANSWER_WITHIN = 4.8  # the same when the board waits: an answer still within 5 s of its line
+DUE_ANSWER_WITHIN = 4.6  # the same when the board waits: an answer still within 5 s of its line
+HOLD = 4.3  # seconds an answer waits, gathering, while a board has waited long (`Pacer.due`): within 5 s
 # set by the live board's task while it takes its turn (bot/telegram/delivery.py `LiveBoards`): a turn
 # the board is due goes to the board's own requests, never to other tidying
 BOARD_TURN: ContextVar[bool] = ContextVar("board_turn", default=False)
@@ -138,9 +142,9 @@ class Pacer:
         self._waiting(chat, +1)
         self._oldest[chat] = oldest
         try:
-            if bucket is not None:  # a board due has the next turn no answer was promised: the answer the one after
+            if bucket is not None:  # a board waiting may have the token first if the answer stays in time
                 while (wait := bucket.wait(self.now(), spare=bucket.promised + self._kept_for_board(chat, bucket))) > 0:
-                    await asyncio.sleep(wait)
+                    await asyncio.sleep(min(wait, self._look_again(chat)))
                 bucket.promised += 1
             try:
                 yield
@@ -185,6 +189,8 @@ class Pacer:
                     await asyncio.sleep(wait)
                 elif urgent or self.may_go_first(chat, bucket):
                     return
+                elif not self._urgent.get(chat):  # tidying behind a board waiting: look again a little later
+                    await asyncio.sleep(bucket.budget.every / 4)
                 else:  # an answer is due: it has this turn; look again when it has gone, or at the next
                     with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(self._quiet[chat].wait(), bucket.budget.every)
@@ -203,26 +209,61 @@ class Pacer:
             self._due[chat] = waits
 
     def _kept_for_board(self, chat: int, bucket: Bucket) -> int:
-        """1 when an answer waiting for a turn leaves the next one to the board (it is due, and no
-        answer holds a turn already: behind one, it would hold up the answers after it as well)."""
-        return int(bucket.promised == 0 and self.board_due(chat))
+        """1 when an answer waiting for a turn leaves the chat's next token to the board: the board
+        waits, no answer holds a turn already (behind one, it would hold up the answers after it as
+        well), and the answer stays in time without it — it can have the token after (`in_time`), or,
+        once the board's change has waited `pressing` long, it may still wait (`HOLD`) and gather what
+        comes meanwhile into its message, while the bucket grows a token for the board."""
+        if bucket.promised or not self.board_due(chat, pressing=False):
+            return 0
+        since = self._since(chat)
+        if since is None:
+            return 0
+        if self.board_due(chat) and self.now() < since + HOLD - 1e-6:  # (the clock's rounding: not past it)
+            return 1
+        return int(self.in_time(bucket, since, DUE_ANSWER_WITHIN))
+
+    def _look_again(self, chat: int) -> float:
+        """Seconds until an answer waiting may stop leaving its token to the board: when the oldest
+        answer can no longer be in time after the board's turn, or its `HOLD` is up."""
+        since = self._since(chat)
+        bucket = self._buckets.get(chat)
+        if since is None or bucket is None:
+            return 1.0
+        now = self.now()
+        moments = [since + HOLD, since + DUE_ANSWER_WITHIN - bucket.budget.every, self._due.get(chat, (now, now))[1]]
+        later = [at - now for at in moments if at > now + 1e-6]
+        return max(min(later, default=1.0), 0.05)
+
+    def _since(self, chat: int) -> float | None:
+        oldest = self._oldest.get(chat)
+        return oldest() if oldest is not None else None
+
+    def in_time(self, bucket: Bucket, since: float, within: float) -> bool:
+        """Whether the oldest answer waiting (come at `since`) still has a token within `within` of its
+        line if the chat's token now goes to something else: a whole token is left over, or the next
+        grows before then."""
+        now = self.now()
+        bucket.fill(now)
+        left = bucket.tokens - 1 - bucket.promised
+        return now + max(0.0, 1 - left) * bucket.budget.every <= since + within
 
     def board_due(self, chat: int, pressing: bool = True) -> bool:
-        """Whether the chat's board waits (`pressing`: has waited so long that it goes first)."""
+        """Whether the chat's board waits (`pressing`: has waited so long that the answers hold)."""
         waits = self._due.get(chat)
         return waits is not None and self.now() >= waits[1 if pressing else 0]
 
     def may_go_first(self, chat: int, bucket: Bucket) -> bool:
-        """Whether something that is not an answer may have the turn now: no answer waits, the board
-        has waited long enough (`due`), or the oldest answer waiting can have the next turn and still
-        be within `answer_within` of its line (DUE_ANSWER_WITHIN while a board waits)."""
+        """Whether something that is not an answer may have the turn now: no answer waits, or the
+        oldest answer waiting still has a token in time after this one (`answer_within`,
+        DUE_ANSWER_WITHIN for the board). Tidying lets a board waiting go first."""
         board = BOARD_TURN.get()
-        if not self._urgent.get(chat) or (board and self.board_due(chat)):
+        if not board and self.board_due(chat, pressing=False):
+            return False
+        if not self._urgent.get(chat):
             return True
-        oldest = self._oldest.get(chat)
-        since = oldest() if oldest is not None else None
-        within = DUE_ANSWER_WITHIN if board and self.board_due(chat, pressing=False) else self.answer_within
-        return since is not None and self.now() + bucket.budget.every - since <= within
+        since = self._since(chat)
+        return since is not None and self.in_time(bucket, since, DUE_ANSWER_WITHIN if board else self.answer_within)
 
     def _waiting(self, chat: int, change: int) -> None:
         count = self._urgent.get(chat, 0) + change

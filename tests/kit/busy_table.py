@@ -58,6 +58,7 @@ class Figures:
     tap_delays: list[float] = field(default_factory=list)  # each tap's (the press's own answer)
     per_tapped_win: list[int] = field(default_factory=list)  # group messages from `胡` to the result
     board_edits: int = 0  # the pinned board's (sends, edits, the pin) and buttons taken off later
+    tidied: int = 0  # of them, buttons taken off later (the rest the board's)
     board_lags: list[float] = field(default_factory=list)  # an event to the pinned board showing it
     refused: int = 0  # 429s met
     lost: int = 0  # answers never delivered
@@ -298,6 +299,7 @@ class BusyTable:
         for flow in self.flows:
             figures.per_tapped_win.append(sum(1 for c in group if isinstance(c.tag, frozenset) and c.tag & flow))
         figures.board_edits = sum(1 for c in group if c.tag is None)  # made by the board's and the tidy's tasks
+        figures.tidied = sum(1 for c in group if c.tag is None and c.method == "editMessageReplyMarkup")
         return figures
 
 

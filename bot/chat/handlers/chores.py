@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bot.chat.handlers import returning
 from bot.chat.handlers.common import Context, Refusal, open_night, recorded_reply, recorded_response
 from bot.chat.handlers.house import check_room
 from bot.chat.handlers.opening import checked_name, stake_cents_of
@@ -78,7 +79,8 @@ async def swap(context: Context) -> Response:
     seat = seat_of_word(context, which)
     old = context.seats[seat].name
     name = new_name(context, name)
-    event_id = await night.record_seat(context.line, SWAP, SeatChange(seat, name))
+    account = await returning.account_of(context, context.seats, seat, name)  # one who played here before
+    event_id = await night.record_seat(context.line, SWAP, SeatChange(seat, name, account))
     params = {"id": night.shown(event_id), "old": old or "?", "new": name, "seat": Reply(SEAT_KEYS[seat])}
     return chore_response(context, night, Reply("swap.done", params), event_id)
 

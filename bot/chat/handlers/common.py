@@ -154,10 +154,11 @@ class Refusal(Exception):
     """A handler's answer that records nothing (carries the replies to send, and the buttons that
     mend the line, if any: a win typed without its flowers offers their counts)."""
 
-    def __init__(self, *replies: Reply, choices: tuple[Choice, ...] = ()) -> None:
+    def __init__(self, *replies: Reply, choices: tuple[Choice, ...] = (), line: int | None = None) -> None:
         super().__init__(replies[0].key if replies else "refusal")
         self.replies = replies
         self.choices = choices
+        self.line = line  # the row of the line it names to undo or fix: a reply to it acts there (named_lines.py)
 
 
 def open_night(context: Context) -> Night:

@@ -12,9 +12,10 @@ from dataclasses import replace
 from bot.chat.command import Command
 from bot.chat.handlers import house, repeats, tab
 from bot.chat.handlers.common import Context, PendingRepeat, Refusal, ask, open_night, recorded_reply, recording_night
+from bot.chat.handlers.named_lines import meld_row
+from bot.chat.handlers.repeats import expired
 from bot.chat.handlers.table_events import (
     REVERSIBLE,
-    expired,
     flower_gang_event,
     gang_event,
     penalty_event,
@@ -129,7 +130,8 @@ async def target_of(night: Night, number: int | None, fixing: bool = False) -> E
     if fixing or named.id in (current.id, place):
         return named if named.id == place and not fixing else current
     later = night.shown(standing[standing.index(named.id) + 1])
-    raise Refusal(Reply("undo.superseded", {"id": number, "by": later}), await in_force(night, standing))
+    said = Reply("undo.superseded", {"id": number, "by": later})
+    raise Refusal(said, await in_force(night, standing), line=current.id)  # a reply to it acts on what stands
 
 
 async def in_force(night: Night, standing: Sequence[int]) -> Reply:
@@ -191,16 +193,17 @@ async def correct(
         raise Refusal(*refused_win(then or night.seats, error)) from error
     except LoggedMeldMissing as error:
         hand = night.whole_fold().hand_of(target.id) or night.state.hand_no
-        raise Refusal(meld_conflict(night, error, hand)) from error
+        raise Refusal(meld_conflict(night, error, hand), line=meld_row(night, error, hand)) from error
     except LaterEventBreaks as error:
         if isinstance(error.cause, DeclaredPatternContradicted):  # a later declared win: name it
-            raise Refusal(later_declared(night, error.place, error.cause)) from error
+            raise Refusal(later_declared(night, error.place, error.cause), line=error.place) from error
         reason = Reply(error.cause.key, readable(error.cause.params, night.seats, night))
         if isinstance(error.cause, LoggedMeldMissing):  # the later win's meld, named by its event
             reason = meld_conflict(night, error.cause, night.whole_fold().hand_of(error.place) or night.state.hand_no)
         elif isinstance(error.cause, WinRefused):
             reason = refused_reason(error.cause, night.seats[error.cause.params["winner"]].name)
-        raise Refusal(Reply("fix.breaks_later", {"id": night.shown(error.place), "reason": reason})) from error
+        breaks = Reply("fix.breaks_later", {"id": night.shown(error.place), "reason": reason})
+        raise Refusal(breaks, line=error.place) from error
 
 
 # The pattern a declared-pattern refusal is about, by its reason (engine.claims.check_declared)
@@ -296,7 +299,8 @@ async def confirm_undo(context: Context, night: Night, target: EventRow, number:
     undo and asks: the line just typed may be the mistake meant, and it is not in the ledger."""
     typed = (await night.texts([target]))[target.id].raw_text
     question = Reply("undo.confirm", {"id": number, "text": typed})
-    return ask(context, question, (Choice(Reply("button.undo", {"id": number}), f"/undo {number}"),))
+    asked = ask(context, question, (Choice(Reply("button.undo", {"id": number}), f"/undo {number}"),))
+    return replace(asked, event_id=target.id)  # `撤销` replied to the question undoes #number, as its button
 
 
 def corrected_event(context: Context, night: Night, target: EventRow) -> Event:
@@ -313,7 +317,8 @@ def corrected_event(context: Context, night: Night, target: EventRow) -> Event:
         raise Refusal(Reply("fix.usage"))
     original = table_event(target)
     if original is None:
-        raise Refusal(Reply("fix.not_fixable", {"id": night.shown(target.id), "kind": Reply(f"kind.{target.kind}")}))
+        said = Reply("fix.not_fixable_undo", {"id": night.shown(target.id), "kind": Reply(f"kind.{target.kind}")})
+        raise Refusal(said, line=target.id)
     seated_then(night, then, night.place_of(target.id), inner.names)
     kind = EVENT_OF_COMMAND[inner.name]
     exposed = inner.name == "gang" and (inner.kind or "exposed") == "exposed"
@@ -321,7 +326,8 @@ def corrected_event(context: Context, night: Night, target: EventRow) -> Event:
         raise Refusal(Reply("fix.usage"))
     if kind != event_kind(original):
         raise Refusal(
-            Reply("fix.other_kind", {"id": night.shown(target.id), "kind": Reply(f"kind.{event_kind(original)}")})
+            Reply("fix.other_kind", {"id": night.shown(target.id), "kind": Reply(f"kind.{event_kind(original)}")}),
+            line=target.id,
         )
     # Unnamed, the actor is the corrected event's (改 3 胡 王五 … fixes that win, whoever types it)
     incoming = replace(context.incoming, speaker=speaker_for(then, original) or context.incoming.speaker)
@@ -370,7 +376,8 @@ def seated_then(night: Night, then: Sequence[Seat], place: int, names: Sequence[
             except EngineError:
                 raise Refusal(Reply("player.unknown", {"name": name, "players": player_list(then)})) from None
             raise Refusal(
-                Reply("fix.not_seated_then", {"name": name, "id": night.shown(place), "who": then[seat].name})
+                Reply("fix.not_seated_then", {"name": name, "id": night.shown(place), "who": then[seat].name}),
+                line=place,
             ) from None
 
 
@@ -414,7 +421,8 @@ async def fix(context: Context) -> Response:
         raise
     root = (night.event(night.place_of(target.id)) or target).kind
     if root in ("join", "rules"):  # a 改规则 is undone and typed again: it has no line to correct
-        raise Refusal(Reply("fix.not_fixable", {"id": context.command.number, "kind": Reply(f"kind.{root}")}))
+        said = Reply("fix.not_fixable_undo", {"id": context.command.number, "kind": Reply(f"kind.{root}")})
+        raise Refusal(said, line=target.id)
     event = corrected_event(context, night, target)
     then = seats_then(night, night.place_of(target.id))  # before the correction: who played the event
     corrected = await correct(context, night, target, event, then)
@@ -443,8 +451,10 @@ async def undo_claim(context: Context) -> Response:
     if not speaker.is_admin and (mine is None or mine == seat):
         raise Refusal(Reply("claim.undo_not_allowed", {"name": name}))
     replies = [Reply("claim.undone", {"name": name})]
+    reported = None  # the line's undo (`↩️ #N`), which a reply to this answer acts on
     if line is not None:  # the line first: its money goes back while the claimer still holds the seat
         corrected = await correct(context, night, line, None)
+        reported = corrected.event_id
         typed = (await night.texts([line]))[line.id].raw_text
         number, undone = night.number_of(corrected.event_id), night.number_of(line.id)
         replies.append(Reply("undo.done", {"id": number or "?", "target": undone or "?", "text": typed}))
@@ -452,7 +462,7 @@ async def undo_claim(context: Context) -> Response:
     key = context.incoming.update_key
     second = replace(context.line, update_key=f"{key}:claim" if key and line is not None else key)
     await night.correct(second, bind, None)
-    return recorded_reply(context, night, replies, moved_money=line is not None)
+    return recorded_reply(context, night, replies, moved_money=line is not None, event_id=reported)
 
 
 async def claim_rows(night: Night, given: str) -> tuple[EventRow, EventRow | None]:

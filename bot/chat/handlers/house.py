@@ -352,7 +352,7 @@ async def record_change(context: Context, night: Night, event: SetRules, before:
     params = {"id": night.shown(recorded.event_id), "hand": hand}
     said = Reply("house.set_done_now" if hand == night.state.hand_no else "house.set_done", params)
     replies = [said, *differences(before, after), Reply("house.save_hint")]
-    return recorded_reply(context, night, replies, moved_money=False)
+    return recorded_reply(context, night, replies, moved_money=False, event_id=recorded.event_id)  # replied to: #N
 
 
 # ---- a rules file -----------------------------------------------------------------------------

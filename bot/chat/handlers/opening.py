@@ -8,6 +8,7 @@ from dataclasses import replace
 from decimal import Decimal
 
 from bot.chat.command import Command
+from bot.chat.handlers import returning
 from bot.chat.handlers.common import Context, Incoming, Refusal, open_night
 from bot.chat.handlers.house import check_room, opening_rules
 from bot.chat.handlers.kept import release as release_kept_line
@@ -31,7 +32,7 @@ async def new(context: Context) -> Response:
         raise Refusal(Reply("night.private_chat"))
     if context.night is not None and not context.closed:
         raise Refusal(Reply("night.already_open", {"players": player_list(context.seats)}))
-    seats = seats_for_new(command, incoming)
+    seats = await returning.seated_again(context, seats_for_new(command, incoming))  # a group come back
     preset_name, preset_json = await preset_choice(context, command)
     if "start" in command.options:
         preset_json = {**preset_json, "start": start_points_of(command.options["start"])}

@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 from bot.chat.handlers import corrections, kept, opening
 from bot.chat.handlers.common import Context, Incoming, Refusal
 from bot.chat.handlers.hints import name_hint, near_miss
+from bot.chat.handlers.named_lines import named_line
 from bot.chat.parser import ReadLine, reports_an_event, usage_hint
 from bot.night.night import Night
 from bot.night.seating import seated_names
@@ -52,7 +53,7 @@ async def answer(context: Context, error: Refusal | EngineError) -> Refused:
         return Refused(Response((), context.language), said=False)  # a repeated update: answered the first time
     if merely_english(context):
         return Refused(None, said=False)
-    response = replace(refusal(error, context), refused=True)
+    response = replace(refusal(error, context), refused=True, event_id=named_line(error, night))  # a reply acts there
     if isinstance(error, EngineError) and error.key == "player.unknown":
         # a name the seat had earlier tonight (renamed, or left at a 换人), or one a slip from a
         # seated one: the seat's name now

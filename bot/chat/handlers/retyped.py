@@ -3,7 +3,9 @@
 `李四: 胡 王五 清一色 对对胡 花3` (#2), then at once `李四: 胡 王五 清一色 花3`: a player who saw #2 come out
 wrong and typed it again would be charged a second win. A win ends its hand, so a second win by the same
 winner on the same discarder (or a second self-draw by the same winner), with nothing typed between, is
-far more likely a correction than a new hand; the table says which (docs/rules.md, 16d):
+far more likely a correction than a new hand — when it could be the first retyped (`may_be_retyped`: the
+same tiles but for a slip, or no tiles to tell; or typed within a minute of it); a dealer's next win with
+another hand is recorded at once. The table says which (docs/rules.md, 16d):
 [改 #2] records the line as `/fix 2 <the line>`, [下一盘又胡了] as a new win, [都不是] nothing. The question
 is kept and answered like the repeat question (bot/chat/handlers/repeats.py): it outlives a restart, its
 buttons carry its id, it is answered once and expires with it. Not asked: the same line again (the repeat
@@ -15,9 +17,10 @@ fixed with /fix).
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import replace
+from datetime import datetime
 
-from bot.chat.command import Command
 from bot.chat.handlers import corrections, repeats, table_events
 from bot.chat.handlers.common import Context, PendingRepeat, Refusal, ask, recording_night
 from bot.chat.parser import parse
@@ -26,7 +29,7 @@ from bot.night.seating import seated_names
 from bot.text.replies import Choice, Reply, Response
 from bot.views.said import describe
 from engine.errors import EngineError
-from engine.events import Win
+from engine.events import Win, WinInput
 
 
 def retyped_win(night: Night, event: Win) -> int | None:
@@ -78,7 +81,7 @@ async def ask_retyped(context: Context, night: Night, event: Win, same: int) -> 
         Choice(Reply("button.retyped_next"), f"{again} next"),
         Choice(Reply("button.retyped_neither"), repeats.again_command(held, False)),
     )
-    return ask(context, Reply("hu.retyped", params), choices)
+    return replace(ask(context, Reply("hu.retyped", params), choices), event_id=same)  # a reply acts on #same
 
 
 async def hu(context: Context) -> Response:
@@ -95,37 +98,49 @@ async def hu(context: Context) -> Response:
     same = retyped_win(night, event)
     if same is None or not table_events.fits(night, event):
         return await table_events.hu(context)
+    if not may_be_retyped(night, event, same) and not await typed_soon_after(context, night, same):
+        return await table_events.hu(context)  # another hand's tiles, typed later: the next hand's win
     return await ask_retyped(context, night, event, same)
 
 
-def fix_answer(command: Command) -> tuple[Command, bool]:
-    """`/again [qN] fix`: [改 #N], the held win corrects the win it was asked about."""
-    return table_events.answer_ending(command, "fix")
+SLIP_TILES = 2  # tiles a retyped hand may differ by (each way): a slip of the fingers, not another hand
+RETYPE_SECONDS = 60  # a win typed within this of the one before it may be that one typed again, whatever it says
 
 
-async def again(context: Context) -> Response:
-    """再记一次 / `/again …`: `fix` answers a retyped win's question with a correction; every other
-    answer is table_events.again's (a retyped win's [下一盘又胡了] is its `next`, [都不是] its `no`)."""
-    command, fixing = fix_answer(context.command)
-    if not fixing:
-        return await table_events.again(context)
-    night = recording_night(context)
-    question, _, drop = table_events.again_args(command)
-    services, chat = context.services, context.incoming.chat_id
-    asked = await repeats.open_questions(services, chat)
-    if question is not None and not any(q.question == question for q in asked):  # answered already
-        return await table_events.answered_already(context, question)
-    waiting = [q for q in asked if q.retyped]
-    if question is None:  # typed: the one retyped question open in this hand
-        here = [q for q in waiting if (q.night_id, q.hand_no) == (night.id, night.state.hand_no)]
-        question = here[0].question if len(here) == 1 else None
-    if drop or question is None or not any(q.question == question for q in waiting):
-        raise Refusal(Reply("command.extra_args", {"extra": "fix"}))  # only a retyped win is fixed by it
-    pending = await repeats.take(services, chat, question)
-    if pending is None:
-        return Response((Reply("repeat.answered"),), context.language, spent=True)
-    table_events.check_answerable(context, night, pending)
-    return await fix_with(context, night, pending)
+def tiles_of(claim: WinInput) -> Counter[int] | None:
+    """The tiles of a claim typed with its hand (each meld's too); None for a win declared by patterns."""
+    if claim.winning is None:
+        return None
+    found = Counter(claim.concealed)
+    found[claim.winning] += 1
+    for meld in claim.melds:
+        found[meld.tile] += meld.size
+    return found
+
+
+def may_be_retyped(night: Night, event: Win, same: int) -> bool:
+    """Whether `event` could be the win at `same` typed again (docs/rules.md 16d): each winner's hand the
+    same tiles but for a slip (at most SLIP_TILES in, SLIP_TILES out), or no tiles to tell (a win
+    declared by patterns, on either side: only its flowers, patterns and flags can differ)."""
+    previous = next(p.event for p in night.whole_fold().played if p.place == same)
+    assert isinstance(previous, Win)
+    before = {c.winner: tiles_of(c) for c in previous.claims}
+    for claim in event.claims:
+        old, new = before.get(claim.winner), tiles_of(claim)
+        if old is not None and new is not None and max((old - new).total(), (new - old).total()) > SLIP_TILES:
+            return False
+    return True
+
+
+async def typed_soon_after(context: Context, night: Night, same: int) -> bool:
+    """Whether the win at `same` (its latest version) was recorded less than RETYPE_SECONDS ago."""
+    played = next(p for p in night.whole_fold().played if p.place == same)
+    row = night.event(played.event_id)
+    if row is None:
+        return True  # not in memory: not known, so asked
+    recorded = (await night.texts([row]))[row.id].created_at
+    then = datetime.fromisoformat(recorded.replace("Z", "+00:00")).timestamp()
+    return context.services.clock() - then < RETYPE_SECONDS
 
 
 async def fix_with(context: Context, night: Night, pending: PendingRepeat) -> Response:

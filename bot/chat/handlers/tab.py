@@ -20,10 +20,12 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from bot.chat.handlers import repeats
 from bot.chat.handlers.common import Context, Refusal
+from bot.chat.handlers.repeats import REPEAT_MINUTES
 from bot.chat.tab_words import tab_amount_cents, tab_undo_word
 from bot.night.records import NightMarks, TabEventRow
-from bot.text.replies import LIST, Joined, Reply, Response
+from bot.text.replies import LIST, Choice, Joined, Reply, Response
 from bot.views.lines import format_money
 from bot.views.stats import NightFigures, Persons, chat_figures
 from engine.transfers import Transfer, minimal_transfers
@@ -195,7 +197,7 @@ def _group_only(context: Context) -> None:
         raise Refusal(Reply("tab.edit_refused"))
 
 
-def _may_write(context: Context, persons: Persons) -> None:
+def may_write(context: Context, persons: Persons) -> None:
     """A payment or a settle mark is recorded by someone who played in this chat, or an admin."""
     speaker = context.incoming.speaker
     me = persons.find(speaker.name, None if speaker.by_name else speaker.id)
@@ -243,7 +245,7 @@ async def paid(context: Context) -> Response:
     _, persons, log, found = await read_tab(context)
     if not found:
         raise Refusal(Reply("tab.no_nights"))
-    _may_write(context, persons)
+    may_write(context, persons)
     cents = cents_of(words[-1])
     payer = _person(context, persons, words[0]) if len(words) == 3 else _speaker_person(context, persons)
     payee = _person(context, persons, words[-2])
@@ -251,21 +253,106 @@ async def paid(context: Context) -> Response:
         raise Refusal(Reply("tab.same_person", {"name": persons.name(payer)}))
     body = {"payer": persons.stable_node(payer), "payee": persons.stable_node(payee), "cents": cents}
     payload = json.dumps(body, ensure_ascii=False)
-    await context.services.nights.tab.append_tab_event(context.incoming.chat_id, PAID, payload, _line(context))
+    same = await repeated_payment(context, log, persons, payload)
+    if same is not None:  # sent twice, or paid twice: the table says which, never silence
+        return await ask_repeat(context, persons, same, payload)
+    writer = _speaker_key(context, persons)
+    return await record_payment(context, payload, _line(context), writer, (persons, log, found))
+
+
+async def ask_repeat(context: Context, persons: Persons, same: Entry, payload: str) -> Response:
+    """Hold the payment and ask, as a table event sent twice is asked (bot/chat/handlers/repeats.py: kept,
+    its buttons carry its id, answered once); the money moves only on 再记一次 (again.py)."""
+    speaker, text, _ = _line(context)
+    writer = _speaker_key(context, persons) or ""
+    held = repeats.HeldPayment(0, same.number, payload, speaker, text, context.services.clock(), writer)
+    held = await repeats.remember_payment(context.services, context.incoming.chat_id, held)
+    choices = (  # good in any hand: a payment is the chat's, not a hand's (a button names a night all the same)
+        Choice(Reply("button.again"), repeats.again_command(held, True), anytime=True),
+        Choice(Reply("button.not_again"), repeats.again_command(held, False), anytime=True),
+    )
+    night = context.night.id if context.night is not None else None  # the chat's latest, closed or not
+    asked = Reply("tab.paid_repeat", payment_params(persons, same))
+    return Response((asked,), context.language, choices=choices, night_id=night)
+
+
+def payment_params(persons: Persons, entry: Entry) -> dict[str, object]:
+    """A payment's number, payer, payee and money, as its lines name them."""
+    body = entry.body
+    return {
+        "number": entry.number,
+        "payer": persons.name(persons.resolve(str(body["payer"]))),
+        "payee": persons.name(persons.resolve(str(body["payee"]))),
+        "money": format_money(int(str(body["cents"]))),
+    }
+
+
+async def repeated_payment(context: Context, log: Sequence[Entry], persons: Persons, payload: str) -> Entry | None:
+    """The payment just recorded, if `payload` says the same (the same payer, payee and amount) and it
+    is the chat's newest word on money: the newest entry of the tab, with nothing recorded in the
+    night being played since. A repeated update of the line itself is no question (recorded once)."""
+    key = context.incoming.update_key
+    if not log or (key and await context.services.nights.has_update(key)):
+        return None
+    newest = log[-1]
+    if newest.row.kind != PAID or not newest.active or not await _newest_word(context, newest.row):
+        return None
+    now, then = json.loads(payload), newest.body
+    same_people = all(persons.resolve(str(now[k])) == persons.resolve(str(then[k])) for k in ("payer", "payee"))
+    return newest if same_people and int(str(then["cents"])) == int(now["cents"]) else None
+
+
+async def _newest_word(context: Context, row: TabEventRow) -> bool:
+    """Whether no event of the night being played was recorded after the tab entry `row`."""
+    if context.night is None or context.closed:
+        return True
+    latest = await context.services.nights.latest_event_time(context.night.id)
+    return latest is None or latest <= row.created_at
+
+
+TabRead = tuple[Persons, list[Entry], list[tuple[NightMarks, NightFigures]]]
+
+
+async def record_payment(
+    context: Context,
+    payload: str,
+    line: tuple[str, str, str | None],
+    writer: str | None,
+    read: TabRead | None = None,
+) -> Response:
+    """Write the payment (typed, or held by a question and answered 再记一次) and say what it did to the
+    tab: who wrote it (`writer`, the person who typed it) when the payer did not, and, paid beyond what
+    the tab owed, what the tab becomes."""
+    if read is None:
+        _, persons, log, found = await read_tab(context)
+    else:
+        persons, log, found = read
+    await context.services.nights.tab.append_tab_event(context.incoming.chat_id, PAID, payload, line)
+    body = json.loads(payload)
+    payer, payee, cents = persons.resolve(str(body["payer"])), persons.resolve(str(body["payee"])), int(body["cents"])
     number = sum(e.row.kind == PAID for e in log) + 1
     done = {"number": number, "payer": persons.name(payer), "payee": persons.name(payee), "money": format_money(cents)}
     replies = [Reply("tab.paid_done", done)]
-    me = _speaker_key(context, persons)
-    if me != payer:  # typed by someone else (the one owed, say): the payer sees who wrote it
-        replies.append(Reply("tab.paid_by", {"speaker": context.incoming.speaker.name, "payer": persons.name(payer)}))
+    if writer != payer:  # typed by someone else (the one owed, say): the payer sees who wrote it
+        replies.append(Reply("tab.paid_by", {"speaker": line[0], "payer": persons.name(payer)}))
     before = dict(tab_of(found, log, persons).balances)
     after = dict(tab_of(found, [*log, _entry(PAID, payload)], persons).balances)
+    owed = max(0, min(-before.get(payer, 0), before.get(payee, 0)))  # what the tab had the payer owe the payee
+    undo = f"/paid undo {number}"
     flipped = _flipped(before, after, payer, payee)
     if flipped:  # more than was owed: the payment now reads as a debt the other way
-        owed = max(0, min(-before.get(payer, 0), before.get(payee, 0)))
-        warn = {**done, "owed": format_money(owed), "debt": format_money(flipped), "line": f"/paid undo {number}"}
+        warn = {**done, "owed": format_money(owed), "debt": format_money(flipped), "line": undo}
         replies.append(Reply("tab.warn_paid", warn))
-    replies.append(Reply("tab.undo_hint", {"line": f"/paid undo {number}"}))
+    elif cents > owed:  # beyond what the tab owed, though no debt turned: what the two stand at now
+        over = {
+            **done,
+            "owed": format_money(owed),
+            "over": format_money(cents - owed),
+            "payer_after": signed_money(after.get(payer, 0)),
+            "payee_after": signed_money(after.get(payee, 0)),
+        }
+        replies.append(Reply("tab.warn_overpaid", over))
+    replies.append(Reply("tab.undo_hint", {"line": undo}))
     return await _recorded(context, replies)
 
 
@@ -319,7 +406,7 @@ async def settled(context: Context) -> Response:
     _, persons, log, found = await read_tab(context)
     if not found:
         raise Refusal(Reply("tab.no_nights"))
-    _may_write(context, persons)
+    may_write(context, persons)
     marks = _night_number(found, words)
     if not marks.closed:
         raise Refusal(Reply("tab.night_open", {"night": marks.number}))
@@ -364,13 +451,31 @@ async def undo_after_paid(context: Context) -> Response | None:
         return None
     nights = context.services.nights
     rows = await nights.tab.tab_events(context.incoming.chat_id)
-    if not rows or rows[-1].kind != PAID:
+    if not rows or rows[-1].kind != PAID or not await _newest_word(context, rows[-1]):
         return None
-    if context.night is not None and not context.closed:
-        latest = await nights.latest_event_time(context.night.id)
-        if latest is not None and latest > rows[-1].created_at:
-            return None
-    return await _undo(context, PAID, [])
+    held = await withdraw_held(context)  # the payment's question was the chat's last word: its line goes
+    return held if held is not None else await _undo(context, PAID, [])
+
+
+def in_time(context: Context, held: repeats.HeldPayment) -> bool:
+    """Whether a payment's question is still open (it lasts as long as the table's repeat question)."""
+    return context.services.clock() - held.asked_at <= REPEAT_MINUTES * 60
+
+
+async def withdraw_held(context: Context) -> Response | None:
+    """A bare /undo right after a payment's question: the held line is withdrawn (its question answered,
+    nothing written), never the payment recorded before it. None: no payment's question is open."""
+    services, chat = context.services, context.incoming.chat_id
+    waiting = [p for p in await repeats.open_payments(services, chat) if in_time(context, p)]
+    if not waiting:
+        return None
+    newest = max(waiting, key=lambda p: p.question)
+    _, persons, log, _ = await read_tab(context)
+    may_write(context, persons)
+    await repeats.take_payment(services, chat, newest.question, withdrawing=True)
+    same = next((e for e in log if e.row.kind == PAID and e.number == newest.same), None)
+    params = payment_params(persons, same) if same is not None else {"number": newest.same}
+    return Response((Reply("tab.paid_repeat_withdrawn", params),), context.language, settles=True)
 
 
 async def _undo(context: Context, kind: str, words: Sequence[str]) -> Response:
@@ -379,7 +484,7 @@ async def _undo(context: Context, kind: str, words: Sequence[str]) -> Response:
     if len(words) > 1 or (words and not words[0].isdigit()):
         raise Refusal(Reply("tab.paid_usage" if kind == PAID else "tab.settled_usage"))
     _, persons, log, _ = await read_tab(context)
-    _may_write(context, persons)
+    may_write(context, persons)
     wanted = int(words[0]) if words else None
     live = [e for e in log if e.active and e.row.kind == kind]
     if kind == PAID:

@@ -18,12 +18,11 @@ from bot.chat.handlers.common import (
 )
 from bot.chat.handlers.counted_melds import with_logged_melds
 from bot.chat.near_miss import not_whole_amount
-from bot.chat.tokens import question_of
 from bot.night.fold import Line, win_with_dealer
 from bot.night.night import Night
 from bot.night.seating import resolve, seat_of
 from bot.text.replies import Choice, Reply, Response
-from bot.views.said import describe, tile_word
+from bot.views.said import tile_word
 from engine.claims import conflicting_patterns
 from engine.errors import EngineError
 from engine.events import Draw, Event, FlowerGang, FourWinds, Gang, Penalty, Pong, RangeMark, Win, WinInput
@@ -58,9 +57,6 @@ def tile_of(text: str | None) -> int | None:
     return parse_tile(text) if text else None
 
 
-REPEAT_MINUTES = 10  # a repeat's question lasts as long as a guided flow
-
-
 def from_flow(context: Context) -> bool:
     """A guided flow's last step (its event is keyed `flow:…`, bot/chat/handlers/flows.py): tapped through
     step by step and recorded once per flow, it is a deliberate second event, never a line sent twice."""
@@ -72,7 +68,7 @@ async def record(context: Context, event: Event) -> Response:
     same = None if from_flow(context) else repeat_of(night, event)
     if same is not None:  # reported twice, or happened twice: the table says which, never silence
         night.check(event)  # what the table refuses anyway is refused, not asked about
-        return await ask_repeat(context, night, event, same)
+        return await repeats.ask_repeat(context, night, event, same)
     return recorded_response(context, night, await night.record(context.line, event))
 
 
@@ -120,172 +116,6 @@ def nothing_typed_since(night: Night, place: int) -> bool:
     """Whether the newest event in force is the one at `place` (no chore, no fix elsewhere since)."""
     newest = night.last_active(REVERSIBLE)
     return newest is not None and night.place_of(newest.id) == place
-
-
-async def ask_repeat(context: Context, night: Night, event: Event, same: int) -> Response:
-    """Hold the event and ask (the question outlives a restart: bot/chat/handlers/repeats.py); the money
-    moves only on 再记一次 (`/again`). Its buttons carry its own id: they answer this question only."""
-    speaker = context.incoming.speaker.name
-    text, asked_at = context.incoming.text.strip(), context.services.clock()
-    held = PendingRepeat(night.id, night.state.hand_no, same, event, speaker, text, asked_at, after=night.log_size())
-    held = await repeats.remember(context.services, context.incoming.chat_id, held)
-    question = Reply("repeat.ask", {"id": night.shown(same), "what": describe(event, night.seats)})
-    choices = (
-        Choice(Reply("button.again"), repeats.again_command(held, True)),
-        Choice(Reply("button.not_again"), repeats.again_command(held, False)),
-    )
-    return ask(context, question, choices)
-
-
-def again_args(command: Command) -> tuple[int | None, int | None, bool]:
-    """`/again [qN | N] [no]`: the question a button names (qN), or the event a typed answer names (N:
-    the question `和 #N 一样`), and whether it is dropped."""
-    words = (command.word or "").lower().split()
-    drop = bool(words) and words[-1] == "no"
-    rest = words[:-1] if drop else words
-    if len(rest) > 1:
-        raise Refusal(Reply("command.extra_args", {"extra": " ".join(rest[1:])}))
-    if not rest:
-        return None, None, drop
-    question = question_of(rest[0])
-    if question is not None:
-        return question, None, drop
-    if rest[0].lstrip("#").isdigit() and len(rest[0]) <= 9:
-        return None, int(rest[0].lstrip("#")), drop
-    raise Refusal(Reply("command.extra_args", {"extra": rest[0]}))
-
-
-async def again(context: Context) -> Response:
-    """再记一次 / `/again`: record the held repeat; `/again no`: drop it. Once, within the time. A typed
-    answer applies only when one question is open (or it names the event: `/again 3`); with more, it
-    asks which, with buttons. A button answers its own question, and a second press is told so."""
-    night = recording_night(context)
-    command, next_hand = next_hand_answer(context.command)
-    question, number, drop = again_args(command)
-    services, chat = context.services, context.incoming.chat_id
-    if question is not None:
-        asked = [q for q in await repeats.open_questions(services, chat) if q.question == question]
-        if next_hand and asked and not takes_next(asked[0]):
-            raise Refusal(Reply("command.extra_args", {"extra": "next"}))
-        pending = await repeats.take(services, chat, question)
-        if pending is None:  # answered already (by this button, another one, a typed answer, or /undo)
-            return await answered_already(context, question)
-        return await answer_repeat(context, night, pending, drop, next_hand)
-    waiting = await live_questions(context, night)
-    if number is not None:
-        waiting = [q for q in waiting if night.number_of(q.same_id) == number]  # `和 #N 一样`: a line's number
-        if not waiting:
-            raise Refusal(Reply("repeat.none_like", {"id": number}))
-    if next_hand:  # `/again next` answers a same-discard question only
-        waiting = [q for q in waiting if takes_next(q)]
-        if not waiting:
-            raise Refusal(Reply("command.extra_args", {"extra": "next"}))
-    if len(waiting) > 1:
-        return which_question(context, night, waiting, drop)
-    pending = await repeats.take(services, chat, waiting[0].question)
-    if pending is None:
-        raise Refusal(Reply("repeat.nothing"))
-    return await answer_repeat(context, night, pending, drop, next_hand)
-
-
-async def answered_already(context: Context, question: int) -> Response:
-    """A question's answer that came after it was answered (or withdrawn by /undo): told so, to the presser."""
-    services, chat = context.services, context.incoming.chat_id
-    said = "repeat.withdrawn" if await repeats.was_withdrawn(services, chat, question) else "repeat.answered"
-    return Response((Reply(said),), context.language, spent=True)
-
-
-def answer_ending(command: Command, last: str) -> tuple[Command, bool]:
-    """`/again [qN] <last>`: whether the answer ends with the word `last` (a button's choice), and
-    the command without it, read as any answer."""
-    words = (command.word or "").split()
-    if not words or words[-1].lower() != last:
-        return command, False
-    return replace(command, word=" ".join(words[:-1]) or None), True
-
-
-def next_hand_answer(command: Command) -> tuple[Command, bool]:
-    """`/again [qN] next`: [是下一盘], the held win is the next hand's; the rest read as any answer."""
-    return answer_ending(command, "next")
-
-
-def takes_next(pending: PendingRepeat) -> bool:
-    """Whether [下一盘] answers the question: a same-discard one, or a retyped win's (retyped.py)."""
-    return pending.retyped or is_same_discard(pending)
-
-
-def is_same_discard(pending: PendingRepeat) -> bool:
-    """Whether the question is `和 #N 同一张牌吗？` (a win held with the win it may join)."""
-    return isinstance(pending.event, Win) and pending.event.joins is not None
-
-
-async def live_questions(context: Context, night: Night) -> list[PendingRepeat]:
-    """The questions of this hand still within their time; the others are forgotten. None at all:
-    refused (`expired` when the only ones left had run out of time)."""
-    services, chat = context.services, context.incoming.chat_id
-    questions = await repeats.open_questions(services, chat)
-    current = [q for q in questions if (q.night_id, q.hand_no) == (night.id, night.state.hand_no)]
-    live = [q for q in current if not expired(context, q)]
-    gone = tuple(q for q in questions if q not in live)
-    if gone:
-        await repeats.drop(services, chat, gone)
-    if not live:
-        raise Refusal(Reply("repeat.expired" if current else "repeat.nothing"))
-    return live
-
-
-def is_stale(night: Night, pending: PendingRepeat) -> bool:
-    """Whether the event the question is about (`和 #N 一样`, `和 #N 同一张牌吗`) was undone since: a
-    same-discard question while any claim of that win stands, a repeat while its event does."""
-    if night.current_version(pending.same_id) is not None:
-        return False
-    if not is_same_discard(pending):
-        return True
-    played = night.whole_fold().played  # a win several claims share stands while any of its claims does
-    return not any(isinstance(p.event, Win) and p.event.joins == pending.same_id for p in played)
-
-
-def expired(context: Context, pending: PendingRepeat) -> bool:
-    return context.services.clock() - pending.asked_at > REPEAT_MINUTES * 60
-
-
-def which_question(context: Context, night: Night, waiting: list[PendingRepeat], drop: bool) -> Response:
-    """Several questions open: which one does the answer answer? Each as a button of its own."""
-    lines = [
-        Reply("repeat.open_line", {"id": night.shown(q.same_id), "what": describe(q.event, night.seats)})
-        for q in waiting
-    ]
-    label = "button.not_again_this" if drop else "button.again_this"
-    choices = tuple(
-        Choice(Reply(label, {"what": describe(q.event, night.seats)}), repeats.again_command(q, not drop))
-        for q in waiting
-    )
-    return ask(context, Reply("repeat.which", {"count": len(waiting), "questions": lines}), choices)
-
-
-async def answer_repeat(
-    context: Context, night: Night, pending: PendingRepeat, drop: bool, next_hand: bool = False
-) -> Response:
-    """The answer to one question, taken already."""
-    check_answerable(context, night, pending)
-    if isinstance(pending.event, Win) and pending.event.joins is not None:  # 和 #N 同一张牌吗？
-        return await answer_same_discard(context, night, pending, drop, next_hand)
-    if drop:  # the chat sees the answer, and the question's buttons go (Response.settles)
-        return Response(
-            (Reply("repeat.dropped", {"id": night.shown(pending.same_id)}),), context.language, settles=True
-        )
-    line = Line(pending.speaker, pending.text, context.incoming.update_key)  # the line as first typed
-    return recorded_response(context, night, await night.record(line, pending.event))
-
-
-def check_answerable(context: Context, night: Night, pending: PendingRepeat) -> None:
-    """A question taken is answered only while its hand is on, its event stands and its time is not over."""
-    if (pending.night_id, pending.hand_no) != (night.id, night.state.hand_no):
-        raise Refusal(Reply("repeat.nothing"))
-    if is_stale(night, pending):  # its event undone since: nothing is left for the answer to be about
-        raise Refusal(Reply("repeat.gone", {"id": night.shown(pending.same_id)}))
-    if expired(context, pending):
-        raise Refusal(Reply("repeat.expired"))
 
 
 # ---- building events from commands (also used by /fix) -----------------------------------------
@@ -567,7 +397,8 @@ async def ask_same_discard(context: Context, night: Night, event: Win, first: in
     held = await repeats.remember(context.services, context.incoming.chat_id, held)
     same = repeats.again_command(held, True)
     choices = (Choice(Reply("button.same_discard"), same), Choice(Reply("button.next_hand"), f"{same} next"))
-    return ask(context, Reply("hu.same_discard", {"id": shown_win(night, first)}), choices)
+    asked = ask(context, Reply("hu.same_discard", {"id": shown_win(night, first)}), choices)
+    return replace(asked, event_id=first)  # a reply to it acts on the win it names (named_lines.py)
 
 
 async def answer_same_discard(
