@@ -5,6 +5,7 @@ Telegram's or not a member's, and watches the night move when a line is typed in
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -173,6 +174,36 @@ def test_a_question_the_chat_would_ask_is_asked_in_the_page_before_recording(bro
     page.wait_for_selector("#sheet", state="hidden")
     assert len(settled(table, before, 2)) == 2
     assert table.balances() == [-104, 0, 104, 0]
+
+
+def test_a_record_whose_answer_was_lost_is_sent_again_with_its_nonce_and_records_once(
+    browser: Any, table: AppTable
+) -> None:
+    page, tap = pad(browser, table, CAROL)
+    tap.win(2, 0, CAROL_WINS)
+    tap("#flowers [data-flowers='4']")
+    sent: list[str] = []
+
+    def lose_the_first_answer(route: Any) -> None:
+        sent.append(json.loads(route.request.post_data)["nonce"])
+        if len(sent) == 1:
+            route.fetch()  # the server records the win; its answer never reaches the phone
+            route.abort("connectionreset")
+        else:
+            route.continue_()
+
+    page.route("**/app/api/record", lose_the_first_answer)
+    before = len(table.group_messages())
+    page.click("#record")
+    page.wait_for_selector("#toast:not([hidden])")
+    assert page.inner_text("#toast") == WORDS.t("app.pad.offline")
+    page.wait_for_selector("#toast", state="hidden")
+    page.click("#record")  # pressed again
+    page.wait_for_selector("#toast:not([hidden])")
+    assert page.inner_text("#toast").startswith("✅ 已记为 #")
+    assert len(sent) == 2 and sent[0] == sent[1]
+    assert len(settled(table, before, 2)) == 1
+    assert table.balances() == [-52, 0, 52, 0]
 
 
 @pytest.mark.parametrize(
