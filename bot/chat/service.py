@@ -13,10 +13,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from bot.chat.command import Command
+from bot.chat.app_desk import AppDesk
 from bot.chat.commands import Handler, handler_of
 from bot.chat.grammar import GRAMMAR_BY_NAME, only_looks
-from bot.chat.handlers import app_view, kept, opening, refusals, reply_to
+from bot.chat.handlers import kept, opening, refusals, reply_to
 from bot.chat.handlers.app_view import BadDraft, WinDraft
 from bot.chat.handlers.common import Context, Incoming, Refusal, Replied, Services, Upload
 from bot.chat.handlers.house import MAX_RULES_BYTES
@@ -41,7 +41,7 @@ from bot.views.charts import GIVE_UP_SECONDS, Charts
 from bot.views.lines import format_money, transfers_json, unit_key
 from engine.errors import EngineError
 from engine.suit_shapes import reading_table
-from locales import DEFAULT_LANGUAGE, Translator, normalize_language
+from locales import DEFAULT_LANGUAGE, normalize_language
 
 __all__ = ["MAX_RULES_BYTES", "BadDraft", "Incoming", "Referee", "Replied", "Speaker", "Upload", "WinDraft"]
 
@@ -358,74 +358,15 @@ class Referee:
         self.services.charts.stop_drawing()
         await self.nights.close()
 
+    @property
+    def app(self) -> AppDesk:
+        """What the Mini App asks (bot/web/): reads only; what it records comes in as a chat line."""
+        return AppDesk(self.services)
+
     def inbox(self) -> Inbox:
         """The Telegram front end's durable intake, on the ledger's connection, so that an update is
         marked done by the very transaction that records its events."""
         return self.nights.inbox()
-
-    # ---- what the Mini App asks (bot/web/): reads only; what it records comes in as a chat line ----
-
-    async def _app_context(self, chat_id: str, speaker: Speaker, language: str) -> Context | None:
-        night = await self.nights.latest(chat_id, history=False)
-        if night is None:
-            return None
-        await night.load_history()
-        await night.folded()
-        incoming = Incoming(chat_id, speaker, "")
-        return Context(incoming, Command("score", ""), language, night, self.services)
-
-    async def app_state(self, chat_id: str, speaker: Speaker, language: str) -> dict[str, object] | None:
-        """The night as the Mini App draws it (docs/miniapp.md `state`); None: the chat has no night."""
-        async with self.nights.using(chat_id):
-            context = await self._app_context(chat_id, speaker, language)
-            if context is None or context.night is None:
-                return None
-            translator = Translator(language)
-            shown = app_view.state(context, context.night, speaker.id, translator)
-            return {**shown, **await app_view.board_and_lines(context, context.night, translator)}
-
-    async def app_preview(self, chat_id: str, speaker: Speaker, language: str, draft: WinDraft) -> dict[str, object]:
-        """A win tapped on the Mini App, scored as it would be recorded, or why not; nothing is written.
-        Raises app_view.BadDraft for a draft no pad makes."""
-        translator = Translator(language)
-        async with self.nights.using(chat_id):
-            context = await self._app_context(chat_id, speaker, language)
-            try:
-                if context is None:
-                    raise Refusal(Reply("night.none_open"))
-                return app_view.preview(context, draft, translator)
-            except Refusal as refusal:
-                return {"ok": False, "reason": app_view.refusal_text(refusal, translator), "needed": None}
-
-    async def app_detail(self, chat_id: str, number: int, language: str) -> str:
-        """Line #N's 明细 (the Mini App's live view); the refusal's words when there is no such line."""
-        translator = Translator(language)
-        async with self.nights.using(chat_id):
-            context = await self._app_context(chat_id, Speaker("", ""), language)
-            try:
-                if context is None:
-                    raise Refusal(Reply("night.none"))
-                return await app_view.detail(context, number, translator)
-            except Refusal as refusal:
-                return app_view.refusal_text(refusal, translator)
-
-    async def app_chart(self, chat_id: str, language: str) -> bytes | None:
-        """The night's chart as PNG (the Mini App's live view), None when there is none to draw."""
-        async with self.nights.using(chat_id):
-            context = await self._app_context(chat_id, Speaker("", ""), language)
-            if context is None or context.night is None:
-                return None
-            return await app_view.chart(context, context.night)
-
-    async def app_version(self, chat_id: str) -> tuple[int, int] | None:
-        """(night id, rows in its log): changes with every line the night records, undoes or fixes."""
-        night = await self.nights.latest(chat_id, history=False)
-        return (night.id, night.log_size()) if night is not None else None
-
-    async def seated(self, chat_id: str, speaker: Speaker) -> bool:
-        """Whether the account sits in the chat's latest night (bound to its seat, or seated by @username)."""
-        night = await self.nights.latest(chat_id, history=False)
-        return night is not None and seat_of(night.seats, speaker) is not None
 
     # ---- for the console's --json ---------------------------------------------------------------
 

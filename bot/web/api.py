@@ -1,6 +1,6 @@
 """The Mini App's JSON API (docs/miniapp.md, "Calls"): aiohttp handlers over the command layer.
 
-The page reads through the referee (`Referee.app_state`, `app_preview`); it writes nothing itself: a
+The page reads through the referee (`Referee.app`: bot/chat/app_desk.py); it writes nothing itself: a
 win, an undo or a fix is a chat line typed by the person who pressed, handed to the front end's
 `Door.submit`, which puts it through the chat's inbox and lane exactly as a typed line goes (once
 per nonce, in the chat's order). The group sees the one answer a typed line would get when it
@@ -153,7 +153,7 @@ class Api:
         current = await self.referee.current_hand(chat_key)
         user = caller.launch.user
         language = normalize_language(user.language_code) or await self.referee.language(chat_key)
-        seated = await self.referee.seated(chat_key, speaker_of(user))
+        seated = await self.referee.app.seated(chat_key, speaker_of(user))
         if not seated and not await self.members.member(token.chat_id, user.id):
             raise Denied(403, "app.stranger", language)
         if current is None or current[0] != token.night_id:
@@ -164,8 +164,8 @@ class Api:
     # ---- reading -----------------------------------------------------------------------------------
 
     async def state_of(self, call: Call) -> dict[str, Any]:
-        found = await self.referee.app_state(call.chat_key, call.speaker, call.language)
-        version = version_of(await self.referee.app_version(call.chat_key))
+        found = await self.referee.app.state(call.chat_key, call.speaker, call.language)
+        version = version_of(await self.referee.app.version(call.chat_key))
         found = found or {}
         if found.get("lines"):  # a hand was played: the chart follows the version (a new URL when it moves)
             found["chart"] = f"/app/api/chart.png?v={version}"
@@ -182,12 +182,12 @@ class Api:
         except ValueError:
             return error(400, "app.bad_request", call.language)
         return web.json_response(
-            {"no": number, "text": await self.referee.app_detail(call.chat_key, number, call.language)}
+            {"no": number, "text": await self.referee.app.detail(call.chat_key, number, call.language)}
         )
 
     @authorized
     async def chart(self, call: Call, request: web.Request) -> web.Response:
-        image = await self.referee.app_chart(call.chat_key, call.language)
+        image = await self.referee.app.chart(call.chat_key, call.language)
         if image is None:
             return error(404, "app.no_chart", call.language)
         return web.Response(body=image, content_type="image/png")
@@ -199,10 +199,10 @@ class Api:
         except ValueError:
             return error(400, "app.bad_request", call.language)
         waited = 0.0
-        while version_of(await self.referee.app_version(call.chat_key)) == since and waited < LIVE_SECONDS:
+        while version_of(await self.referee.app.version(call.chat_key)) == since and waited < LIVE_SECONDS:
             await asyncio.sleep(LIVE_STEP)
             waited += LIVE_STEP
-        version = version_of(await self.referee.app_version(call.chat_key))
+        version = version_of(await self.referee.app.version(call.chat_key))
         if version == since:
             return web.json_response({"version": version})
         return web.json_response(await self.state_of(call))
@@ -211,7 +211,7 @@ class Api:
     async def preview(self, call: Call, request: web.Request) -> web.Response:
         try:
             draft = draft_of(await body_of(request))
-            answer = await self.referee.app_preview(call.chat_key, call.speaker, call.language, draft)
+            answer = await self.referee.app.preview(call.chat_key, call.speaker, call.language, draft)
         except (BadDraft, ValueError, TypeError, KeyError):
             return error(400, "app.bad_request", call.language)
         return web.json_response(answer)
@@ -234,7 +234,7 @@ class Api:
         before = await self.door.earlier(line)
         if before is not None:  # pressed twice, or retried after a lost answer: recorded once
             return await self.outcome(call, nonce, before)
-        preview = await self.referee.app_preview(call.chat_key, call.speaker, call.language, draft)
+        preview = await self.referee.app.preview(call.chat_key, call.speaker, call.language, draft)
         if not preview.get("ok"):
             return web.json_response({"ok": False, "reason": preview.get("reason")})
         return await self.outcome(call, nonce, await self.door.submit(self.line(call, str(preview["line"]), nonce)))
