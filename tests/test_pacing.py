@@ -13,7 +13,7 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 from telegram.error import RetryAfter
 
 from bot.telegram.delivery import Note, Outbox, Outgoing, Tidy
-from bot.telegram.pace import ANSWER_WITHIN, GROUP_BUDGET, OVERALL_BUDGET, PRIVATE_BUDGET, Budget, Pacer
+from bot.telegram.pace import ANSWER_WITHIN, BOARD_TURN, GROUP_BUDGET, OVERALL_BUDGET, PRIVATE_BUDGET, Budget, Pacer
 from bot.telegram.shared import shared
 from bot.text.replies import Choice, Reply, Response
 from tests.kit.busy_table import busy_table
@@ -116,6 +116,36 @@ def test_the_board_goes_before_an_answer_only_when_the_answer_can_still_be_in_ti
     assert 0.2 + GROUP_BUDGET.every <= ANSWER_WITHIN < 1.0 + GROUP_BUDGET.every
     assert run(play(0.2)) == ["board", "answer"]
     assert run(play(1.0)) == ["answer", "board"]
+
+
+def test_on_the_real_clock_an_answer_too_old_to_leave_its_turn_to_the_board_goes_at_once() -> None:
+    """The board waits (its change 1 s old) behind an answer that came 10 s ago, past DUE_ANSWER_WITHIN:
+    the answer has the chat's token (three are there) at once, then the board. On the event loop's own
+    clock, which moves between two readings (the simulated one does not): a token counted on a later
+    reading than the one the wait is measured from is no wait, or the answer waits a microsecond at a
+    time while the board waits for it — for ever (the process test of issue #39 saw no /summary)."""
+
+    async def play() -> list[str]:
+        pacer, order = Pacer(), []
+        start = now()
+        pacer.due(CHAT, (start - 1, start + 17))
+        board_turn = BOARD_TURN.set(True)
+        try:
+            board = asyncio.create_task(pacer.free(CHAT))  # the board's task: its turns are the board's
+        finally:
+            BOARD_TURN.reset(board_turn)
+
+        async def answer() -> None:
+            async with pacer.ready(CHAT, lambda: start - 10):
+                await pacer.turn(CHAT)
+                order.append("answer")
+
+        await asyncio.wait_for(answer(), 2.0)
+        await asyncio.wait_for(board, 2.0)
+        order.append("board")
+        return order
+
+    assert asyncio.run(play()) == ["answer", "board"]
 
 
 # ---- the outbox ------------------------------------------------------------------------------------

@@ -72,6 +72,7 @@ class Bucket:
     tokens: float
     at: float  # when `tokens` was counted
     promised: int = 0  # tokens an answer was told it may have (`Pacer.ready`)
+    held: float = float("-inf")  # nothing before this moment: Telegram said wait (`hold`)
 
     def fill(self, now: float) -> None:
         if now > self.at:
@@ -79,12 +80,15 @@ class Bucket:
             self.at = now
 
     def wait(self, now: float, spare: int = 0) -> float:
-        """Seconds until a token is free (beyond `spare` kept for others); 0: now."""
+        """Seconds until a token is free (beyond `spare` kept for others); 0: now. Only a hold makes
+        it wait for a moment to come: `at` a hair past `now` (counted on a later reading of the clock,
+        as `spare` may be) is not a wait, or an answer would wait a microsecond at a time for ever."""
         self.fill(now)
         short = 1 + spare - self.tokens
-        if short <= 1e-9 and now >= self.at:
+        held = max(self.held - now, 0.0)
+        if short <= 1e-9 and held == 0:
             return 0.0
-        return max(self.at - now, 0.0) + max(short, 0.0) * self.budget.every
+        return held + max(short, 0.0) * self.budget.every
 
     def take(self, now: float) -> None:
         self.fill(now)
@@ -94,6 +98,7 @@ class Bucket:
         """Telegram said wait: nothing until then (a token is counted from then on)."""
         self.tokens = min(self.tokens, 0.0)
         self.at = max(self.at, now + seconds)
+        self.held = max(self.held, now + seconds)
 
 
 @dataclass
@@ -143,7 +148,10 @@ class Pacer:
         self._oldest[chat] = oldest
         try:
             if bucket is not None:  # a board waiting may have the token first if the answer stays in time
-                while (wait := bucket.wait(self.now(), spare=bucket.promised + self._kept_for_board(chat, bucket))) > 0:
+                while True:
+                    spare = bucket.promised + self._kept_for_board(chat, bucket)  # (reads the clock: before `now`)
+                    if (wait := bucket.wait(self.now(), spare=spare)) <= 0:
+                        break
                     await asyncio.sleep(min(wait, self._look_again(chat)))
                 bucket.promised += 1
             try:
