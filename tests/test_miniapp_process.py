@@ -1,10 +1,12 @@
 """The Mini App in the real `python -m bot run` (long polling) against the fake Bot API: with
 MINIAPP_URL and MINIAPP_NAME set, the site starts on LISTEN:PORT beside the polling, the /new reply
-carries the app's link, and a win recorded from the page, pressed twice, is one ledger row. (Its one
-group message is counted in process: tests/test_miniapp.py, bench.miniapp_bench record.)"""
+carries the app's link, and a win recorded from the page, pressed twice, is one ledger row and one
+group message: the result, as if typed (the real pacer and clock; tests/test_miniapp.py counts it in
+process too, bench.miniapp_bench record)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import socket
 import time
@@ -59,6 +61,8 @@ async def test_the_real_process_serves_the_page_beside_long_polling_and_records_
         start = markup.split("startapp=")[1].split('"')[0]
         assert tokens.read(tokens.token_key(None, TOKEN), start) is not None
         headers = {"Authorization": authorization(start)}
+        await wait_until(lambda: len(fake.sent(chat_id=GROUP)) >= 4)
+        group_messages = len(fake.sent(chat_id=GROUP))
         async with aiohttp.ClientSession() as session:
             async with session.get(f"http://127.0.0.1:{port}/app/") as page:
                 assert page.status == 200 and "frame-ancestors" in page.headers["Content-Security-Policy"]
@@ -69,4 +73,7 @@ async def test_the_real_process_serves_the_page_beside_long_polling_and_records_
                 again = await answer.json()
         assert recorded["ok"] is True and (again["ok"], again["no"]) == (True, recorded["no"]), (recorded, again)
         assert count(db, "SELECT COUNT(*) FROM events WHERE kind = 'win'") == 1
+        await fake.wait_for(lambda: len(fake.sent(chat_id=GROUP)) > group_messages, timeout=60)
+        await asyncio.sleep(3)  # anything more the win would send has had its turn by now
+        assert len(fake.sent(chat_id=GROUP)) == group_messages + 1  # the result, once
         assert await bot.stop() == 0
