@@ -284,8 +284,12 @@ TAKES_A_REPLY = {
 
 
 def catalog_keys_naming_a_line() -> set[str]:
+    """The chat's answers that name a line. The Mini App page's words (pad.po, `app.pad.*`) are shown
+    in the page, never sent into the chat, so there is no message of theirs to reply to."""
     keys: set[str] = set()
     for path in LOCALES.glob("*/LC_MESSAGES/*.po"):  # every language: a key naming a number in any
+        if path.stem == "pad":
+            continue
         with path.open("rb") as file:
             keys |= {str(m.id) for m in read_po(file) if m.id and re.search(r"#\{\w+\}", str(m.string))}
     return keys
