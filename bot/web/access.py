@@ -61,14 +61,14 @@ class Members:
 
 
 def authenticate(header: str | None, bot_token: str, key: bytes, now: float) -> Caller:
-    """The launch and the token of a call's `Authorization: tma <initData>`, or Denied (401/403)."""
+    """The launch and the token of a call's `Authorization: tma <initData>`, or Denied (403)."""
     scheme, _, raw = (header or "").partition(" ")
     if scheme.lower() != "tma" or not raw:
-        raise Denied(401, "app.forged")
+        raise Denied(403, "app.forged")
     try:
         launch = init_data.validate(raw.strip(), bot_token, now)
     except init_data.Refused as refused:
-        raise Denied(401, refused.key) from None
+        raise Denied(403, refused.key) from None
     token = tokens.read(key, launch.start_param or "")
     if token is None:
         raise Denied(403, "app.forged")

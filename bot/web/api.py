@@ -103,7 +103,7 @@ Authorized = Callable[["Api", Call, web.Request], Awaitable[web.StreamResponse]]
 
 
 def authorized(handler: Authorized) -> Answer:
-    """A handler called only for a validated, authorized caller; anyone else gets 401/403/410."""
+    """A handler called only for a validated, authorized caller; anyone else gets 403 (or 410: the night is over)."""
 
     async def checked(api: Api, request: web.Request) -> web.StreamResponse:
         try:
