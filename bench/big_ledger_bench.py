@@ -34,46 +34,19 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.stats_age_bench import CHAT, REGULARS, copy_nights, end_today, say
+from bench.stats_age_bench import CHAT
+from bench.stats_age_bench import build as build_nights
 from bot.chat.service import Incoming, Referee
 from bot.night.seating import Speaker
 from engine.suit_shapes import reading_table
 from locales import LANGUAGES, load_catalog
 
-HAND = "123m456m789m234p5p+5p"
-TEMPLATES = 6
 HANDS = 14
 COMMANDS = ("/score", "/stats", "/export all")
 
 
-async def play_night(referee: Referee, number: int) -> None:
-    seated = [REGULARS[(number + i) % len(REGULARS)] for i in range(4)]
-    await say(referee, seated[0], f"/new {' '.join(seated)} stake={1 + number % 3}")
-    for hand in range(HANDS):
-        winner, feeder = seated[hand % 4], seated[(hand + 2) % 4]
-        await say(referee, seated[(hand + 1) % 4], f"/pong {feeder}")
-        await say(referee, seated[(hand + 3) % 4], "/gang self 9s")
-        if hand == 5 and number == 1:  # a 换人: the one who left keeps what they made
-            newcomer = REGULARS[(number + 4) % len(REGULARS)]
-            await say(referee, seated[0], f"/swap {seated[3]} {newcomer}")
-            seated[3] = newcomer
-        if hand % 5 == 4:
-            await say(referee, winner, "/draw")
-        else:
-            await say(referee, winner, f"/hu self {HAND} flowers={1 + hand % 4}")
-    if number == 2:  # a rename: the same person throughout
-        await say(referee, seated[0], f"/rename {seated[1]} {seated[1]}2")
-    await say(referee, seated[0], "/summary")
-    await say(referee, seated[0], "yes")
-
-
 async def build(path: Path, nights: int) -> None:
-    referee = await Referee.open(path, charts_enabled=False)
-    for number in range(min(TEMPLATES, nights)):
-        await play_night(referee, number)
-    await referee.close()
-    copy_nights(path, nights)
-    end_today(path)
+    await build_nights(path, nights, hands=HANDS, swap_at=5, draw_every=5)
 
 
 def check_export(data: bytes, nights: int) -> None:

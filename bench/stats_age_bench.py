@@ -54,21 +54,23 @@ async def say(referee: Referee, who: str, text: str) -> str:
     return render_response(response) if response is not None else ""
 
 
-async def play_night(referee: Referee, number: int) -> None:
+async def play_night(referee: Referee, number: int, hands: int = 4, swap_at: int = 1, draw_every: int = 4) -> None:
+    """One night of `hands` hands: a pong and a gang in each, a draw every `draw_every`-th hand and a
+    win otherwise; a 换人 at hand `swap_at` of night 1 and a rename in night 2."""
     seated = [REGULARS[(number + i) % len(REGULARS)] for i in range(4)]
     await say(referee, seated[0], f"/new {' '.join(seated)} stake={1 + number % 3}")
-    for hand in range(4):
+    for hand in range(hands):
         winner, feeder = seated[hand % 4], seated[(hand + 2) % 4]
         await say(referee, seated[(hand + 1) % 4], f"/pong {feeder}")
         await say(referee, seated[(hand + 3) % 4], "/gang self 9s")
-        if hand == 1 and number == 1:  # a 换人: the one who left keeps what they made
+        if hand == swap_at and number == 1:  # a 换人: the one who left keeps what they made
             newcomer = REGULARS[(number + 4) % len(REGULARS)]
             await say(referee, seated[0], f"/swap {seated[3]} {newcomer}")
             seated[3] = newcomer
-        if hand == 3:
+        if hand % draw_every == draw_every - 1:
             await say(referee, winner, "/draw")
         else:
-            await say(referee, winner, f"/hu self {HAND} flowers={1 + hand}")
+            await say(referee, winner, f"/hu self {HAND} flowers={1 + hand % 4}")
     if number == 2:  # a rename: the same person throughout
         await say(referee, seated[0], f"/rename {seated[1]} {seated[1]}2")
     await say(referee, seated[0], "/summary")
@@ -174,10 +176,11 @@ def end_today(path: Path) -> None:
     db.close()
 
 
-async def build(path: Path, nights: int) -> None:
+async def build(path: Path, nights: int, hands: int = 4, swap_at: int = 1, draw_every: int = 4) -> None:
+    """`nights` closed nights: a few played (`play_night`'s shape), the rest copies of them."""
     referee = await Referee.open(path, charts_enabled=False)
     for number in range(min(TEMPLATES, nights)):
-        await play_night(referee, number)
+        await play_night(referee, number, hands, swap_at, draw_every)
     await referee.close()
     copy_nights(path, nights)
     end_today(path)

@@ -103,22 +103,13 @@ def _seconds(least: float, most: float, above: bool = False) -> Reader:
     return Reader(read, f"a number of seconds {said}")
 
 
-def _token(value: str) -> str:
-    if not _TOKEN.fullmatch(value):
-        raise ValueError(value)
-    return value
-
-
 def _file(value: str) -> str:
     if Path(value).is_dir():  # a file the bot writes; its folder need not exist yet (said at open)
         raise ValueError(value)
     return value
 
 
-def _secret(value: str) -> str:
-    if not _SECRET.fullmatch(value):
-        raise ValueError(value)
-    return value
+_FILE = Reader(_file, "a file path (not a folder)")
 
 
 _APP_NAME = re.compile(r"[A-Za-z0-9_]{3,30}")  # a Mini App's short name at BotFather (/newapp)
@@ -202,13 +193,13 @@ class Settings:
     token: str | None = setting(
         "TELEGRAM_BOT_TOKEN",
         None,
-        Reader(_token, "the token @BotFather gave (123456:ABC…)"),
+        Reader(_matching(_TOKEN), "the token @BotFather gave (123456:ABC…)"),
         "the bot's token; `run` needs it",
     )
     database: str = setting(
         "REFEREE_DB",
         "referee.sqlite3",
-        Reader(_file, "a file path (not a folder)"),
+        _FILE,
         "the SQLite ledger (one process per file)",
     )
     webhook_url: str | None = setting(
@@ -224,7 +215,7 @@ class Settings:
     webhook_secret: str | None = setting(
         "WEBHOOK_SECRET",
         None,
-        Reader(_secret, "1-256 of A-Z a-z 0-9 _ -"),
+        Reader(_matching(_SECRET), "1-256 of A-Z a-z 0-9 _ -"),
         "the secret Telegram sends with each webhook update (random at each start when unset)",
     )
     base_url: str | None = setting(
@@ -243,7 +234,7 @@ class Settings:
     heartbeat_file: str | None = setting(
         "HEARTBEAT_FILE",
         None,
-        Reader(_file, "a file path (not a folder)"),
+        _FILE,
         "touched while updates are taken in and processed; `health` reads its age (unset: REFEREE_DB.alive)",
     )
     heartbeat_max_age: float = setting(
