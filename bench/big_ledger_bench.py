@@ -54,7 +54,7 @@ def check_export(data: bytes, nights: int) -> None:
     rows = list(csv.DictReader(io.StringIO(data.decode("utf-8-sig"))))
     by_night: dict[str, int] = {}
     for row in rows:
-        by_night[row["night"]] = by_night.get(row["night"], 0) + round(float(row["amount"]) * 100)
+        by_night[row["night"]] = by_night.get(row["night"], 0) + round(float(row["money"]) * 100)
     assert len(by_night) == nights and not any(by_night.values()), (len(by_night), nights)
 
 
